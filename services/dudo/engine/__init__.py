@@ -1,0 +1,50 @@
+"""The Dudo rules engine: pure Python, no I/O, no clock, no global RNG.
+
+Public API::
+
+    rules = Rules.from_dict({"preset": "classic"})
+    state = new_game(rules, seats=4, secret=os.urandom(32))
+    events = state.apply(seat, action_from_dict({"type": "bid", "quantity": 3, "face": 5}))
+    view = seat_view(state, seat)          # what that seat may see
+    blob = to_bytes(state); same = from_bytes(blob)
+
+Everything a client receives is a view or an event; both are plain data.
+"""
+
+from .actions import Action, Bid, Calza, Direction, Dudo, action_from_dict
+from .dice import commitment, roll, round_seed
+from .errors import RULE_ERROR_CODES, RuleError, RulesConfigError
+from .observer import all_views, public_view, seat_view, spectator_view
+from .rules import PRESETS, Rules, preset
+from .serialize import StateFormatError, from_bytes, to_bytes
+from .state import BIDDING, DIRECTION, OVER, State, new_game
+
+__all__ = [
+    "BIDDING",
+    "DIRECTION",
+    "OVER",
+    "PRESETS",
+    "RULE_ERROR_CODES",
+    "Action",
+    "Bid",
+    "Calza",
+    "Direction",
+    "Dudo",
+    "RuleError",
+    "Rules",
+    "RulesConfigError",
+    "State",
+    "StateFormatError",
+    "action_from_dict",
+    "all_views",
+    "commitment",
+    "from_bytes",
+    "new_game",
+    "preset",
+    "public_view",
+    "roll",
+    "round_seed",
+    "seat_view",
+    "spectator_view",
+    "to_bytes",
+]

@@ -1,0 +1,57 @@
+"""The typed errors the engine raises.
+
+An illegal action never changes the state: the engine validates completely
+before it mutates anything, and reports why with one of the published codes
+(DESIGN §4.2). Client developers match on ``code``; ``message`` is for people.
+"""
+
+from __future__ import annotations
+
+# Rule error codes published in DESIGN §4.2. Outside code relies on these strings.
+NOT_YOUR_TURN = "not_your_turn"
+BID_NOT_HIGHER = "bid_not_higher"
+BID_OUT_OF_RANGE = "bid_out_of_range"
+OPENING_ON_ONES = "opening_on_ones"
+PALIFICO_FACE_LOCKED = "palifico_face_locked"
+NO_BID_YET = "no_bid_yet"
+CALZA_NOT_ALLOWED = "calza_not_allowed"
+DIRECTION_REQUIRED = "direction_required"
+GAME_OVER = "game_over"
+# Engine extension: an action that is not well formed, or that no rule of the
+# table ever allows at this point (a direction choice nobody asked for, a seat
+# number that does not exist).
+BAD_ACTION = "bad_action"
+
+RULE_ERROR_CODES: frozenset[str] = frozenset(
+    {
+        NOT_YOUR_TURN,
+        BID_NOT_HIGHER,
+        BID_OUT_OF_RANGE,
+        OPENING_ON_ONES,
+        PALIFICO_FACE_LOCKED,
+        NO_BID_YET,
+        CALZA_NOT_ALLOWED,
+        DIRECTION_REQUIRED,
+        GAME_OVER,
+        BAD_ACTION,
+    }
+)
+
+
+class RuleError(Exception):
+    """An action refused by the rules. The state is unchanged."""
+
+    def __init__(self, code: str, message: str) -> None:
+        assert code in RULE_ERROR_CODES, code
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class RulesConfigError(ValueError):
+    """A rules configuration that cannot describe a playable table."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"rules.{field}: {message}")
+        self.field = field
+        self.message = message

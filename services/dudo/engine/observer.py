@@ -1,0 +1,86 @@
+"""What each seat, and a spectator, may see: the redacted views.
+
+A view is built by inclusion. It lists, field by field, what the viewer may
+know; it is never a copy of the state with secrets removed, so a field added
+to the state stays private until someone decides to show it here.
+
+Everyone sees: the rules, every seat's dice count, the bids of this round,
+whose turn it is, the commitment to this round's dice, and the previous
+round's reveal (every die, the count, the seed). A seat additionally sees its
+own dice, what it may do, and in assisted mode its odds. A seat that is out of
+the game sees what a spectator sees: its hand is empty and it can do nothing.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from .odds import seat_odds
+from .rules import Rules
+from .state import BIDDING, State
+
+View = dict[str, Any]
+
+
+@lru_cache(maxsize=256)
+def _rules_dict(rules: Rules) -> dict[str, Any]:
+    return rules.to_dict()
+
+
+def public_view(state: State) -> View:
+    """The part of every view that anyone may see. A spectator's view is exactly this."""
+    return {
+        "version": state.version,
+        "phase": state.phase,
+        "round": state.round_no,
+        "rules": _rules_dict(state.rules),
+        "dice_counts": list(state.counts),
+        "dice_in_play": state.dice_in_play,
+        "opener": state.opener,
+        "turn": state.turn,
+        "direction": state.direction,
+        "palifico": state.palifico,
+        "commitment": state.commitment,
+        "bids": [list(bid) for bid in state.bids],
+        "last_round": _copy_round(state.last_round),
+        "eliminated": list(state.eliminated),
+        "winner": state.winner,
+        "standings": state.standings(),
+        "chips": state.chips(),
+    }
+
+
+def _copy_round(last: dict[str, Any] | None) -> dict[str, Any] | None:
+    # A view is the caller's to keep or change; it must not share lists with the state.
+    if last is None:
+        return None
+    return {**last, "bid": list(last["bid"]), "dice": [list(hand) for hand in last["dice"]]}
+
+
+def spectator_view(state: State) -> View:
+    view = public_view(state)
+    view["seat"] = None
+    return view
+
+
+def seat_view(state: State, seat: int, public: View | None = None) -> View:
+    """The view of ``seat``. Pass ``public`` to reuse one public part for many seats."""
+    view = dict(public if public is not None else public_view(state))
+    view["seat"] = seat
+    view["dice"] = list(state.hands[seat])  # empty once out, and after the game
+    view["legal"] = legal = state.legal(seat)
+    if state.rules.assisted and state.phase == BIDDING and state.counts[seat] > 0:
+        view["odds"] = seat_odds(state, seat, legal)
+    return view
+
+
+def all_views(state: State) -> tuple[View, list[View]]:
+    """The spectator view and every seat's view, sharing one public part.
+
+    Built once per version for delivery: the returned views share their public
+    lists and dicts with each other (never with the state), so treat them as
+    read-only, or copy one before changing it.
+    """
+    public = public_view(state)
+    return {**public, "seat": None}, [seat_view(state, s, public) for s in range(state.seats)]

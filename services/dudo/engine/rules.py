@@ -1,0 +1,206 @@
+"""Rules configuration: the four presets, overrides and validation (DESIGN §4.1).
+
+A table is created with a rules object: a preset name plus overrides. The
+presets come from the seed documents; every difference between the seeds is
+an option here, so one engine plays them all. Anything that cannot describe a
+playable table is rejected with a :class:`RulesConfigError` naming the field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Literal
+
+from .errors import RulesConfigError
+
+OpeningOnes = Literal["never", "single_die", "always"]
+CalzaMode = Literal["off", "turn", "anyone"]
+
+PRESETS_ORDER = ("classic", "lizumo", "cacho", "liars-dice")
+OPENING_ONES = ("never", "single_die", "always")
+CALZA_MODES = ("off", "turn", "anyone")
+
+MAX_SEATS = 6
+MIN_SEATS = 2
+MAX_TURN_SECONDS = 3600
+MAX_DICE_CAP = 10
+MAX_STAKE = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """One table's rules. Build it with :meth:`Rules.from_dict` or :func:`preset`."""
+
+    preset: str = "classic"
+    start_dice: int = 5
+    max_dice: int = 5
+    min_players: int = 2
+    max_players: int = 6
+    wild_ones: bool = True
+    opening_ones: OpeningOnes = "never"
+    calza: CalzaMode = "turn"
+    calza_needs_lost_die: bool = False
+    palifico: bool = True
+    palifico_wild_ones: bool = False
+    loser_chooses_direction: bool = False
+    turn_seconds: int = 0
+    # Extensions beyond DESIGN §4.1 (table options the engine carries for the
+    # services; only ``stake`` and ``assisted`` change what the engine reports).
+    assisted: bool = False
+    bots_fill: bool = False
+    stake: int = 0
+
+    # -- construction -------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Rules:
+        """Resolve ``{"preset": ..., **overrides}`` into validated rules."""
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise RulesConfigError("preset", "rules must be an object")
+        name = data.get("preset", "classic")
+        if name not in _PRESETS:
+            raise RulesConfigError(
+                "preset", f"unknown preset {name!r}; expected one of {', '.join(PRESETS_ORDER)}"
+            )
+        base = _PRESETS[name]
+        overrides: dict[str, Any] = {}
+        for key, value in data.items():
+            if key == "preset":
+                continue
+            if key not in _FIELD_TYPES:
+                raise RulesConfigError(str(key), "unknown field")
+            overrides[key] = _check_type(key, value)
+        if "max_dice" not in overrides:
+            # A Calza wins back a die that was lost: by default the cap is the
+            # starting count (the seeds start at five and cap at five).
+            overrides["max_dice"] = overrides.get("start_dice", base.start_dice)
+        rules = replace(base, **overrides)
+        rules.validate()
+        return rules
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, resolved: feeding it back to :meth:`from_dict` gives equal rules."""
+        return asdict(self)
+
+    def to_tuple(self) -> tuple[Any, ...]:
+        """Field values in declaration order, for compact serialization."""
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+    @classmethod
+    def from_tuple(cls, values: Any) -> Rules:
+        names = [f.name for f in fields(cls)]
+        if not isinstance(values, (list, tuple)) or len(values) != len(names):
+            raise RulesConfigError("preset", "serialized rules have the wrong shape")
+        return cls.from_dict(dict(zip(names, values, strict=True)))
+
+    # -- validation ---------------------------------------------------------
+
+    def validate(self) -> None:
+        """Raise :class:`RulesConfigError` unless these rules describe a playable table."""
+        for name in _FIELD_TYPES:
+            _check_type(name, getattr(self, name))
+        if not 1 <= self.start_dice <= 5:
+            raise RulesConfigError("start_dice", f"must be 1..5, got {self.start_dice}")
+        if not self.start_dice <= self.max_dice <= MAX_DICE_CAP:
+            raise RulesConfigError(
+                "max_dice",
+                f"must be between start_dice ({self.start_dice}) and {MAX_DICE_CAP}, "
+                f"got {self.max_dice}",
+            )
+        for name in ("min_players", "max_players"):
+            value = getattr(self, name)
+            if not MIN_SEATS <= value <= MAX_SEATS:
+                raise RulesConfigError(name, f"must be {MIN_SEATS}..{MAX_SEATS}, got {value}")
+        if self.min_players > self.max_players:
+            raise RulesConfigError(
+                "min_players",
+                f"min_players ({self.min_players}) exceeds max_players ({self.max_players})",
+            )
+        if self.opening_ones not in OPENING_ONES:
+            raise RulesConfigError(
+                "opening_ones",
+                f"must be one of {', '.join(OPENING_ONES)}, got {self.opening_ones!r}",
+            )
+        if self.calza not in CALZA_MODES:
+            raise RulesConfigError(
+                "calza", f"must be one of {', '.join(CALZA_MODES)}, got {self.calza!r}"
+            )
+        if self.calza_needs_lost_die and self.calza == "off":
+            raise RulesConfigError("calza_needs_lost_die", "has no effect with calza 'off'")
+        if self.palifico_wild_ones and not self.palifico:
+            raise RulesConfigError("palifico_wild_ones", "has no effect without palifico")
+        if self.palifico_wild_ones and not self.wild_ones:
+            raise RulesConfigError("palifico_wild_ones", "has no effect without wild_ones")
+        if not 0 <= self.turn_seconds <= MAX_TURN_SECONDS:
+            raise RulesConfigError(
+                "turn_seconds", f"must be 0..{MAX_TURN_SECONDS}, got {self.turn_seconds}"
+            )
+        if not 0 <= self.stake <= MAX_STAKE:
+            raise RulesConfigError("stake", f"must be 0..{MAX_STAKE}, got {self.stake}")
+
+    # -- derived ------------------------------------------------------------
+
+    def seats_allowed(self, seats: int) -> bool:
+        return self.min_players <= seats <= self.max_players
+
+
+_FIELD_TYPES: dict[str, type] = {
+    f.name: (bool if f.type == "bool" else int if f.type == "int" else str)
+    for f in fields(Rules)
+    if f.name != "preset"
+}
+
+
+def _check_type(name: str, value: Any) -> Any:
+    expected = _FIELD_TYPES[name]
+    # bool is a subclass of int in Python; a rules object from JSON must not
+    # turn ``true`` into one die, nor ``1`` into a yes.
+    ok = isinstance(value, expected) and (expected is bool or not isinstance(value, bool))
+    if not ok:
+        raise RulesConfigError(name, f"must be {expected.__name__}, got {value!r}")
+    return value
+
+
+_PRESETS: dict[str, Rules] = {
+    # Seeds 000 (German) and 002 (English): five dice, wild Pacos, no opening on
+    # Pacos, Calza in turn with capped regain, palifico rounds.
+    "classic": Rules(preset="classic"),
+    # Seed 001 (Spanish, Lizumo): three dice (1..5 allowed), wild aces, no
+    # opening on aces, no Calza, no palifico.
+    "lizumo": Rules(
+        preset="lizumo",
+        start_dice=3,
+        max_dice=3,
+        calza="off",
+        palifico=False,
+    ),
+    # Seed 003 (Argentine Cacho): three to six seats filled by bots, opening on
+    # aces only with a single die, Calza in turn, no palifico, winner takes the pot.
+    "cacho": Rules(
+        preset="cacho",
+        min_players=3,
+        opening_ones="single_die",
+        palifico=False,
+        bots_fill=True,
+        stake=100,
+    ),
+    # The English-speaking variant (seeds 000/002 "Liar's Dice"): aces are an
+    # ordinary face unless overridden, no Calza, no palifico.
+    "liars-dice": Rules(
+        preset="liars-dice",
+        wild_ones=False,
+        opening_ones="always",
+        calza="off",
+        palifico=False,
+    ),
+}
+
+
+def preset(name: str, **overrides: Any) -> Rules:
+    """Shorthand for ``Rules.from_dict({"preset": name, **overrides})``."""
+    return Rules.from_dict({"preset": name, **overrides})
+
+
+PRESETS: tuple[str, ...] = PRESETS_ORDER
