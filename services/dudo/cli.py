@@ -39,6 +39,31 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _worker(args: argparse.Namespace) -> int:
+    from .connection import ConfigMismatch
+    from .log import configure
+    from .worker import Worker, WorkerSettings
+
+    configure(args.log_level)
+    settings = WorkerSettings(
+        redis_url=args.redis,
+        partitions=args.partitions,
+        batch=args.batch,
+        lease_ms=args.lease_ms,
+        heartbeat=args.heartbeat,
+        dead_after_ms=args.dead_after_ms,
+        seed=args.seed,
+    )
+    if args.id:
+        settings.worker_id = args.id
+    try:
+        Worker(settings).run()
+    except ConfigMismatch as exc:
+        print(f"dudo worker: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dudo", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -46,6 +71,22 @@ def build_parser() -> argparse.ArgumentParser:
     conf = sub.add_parser("conformance", help="replay rules conformance vectors (files or folders)")
     conf.add_argument("paths", nargs="+", metavar="PATH")
     conf.set_defaults(func=_conformance)
+
+    worker = sub.add_parser("worker", help="run a table worker")
+    worker.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="Redis URL")
+    worker.add_argument("--partitions", type=int, default=16)
+    worker.add_argument("--batch", type=int, default=256, help="entries per partition per read")
+    worker.add_argument("--id", help="worker id (default: host-pid-random)")
+    worker.add_argument("--lease-ms", type=int, default=5000, help="lease time to live")
+    worker.add_argument("--heartbeat", type=float, default=0.5, help="seconds between renewals")
+    worker.add_argument(
+        "--dead-after-ms", type=int, default=3000, help="silence after which a worker is gone"
+    )
+    worker.add_argument(
+        "--seed", type=int, help="reproducible table randomness (tests and benchmarks only)"
+    )
+    worker.add_argument("--log-level", default="info")
+    worker.set_defaults(func=_worker)
 
     bench = sub.add_parser("bench", help="measure throughput")
     bench.add_argument("target", choices=["engine"])

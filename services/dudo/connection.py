@@ -1,0 +1,130 @@
+"""Connecting to Redis (standalone or Cluster) and agreeing on the partition count.
+
+The partition count is fixed for a deployment: a table's partition is a pure
+function of its id and the count, so a worker or gateway with a different
+count would read and write the wrong inboxes. The first process to start
+stores the count in ``dudo:config``; every later one compares and refuses to
+start on a mismatch, saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from redis.cluster import RedisCluster
+
+from . import keys, wire
+
+Client = Any  # redis.Redis | redis.cluster.RedisCluster (or fakeredis): same command API
+
+
+class ConfigMismatch(RuntimeError):
+    """This process's settings disagree with what the deployment stored in Redis."""
+
+
+def connect(url: str, **options: Any) -> Client:
+    """A client for ``url``; a Redis Cluster node is detected and gets a cluster client."""
+    options.setdefault("socket_timeout", 10)
+    options.setdefault("socket_connect_timeout", 5)
+    probe = redis.Redis.from_url(url, **options)
+    try:
+        enabled = probe.info("cluster").get("cluster_enabled", 0)
+    finally:
+        probe.close()
+    if enabled:
+        return RedisCluster.from_url(url, **options)
+    return redis.Redis.from_url(url, **options)
+
+
+def is_cluster(client: Client) -> bool:
+    return isinstance(client, RedisCluster)
+
+
+def ensure_partitions(client: Client, partitions: int) -> int:
+    """Store the partition count if none is stored; refuse a different one."""
+    if not 1 <= partitions <= keys.MAX_PARTITIONS:
+        raise ConfigMismatch(f"partitions must be 1..{keys.MAX_PARTITIONS}, got {partitions}")
+    client.hsetnx(keys.CONFIG, "partitions", partitions)
+    client.hsetnx(keys.CONFIG, "protocol", wire.PROTOCOL_VERSION)
+    stored = int(client.hget(keys.CONFIG, "partitions"))
+    if stored != partitions:
+        raise ConfigMismatch(
+            f"this Redis is set up for {stored} partitions but this process was started "
+            f"with {partitions}; every worker and gateway of a deployment must use the same "
+            f"count (start with --partitions {stored}, or use a fresh Redis)"
+        )
+    protocol = int(client.hget(keys.CONFIG, "protocol"))
+    if protocol != wire.PROTOCOL_VERSION:
+        raise ConfigMismatch(
+            f"this Redis holds protocol v{protocol}; this process speaks v{wire.PROTOCOL_VERSION}"
+        )
+    return stored
+
+
+def create_groups(client: Client, partitions: int) -> None:
+    """Make sure every partition inbox exists with the ``workers`` consumer group.
+
+    The group starts at 0, so entries written before any worker ran are kept.
+    """
+    for p in range(partitions):
+        try:
+            client.xgroup_create(keys.inbox(p), keys.CONSUMER_GROUP, id="0", mkstream=True)
+        except redis.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+
+class Batch:
+    """Commands sent in as few round trips as possible, on Redis or on Redis Cluster.
+
+    redis-py's cluster pipeline refuses Lua scripts, and the worker pipelines
+    scripts for many partitions at once. So on a cluster the commands are
+    grouped by the node that owns each command's key and sent as one plain
+    pipeline per node; a MOVED or ASK reply (slots migrating) refreshes the slot
+    map and retries those commands. Results come back in the order added, with
+    errors as values (``raise_on_error=False``); connection errors raise.
+    """
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.items: list[tuple[str, Callable[[Any], object]]] = []
+
+    def add(self, key: str, queue: Callable[[Any], object]) -> None:
+        """``queue(pipe)`` must queue exactly one command whose first key is ``key``."""
+        self.items.append((key, queue))
+
+    def execute(self) -> list[Any]:
+        if not self.items:
+            return []
+        if not is_cluster(self.client):
+            pipe = self.client.pipeline(transaction=False)
+            for _, queue in self.items:
+                queue(pipe)
+            return pipe.execute(raise_on_error=False)
+        results: list[Any] = [None] * len(self.items)
+        todo = list(range(len(self.items)))
+        for attempt in range(3):
+            groups: dict[str, list[int]] = {}
+            nodes: dict[str, Any] = {}
+            for i in todo:
+                node = self.client.get_node_from_key(self.items[i][0])
+                groups.setdefault(node.name, []).append(i)
+                nodes[node.name] = node
+            retry = []
+            for name, indexes in groups.items():
+                pipe = self.client.get_redis_connection(nodes[name]).pipeline(transaction=False)
+                for i in indexes:
+                    self.items[i][1](pipe)
+                for i, result in zip(indexes, pipe.execute(raise_on_error=False), strict=True):
+                    results[i] = result
+                    if isinstance(result, redis.ResponseError) and str(result).startswith(
+                        ("MOVED", "ASK")
+                    ):
+                        retry.append(i)
+            if not retry or attempt == 2:
+                break
+            self.client.nodes_manager.initialize()
+            todo = retry
+        return results

@@ -1,0 +1,73 @@
+"""The gateway's side of the stream protocol: write to partition inboxes, read one outbox.
+
+A gateway instance (ours, a third party's, a bot service, the benchmark) is a
+``GatewayLink``: it registers with a heartbeat so workers send it lobby news,
+writes each client message as one inbox entry (field ``m``) on the partition
+that owns the table, and reads its own outbox, whose entries each carry an
+array of messages. The gateway owns its outbox: it trims what it has read.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from . import keys, wire
+from .connection import Client
+
+
+class GatewayLink:
+    def __init__(self, client: Client, gateway_id: str, partitions: int) -> None:
+        if not keys.ID_PATTERN.match(gateway_id):
+            raise ValueError(f"gateway id {gateway_id!r} must match {keys.ID_PATTERN.pattern}")
+        self.redis = client
+        self.id = gateway_id
+        self.partitions = partitions
+        self.outbox = keys.outbox(gateway_id)
+        self.last_id = "0-0"
+
+    def register(self) -> None:
+        """Announce (or refresh) this gateway; call at least every few seconds."""
+        self.redis.zadd(keys.GATEWAYS, {self.id: int(time.time() * 1000)})
+
+    def deregister(self) -> None:
+        self.redis.zrem(keys.GATEWAYS, self.id)
+
+    def message(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """A message from this gateway (``gateway`` filled in)."""
+        return wire.message(kind, gateway=self.id, **fields)
+
+    def inbox_of(self, table_id: str) -> str:
+        return keys.inbox(keys.partition_of(table_id, self.partitions))
+
+    def send(self, *messages: dict[str, Any]) -> list[str]:
+        """Write messages to their tables' inboxes (pipelined); returns the entry ids."""
+        pipe = self.redis.pipeline(transaction=False)
+        for msg in messages:
+            pipe.xadd(self.inbox_of(msg["table"]), {wire.ENTRY_FIELD: wire.encode(msg)})
+        return [i.decode() if isinstance(i, bytes) else i for i in pipe.execute()]
+
+    def send_raw(self, table_id: str, payload: bytes) -> str:
+        """Write bytes as they are (for tests of what workers do with garbage)."""
+        entry = self.redis.xadd(self.inbox_of(table_id), {wire.ENTRY_FIELD: payload})
+        return entry.decode() if isinstance(entry, bytes) else entry
+
+    def read(self, block_ms: int | None = 100, count: int = 100) -> list[dict[str, Any]]:
+        """The next messages for this gateway, oldest first.
+
+        Waits up to ``block_ms`` for something to arrive; ``None`` does not wait
+        (Redis reads ``BLOCK 0`` as "forever", so 0 is refused). Entries already
+        read are trimmed from the outbox on the next call.
+        """
+        if block_ms is not None and block_ms <= 0:
+            raise ValueError("block_ms must be positive, or None for no wait")
+        if self.last_id != "0-0":
+            self.redis.xtrim(self.outbox, minid=self.last_id, approximate=False)
+        reply = self.redis.xread({self.outbox: self.last_id}, count=count, block=block_ms)
+        messages: list[dict[str, Any]] = []
+        for _stream, entries in reply or []:
+            for entry_id, fields in entries:
+                self.last_id = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+                data = fields.get(wire.ENTRY_FIELD) or fields.get(wire.ENTRY_FIELD.decode())
+                messages.extend(wire.unpack_batch(data))
+        return messages

@@ -1,0 +1,520 @@
+"""One table's life around the engine: seating, start, leaving, clocks, and who gets which view.
+
+A :class:`Table` is pure data and logic, with no Redis in sight: the worker
+loads it, feeds it decoded inbox messages with :meth:`Table.handle`, then asks
+:meth:`Table.flush` for what to persist and deliver. Keeping this apart from the
+worker loop means every rule of the table protocol is testable without a
+server, and the worker is only I/O.
+
+Delivery rule: a seat's view goes only to the gateway that seat is attached
+to; spectator views go to gateways that asked to watch. Nothing else leaves.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+
+from . import wire
+from .bots.policies import HOUSE_POLICY
+from .engine import (
+    OVER,
+    RuleError,
+    Rules,
+    RulesConfigError,
+    State,
+    action_from_dict,
+    all_views,
+    from_bytes,
+    new_game,
+    seat_view,
+    spectator_view,
+    to_bytes,
+)
+from .wire import WireError, message
+
+FORMAT = 1
+SEEN_IDS = 64  # how many recent message ids a table remembers, to take each once
+OPEN, PLAYING, DONE = wire.TABLE_STATUSES
+
+
+@dataclass(slots=True)
+class Seat:
+    """Who holds a seat, and where its views go."""
+
+    player: str | None = None
+    name: str | None = None
+    gateway: str | None = None
+    bot: str | None = None
+    away: bool = False
+
+    @property
+    def taken(self) -> bool:
+        return self.player is not None
+
+    def public(self) -> dict[str, Any] | None:
+        if self.player is None:
+            return None
+        return {"name": self.name, "bot": self.bot, "away": self.away}
+
+
+@dataclass
+class Flush:
+    """What one batch did to a table: bytes to store and messages to deliver."""
+
+    record: bytes | None  # new record to store, or None if nothing to persist
+    version: int
+    outputs: list[tuple[str, bytes]]  # (gateway, encoded message)
+    lobby: dict[str, Any] | bool | None  # entry, None (remove), or False (unchanged)
+    timer_remove: str | None
+    timer_add: tuple[str, int] | None  # (member, deadline ms)
+    finished: bool
+
+
+@dataclass
+class Table:
+    id: str
+    rules: Rules
+    plan: list[dict[str, Any]]
+    seats: list[Seat]
+    host: str | None = None
+    version: int = 1
+    status: str = OPEN
+    watchers: list[str] = field(default_factory=list)
+    game: State | None = None
+    seen: deque[str] = field(default_factory=lambda: deque(maxlen=SEEN_IDS))
+    deadline: int | None = None
+    created: int = 0
+    # Transient, per batch: not persisted.
+    timer_member: str | None = None
+    _events: list[dict[str, Any]] = field(default_factory=list)
+    _direct: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    _requests: list[tuple[str, int | None]] = field(default_factory=list)
+    _dirty: bool = False
+    _persist: bool = False
+    _lobby: bool = False
+
+    # -- creation and storage ---------------------------------------------------
+
+    @classmethod
+    def create(cls, msg: dict[str, Any], now: int) -> Table:
+        """A new open table from a validated ``create`` message (raises WireError)."""
+        try:
+            rules = Rules.from_dict(msg["rules"])
+        except RulesConfigError as exc:
+            raise WireError(wire.BAD_RULES, str(exc)) from exc
+        plan = [dict(spec) for spec in msg["seats"]]
+        if not rules.seats_allowed(len(plan)):
+            raise WireError(
+                wire.BAD_RULES,
+                f"these rules seat {rules.min_players}..{rules.max_players}, "
+                f"the plan has {len(plan)} seats",
+            )
+        table = cls(
+            id=msg["table"],
+            rules=rules,
+            plan=plan,
+            seats=[Seat() for _ in plan],
+            host=msg.get("host"),
+            created=now,
+        )
+        table.seen.append(msg["id"])
+        table._dirty = table._persist = table._lobby = True
+        table._requests.append((msg["gateway"], None))
+        return table
+
+    def to_bytes(self) -> bytes:
+        return msgpack.packb(
+            [
+                FORMAT,
+                self.id,
+                self.version,
+                self.status,
+                self.rules.to_dict(),
+                self.plan,
+                [[s.player, s.name, s.gateway, s.bot, s.away] for s in self.seats],
+                self.host,
+                self.watchers,
+                to_bytes(self.game) if self.game is not None else None,
+                list(self.seen),
+                self.deadline,
+                self.created,
+            ],
+            use_bin_type=True,
+        )
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Table:
+        raw = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        if not isinstance(raw, list) or raw[0] != FORMAT:
+            raise ValueError("unknown table record format")
+        (
+            _,
+            tid,
+            version,
+            status,
+            rules,
+            plan,
+            seats,
+            host,
+            watchers,
+            game,
+            seen,
+            deadline,
+            created,
+        ) = raw
+        table = cls(
+            id=tid,
+            rules=Rules.from_dict(rules),
+            plan=plan,
+            seats=[Seat(*s) for s in seats],
+            host=host,
+            version=version,
+            status=status,
+            watchers=watchers,
+            game=from_bytes(game) if game is not None else None,
+            seen=deque(seen, maxlen=SEEN_IDS),
+            deadline=deadline,
+            created=created,
+        )
+        table.timer_member = table._timer_name() if deadline is not None else None
+        return table
+
+    # -- handling messages --------------------------------------------------------
+
+    def handle(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """Apply one validated inbox message. Refusals become error messages."""
+        kind = msg["type"]
+        if kind == "timeout":
+            self._timeout(msg, now, rng)
+            return
+        if msg["id"] in self.seen:
+            self._error(msg, wire.DUPLICATE, "this message id was already applied")
+            return
+        try:
+            getattr(self, f"_on_{kind}")(msg, now, rng)
+        except WireError as exc:
+            self._error(msg, exc.code, exc.message)
+        except RuleError as exc:
+            self._error(msg, exc.code, exc.message)
+
+    def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None:
+        if msg is not None:
+            self.seen.append(msg["id"])
+        self._persist = True
+        if visible:
+            self._dirty = True
+            self.version += 1
+
+    def _error(self, msg: dict[str, Any], code: str, text: str) -> None:
+        gateway = msg.get("gateway")
+        if gateway is None:
+            return
+        self._direct.append(
+            (
+                gateway,
+                message(
+                    "error",
+                    table=self.id,
+                    seat=msg.get("seat"),
+                    player=msg.get("player"),
+                    id=msg.get("id"),
+                    code=code,
+                    message=text,
+                ),
+            )
+        )
+
+    def _seat_of(self, player: str) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat.player == player:
+                return i
+        return None
+
+    def _held(self, msg: dict[str, Any], *, attached: bool = True) -> Seat:
+        """The seat the message names, if its player holds it (and sent it through its gateway)."""
+        index = msg["seat"]
+        if index >= len(self.seats) or self.seats[index].player != msg["player"]:
+            raise WireError(wire.NOT_SEATED, f"{msg['player']} does not hold seat {index}")
+        seat = self.seats[index]
+        if attached and seat.gateway != msg["gateway"]:
+            raise WireError(wire.NOT_ATTACHED, f"seat {index} is attached to another gateway")
+        return seat
+
+    def _on_create(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        raise WireError(wire.TABLE_EXISTS, f"table {self.id} already exists")
+
+    def _on_join(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        player, gateway = msg["player"], msg["gateway"]
+        index = self._seat_of(player)
+        if index is not None:  # coming back: same seat, now through this gateway
+            seat = self.seats[index]
+            was_away = seat.away
+            seat.gateway, seat.away = gateway, False
+            self._changed(msg, visible=was_away)
+            self._direct.append(
+                (gateway, message("joined", table=self.id, seat=index, player=player, id=msg["id"]))
+            )
+            self._requests.append((gateway, index))
+            return
+        if self.status != OPEN:
+            raise WireError(wire.GAME_STARTED, "the game has started; seats are closed")
+        index = self._free_seat(msg.get("seat"), msg.get("bot"))
+        self.seats[index] = Seat(player, msg["name"], gateway, msg.get("bot"), False)
+        if self.host is None:
+            self.host = player
+        self._changed(msg)
+        self._lobby = True
+        self._direct.append(
+            (gateway, message("joined", table=self.id, seat=index, player=player, id=msg["id"]))
+        )
+        if all(seat.taken for seat in self.seats):
+            self._start(now, rng)
+
+    def _free_seat(self, wanted: int | None, bot: str | None) -> int:
+        def allowed(i: int) -> bool:
+            return bot is not None or self.plan[i]["kind"] == "open"
+
+        if wanted is not None:
+            if wanted >= len(self.seats):
+                raise WireError(wire.SEAT_TAKEN, f"there is no seat {wanted}")
+            if self.seats[wanted].taken or not allowed(wanted):
+                raise WireError(wire.SEAT_TAKEN, f"seat {wanted} is not free for you")
+            return wanted
+        order = range(len(self.seats))
+        if bot is not None:  # bots take the seats set aside for bots first
+            order = sorted(order, key=lambda i: self.plan[i]["kind"] != "bot")
+        for i in order:
+            if not self.seats[i].taken and allowed(i):
+                return i
+        raise WireError(wire.TABLE_FULL, "no free seat")
+
+    def _on_leave(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        seat = self._held(msg)
+        index = msg["seat"]
+        if self.status == OPEN:
+            self.seats[index] = Seat()
+            if self.host == msg["player"]:
+                self.host = next((s.player for s in self.seats if s.taken), None)
+            self._lobby = True
+        elif self.status == PLAYING:
+            seat.away = True
+            self._rearm(now, reset=False)
+        self._changed(msg)
+        self._direct.append(
+            (
+                msg["gateway"],
+                message("left", table=self.id, seat=index, player=msg["player"], id=msg["id"]),
+            )
+        )
+
+    def _on_attach(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        seat = self._held(msg, attached=False)
+        seat.gateway = msg["gateway"]
+        self._changed(msg, visible=False)
+        self._requests.append((msg["gateway"], msg["seat"]))
+
+    def _on_act(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        if self.status == OPEN:
+            raise WireError(wire.GAME_NOT_STARTED, "the game has not started")
+        seat = self._held(msg)
+        assert self.game is not None
+        events = self.game.apply(msg["seat"], action_from_dict(msg["action"]))
+        seat.away = False
+        self._after_game_change(events, msg, now)
+
+    def _on_resync(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        index = msg.get("seat")
+        if index is not None:
+            if "player" not in msg:
+                raise WireError(wire.NOT_SEATED, "a seat's view needs its player")
+            self._held(msg)
+        self._requests.append((msg["gateway"], index))
+
+    def _on_watch(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        gateway = msg["gateway"]
+        if msg["on"]:
+            if gateway not in self.watchers:
+                self.watchers.append(gateway)
+            self._requests.append((gateway, None))
+        elif gateway in self.watchers:
+            self.watchers.remove(gateway)
+        self._changed(msg, visible=False)
+
+    def _on_start(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        if msg["player"] != self.host:
+            raise WireError(wire.NOT_HOST, "only the host may start the table")
+        if self.status != OPEN:
+            raise WireError(wire.GAME_STARTED, "the game has already started")
+        taken = [i for i, s in enumerate(self.seats) if s.taken]
+        if len(taken) < self.rules.min_players:
+            raise WireError(
+                wire.TOO_FEW_PLAYERS, f"{len(taken)} seated, {self.rules.min_players} needed"
+            )
+        # Open seats are dropped; players keep their order and learn their new seat.
+        self.seats = [self.seats[i] for i in taken]
+        self.plan = [self.plan[i] for i in taken]
+        for new, old in enumerate(taken):
+            seat = self.seats[new]
+            if new != old and seat.gateway is not None:
+                self._direct.append(
+                    (
+                        seat.gateway,
+                        message(
+                            "joined", table=self.id, seat=new, player=seat.player, id=msg["id"]
+                        ),
+                    )
+                )
+        self._changed(msg)
+        self._start(now, rng)
+
+    def _start(self, now: int, rng: random.Random) -> None:
+        n = len(self.seats)
+        self.game = new_game(self.rules, n, rng.randbytes(32), opener=rng.randrange(n))
+        self.status = PLAYING
+        self._lobby = True
+        self._events.append(
+            {"type": "game_start", "opener": self.game.opener, "commitment": self.game.commitment}
+        )
+        self._rearm(now)
+
+    def _timeout(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """A turn clock ran out: the house bot plays the seat in turn."""
+        game = self.game
+        if self.status != PLAYING or msg["version"] != self.version or game is None:
+            return  # the table moved on since the timer was set
+        seat = game.turn
+        assert seat is not None
+        view = {"seat": seat, "game": seat_view(game, seat)}
+        action = action_from_dict(HOUSE_POLICY(view, rng))
+        events = game.apply(seat, action)
+        self._events.append({"type": "house_bot", "seat": seat})
+        self._after_game_change(events, msg, now)
+
+    def _after_game_change(
+        self, events: list[dict[str, Any]], msg: dict[str, Any], now: int
+    ) -> None:
+        self._events.extend(events)
+        if self.game is not None and self.game.phase == OVER:
+            self.status = DONE
+        self._changed(msg)
+        self._rearm(now)
+
+    def _rearm(self, now: int, *, reset: bool = True) -> None:
+        """Set the turn clock after a change: the seat in turn gets turn_seconds; an
+        away seat's turn is played by the house bot at once."""
+        game = self.game
+        if self.status != PLAYING or game is None or game.turn is None:
+            self.deadline = None
+            return
+        if self.seats[game.turn].away:
+            self.deadline = now
+        elif reset:
+            seconds = self.rules.turn_seconds
+            self.deadline = now + seconds * 1000 if seconds else None
+
+    # -- output ---------------------------------------------------------------------
+
+    def _timer_name(self) -> str:
+        return f"{self.id}|{self.version}"
+
+    def lobby_entry(self) -> dict[str, Any] | None:
+        if self.status != OPEN:
+            return None
+        names = [s.name for s in self.seats]
+        return {
+            "preset": self.rules.preset,
+            "seats": len(self.seats),
+            "taken": sum(1 for s in self.seats if s.taken),
+            "bots": sum(1 for p in self.plan if p["kind"] == "bot"),
+            "names": names,
+            "rules": self.rules.to_dict(),
+            "host": self.host,
+        }
+
+    def _view(
+        self, seat: int | None, game_view: dict[str, Any] | None, events: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        return message(
+            "view",
+            table=self.id,
+            seat=seat,
+            version=self.version,
+            status=self.status,
+            players=[s.public() for s in self.seats],
+            host=self.host,
+            deadline=self.deadline,
+            game=game_view,
+            events=events,
+        )
+
+    def flush(self) -> Flush:
+        """Everything this batch produced, in order: direct replies, then views."""
+        outputs = [(gw, wire.encode(msg)) for gw, msg in self._direct]
+        sent: set[tuple[str, int | None]] = set()
+        game = self.game
+        if self._dirty:
+            events = self._events
+            if game is not None:
+                spectator, views = all_views(game)
+            else:
+                spectator, views = None, [None] * len(self.seats)
+            for i, seat in enumerate(self.seats):
+                if seat.gateway is not None and not seat.away:
+                    outputs.append((seat.gateway, wire.encode(self._view(i, views[i], events))))
+                    sent.add((seat.gateway, i))
+            for gateway in self.watchers:
+                outputs.append((gateway, wire.encode(self._view(None, spectator, events))))
+                sent.add((gateway, None))
+        for gateway, index in self._requests:
+            if (gateway, index) in sent:
+                continue
+            sent.add((gateway, index))
+            if game is None:
+                body = None
+            elif index is None:
+                body = spectator_view(game)
+            else:
+                body = seat_view(game, index)
+            outputs.append((gateway, wire.encode(self._view(index, body, []))))
+
+        timer_remove = timer_add = None
+        wanted = self._timer_name() if self.deadline is not None else None
+        if wanted != self.timer_member:
+            timer_remove = self.timer_member
+            timer_add = (wanted, self.deadline) if wanted is not None else None
+            self.timer_member = wanted
+        result = Flush(
+            record=self.to_bytes() if self._persist else None,
+            version=self.version,
+            outputs=outputs,
+            lobby=self.lobby_entry() if self._lobby else False,
+            timer_remove=timer_remove,
+            timer_add=timer_add,
+            finished=self.status == DONE,
+        )
+        self._events, self._direct, self._requests = [], [], []
+        self._dirty = self._persist = self._lobby = False
+        return result
+
+
+def error_for(msg: dict[str, Any], code: str, text: str) -> tuple[str, bytes] | None:
+    """An error reply for a message that reached no table (unknown table, malformed)."""
+    gateway = msg.get("gateway")
+    if gateway is None:
+        return None
+    return gateway, wire.encode(
+        message(
+            "error",
+            table=msg.get("table"),
+            seat=msg.get("seat"),
+            player=msg.get("player"),
+            id=msg.get("id"),
+            code=code,
+            message=text,
+        )
+    )

@@ -1,0 +1,575 @@
+"""The wire codec: every message between gateways and workers, and its msgpack form.
+
+This module owns the stream protocol (``v`` = :data:`PROTOCOL_VERSION`). Each
+message type is declared once, as a :class:`Message` of :class:`Field` specs;
+the same declaration drives
+
+- :func:`decode`: strict validation of what arrives (types, ranges, lengths,
+  unknown fields, a size cap), turning anything malformed into a
+  :class:`WireError` with a protocol error code;
+- :func:`json_schemas`: the JSON Schemas published in ``protocol/schemas/``
+  (``python -m dudo.wire write`` regenerates them; a test checks they match).
+
+Inbox entries (gateway → worker) carry one message in the field ``m``; outbox
+entries (worker → gateway) carry a msgpack array of messages in ``m``, so a
+worker sends one entry per gateway per batch.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from .engine import RuleError, Rules, RulesConfigError, action_from_dict
+
+PROTOCOL_VERSION = 1
+MAX_INBOUND_BYTES = 16 * 1024
+ENTRY_FIELD = b"m"
+
+# Protocol error codes (the rule codes of DESIGN §4.2 come from the engine).
+BAD_MESSAGE = "bad_message"  # not msgpack/JSON, wrong types, unknown type or field
+TOO_LARGE = "too_large"  # over the size cap
+UNSUPPORTED_VERSION = "unsupported_version"
+BAD_RULES = "bad_rules"
+UNKNOWN_TABLE = "unknown_table"
+TABLE_EXISTS = "table_exists"
+TABLE_FULL = "table_full"
+SEAT_TAKEN = "seat_taken"
+NOT_SEATED = "not_seated"
+NOT_ATTACHED = "not_attached"  # the seat is attached to another gateway
+NOT_HOST = "not_host"
+GAME_NOT_STARTED = "game_not_started"
+GAME_STARTED = "game_started"
+TOO_FEW_PLAYERS = "too_few_players"
+DUPLICATE = "duplicate"  # an action id seen before: it took effect once already
+RATE_LIMITED = "rate_limited"  # gateway
+UNAUTHORIZED = "unauthorized"  # gateway: bad or foreign seat token
+INTERNAL = "internal"
+
+PROTOCOL_ERROR_CODES = frozenset(
+    {
+        BAD_MESSAGE,
+        TOO_LARGE,
+        UNSUPPORTED_VERSION,
+        BAD_RULES,
+        UNKNOWN_TABLE,
+        TABLE_EXISTS,
+        TABLE_FULL,
+        SEAT_TAKEN,
+        NOT_SEATED,
+        NOT_ATTACHED,
+        NOT_HOST,
+        GAME_NOT_STARTED,
+        GAME_STARTED,
+        TOO_FEW_PLAYERS,
+        DUPLICATE,
+        RATE_LIMITED,
+        UNAUTHORIZED,
+        INTERNAL,
+    }
+)
+
+ID_RE = r"^[A-Za-z0-9_-]{1,64}$"
+MESSAGE_ID_RE = r"^[A-Za-z0-9_:.-]{1,64}$"
+BOT_LEVELS = ("easy", "normal", "hard")
+TABLE_STATUSES = ("open", "playing", "over")
+
+
+class WireError(Exception):
+    """A message that cannot be accepted. ``known`` holds the fields that could be read
+    (``id``, ``table``, ``gateway``...), so the error can still reach whoever sent it."""
+
+    def __init__(self, code: str, message: str, known: dict[str, Any] | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.known = known or {}
+
+
+# -- declarations ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a message: its JSON type and constraints."""
+
+    kind: str  # "string", "integer", "boolean", "object", "array", "ref"
+    required: bool = True
+    nullable: bool = False
+    minimum: int | None = None
+    maximum: int | None = None
+    pattern: str | None = None
+    enum: tuple[str, ...] | None = None
+    items: Field | None = None
+    fields: dict[str, Field] | None = None  # for an object with known fields
+    ref: str | None = None  # a hand-written schema in protocol/schemas
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Message:
+    type: str
+    direction: str  # "in": gateway -> worker (inbox); "out": worker -> gateway (outbox)
+    doc: str
+    fields: dict[str, Field] = field(default_factory=dict)
+
+
+def _id(doc: str, **kw: Any) -> Field:
+    return Field("string", pattern=ID_RE, doc=doc, **kw)
+
+
+def _seat(doc: str = "seat number, 0-based", **kw: Any) -> Field:
+    return Field("integer", minimum=0, maximum=5, doc=doc, **kw)
+
+
+MSG_ID = Field(
+    "string", pattern=MESSAGE_ID_RE, doc="the sender's id for this message, unique per table"
+)
+TABLE = _id("table id; its partition is CRC-32(id) mod P")
+GATEWAY = _id("id of the gateway instance that sent it; replies go to its outbox")
+PLAYER = _id("the player's id, as the gateway authenticated it")
+SEAT_SPEC = Field(
+    "object",
+    fields={
+        "kind": Field("string", enum=("open", "bot"), doc="open for people, or a bot seat"),
+        "level": Field("string", enum=BOT_LEVELS, required=False, doc="bot strength"),
+    },
+)
+PLAYER_INFO = Field(
+    "object",
+    nullable=True,
+    fields={
+        "name": Field("string", maximum=32, doc="display name"),
+        "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="bot level, or null"),
+        "away": Field("boolean", doc="left the table; the house bot plays for the seat"),
+    },
+)
+
+MESSAGES: dict[str, Message] = {
+    m.type: m
+    for m in [
+        # ---------------------------------------------------------------- inbox
+        Message(
+            "create",
+            "in",
+            "Create a table with its rules and seat plan. The table starts when every seat "
+            "is taken, or when the host sends start.",
+            {
+                "id": MSG_ID,
+                "table": TABLE,
+                "gateway": GATEWAY,
+                "rules": Field("ref", ref="rules.schema.json", doc="preset plus overrides"),
+                "seats": Field("array", minimum=2, maximum=6, items=SEAT_SPEC),
+                "host": _id("player allowed to start the table early", required=False),
+            },
+        ),
+        Message(
+            "join",
+            "in",
+            "Take a seat (a given one, or any open seat). A player who already holds a seat "
+            "at the table gets it back (and it is attached to this gateway).",
+            {
+                "id": MSG_ID,
+                "table": TABLE,
+                "gateway": GATEWAY,
+                "player": PLAYER,
+                "name": Field("string", maximum=32, doc="display name, 1..32 characters"),
+                "seat": _seat(required=False, nullable=True),
+                "bot": Field("string", enum=BOT_LEVELS, required=False, doc="a bot client"),
+            },
+        ),
+        Message(
+            "leave",
+            "in",
+            "Leave a seat: before the start it is freed; during the game the house bot "
+            "plays for it.",
+            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER, "seat": _seat()},
+        ),
+        Message(
+            "attach",
+            "in",
+            "Deliver a seat's views to this gateway from now on (a player reconnected "
+            "through another gateway instance).",
+            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER, "seat": _seat()},
+        ),
+        Message(
+            "act",
+            "in",
+            "A seat's action: bid, dudo, calza or direction.",
+            {
+                "id": MSG_ID,
+                "table": TABLE,
+                "gateway": GATEWAY,
+                "player": PLAYER,
+                "seat": _seat(),
+                "action": Field("ref", ref="action.schema.json"),
+            },
+        ),
+        Message(
+            "resync",
+            "in",
+            "Send me the latest view of a seat (with its player) or, with seat null, the "
+            "spectator view.",
+            {
+                "id": MSG_ID,
+                "table": TABLE,
+                "gateway": GATEWAY,
+                "seat": _seat(required=False, nullable=True),
+                "player": _id("the seat's player", required=False),
+            },
+        ),
+        Message(
+            "watch",
+            "in",
+            "Start (on) or stop spectator views of a table to this gateway.",
+            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "on": Field("boolean")},
+        ),
+        Message(
+            "start",
+            "in",
+            "The host starts the table with the players seated so far (at least "
+            "min_players); open seats are dropped.",
+            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER},
+        ),
+        Message(
+            "timeout",
+            "in",
+            "A turn clock expired (written by the partition's owner from its timers). "
+            "Applies only if the table is still at this version.",
+            {"id": MSG_ID, "table": TABLE, "version": Field("integer", minimum=0)},
+        ),
+        # --------------------------------------------------------------- outbox
+        Message(
+            "view",
+            "out",
+            "A full snapshot of a table for one seat (or, seat null, for spectators). "
+            "Drop any view whose version is not above the last one you applied.",
+            {
+                "table": TABLE,
+                "seat": _seat(nullable=True),
+                "version": Field("integer", minimum=0, doc="table version, rises on every change"),
+                "status": Field("string", enum=TABLE_STATUSES),
+                "players": Field("array", maximum=6, items=PLAYER_INFO),
+                "host": _id("the host's player id", nullable=True),
+                "deadline": Field(
+                    "integer", nullable=True, minimum=0, doc="turn deadline, ms since epoch"
+                ),
+                "game": Field("ref", ref="game-view.schema.json", nullable=True),
+                "events": Field(
+                    "array", items=Field("object"), doc="public events since the last view"
+                ),
+            },
+        ),
+        Message(
+            "error",
+            "out",
+            "A message was refused; nothing changed.",
+            {
+                "table": _id("the table, when known", nullable=True),
+                "seat": _seat(nullable=True),
+                "player": _id("the player, when known", nullable=True),
+                "id": Field("string", nullable=True, maximum=64, doc="the refused message's id"),
+                "code": Field("string", pattern=r"^[a-z_]+$", doc="rule or protocol error code"),
+                "message": Field("string", maximum=500, doc="for people"),
+            },
+        ),
+        Message(
+            "joined",
+            "out",
+            "A join succeeded: this player holds this seat.",
+            {"table": TABLE, "seat": _seat(), "player": PLAYER, "id": MSG_ID},
+        ),
+        Message(
+            "left",
+            "out",
+            "A leave succeeded.",
+            {"table": TABLE, "seat": _seat(), "player": PLAYER, "id": MSG_ID},
+        ),
+        Message(
+            "lobby",
+            "out",
+            "An open table appeared or changed (entry), or is no longer open (entry null).",
+            {
+                "table": TABLE,
+                "entry": Field(
+                    "object",
+                    nullable=True,
+                    fields={
+                        "preset": Field("string"),
+                        "seats": Field("integer", minimum=2, maximum=6),
+                        "taken": Field("integer", minimum=0, maximum=6),
+                        "bots": Field("integer", minimum=0, maximum=6),
+                        "names": Field("array", items=Field("string", nullable=True)),
+                        "rules": Field("ref", ref="rules.schema.json"),
+                        "host": _id("host player", nullable=True),
+                    },
+                ),
+            },
+        ),
+    ]
+}
+
+INBOX_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "in")
+OUTBOX_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "out")
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+# -- validation -----------------------------------------------------------------
+
+_PY_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "integer": int,
+    "boolean": bool,
+    "object": dict,
+    "array": list,
+}
+
+
+def _check(value: Any, spec: Field, path: str) -> None:
+    if value is None:
+        if spec.nullable:
+            return
+        raise WireError(BAD_MESSAGE, f"{path} may not be null")
+    if spec.kind == "ref":
+        _check_ref(value, spec, path)
+        return
+    expected = _PY_TYPES[spec.kind]
+    if not isinstance(value, expected) or (spec.kind == "integer" and isinstance(value, bool)):
+        raise WireError(BAD_MESSAGE, f"{path} must be {spec.kind}")
+    if spec.kind == "string":
+        if spec.maximum is not None and not 1 <= len(value) <= spec.maximum:
+            raise WireError(BAD_MESSAGE, f"{path} must be 1..{spec.maximum} characters")
+        if spec.enum is not None and value not in spec.enum:
+            raise WireError(BAD_MESSAGE, f"{path} must be one of {', '.join(spec.enum)}")
+        if spec.pattern is not None:
+            pattern = _COMPILED.setdefault(spec.pattern, re.compile(spec.pattern))
+            if not pattern.match(value):
+                raise WireError(BAD_MESSAGE, f"{path} has characters or a length not allowed")
+    elif spec.kind == "integer":
+        if spec.minimum is not None and value < spec.minimum:
+            raise WireError(BAD_MESSAGE, f"{path} must be at least {spec.minimum}")
+        if spec.maximum is not None and value > spec.maximum:
+            raise WireError(BAD_MESSAGE, f"{path} must be at most {spec.maximum}")
+    elif spec.kind == "array":
+        if spec.minimum is not None and len(value) < spec.minimum:
+            raise WireError(BAD_MESSAGE, f"{path} needs at least {spec.minimum} items")
+        if spec.maximum is not None and len(value) > spec.maximum:
+            raise WireError(BAD_MESSAGE, f"{path} allows at most {spec.maximum} items")
+        if spec.items is not None:
+            for i, item in enumerate(value):
+                _check(item, spec.items, f"{path}[{i}]")
+    elif spec.kind == "object" and spec.fields is not None:
+        _check_fields(value, spec.fields, path)
+
+
+def _check_fields(value: dict[str, Any], specs: dict[str, Field], path: str) -> None:
+    for key in value:
+        if key not in specs:
+            raise WireError(BAD_MESSAGE, f"{path}.{key} is not a field of this message")
+    for key, spec in specs.items():
+        if key in value:
+            _check(value[key], spec, f"{path}.{key}")
+        elif spec.required:
+            raise WireError(BAD_MESSAGE, f"{path}.{key} is missing")
+
+
+def _check_ref(value: Any, spec: Field, path: str) -> None:
+    """Hand-written schemas are checked by the code that owns their meaning."""
+    if spec.ref == "rules.schema.json":
+        try:
+            Rules.from_dict(value)
+        except RulesConfigError as exc:
+            raise WireError(BAD_RULES, str(exc)) from exc
+    elif spec.ref == "action.schema.json":
+        try:
+            action_from_dict(value)
+        except RuleError as exc:
+            raise WireError(BAD_MESSAGE, f"{path}: {exc.message}") from exc
+    elif not isinstance(value, dict):
+        raise WireError(BAD_MESSAGE, f"{path} must be object")
+
+
+def validate(message: Any) -> dict[str, Any]:
+    """Check a decoded message against its declaration; return it unchanged."""
+    if not isinstance(message, dict):
+        raise WireError(BAD_MESSAGE, "a message must be a map")
+    known = {k: message[k] for k in ("id", "table", "gateway", "player", "seat") if k in message}
+    try:
+        version = message.get("v")
+        if version != PROTOCOL_VERSION:
+            raise WireError(UNSUPPORTED_VERSION, f"v must be {PROTOCOL_VERSION}, got {version!r}")
+        kind = message.get("type")
+        spec = MESSAGES.get(kind) if isinstance(kind, str) else None
+        if spec is None:
+            raise WireError(BAD_MESSAGE, f"unknown message type {kind!r}")
+        body = {k: v for k, v in message.items() if k not in ("v", "type")}
+        _check_fields(body, spec.fields, kind)
+    except WireError as exc:
+        exc.known = {k: v for k, v in known.items() if _plausible(k, v)}
+        raise
+    return message
+
+
+def _plausible(key: str, value: Any) -> bool:
+    """Is a field of a refused message safe to echo back (and to route the error by)?"""
+    if key == "seat":
+        return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 5
+    pattern = MESSAGE_ID_RE if key == "id" else ID_RE
+    return isinstance(value, str) and re.match(pattern, value) is not None
+
+
+# -- codec ---------------------------------------------------------------------
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as msgpack. Outgoing messages are built by our own code; the
+    tests validate them, production does not pay for it."""
+    return msgpack.packb(message, use_bin_type=True)
+
+
+def decode(data: bytes, *, direction: str = "in") -> dict[str, Any]:
+    """Bytes from a stream entry to a validated message, or :class:`WireError`."""
+    if len(data) > MAX_INBOUND_BYTES:
+        raise WireError(TOO_LARGE, f"a message may be at most {MAX_INBOUND_BYTES} bytes")
+    try:
+        message = msgpack.unpackb(
+            data,
+            raw=False,
+            strict_map_key=True,
+            max_str_len=MAX_INBOUND_BYTES,
+            max_bin_len=0,
+            max_array_len=1024,
+            max_map_len=256,
+            max_ext_len=0,
+        )
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise WireError(BAD_MESSAGE, f"not a msgpack message: {exc.__class__.__name__}") from exc
+    validate(message)
+    wanted = INBOX_TYPES if direction == "in" else OUTBOX_TYPES
+    if message["type"] not in wanted:
+        raise WireError(BAD_MESSAGE, f"{message['type']} does not travel this way", {})
+    return message
+
+
+def pack_batch(encoded: list[bytes]) -> bytes:
+    """A msgpack array of already-encoded messages, without decoding them again."""
+    n = len(encoded)
+    if n < 16:
+        header = bytes((0x90 | n,))
+    elif n < 0x10000:
+        header = b"\xdc" + n.to_bytes(2, "big")
+    else:
+        header = b"\xdd" + n.to_bytes(4, "big")
+    return header + b"".join(encoded)
+
+
+def unpack_batch(data: bytes) -> list[dict[str, Any]]:
+    """The messages of one outbox entry."""
+    batch = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    if not isinstance(batch, list):
+        raise WireError(BAD_MESSAGE, "an outbox entry holds an array of messages")
+    return batch
+
+
+def message(kind: str, **fields: Any) -> dict[str, Any]:
+    """A message dict with ``v`` and ``type`` filled in."""
+    return {"v": PROTOCOL_VERSION, "type": kind, **fields}
+
+
+# -- JSON Schemas ------------------------------------------------------------------
+
+SCHEMA_BASE = "https://dudo.example/protocol/schemas/"
+_ARROWS = {"in": "gateway → worker", "out": "worker → gateway"}
+
+
+def _schema(spec: Field) -> dict[str, Any]:
+    if spec.kind == "ref":
+        out: dict[str, Any] = {"$ref": spec.ref}
+    else:
+        out = {"type": spec.kind}
+        if spec.kind == "string":
+            if spec.maximum is not None:
+                out.update(minLength=1, maxLength=spec.maximum)
+            if spec.pattern is not None:
+                out["pattern"] = spec.pattern
+            if spec.enum is not None:
+                out = {"enum": list(spec.enum)}
+        elif spec.kind == "integer":
+            if spec.minimum is not None:
+                out["minimum"] = spec.minimum
+            if spec.maximum is not None:
+                out["maximum"] = spec.maximum
+        elif spec.kind == "array":
+            if spec.minimum is not None:
+                out["minItems"] = spec.minimum
+            if spec.maximum is not None:
+                out["maxItems"] = spec.maximum
+            if spec.items is not None:
+                out["items"] = _schema(spec.items)
+        elif spec.kind == "object" and spec.fields is not None:
+            out.update(_object(spec.fields))
+    if spec.doc:
+        out["description"] = spec.doc
+    if spec.nullable:
+        out = {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+def _object(specs: dict[str, Field]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": [k for k, s in specs.items() if s.required],
+        "properties": {k: _schema(s) for k, s in specs.items()},
+        "additionalProperties": False,
+    }
+
+
+def json_schemas() -> dict[str, dict[str, Any]]:
+    """File name -> JSON Schema for every message type (generated from MESSAGES)."""
+    out: dict[str, dict[str, Any]] = {}
+    for kind, msg in MESSAGES.items():
+        name = f"{msg.direction}-{kind}.schema.json"
+        body = _object(msg.fields)
+        body["properties"] = {
+            "v": {"const": PROTOCOL_VERSION, "description": "protocol version"},
+            "type": {"const": kind},
+            **body["properties"],
+        }
+        body["required"] = ["v", "type", *body["required"]]
+        out[name] = {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": SCHEMA_BASE + name,
+            "title": f"{kind} ({_ARROWS[msg.direction]})",
+            "description": msg.doc,
+            **body,
+        }
+    return out
+
+
+def _main(argv: list[str]) -> int:
+    """``python -m dudo.wire write|check [DIR]``: regenerate or compare the schemas."""
+    if not argv or argv[0] not in ("write", "check"):
+        print("usage: python -m dudo.wire write|check [DIR]", file=sys.stderr)
+        return 2
+    folder = Path(argv[1] if len(argv) > 1 else "protocol/schemas")
+    stale = []
+    for name, schema in json_schemas().items():
+        text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+        path = folder / name
+        if argv[0] == "write":
+            path.write_text(text, encoding="utf-8")
+        elif not path.exists() or path.read_text(encoding="utf-8") != text:
+            stale.append(name)
+    for name in stale:
+        print(f"stale: {folder / name}", file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(_main(sys.argv[1:]))

@@ -1,0 +1,5 @@
+"""Stateless table workers: own partitions, apply inbox entries, commit, deliver views."""
+
+from .loop import Worker, WorkerSettings
+
+__all__ = ["Worker", "WorkerSettings"]

@@ -1,0 +1,610 @@
+"""The table worker: one loop that owns partitions, applies their inbox entries, commits, delivers.
+
+One cycle of :meth:`Worker.run_once`:
+
+1. **read**: for every owned partition, a fenced read script returns up to
+   ``batch`` inbox entries (the read refuses if the lease moved on);
+2. **process**: decode each entry, load the tables not yet in memory, and let
+   each :class:`~dudo.table.Table` handle its messages, in inbox order;
+3. **commit**: one Lua script per partition checks the lease generation and
+   every table's version, writes the tables, appends the delivery record,
+   updates the turn clocks, dead-letters what could not be processed and
+   XACKs + deletes the entries, all at once;
+4. **deliver**: fan the committed messages out to each gateway's outbox (one
+   entry per gateway), then delete the delivery records (in the next read).
+
+Every ``heartbeat`` seconds the worker refreshes its registration, renews its
+leases, and rebalances: it releases partitions no longer assigned to it and
+takes free ones that are. A partition it takes is recovered first: messages
+committed but not delivered are delivered again (at least once), and entries
+pending on a dead consumer are claimed and processed before anything new.
+Every ``timer_interval`` it moves expired turn clocks into the inbox.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import socket
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+import structlog
+
+from .. import keys, wire
+from ..connection import Batch, Client, connect, create_groups, ensure_partitions
+from ..table import Table, error_for
+from ..wire import WireError
+from .assign import owned_by
+from .scripts import Scripts
+
+log = structlog.get_logger("dudo.worker")
+
+
+def default_worker_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}-{random.randrange(16**4):04x}"
+
+
+@dataclass
+class WorkerSettings:
+    """Everything a worker can be told. Defaults suit a single machine."""
+
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    partitions: int = keys.DEFAULT_PARTITIONS
+    worker_id: str = field(default_factory=default_worker_id)
+    batch: int = 256  # entries read per partition per cycle
+    lease_ms: int = 5000  # a lease not renewed for this long may be taken
+    heartbeat: float = 0.5  # seconds between registration, renewal and rebalancing
+    dead_after_ms: int = 3000  # a worker silent this long is no longer counted as live
+    gateway_dead_after_ms: int = 30_000
+    timer_interval: float = 0.05  # seconds between scans for expired turn clocks
+    outbox_maxlen: int = 5000  # approximate cap per gateway outbox (entries)
+    finished_ttl_ms: int = 3_600_000  # finished tables are kept this long
+    idle_sleep_max: float = 0.005
+    # Reproducible randomness (dice secrets, first opener, house bot) derived
+    # from (seed, table, version): for tests and benchmarks only. None = OS entropy.
+    seed: int | None = None
+
+
+@dataclass
+class Partition:
+    """What the worker knows about a partition while it holds the lease."""
+
+    number: int
+    generation: int
+    mode: str = "pending"  # "pending": claim and replay pending entries first; then "new"
+    tables: dict[str, Table] = field(default_factory=dict)
+    stored: dict[str, int] = field(default_factory=dict)  # table -> version in Redis
+    delivered: list[str] = field(default_factory=list)  # delivery records to delete
+
+
+@dataclass
+class _Batch:
+    """One partition's share of a cycle, ready to commit."""
+
+    partition: Partition
+    acks: list[str] = field(default_factory=list)
+    dead: list[tuple[str, str, bytes]] = field(default_factory=list)
+    outputs: list[tuple[str, bytes]] = field(default_factory=list)
+    lobby: list[tuple[str, dict[str, Any] | None]] = field(default_factory=list)
+    writes: list[tuple[str, int, int, bytes, int]] = field(default_factory=list)
+    timers_rm: list[str] = field(default_factory=list)
+    timers_add: list[tuple[str, int]] = field(default_factory=list)
+    finished: list[str] = field(default_factory=list)
+    record: bytes = b""
+
+
+class _Poison(Exception):
+    """An entry that made our own code fail: it goes to the dead letters alone."""
+
+    def __init__(self, entry_id: str, payload: bytes, reason: str) -> None:
+        super().__init__(reason)
+        self.entry_id, self.payload, self.reason = entry_id, payload, reason
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Worker:
+    def __init__(self, settings: WorkerSettings, client: Client | None = None) -> None:
+        self.settings = settings
+        self.id = settings.worker_id
+        self.redis = client if client is not None else connect(settings.redis_url)
+        self.scripts = Scripts(self.redis)
+        self.partitions: dict[int, Partition] = {}
+        self.live_gateways: list[str] = []
+        self.rng = random.SystemRandom()
+        self.stopping = False
+        self._next_heartbeat = 0.0
+        self._next_timers = 0.0
+        self._idle = 0.0
+        self._unsent: list[tuple[int, str, bytes]] = []  # committed, delivery failed
+        self.log = log.bind(worker=self.id)
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    def setup(self) -> None:
+        ensure_partitions(self.redis, self.settings.partitions)
+        create_groups(self.redis, self.settings.partitions)
+        self.log.info("worker_started", partitions=self.settings.partitions)
+
+    def run(self) -> None:
+        """Run until SIGTERM/SIGINT (or :meth:`stop`), then hand everything back."""
+        self.setup()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: self.stop())
+        try:
+            while not self.stopping:
+                self.run_once()
+        finally:
+            self.shutdown()
+
+    def stop(self) -> None:
+        self.stopping = True
+
+    def shutdown(self) -> None:
+        """Release every lease and deregister, so others take over at once."""
+        for number in list(self.partitions):
+            self._release(number)
+        with contextlib.suppress(Exception):  # best effort on the way out
+            self.redis.zrem(keys.WORKERS, self.id)
+        self.log.info("worker_stopped")
+
+    def run_once(self) -> int:
+        """One cycle; returns how many inbox entries it processed."""
+        clock = time.monotonic()
+        if clock >= self._next_heartbeat:
+            self._next_heartbeat = clock + self.settings.heartbeat
+            self.heartbeat()
+        if self._unsent:
+            self._retry_unsent()
+        if clock >= self._next_timers and self.partitions:
+            self._next_timers = clock + self.settings.timer_interval
+            self.fire_timers()
+        entries = self._read()
+        count = sum(len(e) for e in entries.values())
+        if count:
+            self._idle = 0.0
+            self._handle(entries)
+        else:
+            # Poll gently when idle: 0.5 ms, doubling up to idle_sleep_max.
+            self._idle = min(max(self._idle * 2, 0.0005), self.settings.idle_sleep_max)
+            time.sleep(self._idle if self.partitions else self.settings.heartbeat / 5)
+        return count
+
+    # -- membership, leases, rebalancing ----------------------------------------------
+
+    def heartbeat(self) -> None:
+        now = now_ms()
+        s = self.settings
+        batch = Batch(self.redis)
+        batch.add(keys.WORKERS, lambda p: p.zadd(keys.WORKERS, {self.id: now}))
+        batch.add(
+            keys.WORKERS, lambda p: p.zrangebyscore(keys.WORKERS, now - s.dead_after_ms, "+inf")
+        )
+        batch.add(
+            keys.WORKERS,
+            lambda p: p.zremrangebyscore(keys.WORKERS, "-inf", now - 20 * s.dead_after_ms),
+        )
+        batch.add(
+            keys.GATEWAYS,
+            lambda p: p.zrangebyscore(keys.GATEWAYS, now - s.gateway_dead_after_ms, "+inf"),
+        )
+        owned = list(self.partitions.values())
+        for part in owned:
+            lease = keys.lease(part.number)
+            batch.add(
+                lease,
+                self._call(self.scripts.renew, [lease], [self.id, part.generation, s.lease_ms]),
+            )
+        results = batch.execute()
+        live = [w.decode() if isinstance(w, bytes) else w for w in results[1]]
+        self.live_gateways = [g.decode() if isinstance(g, bytes) else g for g in results[3]]
+        for part, renewed in zip(owned, results[4:], strict=True):
+            if renewed != 1:
+                self._lost(part.number, "lease renewal refused")
+        if self.stopping:
+            return
+        if self.id not in live:
+            live.append(self.id)
+        target = owned_by(s.partitions, live, self.id)
+        for number in sorted(set(self.partitions) - target):
+            self._release(number)
+        for number in sorted(target - set(self.partitions)):
+            self._acquire(number)
+
+    def _acquire(self, number: int) -> None:
+        generation = int(
+            self.scripts.acquire(keys=[keys.lease(number)], args=[self.id, self.settings.lease_ms])
+        )
+        if not generation:
+            return  # still held by a live worker; it will release, we retry next heartbeat
+        self.partitions[number] = Partition(number, generation)
+        self.log.info("lease_acquired", partition=number, generation=generation)
+        self._redeliver(number)
+
+    def _release(self, number: int) -> None:
+        part = self.partitions.pop(number, None)
+        if part is None:
+            return
+        if part.delivered:
+            self.redis.xdel(keys.deliveries(number), *part.delivered)
+        self.scripts.release(keys=[keys.lease(number)], args=[self.id, part.generation])
+        self.log.info("lease_released", partition=number, generation=part.generation)
+
+    def _lost(self, number: int, why: str) -> None:
+        part = self.partitions.pop(number, None)
+        if part is not None:
+            self.log.warning("lease_lost", partition=number, generation=part.generation, why=why)
+
+    # -- reading ----------------------------------------------------------------------
+
+    def _read(self) -> dict[int, list[tuple[str, bytes]]]:
+        owned = list(self.partitions.values())
+        if not owned:
+            return {}
+        batch = Batch(self.redis)
+        for part in owned:
+            n = part.number
+            if part.delivered:
+                batch.add(
+                    keys.deliveries(n),
+                    lambda p, n=n, ids=part.delivered: p.xdel(keys.deliveries(n), *ids),
+                )
+            args = [
+                self.id,
+                part.generation,
+                keys.CONSUMER_GROUP,
+                self.id,
+                self.settings.batch,
+                part.mode,
+            ]
+            batch.add(
+                keys.lease(n), self._call(self.scripts.read, [keys.lease(n), keys.inbox(n)], args)
+            )
+        results = iter(batch.execute())
+        entries: dict[int, list[tuple[str, bytes]]] = {}
+        for part in owned:
+            if part.delivered:
+                next(results)
+                part.delivered = []
+            flat = next(results)
+            if isinstance(flat, Exception):
+                self.log.warning("read_failed", partition=part.number, error=str(flat))
+                continue
+            if flat is None:
+                self._lost(part.number, "fenced read")
+                continue
+            got = [
+                (_text(flat[i]), flat[i + 1] if isinstance(flat[i + 1], bytes) else b"")
+                for i in range(0, len(flat), 2)
+            ]
+            if part.mode == "pending" and len(got) < self.settings.batch:
+                part.mode = "new"  # every pending entry is in this batch
+            if got:
+                entries[part.number] = got
+        return entries
+
+    # -- processing ---------------------------------------------------------------------
+
+    def _handle(self, entries: dict[int, list[tuple[str, bytes]]]) -> None:
+        decoded = {n: [(eid, raw, _decode(raw)) for eid, raw in got] for n, got in entries.items()}
+        self._load_tables(decoded)
+        batches: list[_Batch] = []
+        for number, items in decoded.items():
+            part = self.partitions.get(number)
+            if part is None:
+                continue
+            try:
+                batches.append(self._process(part, items))
+            except _Poison as poison:
+                self._quarantine(part, poison)
+        if batches:
+            self._commit(batches)
+
+    def _load_tables(self, decoded: dict[int, list[tuple[str, bytes, Any]]]) -> None:
+        """Fetch, in one round trip, every table these entries name that is not in memory."""
+        wanted: list[tuple[Partition, str]] = []
+        for number, items in decoded.items():
+            part = self.partitions.get(number)
+            if part is None:
+                continue
+            seen: set[str] = set()
+            for _, _, msg in items:
+                if isinstance(msg, dict):
+                    tid = msg["table"]
+                    if tid not in part.tables and tid not in seen and self._owns(part, tid):
+                        seen.add(tid)
+                        wanted.append((part, tid))
+        if not wanted:
+            return
+        batch = Batch(self.redis)
+        for part, tid in wanted:
+            key = keys.table(part.number, tid)
+            batch.add(key, lambda p, key=key: p.hmget(key, "v", "s"))
+        for (part, tid), result in zip(wanted, batch.execute(), strict=True):
+            if isinstance(result, Exception):
+                raise result
+            version, blob = result
+            if blob is None:
+                continue
+            try:
+                part.tables[tid] = Table.from_bytes(blob)
+            except Exception as exc:  # a record our code cannot read: never block the partition
+                self.log.error("table_unreadable", partition=part.number, table=tid, error=str(exc))
+                continue
+            part.stored[tid] = int(version)
+
+    def _rng(self, table_id: str, version: int) -> random.Random:
+        if self.settings.seed is None:
+            return self.rng
+        return random.Random(f"{self.settings.seed}:{table_id}:{version}")
+
+    def _owns(self, part: Partition, table_id: str) -> bool:
+        return keys.partition_of(table_id, self.settings.partitions) == part.number
+
+    def _process(self, part: Partition, items: list[tuple[str, bytes, Any]]) -> _Batch:
+        batch = _Batch(part)
+        touched: dict[str, Table] = {}
+        now = now_ms()
+        for entry_id, raw, msg in items:
+            batch.acks.append(entry_id)
+            if isinstance(msg, WireError):
+                batch.dead.append((entry_id, f"{msg.code}: {msg.message}", raw))
+                reply = error_for(msg.known, msg.code, msg.message)
+                if reply:
+                    batch.outputs.append(reply)
+                continue
+            tid = msg["table"]
+            log_ = self.log.bind(partition=part.number, table=tid, id=msg.get("id"))
+            if not self._owns(part, tid):
+                reason = f"table {tid} belongs to another partition"
+                batch.dead.append((entry_id, f"{wire.BAD_MESSAGE}: {reason}", raw))
+                reply = error_for(msg, wire.BAD_MESSAGE, reason)
+                if reply:
+                    batch.outputs.append(reply)
+                continue
+            try:
+                table = part.tables.get(tid)
+                rng = self._rng(tid, table.version if table else 0)
+                if table is None:
+                    if msg["type"] == "create":
+                        table = part.tables[tid] = Table.create(msg, now)
+                        part.stored[tid] = 0
+                        log_.info("table_created", preset=table.rules.preset)
+                    else:
+                        if msg["type"] != "timeout":
+                            reply = error_for(msg, wire.UNKNOWN_TABLE, f"no table {tid}")
+                            if reply:
+                                batch.outputs.append(reply)
+                        continue
+                else:
+                    table.handle(msg, now, rng)
+            except WireError as exc:
+                reply = error_for(msg, exc.code, exc.message)
+                if reply:
+                    batch.outputs.append(reply)
+                continue
+            except Exception as exc:
+                log_.exception("entry_failed", entry=entry_id)
+                raise _Poison(entry_id, raw, f"{wire.INTERNAL}: {exc!r}") from exc
+            touched[tid] = table
+            log_.debug("applied", type=msg["type"], version=table.version)
+
+        for tid, table in touched.items():
+            flush = table.flush()
+            batch.outputs.extend(flush.outputs)
+            if flush.record is not None:
+                ttl = self.settings.finished_ttl_ms if flush.finished else 0
+                batch.writes.append((tid, part.stored[tid], flush.version, flush.record, ttl))
+            if flush.lobby is not False:
+                batch.lobby.append((tid, flush.lobby))  # type: ignore[arg-type]
+            if flush.timer_remove:
+                batch.timers_rm.append(flush.timer_remove)
+            if flush.timer_add:
+                batch.timers_add.append(flush.timer_add)
+            if flush.finished:
+                batch.finished.append(tid)
+                self.log.info("table_finished", partition=part.number, table=tid)
+        if batch.outputs or batch.lobby:
+            by_gateway: dict[str, list[bytes]] = defaultdict(list)
+            for gateway, data in batch.outputs:
+                by_gateway[gateway].append(data)
+            batch.record = msgpack.packb([list(by_gateway.items()), batch.lobby], use_bin_type=True)
+        return batch
+
+    def _quarantine(self, part: Partition, poison: _Poison) -> None:
+        """Dead-letter one entry that broke our code; replay the rest from Redis."""
+        part.tables.clear()
+        part.stored.clear()
+        part.mode = "pending"
+        self._commit(
+            [
+                _Batch(
+                    part,
+                    acks=[poison.entry_id],
+                    dead=[(poison.entry_id, poison.reason, poison.payload)],
+                )
+            ]
+        )
+
+    # -- committing and delivering --------------------------------------------------------
+
+    def _commit(self, batches: list[_Batch]) -> None:
+        pipe = Batch(self.redis)
+        for b in batches:
+            n = b.partition.number
+            args: list[Any] = [self.id, b.partition.generation, keys.CONSUMER_GROUP]
+            args += [len(b.acks), *b.acks]
+            args.append(len(b.writes))
+            for _, expected, version, record, ttl in b.writes:
+                args += [expected, version, record, ttl]
+            args.append(b.record)
+            args += [len(b.timers_rm), *b.timers_rm]
+            args.append(len(b.timers_add))
+            for member, deadline in b.timers_add:
+                args += [member, deadline]
+            args.append(len(b.dead))
+            for entry_id, reason, raw in b.dead:
+                args += [entry_id, reason, raw]
+            table_keys = [keys.table(n, tid) for tid, *_ in b.writes]
+            script_keys = [
+                keys.lease(n),
+                keys.inbox(n),
+                keys.deliveries(n),
+                keys.timers(n),
+                keys.dead_letters(n),
+                *table_keys,
+            ]
+            pipe.add(keys.lease(n), self._call(self.scripts.commit, script_keys, args))
+        try:
+            results = pipe.execute()
+        except Exception as exc:  # connection trouble: forget, replay pending from Redis
+            self.log.warning("commit_failed", error=str(exc))
+            for b in batches:
+                self._forget(b.partition)
+            return
+        delivered: list[tuple[int, str, bytes]] = []
+        for b, result in zip(batches, results, strict=True):
+            part = b.partition
+            if isinstance(result, Exception):
+                self.log.warning("commit_failed", partition=part.number, error=str(result))
+                self._forget(part)
+                continue
+            status = int(result[0])
+            if status == -1:
+                self._lost(part.number, "fenced commit")
+                continue
+            if status == -2:
+                tid = b.writes[int(result[1])][0]
+                self.log.error("version_conflict", partition=part.number, table=tid)
+                self._forget(part)
+                continue
+            for tid, _, version, _, _ in b.writes:
+                part.stored[tid] = version
+            for tid in b.finished:
+                part.tables.pop(tid, None)
+                part.stored.pop(tid, None)
+            if b.record:
+                delivered.append((part.number, _text(result[1]), b.record))
+        if delivered:
+            self._deliver(delivered)
+
+    def _forget(self, part: Partition) -> None:
+        """Our memory of this partition may be ahead of Redis: drop it and replay."""
+        part.tables.clear()
+        part.stored.clear()
+        part.mode = "pending"
+
+    def _deliver(self, records: list[tuple[int, str, bytes]]) -> None:
+        """Fan committed records out: one outbox entry per gateway, lobby updates."""
+        by_gateway: dict[str, list[bytes]] = defaultdict(list)
+        lobby: list[tuple[str, dict[str, Any] | None]] = []
+        for _, _, record in records:
+            outputs, changes = msgpack.unpackb(record, raw=False)
+            for gateway, messages in outputs:
+                by_gateway[gateway].extend(messages)
+            lobby.extend((tid, entry) for tid, entry in changes)
+        batch = Batch(self.redis)
+        for tid, entry in lobby:
+            if entry is None:
+                batch.add(keys.LOBBY, lambda p, tid=tid: p.hdel(keys.LOBBY, tid))
+            else:
+                blob = msgpack.packb(entry, use_bin_type=True)
+                batch.add(keys.LOBBY, lambda p, tid=tid, blob=blob: p.hset(keys.LOBBY, tid, blob))
+            note = wire.encode(wire.message("lobby", table=tid, entry=entry))
+            for gateway in self.live_gateways:
+                by_gateway[gateway].append(note)
+        maxlen = self.settings.outbox_maxlen
+        for gateway, messages in by_gateway.items():
+            stream = keys.outbox(gateway)
+            fields = {wire.ENTRY_FIELD: wire.pack_batch(messages)}
+            batch.add(
+                stream,
+                lambda p, stream=stream, fields=fields: p.xadd(
+                    stream, fields, maxlen=maxlen, approximate=True
+                ),
+            )
+        try:
+            failures = [r for r in batch.execute() if isinstance(r, Exception)]
+            if failures:
+                raise failures[0]
+        except Exception as exc:
+            self.log.warning("delivery_failed", error=str(exc))
+            self._unsent.extend(records)
+            return
+        for number, record_id, _ in records:
+            part = self.partitions.get(number)
+            if part is not None:
+                part.delivered.append(record_id)
+
+    def _retry_unsent(self) -> None:
+        unsent, self._unsent = self._unsent, []
+        self._deliver([r for r in unsent if r[0] in self.partitions])
+
+    def _redeliver(self, number: int) -> None:
+        """Deliver what a previous owner committed but may not have delivered."""
+        stream = keys.deliveries(number)
+        start = "-"
+        while True:
+            rows = self.redis.xrange(stream, min=start, max="+", count=500)
+            if not rows:
+                return
+            records = [(number, _text(rid), fields[b"d"]) for rid, fields in rows]
+            self.log.info("redelivering", partition=number, records=len(records))
+            self._deliver(records)
+            start = "(" + _text(rows[-1][0])
+
+    # -- turn clocks --------------------------------------------------------------------------
+
+    def fire_timers(self) -> None:
+        """Turn every expired turn clock of an owned partition into an inbox entry."""
+        owned = list(self.partitions.values())
+        now = now_ms()
+        scan = Batch(self.redis)
+        for part in owned:
+            key = keys.timers(part.number)
+            scan.add(key, lambda p, key=key: p.zrangebyscore(key, "-inf", now, start=0, num=256))
+        due = [
+            (part, members)
+            for part, members in zip(owned, scan.execute(), strict=True)
+            if members and not isinstance(members, Exception)
+        ]
+        if not due:
+            return
+        fire = Batch(self.redis)
+        for part, members in due:
+            n = part.number
+            args: list[Any] = [self.id, part.generation]
+            for member in members:
+                name = _text(member)
+                tid, _, version = name.rpartition("|")
+                timeout = wire.message(
+                    "timeout", id=f"t:{tid}:{version}", table=tid, version=int(version)
+                )
+                args += [name, wire.encode(timeout)]
+            script_keys = [keys.lease(n), keys.timers(n), keys.inbox(n)]
+            fire.add(keys.lease(n), self._call(self.scripts.fire, script_keys, args))
+        fire.execute()
+
+    @staticmethod
+    def _call(script: Any, script_keys: list[str], args: list[Any]) -> Any:
+        """Queue ``script`` on whatever pipeline Batch hands over."""
+        return lambda pipe: script(keys=script_keys, args=args, client=pipe)
+
+
+def _decode(raw: bytes) -> dict[str, Any] | WireError:
+    try:
+        return wire.decode(raw)
+    except WireError as exc:
+        return exc
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

@@ -1,0 +1,63 @@
+"""Whole games on a three-master Redis Cluster that the test starts, tables on every master."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from redis.cluster import RedisCluster as ClusterClient
+
+from dudo import keys
+from dudo.bench.driver import TableDriver
+from dudo.connection import connect, is_cluster
+from dudo.link import GatewayLink
+from dudo.table import Table
+
+from ..servers import RedisCluster
+from .test_workers import Workers
+
+P = 16
+
+
+def master_of(client: ClusterClient, key: str) -> str:
+    node = client.get_node_from_key(key)
+    return f"{node.host}:{node.port}"
+
+
+def test_games_play_to_the_end_on_a_three_master_cluster(
+    redis_cluster: RedisCluster, tmp_path: Path
+) -> None:
+    client = connect(redis_cluster.url)
+    assert is_cluster(client)
+    client.flushall(target_nodes=ClusterClient.PRIMARIES)
+    masters = {f"127.0.0.1:{n.port}" for n in redis_cluster.nodes}
+    by_master: dict[str, list[str]] = {m: [] for m in masters}
+    i = 0
+    while any(len(v) < 4 for v in by_master.values()):
+        tid = f"c{i}"
+        i += 1
+        master = master_of(client, keys.table_of(tid, P))
+        if len(by_master[master]) < 4:
+            by_master[master].append(tid)
+    tables = [t for ts in by_master.values() for t in ts]
+
+    group = Workers(redis_cluster.url, tmp_path)
+    group.procs = {}
+    try:
+        for name in ("cw1", "cw2"):
+            proc = group.start(name, "--partitions", str(P))  # overrides the default 8
+            assert proc.poll() is None
+        link = GatewayLink(client, "gw-cluster", P)
+        driver = TableDriver(link, seats=3, rules={"preset": "classic", "start_dice": 3}, seed=1)
+        driver.create(tables)
+        driver.run_until_done(timeout=120)
+        assert driver.errors == []
+        for tid in tables:
+            table = Table.from_bytes(client.hget(keys.table_of(tid, P), "s"))
+            assert table.status == "over" and table.game.winner is not None
+        # every master held tables, inboxes and leases of its partitions
+        assert all(by_master[m] for m in masters)
+        leases = {master_of(client, keys.lease(p)) for p in range(P)}
+        assert leases == masters
+    finally:
+        group.stop_all()
+        client.close()

@@ -1,0 +1,299 @@
+"""The table protocol around the engine, without Redis: seating, views per gateway, clocks."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgpack
+import pytest
+
+from dudo import wire
+from dudo.table import Table
+
+NOW = 1_000_000
+
+
+def msg(kind: str, gateway: str | None = "gw-a", **fields: Any) -> dict[str, Any]:
+    body = wire.message(kind, **fields)
+    if gateway is not None:
+        body["gateway"] = gateway
+    wire.validate(body)  # every message these tests send is a valid protocol message
+    return body
+
+
+class Run:
+    """Feeds messages to one table and keeps what each gateway received."""
+
+    def __init__(self, rules: dict[str, Any] | None = None, seats: int = 3, **extra: Any) -> None:
+        self.rng = random.Random(7)
+        self.n = 0
+        plan = extra.pop("plan", [{"kind": "open"}] * seats)
+        create = msg(
+            "create", id="c", table="t1", rules=rules or {"preset": "classic"}, seats=plan, **extra
+        )
+        self.table = Table.create(create, NOW)
+        self.inbox: dict[str, list[dict[str, Any]]] = {}
+        self.flush()
+
+    def send(self, kind: str, gateway: str | None = "gw-a", **fields: Any) -> list[dict[str, Any]]:
+        self.n += 1
+        fields.setdefault("id", f"m{self.n}")
+        self.table.handle(msg(kind, gateway, table="t1", **fields), NOW, self.rng)
+        return self.flush()
+
+    def flush(self) -> list[dict[str, Any]]:
+        self.last = self.table.flush()
+        out = []
+        for gateway, data in self.last.outputs:
+            message = msgpack.unpackb(data, raw=False)
+            wire.validate(message)
+            message["_to"] = gateway
+            self.inbox.setdefault(gateway, []).append(message)
+            out.append(message)
+        return out
+
+    def seat_all(self, gateways: list[str] | None = None) -> None:
+        for i in range(len(self.table.seats)):
+            gateway = gateways[i] if gateways else "gw-a"
+            self.send("join", gateway, player=f"p{i}", name=f"P{i}")
+
+    def act(self, seat: int, action: dict[str, Any], gateway: str = "gw-a") -> list[dict[str, Any]]:
+        return self.send("act", gateway, player=f"p{seat}", seat=seat, action=action)
+
+    def turn(self) -> int:
+        assert self.table.game is not None
+        return self.table.game.turn
+
+
+def errors(out: list[dict[str, Any]]) -> list[str]:
+    return [m["code"] for m in out if m["type"] == "error"]
+
+
+def test_create_lists_the_table_and_answers_the_creator() -> None:
+    run = Run(host="p0")
+    assert run.last.lobby["taken"] == 0 and run.last.lobby["seats"] == 3
+    assert run.last.record is not None and run.table.status == "open"
+    (view,) = run.inbox["gw-a"]
+    assert view["type"] == "view" and view["seat"] is None and view["game"] is None
+
+
+def test_create_rejects_rules_that_do_not_fit_the_plan() -> None:
+    with pytest.raises(wire.WireError) as info:
+        Run({"preset": "cacho"}, seats=2)
+    assert info.value.code == wire.BAD_RULES
+    with pytest.raises(wire.WireError) as info:
+        Run({"preset": "classic", "start_dice": 9})
+    assert info.value.code == wire.BAD_RULES
+
+
+def test_seating_then_start_when_full() -> None:
+    run = Run()
+    out = run.send("join", player="p0", name="Ana")
+    assert [m["type"] for m in out] == ["joined", "view"]
+    assert out[0]["seat"] == 0 and out[1]["players"][0]["name"] == "Ana"
+    assert run.last.lobby["taken"] == 1
+    run.send("join", player="p1", name="Ben")
+    out = run.send("join", player="p2", name="Cid")
+    assert run.table.status == "playing" and run.last.lobby is None
+    views = [m for m in out if m["type"] == "view"]
+    assert sorted(v["seat"] for v in views) == [0, 1, 2]
+    assert views[0]["events"][0]["type"] == "game_start"
+
+
+def test_each_gateway_gets_only_the_seats_it_hosts_and_only_their_dice() -> None:
+    run = Run()
+    run.seat_all(["gw-a", "gw-b", "gw-b"])
+    game = run.table.game
+    a = [m for m in run.inbox["gw-a"] if m["type"] == "view" and m["status"] == "playing"]
+    b = [m for m in run.inbox["gw-b"] if m["type"] == "view" and m["status"] == "playing"]
+    assert {v["seat"] for v in a} == {0}
+    assert {v["seat"] for v in b} == {1, 2}
+    from dudo.engine import seat_view
+
+    for view in a + b:
+        # exactly the engine's redacted view of that seat: its dice and nothing hidden
+        assert view["game"] == seat_view(game, view["seat"])
+        assert view["game"]["dice"] == list(game.hands[view["seat"]])
+        assert view["game"]["last_round"] is None
+
+
+def test_spectators_get_views_without_dice() -> None:
+    run = Run()
+    run.send("watch", "gw-s", on=True)
+    run.seat_all()
+    spectator = [m for m in run.inbox["gw-s"] if m["type"] == "view"][-1]
+    assert spectator["seat"] is None and spectator["status"] == "playing"
+    assert "dice" not in spectator["game"] and "legal" not in spectator["game"]
+    run.send("watch", "gw-s", on=False)
+    before = len(run.inbox["gw-s"])
+    run.act(run.turn(), {"type": "bid", "quantity": 1, "face": 2})
+    assert len(run.inbox["gw-s"]) == before
+
+
+def test_join_errors() -> None:
+    run = Run(plan=[{"kind": "open"}, {"kind": "bot", "level": "easy"}, {"kind": "open"}])
+    assert errors(run.send("join", player="p0", name="A", seat=1)) == [wire.SEAT_TAKEN]
+    run.send("join", player="p0", name="A", seat=2)
+    assert errors(run.send("join", player="p1", name="B", seat=2)) == [wire.SEAT_TAKEN]
+    assert errors(run.send("join", player="p1", name="B", seat=5)) == [wire.SEAT_TAKEN]
+    run.send("join", player="p1", name="B")
+    assert errors(run.send("join", player="p9", name="Z")) == [wire.TABLE_FULL]
+    out = run.send("join", "gw-bots", player="bot1", name="Bot", bot="easy")
+    assert out[0]["type"] == "joined" and out[0]["seat"] == 1
+    assert run.table.status == "playing"
+    assert errors(run.send("join", player="late", name="L")) == [wire.GAME_STARTED]
+
+
+def test_bots_take_bot_seats_first() -> None:
+    run = Run(plan=[{"kind": "open"}, {"kind": "open"}, {"kind": "bot", "level": "hard"}])
+    out = run.send("join", "gw-bots", player="b", name="Bot", bot="hard")
+    assert out[0]["seat"] == 2
+
+
+def test_rejoin_gets_the_same_seat_through_the_new_gateway() -> None:
+    run = Run()
+    run.seat_all()
+    out = run.send("join", "gw-b", player="p1", name="P1")
+    assert out[0] == {**out[0], "type": "joined", "seat": 1}
+    assert run.table.seats[1].gateway == "gw-b"
+    assert any(m["type"] == "view" and m["seat"] == 1 for m in run.inbox["gw-b"])
+
+
+def test_act_refusals_and_duplicates() -> None:
+    run = Run()
+    run.seat_all()
+    seat = run.turn()
+    other = (seat + 1) % 3
+    version = run.table.version
+    assert errors(run.act(other, {"type": "bid", "quantity": 1, "face": 2})) == ["not_your_turn"]
+    assert errors(run.send("act", player="p0", seat=5 if seat else 1, action={"type": "dudo"})) == [
+        wire.NOT_SEATED
+    ]
+    assert errors(run.act(seat, {"type": "dudo"}, gateway="gw-x")) == [wire.NOT_ATTACHED]
+    assert errors(run.act(seat, {"type": "bid", "quantity": 1, "face": 1})) == ["opening_on_ones"]
+    assert run.table.version == version and run.last.record is None
+    out = run.send(
+        "act",
+        player=f"p{seat}",
+        seat=seat,
+        id="same",
+        action={"type": "bid", "quantity": 2, "face": 3},
+    )
+    assert errors(out) == [] and run.table.version == version + 1
+    out = run.send(
+        "act",
+        player=f"p{seat}",
+        seat=seat,
+        id="same",
+        action={"type": "bid", "quantity": 2, "face": 3},
+    )
+    assert errors(out) == [wire.DUPLICATE] and run.table.version == version + 1
+    assert len(run.table.game.bids) == 1
+
+
+def test_errors_go_only_to_the_sender() -> None:
+    run = Run()
+    run.seat_all(["gw-a", "gw-b", "gw-c"])
+    seat = run.turn()
+    wrong = (seat + 1) % 3
+    out = run.act(wrong, {"type": "dudo"}, gateway=["gw-a", "gw-b", "gw-c"][wrong])
+    assert [(m["type"], m["_to"]) for m in out] == [("error", ["gw-a", "gw-b", "gw-c"][wrong])]
+
+
+def test_act_before_start() -> None:
+    run = Run()
+    run.send("join", player="p0", name="A")
+    assert errors(run.act(0, {"type": "dudo"})) == [wire.GAME_NOT_STARTED]
+
+
+def test_leave_before_start_frees_the_seat_and_moves_the_host() -> None:
+    run = Run()
+    run.send("join", player="p0", name="A")
+    run.send("join", player="p1", name="B")
+    assert run.table.host == "p0"
+    out = run.send("leave", player="p0", seat=0)
+    assert out[0]["type"] == "left"
+    assert not run.table.seats[0].taken and run.table.host == "p1"
+    assert run.last.lobby["taken"] == 1
+
+
+def test_leave_during_play_lets_the_house_bot_play_at_once() -> None:
+    run = Run({"preset": "classic", "turn_seconds": 20})
+    run.seat_all()
+    seat = run.turn()
+    run.send("leave", player=f"p{seat}", seat=seat)
+    assert run.table.seats[seat].away and run.table.deadline == NOW
+    assert run.last.timer_add == (f"t1|{run.table.version}", NOW)
+    out = run.send("timeout", gateway=None, id="t:t1:x", version=run.table.version)
+    assert any(
+        e["type"] == "house_bot" and e["seat"] == seat
+        for m in out
+        if m["type"] == "view"
+        for e in m["events"]
+    )
+    assert run.table.game.version == 1
+    assert all(m["seat"] != seat for m in out if m["type"] == "view")  # away: no views
+
+
+def test_turn_clock_and_stale_timeouts() -> None:
+    run = Run({"preset": "classic", "turn_seconds": 30})
+    run.seat_all()
+    assert run.table.deadline == NOW + 30_000
+    member = f"t1|{run.table.version}"
+    assert run.last.timer_add == (member, NOW + 30_000)
+    stale = run.table.version - 1
+    assert run.send("timeout", gateway=None, id="t:1", version=stale) == []
+    assert run.table.game.version == 0
+    seat = run.turn()
+    run.send("timeout", gateway=None, id="t:2", version=run.table.version)
+    assert run.table.game.version == 1 and run.table.game.turn != seat
+    assert run.last.timer_remove == member
+
+
+def test_host_start_drops_open_seats_and_renumbers() -> None:
+    run = Run(seats=4, host="p1")
+    run.send("join", player="p1", name="B", seat=1)
+    run.send("join", "gw-b", player="p3", name="D", seat=3)
+    assert errors(run.send("start", player="p3")) == [wire.NOT_HOST]
+    out = run.send("start", player="p1")
+    assert run.table.status == "playing" and len(run.table.seats) == 2
+    moved = [(m["player"], m["seat"], m["_to"]) for m in out if m["type"] == "joined"]
+    assert moved == [("p1", 0, "gw-a"), ("p3", 1, "gw-b")]
+    assert errors(run.send("start", player="p1")) == [wire.GAME_STARTED]
+
+
+def test_start_needs_enough_players() -> None:
+    run = Run(seats=3, host="p0")
+    run.send("join", player="p0", name="A")
+    assert errors(run.send("start", player="p0")) == [wire.TOO_FEW_PLAYERS]
+
+
+def test_attach_and_resync() -> None:
+    run = Run()
+    run.seat_all()
+    out = run.send("attach", "gw-new", player="p2", seat=2)
+    assert [(m["type"], m["seat"], m["_to"]) for m in out] == [("view", 2, "gw-new")]
+    assert errors(run.send("resync", "gw-a", seat=2, player="p2")) == [wire.NOT_ATTACHED]
+    assert errors(run.send("resync", "gw-new", seat=2, player="p9")) == [wire.NOT_SEATED]
+    out = run.send("resync", "gw-new", seat=2, player="p2")
+    assert out[0]["game"]["dice"] == list(run.table.game.hands[2])
+    out = run.send("resync", "gw-z", seat=None)
+    assert out[0]["seat"] is None and "dice" not in out[0]["game"]
+
+
+def test_record_round_trip_and_game_end() -> None:
+    run = Run({"preset": "classic", "start_dice": 1, "stake": 10, "turn_seconds": 5})
+    run.seat_all()
+    clone = Table.from_bytes(run.table.to_bytes())
+    assert clone.to_bytes() == run.table.to_bytes()
+    assert clone.timer_member == run.table.timer_member
+    while run.table.status == "playing":
+        seat = run.turn()
+        game = run.table.game
+        legal = game.legal(seat)
+        action = {"type": "dudo"} if legal["dudo"] else {"type": "bid", "quantity": 1, "face": 2}
+        run.act(seat, action)
+    assert run.last.finished and run.last.timer_add is None
+    final = [m for m in run.inbox["gw-a"] if m["type"] == "view"][-1]
+    assert final["status"] == "over" and final["game"]["chips"] is not None

@@ -1,0 +1,178 @@
+"""The stream protocol: codec, generated schemas, examples, and their agreement."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from dudo import wire
+from dudo.engine import Bid, new_game, preset, seat_view, spectator_view
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMAS = ROOT / "protocol" / "schemas"
+EXAMPLES = sorted((ROOT / "protocol" / "examples").glob("*.json"))
+
+
+def load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+REGISTRY = Registry().with_resources(
+    (p.name, Resource.from_contents(load(p))) for p in SCHEMAS.glob("*.json")
+)
+
+
+def validator(name: str) -> Draft202012Validator:
+    return Draft202012Validator(load(SCHEMAS / name), registry=REGISTRY)
+
+
+def schema_name(message: dict[str, Any]) -> str:
+    return f"{wire.MESSAGES[message['type']].direction}-{message['type']}.schema.json"
+
+
+def test_generated_schemas_are_committed_and_current(tmp_path: Path) -> None:
+    assert wire._main(["check", str(SCHEMAS)]) == 0, "run: python -m dudo.wire write"
+    for name in wire.json_schemas():
+        Draft202012Validator.check_schema(load(SCHEMAS / name))
+
+
+def test_every_message_type_has_an_example() -> None:
+    types = {load(p)["type"] for p in EXAMPLES}
+    assert types == set(wire.MESSAGES)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_example_matches_schema_and_round_trips(path: Path) -> None:
+    example = load(path)
+    assert path.stem.startswith(schema_name(example).removesuffix(".schema.json"))
+    validator(schema_name(example)).validate(example)
+    assert wire.validate(example) is example
+    data = wire.encode(example)
+    direction = wire.MESSAGES[example["type"]].direction
+    if direction == "in":
+        assert wire.decode(data) == example
+    else:
+        assert wire.unpack_batch(wire.pack_batch([data])) == [example]
+
+
+def mutations(example: dict[str, Any]) -> list[dict[str, Any]]:
+    """Small changes that a strict codec and a strict schema must judge alike."""
+    out = []
+    for key in list(example):
+        if key in ("v", "type"):
+            continue
+        dropped = copy.deepcopy(example)
+        del dropped[key]
+        out.append(dropped)
+        for bad in (None, 7, -1, "", "x" * 70, True, [], {}, "bad id!"):
+            changed = copy.deepcopy(example)
+            changed[key] = bad
+            out.append(changed)
+    extra = copy.deepcopy(example)
+    extra["surprise"] = 1
+    out.append(extra)
+    wrong_version = copy.deepcopy(example)
+    wrong_version["v"] = 2
+    out.append(wrong_version)
+    return out
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in EXAMPLES if p.stem.startswith("in-")], ids=lambda p: p.stem
+)
+def test_codec_and_schema_agree_on_mutated_messages(path: Path) -> None:
+    example = load(path)
+    check = validator(schema_name(example))
+    for mutated in mutations(example):
+        schema_ok = check.is_valid(mutated)
+        try:
+            wire.validate(mutated)
+            codec_ok = True
+        except wire.WireError:
+            codec_ok = False
+        assert codec_ok == schema_ok, mutated
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"\xc1", wire.BAD_MESSAGE),  # not msgpack
+        (b"\x93\x01\x02\x03", wire.BAD_MESSAGE),  # an array, not a map
+        (msgpack.packb({"v": 1, "type": "fly", "table": "t"}), wire.BAD_MESSAGE),
+        (msgpack.packb({"v": 2, "type": "act"}), wire.UNSUPPORTED_VERSION),
+        (msgpack.packb({"v": 1, "type": "view", "table": "t"}), wire.BAD_MESSAGE),
+        (b"\x81\xa1v" + b"\x01" * 20000, wire.TOO_LARGE),
+        (
+            msgpack.packb(
+                {
+                    "v": 1,
+                    "type": "watch",
+                    "id": "i",
+                    "table": "t",
+                    "gateway": "g",
+                    "on": True,
+                    "x": b"bin",
+                }
+            ),
+            wire.BAD_MESSAGE,
+        ),
+    ],
+)
+def test_malformed_bytes_get_typed_errors(data: bytes, code: str) -> None:
+    with pytest.raises(wire.WireError) as info:
+        wire.decode(data)
+    assert info.value.code == code
+
+
+def test_bad_rules_are_their_own_code_and_known_fields_are_kept_for_routing() -> None:
+    msg = load(ROOT / "protocol/examples/in-create.json")
+    msg["rules"] = {"preset": "classic", "start_dice": 0}
+    with pytest.raises(wire.WireError) as info:
+        wire.decode(wire.encode(msg))
+    assert info.value.code == wire.BAD_RULES and "start_dice" in info.value.message
+    assert info.value.known == {"id": "c-7f3a", "table": "k2n8q4", "gateway": "web-1"}
+
+
+def test_unsafe_fields_are_not_echoed() -> None:
+    with pytest.raises(wire.WireError) as info:
+        wire.validate({"v": 1, "type": "act", "gateway": "evil gateway!", "id": "ok-1", "seat": 9})
+    assert info.value.known == {"id": "ok-1"}
+
+
+def test_action_shapes_are_checked_by_the_codec() -> None:
+    msg = load(ROOT / "protocol/examples/in-act-bid.json")
+    msg["action"] = {"type": "bid", "quantity": "4", "face": 5}
+    with pytest.raises(wire.WireError, match="integer"):
+        wire.validate(msg)
+
+
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 300, 70000])
+def test_pack_batch_is_a_msgpack_array(n: int) -> None:
+    items = [wire.encode({"i": i}) for i in range(n)]
+    assert wire.unpack_batch(wire.pack_batch(items)) == [{"i": i} for i in range(n)]
+
+
+def test_engine_views_match_the_published_game_view_schema() -> None:
+    check = validator("game-view.schema.json")
+    rng = random.Random(4)
+    for name in ("classic", "lizumo", "cacho", "liars-dice"):
+        rules = preset(name, assisted=True, loser_chooses_direction=name == "lizumo")
+        state = new_game(rules, 4, rng.randbytes(32))
+        for _ in range(300):
+            if state.phase == "over":
+                break
+            for seat in range(4):
+                check.validate(seat_view(state, seat))
+            check.validate(spectator_view(state))
+            moves = [(s, a) for s in range(4) for a in state.legal_actions(s)]
+            small = [m for m in moves if not isinstance(m[1], Bid) or m[1].quantity < 4]
+            state.apply(*rng.choice(small or moves))
+        check.validate(seat_view(state, 0))

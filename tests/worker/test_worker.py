@@ -1,0 +1,222 @@
+"""The worker in process, cycle by cycle: on fakeredis (fast) and on a real redis-server."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import msgpack
+import pytest
+
+from dudo import keys, wire
+from dudo.bench.driver import TableDriver
+from dudo.connection import ConfigMismatch, ensure_partitions
+from dudo.link import GatewayLink
+from dudo.log import configure
+from dudo.table import Table
+from dudo.worker import Worker, WorkerSettings
+
+P = 4
+configure("warning")
+
+
+@pytest.fixture(params=["fakeredis", "redis-server"])
+def client(request: pytest.FixtureRequest) -> Iterator[Any]:
+    if request.param == "fakeredis":
+        yield request.getfixturevalue("fake_redis")
+    else:
+        yield request.getfixturevalue("real_redis")
+
+
+def make_worker(client: Any, name: str = "w1", **settings: Any) -> Worker:
+    worker = Worker(WorkerSettings(partitions=P, worker_id=name, **settings), client=client)
+    worker.setup()
+    worker.heartbeat()
+    return worker
+
+
+def pump(worker: Worker, link: GatewayLink, cycles: int = 5) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for _ in range(cycles):
+        worker.run_once()
+        out.extend(link.read(block_ms=None))
+    return out
+
+
+def stored(client: Any, table_id: str) -> Table:
+    return Table.from_bytes(client.hget(keys.table_of(table_id, P), "s"))
+
+
+def test_worker_takes_every_partition_and_plays_games_to_the_end(client: Any) -> None:
+    worker = make_worker(client)
+    assert set(worker.partitions) == set(range(P))
+    link = GatewayLink(client, "gw-1", P)
+    driver = TableDriver(link, seats=3, rules={"preset": "classic", "start_dice": 2}, seed=3)
+    driver.create([f"t{i}" for i in range(12)])
+    deadline = time.monotonic() + 60
+    while not driver.done:
+        assert time.monotonic() < deadline
+        worker.run_once()
+        driver.pump(block_ms=None)
+    assert driver.errors == []
+    for tid in driver.tables:
+        table = stored(client, tid)
+        assert table.status == "over" and table.game.winner is not None
+        assert client.ttl(keys.table_of(tid, P)) > 0  # finished tables expire
+    # nothing is left behind in the streams once everything is delivered
+    worker.run_once()
+    for p in range(P):
+        assert client.xlen(keys.inbox(p)) == 0
+        assert client.xpending(keys.inbox(p), keys.CONSUMER_GROUP)["pending"] == 0
+
+
+def test_malformed_entries_are_dead_lettered_and_never_block(client: Any) -> None:
+    worker = make_worker(client)
+    link = GatewayLink(client, "gw-1", P)
+    link.send_raw("t1", b"\xc1 not msgpack")
+    link.send_raw("t1", msgpack.packb({"v": 1, "type": "fly", "gateway": "gw-1", "id": "x1"}))
+    link.send(
+        link.message(
+            "create", id="c1", table="t1", rules={"preset": "classic"}, seats=[{"kind": "open"}] * 2
+        )
+    )
+    out = pump(worker, link)
+    errors = [m for m in out if m["type"] == "error"]
+    assert [(e["code"], e["id"]) for e in errors] == [(wire.BAD_MESSAGE, "x1")]
+    p = keys.partition_of("t1", P)
+    dead = client.xrange(keys.dead_letters(p))
+    assert len(dead) == 2
+    assert dead[0][1][b"reason"].startswith(b"bad_message")
+    assert dead[0][1][b"m"] == b"\xc1 not msgpack"
+    assert stored(client, "t1").status == "open"  # the create behind them went through
+
+
+def test_unknown_table_and_wrong_partition(client: Any) -> None:
+    worker = make_worker(client)
+    link = GatewayLink(client, "gw-1", P)
+    link.send(
+        link.message("act", id="a1", table="nope", player="p", seat=0, action={"type": "dudo"})
+    )
+    wrong = keys.partition_of("t1", P) + 1
+    client.xadd(
+        keys.inbox(wrong % P),
+        {
+            "m": wire.encode(
+                link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2)
+            )
+        },
+    )
+    out = pump(worker, link)
+    assert sorted(e["code"] for e in out if e["type"] == "error") == [
+        wire.BAD_MESSAGE,
+        wire.UNKNOWN_TABLE,
+    ]
+    assert client.hget(keys.table_of("t1", P), "s") is None
+
+
+def test_a_fenced_worker_cannot_commit_and_its_entries_are_taken_over(client: Any) -> None:
+    a = make_worker(client, "wa", lease_ms=300)
+    link = GatewayLink(client, "gw-1", P)
+    link.send(link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
+    entries = a._read()  # a reads the entry, then stalls before committing
+    assert sum(len(v) for v in entries.values()) == 1
+    time.sleep(0.4)  # a's leases expire
+    b = make_worker(client, "wb", dead_after_ms=200)  # a has gone quiet
+    assert set(b.partitions) == set(range(P))
+    p = keys.partition_of("t1", P)
+    assert b.partitions[p].generation == a.partitions[p].generation + 1
+    a._handle(entries)  # a wakes up and commits: refused, nothing written
+    assert client.hget(keys.table_of("t1", P), "s") is None
+    assert p not in a.partitions
+    assert a._read() == {}  # nor can it read more
+    out = pump(b, link)  # b claims the entry pending on a and applies it once
+    assert stored(client, "t1").status == "open"
+    assert [m["type"] for m in out] == ["view"]
+    assert client.xpending(keys.inbox(p), keys.CONSUMER_GROUP)["pending"] == 0
+
+
+def test_committed_but_undelivered_messages_are_delivered_by_the_next_owner(client: Any) -> None:
+    a = make_worker(client, "wa", lease_ms=300)
+    link = GatewayLink(client, "gw-1", P)
+    link.send(link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
+    a._deliver = lambda records: None  # type: ignore[method-assign]  # dies before fan-out
+    a.run_once()
+    assert link.read(block_ms=None) == []
+    p = keys.partition_of("t1", P)
+    assert client.xlen(keys.deliveries(p)) == 1
+    time.sleep(0.4)
+    b = make_worker(client, "wb", dead_after_ms=200)
+    views = link.read(block_ms=None)
+    assert [m["type"] for m in views] == ["view"] and views[0]["table"] == "t1"
+    b.run_once()
+    assert client.xlen(keys.deliveries(p)) == 0
+
+
+def test_graceful_release_hands_partitions_over_at_once(client: Any) -> None:
+    a = make_worker(client, "wa")
+    a.shutdown()
+    assert client.zscore(keys.WORKERS, "wa") is None
+    b = make_worker(client, "wb")
+    assert set(b.partitions) == set(range(P))
+
+
+def test_two_workers_share_the_partitions(client: Any) -> None:
+    a = make_worker(client, "wa")
+    b = make_worker(client, "wb")
+    a.heartbeat()  # a sees b and releases b's share
+    b.heartbeat()  # b takes it
+    assert len(a.partitions) == len(b.partitions) == P // 2
+    assert not set(a.partitions) & set(b.partitions)
+
+
+def test_turn_clock_expires_and_the_house_bot_plays(client: Any) -> None:
+    worker = make_worker(client, timer_interval=0.01)
+    link = GatewayLink(client, "gw-1", P)
+    link.send(
+        link.message(
+            "create",
+            id="c1",
+            table="t1",
+            rules={"preset": "classic", "turn_seconds": 1},
+            seats=[{"kind": "open"}] * 2,
+        )
+    )
+    for i in range(2):
+        link.send(link.message("join", id=f"j{i}", table="t1", player=f"p{i}", name=f"P{i}"))
+    pump(worker, link)
+    assert stored(client, "t1").game.version == 0
+    deadline = time.monotonic() + 5
+    events: list[dict[str, Any]] = []
+    while not events:
+        assert time.monotonic() < deadline, "the clock never fired"
+        events = [
+            e
+            for m in pump(worker, link, 1)
+            if m["type"] == "view"
+            for e in m["events"]
+            if e["type"] == "house_bot"
+        ]
+    assert stored(client, "t1").game.version == 1
+
+
+def test_partition_count_mismatch_refuses_to_start(client: Any) -> None:
+    ensure_partitions(client, 16)
+    with pytest.raises(ConfigMismatch, match="16 partitions"):
+        Worker(WorkerSettings(partitions=8, worker_id="w"), client=client).setup()
+
+
+def test_lobby_is_kept_and_announced_to_live_gateways(client: Any) -> None:
+    link = GatewayLink(client, "gw-1", P)
+    link.register()
+    worker = make_worker(client)
+    link.send(link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
+    out = pump(worker, link)
+    lobby = [m for m in out if m["type"] == "lobby"]
+    assert lobby and lobby[-1]["entry"]["seats"] == 2
+    assert msgpack.unpackb(client.hget(keys.LOBBY, "t1"))["taken"] == 0
+    for i in range(2):
+        link.send(link.message("join", id=f"j{i}", table="t1", player=f"p{i}", name=f"P{i}"))
+    out = pump(worker, link)
+    assert [m["entry"] for m in out if m["type"] == "lobby"][-1] is None
+    assert client.hget(keys.LOBBY, "t1") is None
