@@ -48,9 +48,16 @@ class Run:
         for gateway, data in self.last.outputs:
             message = msgpack.unpackb(data, raw=False)
             wire.validate(message)
-            message["_to"] = gateway
-            self.inbox.setdefault(gateway, []).append(message)
-            out.append(message)
+            # As a gateway does: a view becomes one snapshot per hosted seat,
+            # or the spectator snapshot when it hosts none.
+            if message["type"] == "view":
+                expanded = wire.seat_views(message) or [wire.spectator_view(message)]
+            else:
+                expanded = [message]
+            for item in expanded:
+                item["_to"] = gateway
+                self.inbox.setdefault(gateway, []).append(item)
+                out.append(item)
         return out
 
     def seat_all(self, gateways: list[str] | None = None) -> None:
@@ -297,3 +304,20 @@ def test_record_round_trip_and_game_end() -> None:
     assert run.last.finished and run.last.timer_add is None
     final = [m for m in run.inbox["gw-a"] if m["type"] == "view"][-1]
     assert final["status"] == "over" and final["game"]["chips"] is not None
+
+
+def test_one_view_per_gateway_with_private_parts_of_its_seats_only() -> None:
+    run = Run()
+    run.send("watch", "gw-s", on=True)
+    run.seat_all(["gw-a", "gw-b", "gw-b"])
+    views = {}
+    for gateway, data in run.last.outputs:
+        message = msgpack.unpackb(data, raw=False)
+        if message["type"] == "view":
+            assert gateway not in views, "one view message per gateway per batch"
+            views[gateway] = message
+    assert [p["seat"] for p in views["gw-a"]["seats"]] == [0]
+    assert [p["seat"] for p in views["gw-b"]["seats"]] == [1, 2]
+    assert views["gw-s"]["seats"] == []
+    for message in views.values():
+        assert "dice" not in message["game"] and "legal" not in message["game"]

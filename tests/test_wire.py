@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from dudo import wire
-from dudo.engine import Bid, new_game, preset, seat_view, spectator_view
+from dudo.engine import Bid, new_game, preset, private_view, public_view, seat_view, spectator_view
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "protocol" / "schemas"
@@ -61,6 +61,10 @@ def test_example_matches_schema_and_round_trips(path: Path) -> None:
         assert wire.decode(data) == example
     else:
         assert wire.unpack_batch(wire.pack_batch([data])) == [example]
+    if example["type"] == "view":  # what a gateway makes of it is a valid client view
+        for snapshot in [*wire.seat_views(example), wire.spectator_view(example)]:
+            if snapshot["game"] is not None:
+                validator("game-view.schema.json").validate(snapshot["game"])
 
 
 def mutations(example: dict[str, Any]) -> list[dict[str, Any]]:
@@ -162,6 +166,12 @@ def test_pack_batch_is_a_msgpack_array(n: int) -> None:
 
 def test_engine_views_match_the_published_game_view_schema() -> None:
     check = validator("game-view.schema.json")
+    public_check = Draft202012Validator(
+        {"$ref": "game-view.schema.json#/$defs/public"}, registry=REGISTRY
+    )
+    private_check = Draft202012Validator(
+        {"$ref": "game-view.schema.json#/$defs/private"}, registry=REGISTRY
+    )
     rng = random.Random(4)
     for name in ("classic", "lizumo", "cacho", "liars-dice"):
         rules = preset(name, assisted=True, loser_chooses_direction=name == "lizumo")
@@ -171,7 +181,10 @@ def test_engine_views_match_the_published_game_view_schema() -> None:
                 break
             for seat in range(4):
                 check.validate(seat_view(state, seat))
+                private_check.validate(private_view(state, seat))
             check.validate(spectator_view(state))
+            public_check.validate(public_view(state))
+            assert not public_check.is_valid(seat_view(state, 0))  # no private field leaks in
             moves = [(s, a) for s in range(4) for a in state.legal_actions(s)]
             small = [m for m in moves if not isinstance(m[1], Bid) or m[1].quantity < 4]
             state.apply(*rng.choice(small or moves))

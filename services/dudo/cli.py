@@ -29,6 +29,18 @@ def _bench(args: argparse.Namespace) -> int:
         from .bench.engine import run
 
         result = run(seconds=args.seconds, preset=args.preset, seats=args.seats, seed=args.seed)
+    elif args.target == "workers":
+        from .bench import workers
+
+        result = workers.run(
+            args.redis,
+            tables=args.tables,
+            seconds=args.seconds,
+            workers=args.workers,
+            partitions=args.partitions,
+            flush=args.flush,
+            log_dir=args.log_dir,
+        )
     else:  # pragma: no cover - argparse restricts the choices
         raise SystemExit(f"unknown bench target {args.target}")
     if args.json:
@@ -53,6 +65,7 @@ def _worker(args: argparse.Namespace) -> int:
         heartbeat=args.heartbeat,
         dead_after_ms=args.dead_after_ms,
         seed=args.seed,
+        slow_cycle_ms=args.slow_ms,
     )
     if args.id:
         settings.worker_id = args.id
@@ -83,17 +96,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--dead-after-ms", type=int, default=3000, help="silence after which a worker is gone"
     )
     worker.add_argument(
+        "--slow-ms", type=float, default=100.0, help="log cycles slower than this (ms)"
+    )
+    worker.add_argument(
         "--seed", type=int, help="reproducible table randomness (tests and benchmarks only)"
     )
     worker.add_argument("--log-level", default="info")
     worker.set_defaults(func=_worker)
 
     bench = sub.add_parser("bench", help="measure throughput")
-    bench.add_argument("target", choices=["engine"])
-    bench.add_argument("--seconds", type=float, default=5.0)
-    bench.add_argument("--preset", default="classic")
-    bench.add_argument("--seats", type=int, default=4)
-    bench.add_argument("--seed", type=int, default=1)
+    bench.add_argument("target", choices=["engine", "workers"])
+    bench.add_argument("--seconds", type=float, default=5.0, help="length of each measured phase")
+    bench.add_argument("--preset", default="classic", help="engine: rules preset")
+    bench.add_argument("--seats", type=int, default=4, help="engine: seats per table")
+    bench.add_argument("--seed", type=int, default=1, help="engine: RNG seed")
+    bench.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="workers: Redis URL")
+    bench.add_argument("--tables", type=int, default=1000, help="workers: live tables")
+    bench.add_argument("--workers", type=int, default=1, help="workers: worker processes")
+    bench.add_argument("--partitions", type=int, default=16, help="workers: partitions")
+    bench.add_argument("--flush", action="store_true", help="workers: erase the Redis first")
+    bench.add_argument("--log-dir", help="workers: keep worker logs here")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(func=_bench)
     return parser

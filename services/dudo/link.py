@@ -25,6 +25,7 @@ class GatewayLink:
         self.partitions = partitions
         self.outbox = keys.outbox(gateway_id)
         self.last_id = "0-0"
+        self.bytes_read = 0  # outbox payload bytes received, for benchmarks
 
     def register(self) -> None:
         """Announce (or refresh) this gateway; call at least every few seconds."""
@@ -69,5 +70,6 @@ class GatewayLink:
             for entry_id, fields in entries:
                 self.last_id = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
                 data = fields.get(wire.ENTRY_FIELD) or fields.get(wire.ENTRY_FIELD.decode())
+                self.bytes_read += len(data)
                 messages.extend(wire.unpack_batch(data))
         return messages

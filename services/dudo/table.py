@@ -28,11 +28,14 @@ from .engine import (
     RulesConfigError,
     State,
     action_from_dict,
-    all_views,
     from_bytes,
     new_game,
+    private_view,
+    public_view,
+    rules_dict,
+    rules_from_tuple,
+    rules_tuple,
     seat_view,
-    spectator_view,
     to_bytes,
 )
 from .wire import WireError, message
@@ -134,13 +137,13 @@ class Table:
                 self.id,
                 self.version,
                 self.status,
-                self.rules.to_dict(),
+                rules_tuple(self.rules),
                 self.plan,
                 [[s.player, s.name, s.gateway, s.bot, s.away] for s in self.seats],
                 self.host,
                 self.watchers,
                 to_bytes(self.game) if self.game is not None else None,
-                list(self.seen),
+                "\n".join(self.seen),
                 self.deadline,
                 self.created,
             ],
@@ -169,7 +172,7 @@ class Table:
         ) = raw
         table = cls(
             id=tid,
-            rules=Rules.from_dict(rules),
+            rules=rules_from_tuple(tuple(rules)),
             plan=plan,
             seats=[Seat(*s) for s in seats],
             host=host,
@@ -177,7 +180,7 @@ class Table:
             status=status,
             watchers=watchers,
             game=from_bytes(game) if game is not None else None,
-            seen=deque(seen, maxlen=SEEN_IDS),
+            seen=deque(seen.split("\n") if seen else (), maxlen=SEEN_IDS),
             deadline=deadline,
             created=created,
         )
@@ -432,55 +435,57 @@ class Table:
             "taken": sum(1 for s in self.seats if s.taken),
             "bots": sum(1 for p in self.plan if p["kind"] == "bot"),
             "names": names,
-            "rules": self.rules.to_dict(),
+            "rules": rules_dict(self.rules),
             "host": self.host,
         }
 
     def _view(
-        self, seat: int | None, game_view: dict[str, Any] | None, events: list[dict[str, Any]]
+        self,
+        game: dict[str, Any] | None,
+        seats: list[dict[str, Any]],
+        events: list[dict[str, Any]],
     ) -> dict[str, Any]:
         return message(
             "view",
             table=self.id,
-            seat=seat,
             version=self.version,
             status=self.status,
             players=[s.public() for s in self.seats],
             host=self.host,
             deadline=self.deadline,
-            game=game_view,
+            game=game,
+            seats=seats,
             events=events,
         )
 
     def flush(self) -> Flush:
-        """Everything this batch produced, in order: direct replies, then views."""
+        """Everything this batch produced, in order: direct replies, then one view per gateway.
+
+        A gateway's view carries the private part of exactly the seats attached
+        to it, and goes to it if it hosts a seat or watches the table.
+        """
         outputs = [(gw, wire.encode(msg)) for gw, msg in self._direct]
-        sent: set[tuple[str, int | None]] = set()
-        game = self.game
+        audience: dict[str, set[int]] = {}  # gateway -> seats it gets private parts of
         if self._dirty:
-            events = self._events
-            if game is not None:
-                spectator, views = all_views(game)
-            else:
-                spectator, views = None, [None] * len(self.seats)
             for i, seat in enumerate(self.seats):
                 if seat.gateway is not None and not seat.away:
-                    outputs.append((seat.gateway, wire.encode(self._view(i, views[i], events))))
-                    sent.add((seat.gateway, i))
+                    audience.setdefault(seat.gateway, set()).add(i)
             for gateway in self.watchers:
-                outputs.append((gateway, wire.encode(self._view(None, spectator, events))))
-                sent.add((gateway, None))
+                audience.setdefault(gateway, set())
         for gateway, index in self._requests:
-            if (gateway, index) in sent:
-                continue
-            sent.add((gateway, index))
-            if game is None:
-                body = None
-            elif index is None:
-                body = spectator_view(game)
-            else:
-                body = seat_view(game, index)
-            outputs.append((gateway, wire.encode(self._view(index, body, []))))
+            wanted = audience.setdefault(gateway, set())
+            if index is not None:
+                wanted.add(index)
+        if audience:
+            game = self.game
+            public = public_view(game) if game is not None else None
+            events = self._events if self._dirty else []
+            for gateway, hosted in audience.items():
+                privates = [
+                    private_view(game, i) if game is not None else _waiting(i)
+                    for i in sorted(hosted)
+                ]
+                outputs.append((gateway, wire.encode(self._view(public, privates, events))))
 
         timer_remove = timer_add = None
         wanted = self._timer_name() if self.deadline is not None else None
@@ -500,6 +505,13 @@ class Table:
         self._events, self._direct, self._requests = [], [], []
         self._dirty = self._persist = self._lobby = False
         return result
+
+
+def _waiting(seat: int) -> dict[str, Any]:
+    """A seat's private part before the game starts: no dice, nothing to do yet."""
+    legal = {"bid": [None] * 6, "max_quantity": 0, "dudo": False, "calza": False,
+             "direction": False}  # fmt: skip
+    return {"seat": seat, "dice": [], "legal": legal}
 
 
 def error_for(msg: dict[str, Any], code: str, text: str) -> tuple[str, bytes] | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -248,11 +249,12 @@ MESSAGES: dict[str, Message] = {
         Message(
             "view",
             "out",
-            "A full snapshot of a table for one seat (or, seat null, for spectators). "
-            "Drop any view whose version is not above the last one you applied.",
+            "A full snapshot of a table for this gateway: the public part once, and the "
+            "private part of each seat this gateway hosts (a seat's view is the public part "
+            "merged with its private part; spectators get the public part). Drop any view "
+            "whose version is not above the last one you applied for that table.",
             {
                 "table": TABLE,
-                "seat": _seat(nullable=True),
                 "version": Field("integer", minimum=0, doc="table version, rises on every change"),
                 "status": Field("string", enum=TABLE_STATUSES),
                 "players": Field("array", maximum=6, items=PLAYER_INFO),
@@ -260,7 +262,18 @@ MESSAGES: dict[str, Message] = {
                 "deadline": Field(
                     "integer", nullable=True, minimum=0, doc="turn deadline, ms since epoch"
                 ),
-                "game": Field("ref", ref="game-view.schema.json", nullable=True),
+                "game": Field(
+                    "ref",
+                    ref="game-view.schema.json#/$defs/public",
+                    nullable=True,
+                    doc="the public part of the game; null before the start",
+                ),
+                "seats": Field(
+                    "array",
+                    maximum=6,
+                    items=Field("ref", ref="game-view.schema.json#/$defs/private"),
+                    doc="private parts of the seats this gateway hosts (none for spectators)",
+                ),
                 "events": Field(
                     "array", items=Field("object"), doc="public events since the last view"
                 ),
@@ -317,7 +330,6 @@ MESSAGES: dict[str, Message] = {
 
 INBOX_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "in")
 OUTBOX_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "out")
-_COMPILED: dict[str, re.Pattern[str]] = {}
 
 
 # -- validation -----------------------------------------------------------------
@@ -331,52 +343,99 @@ _PY_TYPES: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def _check(value: Any, spec: Field, path: str) -> None:
-    if value is None:
-        if spec.nullable:
-            return
-        raise WireError(BAD_MESSAGE, f"{path} may not be null")
+Checker = Callable[[Any], None]
+
+
+def _compile(spec: Field, path: str) -> Checker:
+    """A function that checks one value against ``spec`` (raising WireError), built once.
+
+    Everything that does not depend on the value (messages, patterns, limits)
+    is worked out here, so checking a message costs a few calls per field.
+    """
+    inner = _compile_value(spec, path)
+    if spec.nullable:
+
+        def check_nullable(value: Any) -> None:
+            if value is not None:
+                inner(value)
+
+        return check_nullable
+    null_error = f"{path} may not be null"
+
+    def check(value: Any) -> None:
+        if value is None:
+            raise WireError(BAD_MESSAGE, null_error)
+        inner(value)
+
+    return check
+
+
+def _compile_value(spec: Field, path: str) -> Checker:
     if spec.kind == "ref":
-        _check_ref(value, spec, path)
-        return
+        return lambda value: _check_ref(value, spec, path)
     expected = _PY_TYPES[spec.kind]
-    if not isinstance(value, expected) or (spec.kind == "integer" and isinstance(value, bool)):
-        raise WireError(BAD_MESSAGE, f"{path} must be {spec.kind}")
+    type_error = f"{path} must be {spec.kind}"
+    rules: list[Checker] = []
     if spec.kind == "string":
-        if spec.maximum is not None and not 1 <= len(value) <= spec.maximum:
-            raise WireError(BAD_MESSAGE, f"{path} must be 1..{spec.maximum} characters")
-        if spec.enum is not None and value not in spec.enum:
-            raise WireError(BAD_MESSAGE, f"{path} must be one of {', '.join(spec.enum)}")
+        if spec.maximum is not None:
+            top, error = spec.maximum, f"{path} must be 1..{spec.maximum} characters"
+            rules.append(lambda v: None if 1 <= len(v) <= top else _fail(error))
+        if spec.enum is not None:
+            allowed, error = frozenset(spec.enum), f"{path} must be one of {', '.join(spec.enum)}"
+            rules.append(lambda v: None if v in allowed else _fail(error))
         if spec.pattern is not None:
-            pattern = _COMPILED.setdefault(spec.pattern, re.compile(spec.pattern))
-            if not pattern.match(value):
-                raise WireError(BAD_MESSAGE, f"{path} has characters or a length not allowed")
+            match, error = re.compile(spec.pattern).match, f"{path} has characters not allowed"
+            rules.append(lambda v: None if match(v) else _fail(error))
     elif spec.kind == "integer":
-        if spec.minimum is not None and value < spec.minimum:
-            raise WireError(BAD_MESSAGE, f"{path} must be at least {spec.minimum}")
-        if spec.maximum is not None and value > spec.maximum:
-            raise WireError(BAD_MESSAGE, f"{path} must be at most {spec.maximum}")
+        low = spec.minimum if spec.minimum is not None else -(2**63)
+        high = spec.maximum if spec.maximum is not None else 2**63
+        error = f"{path} must be {low}..{high}"
+        rules.append(lambda v: None if low <= v <= high else _fail(error))
     elif spec.kind == "array":
-        if spec.minimum is not None and len(value) < spec.minimum:
-            raise WireError(BAD_MESSAGE, f"{path} needs at least {spec.minimum} items")
-        if spec.maximum is not None and len(value) > spec.maximum:
-            raise WireError(BAD_MESSAGE, f"{path} allows at most {spec.maximum} items")
+        low = spec.minimum or 0
+        high = spec.maximum if spec.maximum is not None else 1 << 30
+        error = f"{path} must have {low}..{high} items"
+        rules.append(lambda v: None if low <= len(v) <= high else _fail(error))
         if spec.items is not None:
-            for i, item in enumerate(value):
-                _check(item, spec.items, f"{path}[{i}]")
+            item = _compile(spec.items, f"{path}[]")
+
+            def each(values: list[Any]) -> None:
+                for value in values:
+                    item(value)
+
+            rules.append(each)
     elif spec.kind == "object" and spec.fields is not None:
-        _check_fields(value, spec.fields, path)
+        rules.append(_compile_fields(spec.fields, path))
+    is_integer = spec.kind == "integer"
+
+    def check(value: Any) -> None:
+        if not isinstance(value, expected) or (is_integer and isinstance(value, bool)):
+            raise WireError(BAD_MESSAGE, type_error)
+        for rule in rules:
+            rule(value)
+
+    return check
 
 
-def _check_fields(value: dict[str, Any], specs: dict[str, Field], path: str) -> None:
-    for key in value:
-        if key not in specs:
-            raise WireError(BAD_MESSAGE, f"{path}.{key} is not a field of this message")
-    for key, spec in specs.items():
-        if key in value:
-            _check(value[key], spec, f"{path}.{key}")
-        elif spec.required:
-            raise WireError(BAD_MESSAGE, f"{path}.{key} is missing")
+def _compile_fields(specs: dict[str, Field], path: str) -> Checker:
+    checkers = {key: _compile(spec, f"{path}.{key}") for key, spec in specs.items()}
+    required = [(key, f"{path}.{key} is missing") for key, spec in specs.items() if spec.required]
+
+    def check(value: dict[str, Any]) -> None:
+        for key, item in value.items():
+            checker = checkers.get(key)
+            if checker is None:
+                raise WireError(BAD_MESSAGE, f"{path}.{key} is not a field of this message")
+            checker(item)
+        for key, error in required:
+            if key not in value:
+                raise WireError(BAD_MESSAGE, error)
+
+    return check
+
+
+def _fail(error: str) -> None:
+    raise WireError(BAD_MESSAGE, error)
 
 
 def _check_ref(value: Any, spec: Field, path: str) -> None:
@@ -409,11 +468,16 @@ def validate(message: Any) -> dict[str, Any]:
         if spec is None:
             raise WireError(BAD_MESSAGE, f"unknown message type {kind!r}")
         body = {k: v for k, v in message.items() if k not in ("v", "type")}
-        _check_fields(body, spec.fields, kind)
+        _VALIDATORS[kind](body)
     except WireError as exc:
         exc.known = {k: v for k, v in known.items() if _plausible(k, v)}
         raise
     return message
+
+
+_VALIDATORS: dict[str, Checker] = {
+    kind: _compile_fields(spec.fields, kind) for kind, spec in MESSAGES.items()
+}
 
 
 def _plausible(key: str, value: Any) -> bool:
@@ -475,6 +539,26 @@ def unpack_batch(data: bytes) -> list[dict[str, Any]]:
     if not isinstance(batch, list):
         raise WireError(BAD_MESSAGE, "an outbox entry holds an array of messages")
     return batch
+
+
+def seat_views(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """A ``view`` message as the snapshots its seats get, one per private part."""
+    return [seat_snapshot(view, private) for private in view["seats"]]
+
+
+def seat_snapshot(view: dict[str, Any], private: dict[str, Any]) -> dict[str, Any]:
+    """One seat's snapshot from a ``view`` message: the wrapper, ``seat``, and ``game`` =
+    the public part merged with that seat's private part (and nothing of other seats)."""
+    base = {k: v for k, v in view.items() if k not in ("game", "seats")}
+    public = view["game"]
+    return {**base, "seat": private["seat"], "game": {**public, **private} if public else None}
+
+
+def spectator_view(view: dict[str, Any]) -> dict[str, Any]:
+    """A ``view`` message as a spectator's snapshot: the public part, ``seat`` null."""
+    base = {k: v for k, v in view.items() if k not in ("game", "seats")}
+    public = view["game"]
+    return {**base, "seat": None, "game": {**public, "seat": None} if public else None}
 
 
 def message(kind: str, **fields: Any) -> dict[str, Any]:

@@ -6,29 +6,44 @@ a view says it is a seat's turn, it decides with a policy and writes an ``act``
 entry. It measures the time from writing an action to receiving the view that
 shows it applied.
 
-Decisions are deterministic: the policy's RNG is seeded from (seed, table,
-game version), and action ids are derived from the same, so two runs over the
-same games send the same actions with the same ids, whatever the timing.
+Decisions are deterministic: each table's policy RNG is seeded from (seed,
+table) and consulted once per game version, and action ids are derived from
+the table and version, so two runs over the same games send the same actions
+with the same ids, whatever the timing.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import wire
 from ..bots.policies import POLICIES, my_turn
 from ..link import GatewayLink
 
 
 @dataclass
 class TableRun:
+    """One table as the bots' gateway follows it."""
+
     id: str
     seats: int
-    versions: dict[int, int] = field(default_factory=dict)  # seat -> last view version
-    last_views: dict[int, dict[str, Any]] = field(default_factory=dict)
+    version: int = 0  # last view version applied
+    last_view: dict[str, Any] | None = None  # the last view message (public + private parts)
     pending: tuple[str, float, int, dict[str, Any]] | None = None  # id, sent at, version, msg
+    queued: bool = False  # decided, waiting for the rate limit
+    rng: random.Random = field(default_factory=random.Random)
+
+    @property
+    def last_views(self) -> dict[int, dict[str, Any]]:
+        """Each hosted seat's last snapshot (public part merged with its private part)."""
+        if self.last_view is None:
+            return {}
+        return {view["seat"]: view for view in wire.seat_views(self.last_view)}
+
     finished: bool = False
     actions: int = 0
 
@@ -43,6 +58,8 @@ class TableDriver:
         policy: str = "baseline",
         seed: int = 0,
         resend_after: float | None = None,
+        max_rate: float | None = None,
+        replace_finished: bool = False,
     ) -> None:
         self.link = link
         self.rules = rules or {"preset": "classic"}
@@ -50,6 +67,12 @@ class TableDriver:
         self.policy = POLICIES[policy]
         self.seed = seed
         self.resend_after = resend_after
+        self.max_rate = max_rate  # actions per second, None = as fast as answers come
+        self.replace_finished = replace_finished  # keep the number of live tables constant
+        self._tokens = 0.0
+        self._last_refill = time.perf_counter()
+        self._queue: deque[tuple[TableRun, dict[str, Any], int]] = deque()
+        self._serial = 0
         self.tables: dict[str, TableRun] = {}
         self.latencies: list[float] = []  # seconds, action written -> view received
         self.errors: list[dict[str, Any]] = []
@@ -63,7 +86,9 @@ class TableDriver:
         """Create the tables and take every seat (pipelined)."""
         msgs = []
         for tid in table_ids:
-            self.tables[tid] = TableRun(tid, self.seats)
+            # One decision per game version, in order: a per-table RNG seeded
+            # once gives the same decisions in every run.
+            self.tables[tid] = TableRun(tid, self.seats, rng=random.Random(f"{self.seed}:{tid}"))
             msgs.append(
                 self.link.message(
                     "create",
@@ -94,31 +119,47 @@ class TableDriver:
     def done(self) -> bool:
         return all(t.finished for t in self.tables.values())
 
+    @property
+    def active(self) -> int:
+        return sum(1 for t in self.tables.values() if not t.finished)
+
     def pump(self, block_ms: int | None = 50) -> int:
         """Read what arrived, answer every seat whose turn it is. Returns messages read."""
         messages = self.link.read(block_ms=block_ms, count=500)
         now = time.perf_counter()
-        outgoing: list[dict[str, Any]] = []
+        fresh: list[str] = []
         for msg in messages:
             if msg["type"] == "error":
                 self.errors.append(msg)
                 continue
-            if msg["type"] != "view" or msg["seat"] is None:
+            if msg["type"] != "view":
                 continue
             run = self.tables.get(msg["table"])
-            if run is None or msg["version"] <= run.versions.get(msg["seat"], 0):
+            if run is None or msg["version"] <= run.version:
                 continue  # a duplicate or an older snapshot: at-least-once delivery
-            run.versions[msg["seat"]] = msg["version"]
-            run.last_views[msg["seat"]] = msg
+            run.version = msg["version"]
             if run.pending and msg["version"] > run.pending[2]:
                 self.latencies.append(now - run.pending[1])
                 self.applied += 1
                 run.pending = None
-            if msg["status"] == "over":
+            run.last_view = msg
+            game = msg["game"]
+            if game is not None and run.pending is None and not run.queued:
+                # Only the seat in turn has a decision to make: build just its view.
+                private = next((p for p in msg["seats"] if p["seat"] == game["turn"]), None)
+                if private is not None:
+                    view = wire.seat_snapshot(msg, private)
+                    if my_turn(view):
+                        run.queued = True
+                        self._queue.append((run, self._decide(run, view), msg["version"]))
+            if msg["status"] == "over" and not run.finished:
                 run.finished = True
-                continue
-            if my_turn(msg) and run.pending is None:
-                outgoing.append(self._decide(run, msg, now))
+                if self.replace_finished:
+                    self._serial += 1
+                    fresh.append(f"{run.id.split('_')[0]}_{self._serial}")
+        if fresh:
+            self.create(fresh)
+        outgoing = self._release(now)
         if self.resend_after is not None:
             outgoing.extend(self._resend(now))
         if outgoing:
@@ -126,12 +167,30 @@ class TableDriver:
             self.sent += len(outgoing)
         return len(messages)
 
-    def _decide(self, run: TableRun, view: dict[str, Any], now: float) -> dict[str, Any]:
+    def _release(self, now: float) -> list[dict[str, Any]]:
+        """Take decided actions off the queue, within the rate limit if there is one."""
+        allowed = len(self._queue)
+        if self.max_rate is not None:
+            self._tokens = min(
+                self._tokens + (now - self._last_refill) * self.max_rate, self.max_rate / 20
+            )
+            self._last_refill = now
+            allowed = min(allowed, int(self._tokens))
+            self._tokens -= allowed
+        out = []
+        for _ in range(allowed):
+            run, msg, version = self._queue.popleft()
+            run.queued = False
+            run.pending = (msg["id"], now, version, msg)
+            out.append(msg)
+        return out
+
+    def _decide(self, run: TableRun, view: dict[str, Any]) -> dict[str, Any]:
         game = view["game"]
-        rng = random.Random(f"{self.seed}:{run.id}:{game['version']}")
-        action = self.policy(view, rng)
+        action = self.policy(view, run.rng)
         seat = view["seat"]
-        msg = self.link.message(
+        run.actions += 1
+        return self.link.message(
             "act",
             id=f"{run.id}-{game['version']}",
             table=run.id,
@@ -139,9 +198,6 @@ class TableDriver:
             seat=seat,
             action=action,
         )
-        run.pending = (msg["id"], now, view["version"], msg)
-        run.actions += 1
-        return msg
 
     def _resend(self, now: float) -> list[dict[str, Any]]:
         """Write again, with the same id, any action that has shown no effect for a while."""

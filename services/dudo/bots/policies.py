@@ -29,8 +29,9 @@ def ones_wild(game: View) -> bool:
 def _need(game: View, quantity: int, face: int) -> tuple[int, int, bool]:
     """(unseen matches needed, unseen dice, whether ones count) for a bid, from the view."""
     wild = ones_wild(game) and face != 1
-    mine = sum(1 for d in game["dice"] if d == face or (wild and d == 1))
-    return quantity - mine, game["dice_in_play"] - len(game["dice"]), wild
+    dice = game["dice"]
+    mine = dice.count(face) + (dice.count(1) if wild else 0)
+    return quantity - mine, game["dice_in_play"] - len(dice), wild
 
 
 def bid_probability(game: View, quantity: int, face: int) -> float:

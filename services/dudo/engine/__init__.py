@@ -14,8 +14,8 @@ Everything a client receives is a view or an event; both are plain data.
 from .actions import Action, Bid, Calza, Direction, Dudo, action_from_dict
 from .dice import commitment, roll, round_seed
 from .errors import RULE_ERROR_CODES, RuleError, RulesConfigError
-from .observer import all_views, public_view, seat_view, spectator_view
-from .rules import PRESETS, Rules, preset
+from .observer import all_views, private_view, public_view, seat_view, spectator_view
+from .rules import PRESETS, Rules, preset, rules_dict, rules_from_tuple, rules_tuple
 from .serialize import StateFormatError, from_bytes, to_bytes
 from .state import BIDDING, DIRECTION, OVER, State, new_game
 
@@ -41,9 +41,13 @@ __all__ = [
     "from_bytes",
     "new_game",
     "preset",
+    "private_view",
     "public_view",
     "roll",
     "round_seed",
+    "rules_dict",
+    "rules_from_tuple",
+    "rules_tuple",
     "seat_view",
     "spectator_view",
     "to_bytes",

@@ -13,19 +13,13 @@ the game sees what a spectator sees: its hand is empty and it can do nothing.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from .odds import seat_odds
-from .rules import Rules
+from .rules import rules_dict
 from .state import BIDDING, State
 
 View = dict[str, Any]
-
-
-@lru_cache(maxsize=256)
-def _rules_dict(rules: Rules) -> dict[str, Any]:
-    return rules.to_dict()
 
 
 def public_view(state: State) -> View:
@@ -34,7 +28,7 @@ def public_view(state: State) -> View:
         "version": state.version,
         "phase": state.phase,
         "round": state.round_no,
-        "rules": _rules_dict(state.rules),
+        "rules": rules_dict(state.rules),
         "dice_counts": list(state.counts),
         "dice_in_play": state.dice_in_play,
         "opener": state.opener,
@@ -64,15 +58,18 @@ def spectator_view(state: State) -> View:
     return view
 
 
-def seat_view(state: State, seat: int, public: View | None = None) -> View:
-    """The view of ``seat``. Pass ``public`` to reuse one public part for many seats."""
-    view = dict(public if public is not None else public_view(state))
-    view["seat"] = seat
-    view["dice"] = list(state.hands[seat])  # empty once out, and after the game
+def private_view(state: State, seat: int) -> View:
+    """What only ``seat`` may see: its own dice, what it may do, and its odds."""
+    view: View = {"seat": seat, "dice": list(state.hands[seat])}  # empty once out
     view["legal"] = legal = state.legal(seat)
     if state.rules.assisted and state.phase == BIDDING and state.counts[seat] > 0:
         view["odds"] = seat_odds(state, seat, legal)
     return view
+
+
+def seat_view(state: State, seat: int, public: View | None = None) -> View:
+    """The whole view of ``seat``: the public part plus its private part."""
+    return {**(public if public is not None else public_view(state)), **private_view(state, seat)}
 
 
 def all_views(state: State) -> tuple[View, list[View]]:

@@ -9,6 +9,7 @@ playable table is rejected with a :class:`RulesConfigError` naming the field.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
+from functools import lru_cache
 from typing import Any, Literal
 
 from .errors import RulesConfigError
@@ -196,6 +197,24 @@ _PRESETS: dict[str, Rules] = {
         palifico=False,
     ),
 }
+
+
+@lru_cache(maxsize=512)
+def rules_dict(rules: Rules) -> dict[str, Any]:
+    """``rules.to_dict()``, computed once per distinct rules value. Do not modify it."""
+    return rules.to_dict()
+
+
+@lru_cache(maxsize=512)
+def rules_tuple(rules: Rules) -> tuple[Any, ...]:
+    """``rules.to_tuple()``, computed once per distinct rules value (for serializers)."""
+    return rules.to_tuple()
+
+
+@lru_cache(maxsize=512)
+def rules_from_tuple(values: tuple[Any, ...]) -> Rules:
+    """``Rules.from_tuple`` with validation done once per distinct stored value."""
+    return Rules.from_tuple(values)
 
 
 def preset(name: str, **overrides: Any) -> Rules:

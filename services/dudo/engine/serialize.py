@@ -11,13 +11,10 @@ unknown format is refused rather than guessed.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Any
-
 import msgpack
 
 from .dice import commitment
-from .rules import Rules
+from .rules import rules_from_tuple, rules_tuple
 from .state import PHASES, State
 
 FORMAT = 1
@@ -28,21 +25,11 @@ class StateFormatError(ValueError):
     """Bytes that are not a state this engine wrote."""
 
 
-@lru_cache(maxsize=256)
-def _rules_from_tuple(values: tuple[Any, ...]) -> Rules:
-    return Rules.from_tuple(values)
-
-
-@lru_cache(maxsize=256)
-def _rules_to_tuple(rules: Rules) -> tuple[Any, ...]:
-    return rules.to_tuple()
-
-
 def to_bytes(state: State) -> bytes:
     return msgpack.packb(
         [
             FORMAT,
-            _rules_to_tuple(state.rules),
+            rules_tuple(state.rules),
             state.counts,
             state.hands,
             state.round_no,
@@ -93,7 +80,7 @@ def from_bytes(data: bytes) -> State:
             state.winner,
             state.version,
         ) = raw
-        state.rules = _rules_from_tuple(tuple(rules))
+        state.rules = rules_from_tuple(tuple(rules))
         state.hands = [tuple(hand) for hand in hands]
         state.phase = PHASES[phase]
         state.bids = [(s, q, f) for s, q, f in bids]

@@ -11,7 +11,9 @@ One cycle of :meth:`Worker.run_once`:
    updates the turn clocks, dead-letters what could not be processed and
    XACKs + deletes the entries, all at once;
 4. **deliver**: fan the committed messages out to each gateway's outbox (one
-   entry per gateway), then delete the delivery records (in the next read).
+   entry per gateway). This rides in the next cycle's first round trip, with
+   its reads, so a cycle costs two round trips; the delivery records are
+   deleted once delivered.
 
 Every ``heartbeat`` seconds the worker refreshes its registration, renews its
 leases, and rebalances: it releases partitions no longer assigned to it and
@@ -24,6 +26,8 @@ Every ``timer_interval`` it moves expired turn clocks into the inbox.
 from __future__ import annotations
 
 import contextlib
+import gc
+import logging
 import os
 import random
 import signal
@@ -35,6 +39,7 @@ from typing import Any
 
 import msgpack
 import structlog
+from redis.exceptions import NoScriptError
 
 from .. import keys, wire
 from ..connection import Batch, Client, connect, create_groups, ensure_partitions
@@ -69,6 +74,7 @@ class WorkerSettings:
     # Reproducible randomness (dice secrets, first opener, house bot) derived
     # from (seed, table, version): for tests and benchmarks only. None = OS entropy.
     seed: int | None = None
+    slow_cycle_ms: float = 100.0  # log a warning with phase timings for cycles slower than this
 
 
 @dataclass
@@ -96,7 +102,8 @@ class _Batch:
     timers_rm: list[str] = field(default_factory=list)
     timers_add: list[tuple[str, int]] = field(default_factory=list)
     finished: list[str] = field(default_factory=list)
-    record: bytes = b""
+    record: bytes = b""  # what the commit stores in the delivery record
+    content: Any = None  # the same, undecoded, for delivering right after the commit
 
 
 class _Poison(Exception):
@@ -105,6 +112,20 @@ class _Poison(Exception):
     def __init__(self, entry_id: str, payload: bytes, reason: str) -> None:
         super().__init__(reason)
         self.entry_id, self.payload, self.reason = entry_id, payload, reason
+
+
+def quiet_collector() -> None:
+    """Collect young objects rarely. A worker allocates many short-lived containers
+    (views, messages) and almost no cyclic garbage; the default threshold of 700
+    runs a collection every few actions."""
+    gc.set_threshold(50_000, 20, 100)
+
+
+def settle_heap() -> None:
+    """Move long-lived objects (tables, held for as long as the lease) out of the
+    collector's sight, so full collections stay short: they otherwise scan every
+    table, tens of milliseconds that go straight into latency."""
+    gc.freeze()
 
 
 def now_ms() -> int:
@@ -124,19 +145,22 @@ class Worker:
         self._next_heartbeat = 0.0
         self._next_timers = 0.0
         self._idle = 0.0
-        self._unsent: list[tuple[int, str, bytes]] = []  # committed, delivery failed
+        self._unsent: list[tuple[int, str, bytes, Any]] = []  # committed, not yet delivered
         self.log = log.bind(worker=self.id)
+        self.debug = self.log.is_enabled_for(logging.DEBUG)
 
     # -- lifecycle ------------------------------------------------------------------
 
     def setup(self) -> None:
         ensure_partitions(self.redis, self.settings.partitions)
         create_groups(self.redis, self.settings.partitions)
+        self.scripts.load()
         self.log.info("worker_started", partitions=self.settings.partitions)
 
     def run(self) -> None:
         """Run until SIGTERM/SIGINT (or :meth:`stop`), then hand everything back."""
         self.setup()
+        quiet_collector()
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self.stop())
         try:
@@ -149,7 +173,10 @@ class Worker:
         self.stopping = True
 
     def shutdown(self) -> None:
-        """Release every lease and deregister, so others take over at once."""
+        """Deliver what is committed, release every lease and deregister, so others
+        take over at once."""
+        with contextlib.suppress(Exception):  # undelivered records stay for the next owner
+            self.flush_deliveries()
         for number in list(self.partitions):
             self._release(number)
         with contextlib.suppress(Exception):  # best effort on the way out
@@ -158,24 +185,37 @@ class Worker:
 
     def run_once(self) -> int:
         """One cycle; returns how many inbox entries it processed."""
-        clock = time.monotonic()
+        started = clock = time.monotonic()
+        phases: dict[str, float] = {}
         if clock >= self._next_heartbeat:
             self._next_heartbeat = clock + self.settings.heartbeat
             self.heartbeat()
-        if self._unsent:
-            self._retry_unsent()
+            settle_heap()
+            phases["heartbeat"] = time.monotonic() - clock
         if clock >= self._next_timers and self.partitions:
             self._next_timers = clock + self.settings.timer_interval
+            mark = time.monotonic()
             self.fire_timers()
+            phases["timers"] = time.monotonic() - mark
+        mark = time.monotonic()
         entries = self._read()
+        phases["read"] = time.monotonic() - mark
         count = sum(len(e) for e in entries.values())
         if count:
             self._idle = 0.0
-            self._handle(entries)
+            self._handle(entries, phases)
         else:
             # Poll gently when idle: 0.5 ms, doubling up to idle_sleep_max.
             self._idle = min(max(self._idle * 2, 0.0005), self.settings.idle_sleep_max)
             time.sleep(self._idle if self.partitions else self.settings.heartbeat / 5)
+        elapsed = time.monotonic() - started
+        if elapsed * 1000 > self.settings.slow_cycle_ms:
+            self.log.warning(
+                "slow_cycle",
+                ms=round(elapsed * 1000, 1),
+                entries=count,
+                **{k: round(v * 1000, 1) for k, v in phases.items()},
+            )
         return count
 
     # -- membership, leases, rebalancing ----------------------------------------------
@@ -201,12 +241,14 @@ class Worker:
             lease = keys.lease(part.number)
             batch.add(
                 lease,
-                self._call(self.scripts.renew, [lease], [self.id, part.generation, s.lease_ms]),
+                self._call("renew", [lease], [self.id, part.generation, s.lease_ms]),
             )
-        results = batch.execute()
+        results = self._execute(batch)
         live = [w.decode() if isinstance(w, bytes) else w for w in results[1]]
         self.live_gateways = [g.decode() if isinstance(g, bytes) else g for g in results[3]]
         for part, renewed in zip(owned, results[4:], strict=True):
+            if isinstance(renewed, Exception):
+                continue  # not an answer about the lease: keep it, retry next heartbeat
             if renewed != 1:
                 self._lost(part.number, "lease renewal refused")
         if self.stopping:
@@ -221,7 +263,7 @@ class Worker:
 
     def _acquire(self, number: int) -> None:
         generation = int(
-            self.scripts.acquire(keys=[keys.lease(number)], args=[self.id, self.settings.lease_ms])
+            self.scripts.run("acquire", [keys.lease(number)], [self.id, self.settings.lease_ms])
         )
         if not generation:
             return  # still held by a live worker; it will release, we retry next heartbeat
@@ -235,7 +277,7 @@ class Worker:
             return
         if part.delivered:
             self.redis.xdel(keys.deliveries(number), *part.delivered)
-        self.scripts.release(keys=[keys.lease(number)], args=[self.id, part.generation])
+        self.scripts.run("release", [keys.lease(number)], [self.id, part.generation])
         self.log.info("lease_released", partition=number, generation=part.generation)
 
     def _lost(self, number: int, why: str) -> None:
@@ -246,16 +288,19 @@ class Worker:
     # -- reading ----------------------------------------------------------------------
 
     def _read(self) -> dict[int, list[tuple[str, bytes]]]:
+        """One round trip: deliver what the last cycle committed, delete what was
+        delivered before, and read every owned partition's inbox."""
         owned = list(self.partitions.values())
-        if not owned:
-            return {}
         batch = Batch(self.redis)
+        sending = self._queue_deliveries(batch)
+        deleting: set[int] = set()
         for part in owned:
             n = part.number
             if part.delivered:
+                ids, part.delivered = part.delivered, []
+                deleting.add(n)
                 batch.add(
-                    keys.deliveries(n),
-                    lambda p, n=n, ids=part.delivered: p.xdel(keys.deliveries(n), *ids),
+                    keys.deliveries(n), lambda p, n=n, ids=ids: p.xdel(keys.deliveries(n), *ids)
                 )
             args = [
                 self.id,
@@ -265,15 +310,16 @@ class Worker:
                 self.settings.batch,
                 part.mode,
             ]
-            batch.add(
-                keys.lease(n), self._call(self.scripts.read, [keys.lease(n), keys.inbox(n)], args)
-            )
-        results = iter(batch.execute())
+            batch.add(keys.lease(n), self._call("read", [keys.lease(n), keys.inbox(n)], args))
+        if not batch.items:
+            return {}
+        results = self._execute(batch)
+        self._settle_deliveries(sending, results[: sending[1]])
+        results = iter(results[sending[1] :])
         entries: dict[int, list[tuple[str, bytes]]] = {}
         for part in owned:
-            if part.delivered:
+            if part.number in deleting:
                 next(results)
-                part.delivered = []
             flat = next(results)
             if isinstance(flat, Exception):
                 self.log.warning("read_failed", partition=part.number, error=str(flat))
@@ -293,7 +339,11 @@ class Worker:
 
     # -- processing ---------------------------------------------------------------------
 
-    def _handle(self, entries: dict[int, list[tuple[str, bytes]]]) -> None:
+    def _handle(
+        self, entries: dict[int, list[tuple[str, bytes]]], phases: dict[str, float] | None = None
+    ) -> None:
+        phases = {} if phases is None else phases
+        mark = time.monotonic()
         decoded = {n: [(eid, raw, _decode(raw)) for eid, raw in got] for n, got in entries.items()}
         self._load_tables(decoded)
         batches: list[_Batch] = []
@@ -305,8 +355,9 @@ class Worker:
                 batches.append(self._process(part, items))
             except _Poison as poison:
                 self._quarantine(part, poison)
+        phases["process"] = time.monotonic() - mark
         if batches:
-            self._commit(batches)
+            self._commit(batches, phases)
 
     def _load_tables(self, decoded: dict[int, list[tuple[str, bytes, Any]]]) -> None:
         """Fetch, in one round trip, every table these entries name that is not in memory."""
@@ -362,7 +413,7 @@ class Worker:
                     batch.outputs.append(reply)
                 continue
             tid = msg["table"]
-            log_ = self.log.bind(partition=part.number, table=tid, id=msg.get("id"))
+            where = {"partition": part.number, "table": tid, "id": msg.get("id")}
             if not self._owns(part, tid):
                 reason = f"table {tid} belongs to another partition"
                 batch.dead.append((entry_id, f"{wire.BAD_MESSAGE}: {reason}", raw))
@@ -377,7 +428,7 @@ class Worker:
                     if msg["type"] == "create":
                         table = part.tables[tid] = Table.create(msg, now)
                         part.stored[tid] = 0
-                        log_.info("table_created", preset=table.rules.preset)
+                        self.log.info("table_created", preset=table.rules.preset, **where)
                     else:
                         if msg["type"] != "timeout":
                             reply = error_for(msg, wire.UNKNOWN_TABLE, f"no table {tid}")
@@ -392,10 +443,11 @@ class Worker:
                     batch.outputs.append(reply)
                 continue
             except Exception as exc:
-                log_.exception("entry_failed", entry=entry_id)
+                self.log.exception("entry_failed", entry=entry_id, **where)
                 raise _Poison(entry_id, raw, f"{wire.INTERNAL}: {exc!r}") from exc
             touched[tid] = table
-            log_.debug("applied", type=msg["type"], version=table.version)
+            if self.debug:
+                self.log.debug("applied", type=msg["type"], version=table.version, **where)
 
         for tid, table in touched.items():
             flush = table.flush()
@@ -436,7 +488,8 @@ class Worker:
 
     # -- committing and delivering --------------------------------------------------------
 
-    def _commit(self, batches: list[_Batch]) -> None:
+    def _commit(self, batches: list[_Batch], phases: dict[str, float] | None = None) -> None:
+        mark = time.monotonic()
         pipe = Batch(self.redis)
         for b in batches:
             n = b.partition.number
@@ -462,15 +515,15 @@ class Worker:
                 keys.dead_letters(n),
                 *table_keys,
             ]
-            pipe.add(keys.lease(n), self._call(self.scripts.commit, script_keys, args))
+            pipe.add(keys.lease(n), self._call("commit", script_keys, args))
         try:
-            results = pipe.execute()
+            results = self._execute(pipe)
         except Exception as exc:  # connection trouble: forget, replay pending from Redis
             self.log.warning("commit_failed", error=str(exc))
             for b in batches:
                 self._forget(b.partition)
             return
-        delivered: list[tuple[int, str, bytes]] = []
+        delivered: list[tuple[int, str, bytes, Any]] = []
         for b, result in zip(batches, results, strict=True):
             part = b.partition
             if isinstance(result, Exception):
@@ -492,9 +545,11 @@ class Worker:
                 part.tables.pop(tid, None)
                 part.stored.pop(tid, None)
             if b.record:
-                delivered.append((part.number, _text(result[1]), b.record))
-        if delivered:
-            self._deliver(delivered)
+                delivered.append((part.number, _text(result[1]), b.record, b.content))
+        if phases is not None:
+            phases["commit"] = time.monotonic() - mark
+        # Delivered at the start of the next cycle, in the same round trip as its read.
+        self._unsent.extend(delivered)
 
     def _forget(self, part: Partition) -> None:
         """Our memory of this partition may be ahead of Redis: drop it and replay."""
@@ -502,16 +557,20 @@ class Worker:
         part.stored.clear()
         part.mode = "pending"
 
-    def _deliver(self, records: list[tuple[int, str, bytes]]) -> None:
-        """Fan committed records out: one outbox entry per gateway, lobby updates."""
+    def _queue_deliveries(self, batch: Batch) -> tuple[list[tuple[int, str, bytes, Any]], int]:
+        """Queue the fan-out of every committed, undelivered record: one outbox entry
+        per gateway, plus lobby updates. Returns the records and how many commands."""
+        records, self._unsent = self._unsent, []
+        if not records:
+            return [], 0
         by_gateway: dict[str, list[bytes]] = defaultdict(list)
         lobby: list[tuple[str, dict[str, Any] | None]] = []
-        for _, _, record in records:
-            outputs, changes = msgpack.unpackb(record, raw=False)
+        for _, _, record, content in records:
+            outputs, changes = content or msgpack.unpackb(record, raw=False)
             for gateway, messages in outputs:
                 by_gateway[gateway].extend(messages)
             lobby.extend((tid, entry) for tid, entry in changes)
-        batch = Batch(self.redis)
+        before = len(batch.items)
         for tid, entry in lobby:
             if entry is None:
                 batch.add(keys.LOBBY, lambda p, tid=tid: p.hdel(keys.LOBBY, tid))
@@ -531,34 +590,40 @@ class Worker:
                     stream, fields, maxlen=maxlen, approximate=True
                 ),
             )
-        try:
-            failures = [r for r in batch.execute() if isinstance(r, Exception)]
-            if failures:
-                raise failures[0]
-        except Exception as exc:
-            self.log.warning("delivery_failed", error=str(exc))
-            self._unsent.extend(records)
+        return records, len(batch.items) - before
+
+    def _settle_deliveries(
+        self, sending: tuple[list[tuple[int, str, bytes, Any]], int], results: list[Any]
+    ) -> None:
+        """Delivered records are deleted in the next round trip; failed ones are retried."""
+        records, _ = sending
+        failures = [r for r in results if isinstance(r, Exception)]
+        if failures:
+            self.log.warning("delivery_failed", error=str(failures[0]))
+            self._unsent = records + self._unsent
             return
-        for number, record_id, _ in records:
+        for number, record_id, _, _ in records:
             part = self.partitions.get(number)
             if part is not None:
                 part.delivered.append(record_id)
 
-    def _retry_unsent(self) -> None:
-        unsent, self._unsent = self._unsent, []
-        self._deliver([r for r in unsent if r[0] in self.partitions])
+    def flush_deliveries(self) -> None:
+        """Deliver committed records now (on the way out; the loop does it with its reads)."""
+        batch = Batch(self.redis)
+        sending = self._queue_deliveries(batch)
+        if sending[0]:
+            self._settle_deliveries(sending, batch.execute())
 
     def _redeliver(self, number: int) -> None:
-        """Deliver what a previous owner committed but may not have delivered."""
+        """Queue for delivery what a previous owner committed but may not have delivered."""
         stream = keys.deliveries(number)
         start = "-"
         while True:
             rows = self.redis.xrange(stream, min=start, max="+", count=500)
             if not rows:
                 return
-            records = [(number, _text(rid), fields[b"d"]) for rid, fields in rows]
-            self.log.info("redelivering", partition=number, records=len(records))
-            self._deliver(records)
+            self.log.info("redelivering", partition=number, records=len(rows))
+            self._unsent.extend((number, _text(rid), fields[b"d"], None) for rid, fields in rows)
             start = "(" + _text(rows[-1][0])
 
     # -- turn clocks --------------------------------------------------------------------------
@@ -590,13 +655,24 @@ class Worker:
                 )
                 args += [name, wire.encode(timeout)]
             script_keys = [keys.lease(n), keys.timers(n), keys.inbox(n)]
-            fire.add(keys.lease(n), self._call(self.scripts.fire, script_keys, args))
-        fire.execute()
+            fire.add(keys.lease(n), self._call("fire", script_keys, args))
+        self._execute(fire)
 
-    @staticmethod
-    def _call(script: Any, script_keys: list[str], args: list[Any]) -> Any:
-        """Queue ``script`` on whatever pipeline Batch hands over."""
-        return lambda pipe: script(keys=script_keys, args=args, client=pipe)
+    def _call(self, name: str, script_keys: list[str], args: list[Any]) -> Any:
+        """Queue script ``name`` on whatever pipeline Batch hands over."""
+        return lambda pipe: self.scripts.queue(pipe, name, script_keys, args)
+
+    def _execute(self, batch: Batch) -> list[Any]:
+        """Run a batch; if Redis lost our scripts (a restart), load them again.
+
+        The calls that failed with NOSCRIPT come back as errors: the caller
+        treats them as failed (a lease not renewed is kept; a read or commit
+        is replayed), so nothing is lost, only one cycle."""
+        results = batch.execute()
+        if any(isinstance(r, NoScriptError) for r in results):
+            self.log.warning("scripts_reloaded")
+            self.scripts.load()
+        return results
 
 
 def _decode(raw: bytes) -> dict[str, Any] | WireError:

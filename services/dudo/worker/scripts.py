@@ -12,7 +12,10 @@ skewed clocks still agree on when a lease expires.
 
 from __future__ import annotations
 
-from redis.commands.core import Script
+from hashlib import sha1
+from typing import Any, ClassVar
+
+from redis.exceptions import NoScriptError
 
 _PRELUDE = """
 local function now_ms()
@@ -189,12 +192,45 @@ return fired
 
 
 class Scripts:
-    """The scripts registered on one client (EVALSHA with a fallback to EVAL)."""
+    """The scripts, loaded once into Redis (every primary on a cluster) and called by SHA.
 
-    def __init__(self, client: object) -> None:
-        self.acquire: Script = client.register_script(ACQUIRE)  # type: ignore[attr-defined]
-        self.renew: Script = client.register_script(RENEW)  # type: ignore[attr-defined]
-        self.release: Script = client.register_script(RELEASE)  # type: ignore[attr-defined]
-        self.read: Script = client.register_script(READ)  # type: ignore[attr-defined]
-        self.commit: Script = client.register_script(COMMIT)  # type: ignore[attr-defined]
-        self.fire: Script = client.register_script(FIRE)  # type: ignore[attr-defined]
+    Queuing ``EVALSHA`` directly on a pipeline avoids redis-py's script objects,
+    which check ``SCRIPT EXISTS`` before every pipeline execution: one hidden
+    round trip per cycle. If Redis lost the scripts (a restart), a call fails
+    with NOSCRIPT; the worker then calls :meth:`load` and replays the cycle.
+    """
+
+    SOURCES: ClassVar[dict[str, str]] = {
+        "acquire": ACQUIRE,
+        "renew": RENEW,
+        "release": RELEASE,
+        "read": READ,
+        "commit": COMMIT,
+        "fire": FIRE,
+    }
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.sha = {
+            name: sha1(source.encode()).hexdigest() for name, source in self.SOURCES.items()
+        }
+        self.loaded = False
+
+    def load(self) -> None:
+        for source in self.SOURCES.values():
+            self.client.script_load(source)
+        self.loaded = True
+
+    def queue(self, pipe: Any, name: str, script_keys: list[str], args: list[Any]) -> Any:
+        """Queue one script call on ``pipe`` (or run it, if ``pipe`` is a client)."""
+        return pipe.evalsha(self.sha[name], len(script_keys), *script_keys, *args)
+
+    def run(self, name: str, script_keys: list[str], args: list[Any]) -> Any:
+        """Call one script now, loading the scripts first if need be."""
+        if not self.loaded:
+            self.load()
+        try:
+            return self.queue(self.client, name, script_keys, args)
+        except NoScriptError:
+            self.load()
+            return self.queue(self.client, name, script_keys, args)
