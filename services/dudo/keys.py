@@ -43,6 +43,11 @@ def inbox(partition: int) -> str:
     return f"{_p(partition)}:in"
 
 
+def partition_of_inbox(key: str) -> int:
+    """The partition number in an inbox key (the inverse of :func:`inbox`)."""
+    return int(key[len(PREFIX) + 3 : key.index("}")])
+
+
 def table(partition: int, table_id: str) -> str:
     """Hash ``{v: version, s: msgpack table record}``."""
     return f"{_p(partition)}:t:{table_id}"

@@ -42,7 +42,14 @@ import structlog
 from redis.exceptions import NoScriptError
 
 from .. import keys, wire
-from ..connection import Batch, Client, connect, create_groups, ensure_partitions
+from ..connection import (
+    Batch,
+    Client,
+    connect,
+    create_groups,
+    ensure_partitions,
+    is_cluster,
+)
 from ..table import Table, error_for
 from ..wire import WireError
 from .assign import owned_by
@@ -70,7 +77,8 @@ class WorkerSettings:
     timer_interval: float = 0.05  # seconds between scans for expired turn clocks
     outbox_maxlen: int = 5000  # approximate cap per gateway outbox (entries)
     finished_ttl_ms: int = 3_600_000  # finished tables are kept this long
-    idle_sleep_max: float = 0.005
+    idle_sleep_max: float = 0.005  # polling (Redis Cluster, fakeredis): longest sleep when idle
+    idle_block_ms: int = 50  # standalone Redis: longest blocking wait for new entries
     # Reproducible randomness (dice secrets, first opener, house bot) derived
     # from (seed, table, version): for tests and benchmarks only. None = OS entropy.
     seed: int | None = None
@@ -87,6 +95,7 @@ class Partition:
     tables: dict[str, Table] = field(default_factory=dict)
     stored: dict[str, int] = field(default_factory=dict)  # table -> version in Redis
     delivered: list[str] = field(default_factory=list)  # delivery records to delete
+    newest: str = "0-0"  # newest inbox entry id seen: idle waits block for anything later
 
 
 @dataclass
@@ -145,6 +154,10 @@ class Worker:
         self._next_heartbeat = 0.0
         self._next_timers = 0.0
         self._idle = 0.0
+        # Blocking waits need one connection that may hold several keys: not a cluster.
+        self._can_block = (
+            not is_cluster(self.redis) and "fakeredis" not in type(self.redis).__module__
+        )
         self._unsent: list[tuple[int, str, bytes, Any]] = []  # committed, not yet delivered
         self.log = log.bind(worker=self.id)
         self.debug = self.log.is_enabled_for(logging.DEBUG)
@@ -205,9 +218,7 @@ class Worker:
             self._idle = 0.0
             self._handle(entries, phases)
         else:
-            # Poll gently when idle: 0.5 ms, doubling up to idle_sleep_max.
-            self._idle = min(max(self._idle * 2, 0.0005), self.settings.idle_sleep_max)
-            time.sleep(self._idle if self.partitions else self.settings.heartbeat / 5)
+            self._wait_for_entries()
         elapsed = time.monotonic() - started
         if elapsed * 1000 > self.settings.slow_cycle_ms:
             self.log.warning(
@@ -217,6 +228,30 @@ class Worker:
                 **{k: round(v * 1000, 1) for k, v in phases.items()},
             )
         return count
+
+    def _wait_for_entries(self) -> None:
+        """Idle: wait until an owned inbox gets an entry (or a timer or heartbeat is due).
+
+        On a standalone Redis one blocking XREAD over every owned inbox, from
+        the newest entry id seen, returns the moment something arrives. A
+        cluster refuses multi-slot XREAD, so there (and on fakeredis) the worker
+        polls, sleeping 0.5 ms, doubling up to ``idle_sleep_max``.
+        """
+        if not self.partitions:
+            time.sleep(self.settings.heartbeat / 5)
+            return
+        if not self._can_block:
+            self._idle = min(max(self._idle * 2, 0.0005), self.settings.idle_sleep_max)
+            time.sleep(self._idle)
+            return
+        due = min(self._next_heartbeat, self._next_timers) - time.monotonic()
+        block = int(min(self.settings.idle_block_ms, max(due * 1000, 1)))
+        streams = {keys.inbox(n): p.newest for n, p in self.partitions.items()}
+        for stream, entries in self.redis.xread(streams, count=1, block=block) or []:
+            number = keys.partition_of_inbox(_text(stream))
+            part = self.partitions.get(number)
+            if part is not None and entries:
+                part.newest = _text(entries[-1][0])
 
     # -- membership, leases, rebalancing ----------------------------------------------
 
@@ -267,7 +302,9 @@ class Worker:
         )
         if not generation:
             return  # still held by a live worker; it will release, we retry next heartbeat
-        self.partitions[number] = Partition(number, generation)
+        part = self.partitions[number] = Partition(number, generation)
+        info = self.redis.xinfo_stream(keys.inbox(number))
+        part.newest = _text(info.get("last-generated-id") or info.get(b"last-generated-id"))
         self.log.info("lease_acquired", partition=number, generation=generation)
         self._redeliver(number)
 
@@ -331,6 +368,8 @@ class Worker:
                 (_text(flat[i]), flat[i + 1] if isinstance(flat[i + 1], bytes) else b"")
                 for i in range(0, len(flat), 2)
             ]
+            if got and _newer(got[-1][0], part.newest):
+                part.newest = got[-1][0]
             if part.mode == "pending" and len(got) < self.settings.batch:
                 part.mode = "new"  # every pending entry is in this batch
             if got:
@@ -680,6 +719,13 @@ def _decode(raw: bytes) -> dict[str, Any] | WireError:
         return wire.decode(raw)
     except WireError as exc:
         return exc
+
+
+def _newer(a: str, b: str) -> bool:
+    """Is stream id ``a`` after ``b``?"""
+    ma, _, sa = a.partition("-")
+    mb, _, sb = b.partition("-")
+    return (int(ma), int(sa or 0)) > (int(mb), int(sb or 0))
 
 
 def _text(value: bytes | str) -> str:

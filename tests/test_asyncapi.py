@@ -1,0 +1,59 @@
+"""The AsyncAPI 3 document: valid against the official schema, and in step with the codec."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import Draft7Validator
+
+from dudo import wire
+
+ROOT = Path(__file__).resolve().parents[1]
+PROTOCOL = ROOT / "protocol"
+# The official AsyncAPI 3.0.0 JSON Schema, from the npm package @asyncapi/specs 6.11.1
+# (Apache-2.0, see asyncapi-specs.LICENSE), vendored so the test runs offline.
+OFFICIAL = Path(__file__).parent / "data" / "asyncapi-3.0.0.schema.json"
+
+
+def document() -> dict[str, Any]:
+    return yaml.safe_load((PROTOCOL / "asyncapi.yaml").read_text(encoding="utf-8"))
+
+
+def test_document_is_valid_asyncapi_3() -> None:
+    schema = json.loads(OFFICIAL.read_text(encoding="utf-8"))
+    errors = sorted(Draft7Validator(schema).iter_errors(document()), key=str)
+    assert errors == [], [e.message for e in errors[:5]]
+
+
+def test_every_message_type_is_documented_with_schema_and_examples() -> None:
+    doc = document()
+    components = doc["components"]["messages"]
+    assert set(components) == set(wire.MESSAGES)
+    for kind, message in components.items():
+        direction = wire.MESSAGES[kind].direction
+        ref = message["payload"]["schema"]["$ref"]
+        assert ref == f"./schemas/{direction}-{kind}.schema.json"
+        assert (PROTOCOL / ref).is_file()
+        assert message["examples"], f"{kind} has no example"
+        for example in message["examples"]:
+            body = json.loads((PROTOCOL / example["payload"]["$ref"]).read_text(encoding="utf-8"))
+            assert body["type"] == kind
+
+
+def test_channels_carry_the_right_messages() -> None:
+    doc = document()
+    inbox = doc["channels"]["inbox"]
+    outbox = doc["channels"]["outbox"]
+    assert inbox["address"] == "dudo:{p{partition}}:in"
+    assert outbox["address"] == "dudo:{g:{gateway}}:out"
+    assert set(inbox["messages"]) == wire.INBOX_TYPES
+    assert set(outbox["messages"]) == wire.OUTBOX_TYPES
+    components = doc["components"]["messages"]
+    for channel in (inbox, outbox):
+        for ref in channel["messages"].values():
+            assert ref["$ref"].removeprefix("#/components/messages/") in components
+    codes = doc["info"]["description"]
+    assert all(code in codes for code in wire.PROTOCOL_ERROR_CODES)
