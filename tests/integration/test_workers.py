@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 import redis
 
@@ -156,9 +157,10 @@ def test_actions_of_a_table_apply_in_the_order_sent_with_several_workers(
 
 
 def play(
-    workers: Workers, client: redis.Redis, *, kill: bool
+    workers: Workers, client: redis.Redis, *, kill: bool = False, pause: bool = False
 ) -> tuple[dict[str, Any], TableDriver]:
-    """Forty 4-seat tables played to the end by bots; optionally kill -9 a worker mid-way."""
+    """Forty 4-seat tables played to the end by bots; optionally kill -9 a worker mid-way,
+    or pause it (SIGSTOP) past its lease and let it run again (SIGCONT)."""
     client.flushall()
     workers.start("wa", "--seed", "42")
     workers.start("wb", "--seed", "42")
@@ -168,14 +170,23 @@ def play(
     driver.create([f"k{i}" for i in range(40)])
     started = time.monotonic()
     killed = False
+    paused_at = None
     deadline = started + 120
-    while not driver.done:
+    while not driver.done or (pause and paused_at != -1.0):
         assert time.monotonic() < deadline, "games did not finish"
         driver.pump(block_ms=50)
         if kill and not killed and driver.applied > 1500:
             workers.kill("wa")  # in the middle of heavy traffic
             killed = True
-    assert killed == kill
+        if pause and paused_at is None and driver.applied > 1500:
+            workers.procs["wa"].send_signal(signal.SIGSTOP)  # frozen mid-cycle
+            paused_at = time.monotonic()
+        if paused_at and time.monotonic() - paused_at > 3.0:  # its leases expired meanwhile
+            workers.procs["wa"].send_signal(signal.SIGCONT)
+            paused_at = -1.0
+    assert killed == kill and (paused_at == -1.0) == pause
+    if pause:  # give the resumed worker time to try what it was doing when frozen
+        time.sleep(1.5)
     if kill:  # the survivor took over every partition of the dead worker
         assert set(owners(client).values()) == {"wb"}
     finals = {}
@@ -194,7 +205,7 @@ def play(
 def test_kill_9_loses_nothing_and_applies_everything_once(
     workers: Workers, real_redis: redis.Redis
 ) -> None:
-    calm, calm_driver = play(workers, real_redis, kill=False)
+    calm, calm_driver = play(workers, real_redis)
     rough, rough_driver = play(workers, real_redis, kill=True)
     assert calm_driver.errors == []
     # The only errors allowed after the kill: duplicates of actions resent while
@@ -206,6 +217,20 @@ def test_kill_9_loses_nothing_and_applies_everything_once(
     )
     for p in range(P):
         assert real_redis.xpending(keys.inbox(p), keys.CONSUMER_GROUP)["pending"] == 0
+
+
+def test_a_paused_worker_is_fenced_and_changes_nothing(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    """SIGSTOP a worker in the middle of traffic for longer than its lease, then let
+    it run: whatever it had read or was about to commit is refused (fencing), its
+    partitions were taken over, and every table ends as in a calm run."""
+    calm, _ = play(workers, real_redis)
+    paused, driver = play(workers, real_redis, pause=True)
+    assert {e["code"] for e in driver.errors} <= {"duplicate"}
+    assert paused == calm
+    log = (workers.folder / "wa.log").read_text()
+    assert '"event": "lease_lost"' in log, "the paused worker noticed it had been fenced"
 
 
 def test_workers_rebalance_when_joining_and_leaving(
@@ -264,3 +289,107 @@ def test_structured_logs_carry_table_partition_and_ids(
     created = [line for line in lines if line.get("event") == "table_created"]
     assert created and created[0]["table"] == "logt" and created[0]["id"] == "c-log"
     assert created[0]["partition"] == keys.partition_of("logt", P)
+
+
+def test_bad_input_to_a_worker_process_answers_the_sender_only(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    workers.start("e1")
+    wait_for(lambda: len(owners(real_redis)) == P, 10, "leases taken")
+    a = GatewayLink(real_redis, "gw-a", P)
+    b = GatewayLink(real_redis, "gw-b", P)
+    a.send(
+        a.message(
+            "create",
+            id="c",
+            table="bad",
+            rules={"preset": "classic", "turn_seconds": 2},
+            seats=[{"kind": "open"}] * 2,
+        )
+    )
+    a.send(a.message("join", id="j0", table="bad", player="pa", name="A"))
+    b.send(b.message("join", id="j1", table="bad", player="pb", name="B"))
+    game = None
+    while game is None:  # act at once: the two-second clock is running
+        views = b.read(block_ms=100)
+        game = next(
+            (m["game"] for m in views if m["type"] == "view" and m["status"] == "playing"), None
+        )
+    turn = game["turn"]
+    link, player = (a, "pa") if turn == 0 else (b, "pb")
+    other, other_player = (b, "pb") if turn == 0 else (a, "pa")
+    a.read(block_ms=None)
+    link.send_raw("bad", b"\x00\xff garbage")
+    link.send_raw(
+        "bad",
+        msgpack.packb(
+            {
+                "v": 1,
+                "type": "act",
+                "id": "m1",
+                "gateway": link.id,
+                "table": "bad",
+                "seat": turn,
+                "player": player,
+            }
+        ),
+    )
+    link.send(
+        link.message(
+            "act",
+            id="x1",
+            table="bad",
+            player=player,
+            seat=turn,
+            action={"type": "bid", "quantity": 1, "face": 1},
+        )
+    )  # opening on ones
+    other.send(
+        other.message(
+            "act", id="x2", table="bad", player=other_player, seat=1 - turn, action={"type": "dudo"}
+        )
+    )  # not its turn
+    link.send(
+        link.message(
+            "act",
+            id="x3",
+            table="bad",
+            player=player,
+            seat=turn,
+            action={"type": "bid", "quantity": 1, "face": 2},
+        )
+    )
+    link.send(
+        link.message(
+            "act",
+            id="x3",
+            table="bad",
+            player=player,
+            seat=turn,
+            action={"type": "bid", "quantity": 1, "face": 2},
+        )
+    )  # same id again
+    got = _collect(link, 1.5)
+    got_other = _collect(other, 0.5)
+    codes = [(m["code"], m["id"]) for m in got if m["type"] == "error"]
+    assert codes == [("bad_message", "m1"), ("opening_on_ones", "x1"), ("duplicate", "x3")]
+    assert [(m["code"], m["id"]) for m in got_other if m["type"] == "error"] == [
+        ("not_your_turn", "x2")
+    ]
+    p = keys.partition_of("bad", P)
+    assert real_redis.xlen(keys.dead_letters(p)) == 2
+    table = Table.from_bytes(real_redis.hget(keys.table_of("bad", P), "s"))
+    bids = table.game.bids
+    assert bids[0] == (turn, 1, 2)  # the one legal action, applied once despite its duplicate
+    assert all(seat == 1 - turn for seat, _, _ in bids[1:])  # then only the house bot, if due
+    # Nobody answers now: the two-second clock runs out, the house bot plays.
+    events = [e for m in _collect(link, 4.0) if m["type"] == "view" for e in m["events"]]
+    assert {"type": "house_bot", "seat": 1 - turn} in events
+
+
+def _collect(link: GatewayLink, seconds: float) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        out.extend(link.read(block_ms=100))
+    return out
