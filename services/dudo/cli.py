@@ -77,6 +77,85 @@ def _worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _schemas(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from . import wire
+    from .gateway.messages import CLIENT_MESSAGES
+
+    schemas = {**wire.json_schemas(), **wire.json_schemas(CLIENT_MESSAGES)}
+    stale = wire.sync_schema_files(schemas, Path(args.folder), write=args.action == "write")
+    for name in stale:
+        print(f"stale: {Path(args.folder) / name}", file=sys.stderr)
+    return 1 if stale else 0
+
+
+def _gateway(args: argparse.Namespace) -> int:
+    from .connection import ConfigMismatch
+    from .gateway.app import GatewaySettings, run
+    from .log import configure
+
+    configure(args.log_level)
+    settings = GatewaySettings(
+        redis_url=args.redis, host=args.host, port=args.port, partitions=args.partitions
+    )
+    if args.id:
+        settings.gateway_id = args.id
+    try:
+        run(settings)
+    except ConfigMismatch as exc:
+        print(f"dudo gateway: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _bots(args: argparse.Namespace) -> int:
+    import signal
+
+    from .bots.service import BotService
+    from .connection import connect, ensure_partitions
+    from .log import configure
+
+    configure(args.log_level)
+    client = connect(args.redis)
+    ensure_partitions(client, args.partitions)
+    service = BotService(client, args.partitions, think=(args.think_min, args.think_max))
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: service.stop())
+    service.run()
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .log import configure
+    from .serve import serve
+
+    configure(args.log_level, json=False)
+    low, _, high = args.bot_think.partition(",")
+    serve(
+        port=args.port,
+        redis_url=args.redis,
+        host=args.host,
+        bot_think=(float(low), float(high or low)),
+    )
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from .play import main as play
+
+    options = {
+        "name": args.name,
+        "create": args.create,
+        "join": args.join,
+        "bots": args.bots,
+        "seats": args.seats,
+        "preset": args.preset,
+        "start_dice": args.start_dice,
+    }
+    return play(args.url, options)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dudo", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -84,6 +163,47 @@ def build_parser() -> argparse.ArgumentParser:
     conf = sub.add_parser("conformance", help="replay rules conformance vectors (files or folders)")
     conf.add_argument("paths", nargs="+", metavar="PATH")
     conf.set_defaults(func=_conformance)
+
+    schemas = sub.add_parser("schemas", help="write or check the generated JSON Schemas")
+    schemas.add_argument("action", choices=["write", "check"])
+    schemas.add_argument("folder", nargs="?", default="protocol/schemas")
+    schemas.set_defaults(func=_schemas)
+
+    serve = sub.add_parser("serve", help="everything in one process, playable in a browser")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--redis", help="use this Redis instead of an embedded one")
+    serve.add_argument("--log-level", default="warning")
+    serve.add_argument("--bot-think", default="0.6,1.4", help="MIN,MAX seconds a bot waits")
+    serve.set_defaults(func=_serve)
+
+    play = sub.add_parser("play", help="play in the terminal through a gateway")
+    play.add_argument("url", nargs="?", default="http://127.0.0.1:8000")
+    play.add_argument("--name", help="your name (asked if missing)")
+    play.add_argument("--create", action="store_true", help="create a table instead of joining")
+    play.add_argument("--join", metavar="TABLE", help="join this table")
+    play.add_argument("--bots", type=int, default=2, help="with --create: bot seats")
+    play.add_argument("--seats", type=int, default=3, help="with --create: seats in all")
+    play.add_argument("--preset", default="classic", help="with --create: rules preset")
+    play.add_argument("--start-dice", type=int, help="with --create: dice each")
+    play.set_defaults(func=_play)
+
+    gateway = sub.add_parser("gateway", help="run a web gateway (HTTP + WebSocket)")
+    gateway.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    gateway.add_argument("--host", default="127.0.0.1")
+    gateway.add_argument("--port", type=int, default=8000)
+    gateway.add_argument("--partitions", type=int, default=16)
+    gateway.add_argument("--id", help="gateway instance id (default: host-pid-random)")
+    gateway.add_argument("--log-level", default="info")
+    gateway.set_defaults(func=_gateway)
+
+    bots = sub.add_parser("bots", help="run a bot service that fills bot seats")
+    bots.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    bots.add_argument("--partitions", type=int, default=16)
+    bots.add_argument("--think-min", type=float, default=0.0, help="seconds before acting")
+    bots.add_argument("--think-max", type=float, default=0.0)
+    bots.add_argument("--log-level", default="info")
+    bots.set_defaults(func=_bots)
 
     worker = sub.add_parser("worker", help="run a table worker")
     worker.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="Redis URL")

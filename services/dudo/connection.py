@@ -28,14 +28,21 @@ def connect(url: str, **options: Any) -> Client:
     """A client for ``url``; a Redis Cluster node is detected and gets a cluster client."""
     options.setdefault("socket_timeout", 10)
     options.setdefault("socket_connect_timeout", 5)
-    probe = redis.Redis.from_url(url, **options)
-    try:
-        enabled = probe.info("cluster").get("cluster_enabled", 0)
-    finally:
-        probe.close()
-    if enabled:
+    if cluster_enabled(url):
         return RedisCluster.from_url(url, **options)
     return redis.Redis.from_url(url, **options)
+
+
+def cluster_enabled(url: str) -> bool:
+    """Is the server at ``url`` a Redis Cluster node? (Servers without INFO, such as
+    fakeredis, are not.)"""
+    probe = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=10)
+    try:
+        return bool(probe.info("cluster").get("cluster_enabled", 0))
+    except redis.ResponseError:
+        return False
+    finally:
+        probe.close()
 
 
 def is_cluster(client: Client) -> bool:
@@ -128,3 +135,14 @@ class Batch:
             self.client.nodes_manager.initialize()
             todo = retry
         return results
+
+
+def connect_async(url: str, **options: Any) -> Any:
+    """A ``redis.asyncio`` client for ``url`` (a cluster client for a cluster node)."""
+    import redis.asyncio as aioredis
+    from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
+
+    options.setdefault("socket_connect_timeout", 5)
+    if cluster_enabled(url):
+        return AsyncRedisCluster.from_url(url, **options)
+    return aioredis.Redis.from_url(url, **options)

@@ -437,6 +437,11 @@ class Table:
             "names": names,
             "rules": rules_dict(self.rules),
             "host": self.host,
+            "wants_bots": [
+                [i, p.get("level", "normal")]
+                for i, p in enumerate(self.plan)
+                if p["kind"] == "bot" and not self.seats[i].taken
+            ],
         }
 
     def _view(

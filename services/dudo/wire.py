@@ -8,7 +8,7 @@ the same declaration drives
   unknown fields, a size cap), turning anything malformed into a
   :class:`WireError` with a protocol error code;
 - :func:`json_schemas`: the JSON Schemas published in ``protocol/schemas/``
-  (``python -m dudo.wire write`` regenerates them; a test checks they match).
+  (``dudo schemas write`` regenerates them; a test checks they match).
 
 Inbox entries (gateway → worker) carry one message in the field ``m``; outbox
 entries (worker → gateway) carry a msgpack array of messages in ``m``, so a
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -321,6 +320,11 @@ MESSAGES: dict[str, Message] = {
                         "names": Field("array", items=Field("string", nullable=True)),
                         "rules": Field("ref", ref="rules.schema.json"),
                         "host": _id("host player", nullable=True),
+                        "wants_bots": Field(
+                            "array",
+                            items=Field("array", minimum=2, maximum=2),
+                            doc="free seats set aside for bots: [seat, level] pairs",
+                        ),
                     },
                 ),
             },
@@ -454,30 +458,37 @@ def _check_ref(value: Any, spec: Field, path: str) -> None:
         raise WireError(BAD_MESSAGE, f"{path} must be object")
 
 
-def validate(message: Any) -> dict[str, Any]:
-    """Check a decoded message against its declaration; return it unchanged."""
-    if not isinstance(message, dict):
-        raise WireError(BAD_MESSAGE, "a message must be a map")
-    known = {k: message[k] for k in ("id", "table", "gateway", "player", "seat") if k in message}
-    try:
-        version = message.get("v")
-        if version != PROTOCOL_VERSION:
-            raise WireError(UNSUPPORTED_VERSION, f"v must be {PROTOCOL_VERSION}, got {version!r}")
-        kind = message.get("type")
-        spec = MESSAGES.get(kind) if isinstance(kind, str) else None
-        if spec is None:
-            raise WireError(BAD_MESSAGE, f"unknown message type {kind!r}")
-        body = {k: v for k, v in message.items() if k not in ("v", "type")}
-        _VALIDATORS[kind](body)
-    except WireError as exc:
-        exc.known = {k: v for k, v in known.items() if _plausible(k, v)}
-        raise
-    return message
+def validator(messages: dict[str, Message]) -> Callable[[Any], dict[str, Any]]:
+    """A function that checks a decoded message against its declaration in ``messages``
+    and returns it unchanged, or raises :class:`WireError` (with the routable fields)."""
+    checks = {kind: _compile_fields(spec.fields, kind) for kind, spec in messages.items()}
+
+    def validate(message: Any) -> dict[str, Any]:
+        if not isinstance(message, dict):
+            raise WireError(BAD_MESSAGE, "a message must be a map")
+        known = {
+            k: message[k] for k in ("id", "table", "gateway", "player", "seat") if k in message
+        }
+        try:
+            version = message.get("v")
+            if version != PROTOCOL_VERSION:
+                raise WireError(
+                    UNSUPPORTED_VERSION, f"v must be {PROTOCOL_VERSION}, got {version!r}"
+                )
+            kind = message.get("type")
+            check = checks.get(kind) if isinstance(kind, str) else None
+            if check is None:
+                raise WireError(BAD_MESSAGE, f"unknown message type {kind!r}")
+            check({k: v for k, v in message.items() if k not in ("v", "type")})
+        except WireError as exc:
+            exc.known = {k: v for k, v in known.items() if _plausible(k, v)}
+            raise
+        return message
+
+    return validate
 
 
-_VALIDATORS: dict[str, Checker] = {
-    kind: _compile_fields(spec.fields, kind) for kind, spec in MESSAGES.items()
-}
+validate = validator(MESSAGES)
 
 
 def _plausible(key: str, value: Any) -> bool:
@@ -569,7 +580,12 @@ def message(kind: str, **fields: Any) -> dict[str, Any]:
 # -- JSON Schemas ------------------------------------------------------------------
 
 SCHEMA_BASE = "https://dudo.example/protocol/schemas/"
-_ARROWS = {"in": "gateway → worker", "out": "worker → gateway"}
+_ARROWS = {
+    "in": "gateway → worker",
+    "out": "worker → gateway",
+    "ws-in": "client → gateway",
+    "ws-out": "gateway → client",
+}
 
 
 def _schema(spec: Field) -> dict[str, Any]:
@@ -614,10 +630,10 @@ def _object(specs: dict[str, Field]) -> dict[str, Any]:
     }
 
 
-def json_schemas() -> dict[str, dict[str, Any]]:
-    """File name -> JSON Schema for every message type (generated from MESSAGES)."""
+def json_schemas(messages: dict[str, Message] | None = None) -> dict[str, dict[str, Any]]:
+    """File name -> JSON Schema for every message of a set (default: the stream protocol)."""
     out: dict[str, dict[str, Any]] = {}
-    for kind, msg in MESSAGES.items():
+    for kind, msg in (MESSAGES if messages is None else messages).items():
         name = f"{msg.direction}-{kind}.schema.json"
         body = _object(msg.fields)
         body["properties"] = {
@@ -636,24 +652,16 @@ def json_schemas() -> dict[str, dict[str, Any]]:
     return out
 
 
-def _main(argv: list[str]) -> int:
-    """``python -m dudo.wire write|check [DIR]``: regenerate or compare the schemas."""
-    if not argv or argv[0] not in ("write", "check"):
-        print("usage: python -m dudo.wire write|check [DIR]", file=sys.stderr)
-        return 2
-    folder = Path(argv[1] if len(argv) > 1 else "protocol/schemas")
+def sync_schema_files(
+    schemas: dict[str, dict[str, Any]], folder: Path, *, write: bool
+) -> list[str]:
+    """Write the schema files, or (``write`` False) list those that are missing or stale."""
     stale = []
-    for name, schema in json_schemas().items():
+    for name, schema in schemas.items():
         text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
         path = folder / name
-        if argv[0] == "write":
+        if write:
             path.write_text(text, encoding="utf-8")
         elif not path.exists() or path.read_text(encoding="utf-8") != text:
             stale.append(name)
-    for name in stale:
-        print(f"stale: {folder / name}", file=sys.stderr)
-    return 1 if stale else 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(_main(sys.argv[1:]))
+    return stale

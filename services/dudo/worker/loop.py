@@ -173,9 +173,13 @@ class Worker:
     def run(self) -> None:
         """Run until SIGTERM/SIGINT (or :meth:`stop`), then hand everything back."""
         self.setup()
-        quiet_collector()
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self.stop())
+        self.run_forever()
+
+    def run_forever(self) -> None:
+        """The loop, for a worker already set up (in a thread: no signal handling)."""
+        quiet_collector()
         try:
             while not self.stopping:
                 self.run_once()

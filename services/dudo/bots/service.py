@@ -1,0 +1,182 @@
+"""The bot service: fills the seats tables set aside for bots, and plays them.
+
+It is an ordinary gateway: it registers, reads the lobby, takes bot seats
+with ``join`` (``bot`` set to the level), and acts through ``act`` entries
+when its seats' views say it is their turn. Workers never special-case it.
+One service plays any number of seats, across any number of tables.
+
+``dudo bots --redis URL`` runs it on its own; ``dudo serve`` runs one in process.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import random
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+import structlog
+
+from .. import keys, wire
+from ..connection import Client
+from ..link import GatewayLink
+from .policies import POLICIES, Policy, my_turn
+
+log = structlog.get_logger("dudo.bots")
+
+# What each level plays. `hard` gets its own policy with the strength work (issue 5).
+LEVELS: dict[str, Policy] = {
+    "easy": POLICIES["random"],
+    "normal": POLICIES["baseline"],
+    "hard": POLICIES["baseline"],
+}
+NAMES = ("Rocío", "Hugo", "Inés", "Mateo", "Greta", "Tomás", "Lía", "Bruno", "Olga", "Félix")
+
+
+@dataclass
+class BotSeat:
+    table: str
+    seat: int
+    player: str
+    level: str
+    version: int = 0  # last view version acted upon
+
+
+@dataclass
+class BotService:
+    client: Client
+    partitions: int
+    service_id: str = field(default_factory=lambda: f"bots-{secrets.token_hex(3)}")
+    think: tuple[float, float] = (0.0, 0.0)  # seconds a bot waits before acting (min, max)
+    rng: random.Random = field(default_factory=random.SystemRandom)
+    scan_every: float = 1.0
+
+    def __post_init__(self) -> None:
+        self.link = GatewayLink(self.client, self.service_id, self.partitions)
+        self.seats: dict[tuple[str, int], BotSeat] = {}
+        self.asked: dict[tuple[str, int], tuple[float, str]] = {}  # join sent: when, level
+        self.due: list[tuple[float, int, dict[str, Any]]] = []  # (time, n, act message)
+        self.counter = itertools.count()
+        self.stopping = False
+        self._next_scan = 0.0
+        self.log = log.bind(service=self.service_id)
+
+    # -- filling seats -----------------------------------------------------------------
+
+    def scan_lobby(self) -> None:
+        """Ask for every free bot seat of every open table."""
+        for table, blob in self.client.hgetall(keys.LOBBY).items():
+            entry = msgpack.unpackb(blob, raw=False)
+            self.want(table.decode() if isinstance(table, bytes) else table, entry)
+
+    def want(self, table: str, entry: dict[str, Any] | None) -> None:
+        if not entry:
+            return
+        now = time.monotonic()
+        joins = []
+        for seat, level in entry.get("wants_bots", []):
+            asked = self.asked.get((table, seat))
+            if (table, seat) in self.seats or (asked is not None and now - asked[0] < 5.0):
+                continue  # taken by us, or asked recently (a lost answer is asked again)
+            self.asked[(table, seat)] = (now, level if level in LEVELS else "normal")
+            player = f"bot-{secrets.token_hex(5)}"
+            name = NAMES[(sum(map(ord, table)) + seat) % len(NAMES)]
+            joins.append(
+                self.link.message(
+                    "join",
+                    id=f"bj-{player}",
+                    table=table,
+                    player=player,
+                    name=name,
+                    seat=seat,
+                    bot=level,
+                )
+            )
+        if joins:
+            self.link.send(*joins)
+
+    # -- playing ---------------------------------------------------------------------------
+
+    def step(self, block_ms: int | None = 50) -> int:
+        """Read what arrived, schedule decisions, send those that are due."""
+        now = time.monotonic()
+        if now >= self._next_scan:
+            self._next_scan = now + self.scan_every
+            self.link.register()
+            self.scan_lobby()
+        wait = block_ms
+        if self.due:
+            until_due = max(0.0, self.due[0][0] - now)
+            wait = None if until_due < 0.001 else min(block_ms or 50, int(until_due * 1000) + 1)
+        messages = self.link.read(block_ms=wait, count=200)
+        for msg in messages:
+            kind = msg["type"]
+            if kind == "joined":
+                self._joined(msg)
+            elif kind == "lobby":
+                self.want(msg["table"], msg["entry"])
+            elif kind == "view":
+                self._on_view(msg)
+            elif kind == "error" and msg.get("code") not in (wire.DUPLICATE,):
+                self.log.info("bot_refused", table=msg.get("table"), code=msg.get("code"))
+        return self._send_due()
+
+    def _joined(self, msg: dict[str, Any]) -> None:
+        key = (msg["table"], msg["seat"])
+        moved = next((k for k, b in self.seats.items() if b.player == msg["player"]), None)
+        if moved is not None:  # the host started early: same bot, new seat number
+            bot = self.seats.pop(moved)
+            bot.seat = msg["seat"]
+            self.seats[key] = bot
+            return
+        _, level = self.asked.pop(key, (0.0, "normal"))
+        self.seats[key] = BotSeat(msg["table"], msg["seat"], msg["player"], level)
+
+    def _on_view(self, msg: dict[str, Any]) -> None:
+        for private in msg["seats"]:
+            bot = self.seats.get((msg["table"], private["seat"]))
+            if bot is None or msg["version"] <= bot.version:
+                continue
+            bot.version = msg["version"]
+            if msg["status"] == "over":
+                del self.seats[(bot.table, bot.seat)]
+                continue
+            view = wire.seat_snapshot(msg, private)
+            if not my_turn(view):
+                continue
+            action = LEVELS[bot.level](view, self.rng)
+            act = self.link.message(
+                "act",
+                id=f"{bot.player}.{view['game']['version']}",
+                table=bot.table,
+                player=bot.player,
+                seat=bot.seat,
+                action=action,
+            )
+            delay = self.rng.uniform(*self.think) if self.think[1] > 0 else 0.0
+            heapq.heappush(self.due, (time.monotonic() + delay, next(self.counter), act))
+
+    def _send_due(self) -> int:
+        now = time.monotonic()
+        ready = []
+        while self.due and self.due[0][0] <= now:
+            ready.append(heapq.heappop(self.due)[2])
+        if ready:
+            self.link.send(*ready)
+        return len(ready)
+
+    def run(self) -> None:
+        self.log.info("bots_started")
+        try:
+            while not self.stopping:
+                self.step()
+        finally:
+            self.link.deregister()
+            self.log.info("bots_stopped")
+
+    def stop(self) -> None:
+        self.stopping = True

@@ -1,0 +1,740 @@
+"""The web gateway: HTTP lobby API, WebSocket play, the browser client, health and metrics.
+
+A gateway is thin and replaceable. It turns people's HTTP requests and
+WebSocket messages into stream messages on the tables' inboxes, and hands
+back, from its own outbox, the views of exactly the seats it hosts. It keeps
+no game state: a restarted gateway (or another instance, sharing the secret)
+picks up where this one was, because every seat token names a table and a
+player and the worker re-attaches the seat on ``join``.
+
+Routes:
+
+- ``GET /`` and ``/static/*``: the browser client;
+- ``GET /api/tables``: open tables; ``POST /api/tables``: create one (and take a
+  seat); ``POST /api/tables/{id}/join``: take a seat; ``POST /api/tables/{id}/watch``:
+  a spectator token;
+- ``GET /ws``: the WebSocket (client protocol in :mod:`dudo.gateway.messages`);
+- ``GET /healthz``, ``/readyz``, ``/metrics``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import socket
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import structlog
+from aiohttp import WSCloseCode, WSMsgType, web
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+from .. import keys, wire
+from ..connection import connect, connect_async, ensure_partitions
+from ..engine import Rules, RulesConfigError
+from ..link import AsyncGatewayLink
+from .messages import MAX_CLIENT_BYTES, validate_client
+from .tokens import Grant, TokenError, Tokens
+
+log = structlog.get_logger("dudo.gateway")
+STATIC = Path(__file__).parent / "static"
+NAME_MAX = 32
+
+
+def default_gateway_id() -> str:
+    return f"gw-{socket.gethostname()[:20]}-{os.getpid()}-{secrets.token_hex(2)}".replace(".", "-")
+
+
+@dataclass
+class GatewaySettings:
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    partitions: int = keys.DEFAULT_PARTITIONS
+    gateway_id: str = field(default_factory=default_gateway_id)
+    # Shared by every gateway of a deployment (tokens made by one work on all).
+    # None: DUDO_GATEWAY_SECRET, or a random one (tokens then die with the process).
+    secret: bytes | None = None
+    rate_per_s: float = 20.0  # client messages per second per connection
+    burst: int = 40
+    reply_timeout: float = 5.0  # HTTP calls waiting for a worker's answer
+    heartbeat: float = 2.0
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.connections = Gauge(
+            "dudo_gateway_connections", "open WebSockets", ["kind"], registry=r
+        )
+        self.messages = Counter(
+            "dudo_gateway_messages_total", "client messages", ["direction", "type"], registry=r
+        )
+        self.errors = Counter(
+            "dudo_gateway_errors_total", "errors sent to clients", ["code"], registry=r
+        )
+        self.latency = Histogram(
+            "dudo_gateway_action_seconds",
+            "from an action written to the inbox to the view that shows it",
+            buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+            registry=r,
+        )
+        self.batches = Counter(
+            "dudo_gateway_outbox_entries_total", "outbox entries read", registry=r
+        )
+
+
+class Connection:
+    """One WebSocket, and what it may do."""
+
+    def __init__(self, ws: web.WebSocketResponse, settings: GatewaySettings) -> None:
+        self.ws = ws
+        self.id = secrets.token_hex(4)
+        self.grant: Grant | None = None
+        self.seat: int | None = None
+        self.binary = False  # answer in msgpack once the client spoke msgpack
+        self.tokens = float(settings.burst)
+        self.refilled = time.monotonic()
+        self.rate = settings.rate_per_s
+        self.burst = settings.burst
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.refilled) * self.rate)
+        self.refilled = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self.ws.closed:
+            return
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            if self.binary:
+                await self.ws.send_bytes(msgpack.packb(message, use_bin_type=True))
+            else:
+                await self.ws.send_str(json.dumps(message, separators=(",", ":")))
+
+
+class Gateway:
+    def __init__(self, settings: GatewaySettings, redis_client: Any = None) -> None:
+        self.settings = settings
+        secret = settings.secret or os.environ.get("DUDO_GATEWAY_SECRET", "").encode() or None
+        if secret is None:
+            secret = secrets.token_bytes(32)
+            log.warning("gateway_secret_random", hint="set DUDO_GATEWAY_SECRET to share tokens")
+        self.tokens = Tokens(secret)
+        self.redis = redis_client
+        self.link: AsyncGatewayLink | None = None
+        self.metrics = Metrics()
+        self.seats: dict[tuple[str, int], set[Connection]] = defaultdict(set)
+        self.players: dict[tuple[str, str], int] = {}  # (table, player) -> seat
+        self.spectators: dict[str, set[Connection]] = defaultdict(set)
+        self.lobby_watchers: set[Connection] = set()
+        self.versions: dict[str, int] = {}  # table -> last view version relayed
+        self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # message id -> reply
+        self.hellos: dict[str, Connection] = {}  # join message id -> connection saying hello
+        self.created: dict[str, asyncio.Future[dict[str, Any]]] = {}  # table -> first view
+        self.acts: dict[str, tuple[Connection, str]] = {}  # message id -> sender, client's id
+        self.timing: dict[str, list[tuple[float, int, str]]] = defaultdict(list)  # per table
+        self.tasks: list[asyncio.Task[None]] = []
+        self.ready = False
+        self.log = log.bind(gateway=settings.gateway_id)
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 1024)
+        app.add_routes(
+            [
+                web.get("/", self.index),
+                web.get("/api/tables", self.list_tables),
+                web.post("/api/tables", self.create_table),
+                web.post("/api/tables/{table}/join", self.join_table),
+                web.post("/api/tables/{table}/watch", self.watch_table),
+                web.get("/ws", self.websocket),
+                web.get("/healthz", self.healthz),
+                web.get("/readyz", self.readyz),
+                web.get("/metrics", self.metrics_page),
+                web.static("/static", STATIC),
+            ]
+        )
+        app.on_startup.append(self._startup)
+        app.on_shutdown.append(self._shutdown)
+        app.on_cleanup.append(self._cleanup)
+        return app
+
+    async def _startup(self, _app: web.Application) -> None:
+        sync = connect(self.settings.redis_url)
+        try:
+            ensure_partitions(sync, self.settings.partitions)
+        finally:
+            sync.close()
+        if self.redis is None:
+            self.redis = connect_async(self.settings.redis_url)
+        self.link = AsyncGatewayLink(self.redis, self.settings.gateway_id, self.settings.partitions)
+        # Start reading where the outbox is now: anything older was for a previous life.
+        info = (
+            await self.redis.xinfo_stream(self.link.outbox)
+            if await self.redis.exists(self.link.outbox)
+            else None
+        )
+        if info:
+            last = info.get("last-generated-id") or info.get(b"last-generated-id")
+            self.link.last_id = last.decode() if isinstance(last, bytes) else last
+        await self.link.register()
+        self.tasks = [
+            asyncio.create_task(self._read_outbox()),
+            asyncio.create_task(self._heartbeat()),
+        ]
+        self.ready = True
+        self.log.info("gateway_started", partitions=self.settings.partitions)
+
+    async def _shutdown(self, _app: web.Application) -> None:
+        """Close every WebSocket with 1001 (clients reconnect elsewhere) and deregister."""
+        self.ready = False
+        conns = {c for group in self.seats.values() for c in group}
+        conns |= {c for group in self.spectators.values() for c in group} | self.lobby_watchers
+        for conn in conns:
+            with contextlib.suppress(Exception):
+                await conn.ws.close(code=WSCloseCode.GOING_AWAY, message=b"gateway stopping")
+        if self.link is not None:
+            with contextlib.suppress(Exception):
+                await self.link.deregister()
+        self.log.info("gateway_stopped")
+
+    async def _cleanup(self, _app: web.Application) -> None:
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self.redis is not None:
+            await self.redis.aclose()
+
+    async def _heartbeat(self) -> None:
+        assert self.link is not None
+        while True:
+            await asyncio.sleep(self.settings.heartbeat)
+            with contextlib.suppress(Exception):
+                await self.link.register()
+
+    # -- HTTP -------------------------------------------------------------------------
+
+    async def index(self, _request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "index.html")
+
+    async def healthz(self, _request: web.Request) -> web.Response:
+        return web.json_response({"ok": True})
+
+    async def readyz(self, _request: web.Request) -> web.Response:
+        reader_alive = bool(self.tasks) and not self.tasks[0].done()
+        try:
+            redis_ok = bool(await asyncio.wait_for(self.redis.ping(), 1.0))
+        except Exception:
+            redis_ok = False
+        ok = self.ready and reader_alive and redis_ok
+        body = {"ready": ok, "redis": redis_ok, "reader": reader_alive}
+        return web.json_response(body, status=200 if ok else 503)
+
+    async def metrics_page(self, _request: web.Request) -> web.Response:
+        body = generate_latest(self.metrics.registry)
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    async def list_tables(self, _request: web.Request) -> web.Response:
+        raw = await self.redis.hgetall(keys.LOBBY)
+        tables = []
+        for table, blob in raw.items():
+            entry = msgpack.unpackb(blob, raw=False)
+            tables.append({"table": table.decode() if isinstance(table, bytes) else table, **entry})
+        tables.sort(key=lambda t: (t["taken"] == t["seats"], t["table"]))
+        return web.json_response({"tables": tables})
+
+    async def create_table(self, request: web.Request) -> web.Response:
+        """Body: ``{rules, seats, bots: [level, ...], name?}``; with a name the creator
+        takes a seat and gets a token."""
+        body = await _json_body(request)
+        rules = body.get("rules", {})
+        try:
+            Rules.from_dict(rules)
+        except RulesConfigError as exc:
+            return _http_error(400, wire.BAD_RULES, str(exc))
+        seats, bots = body.get("seats", 4), body.get("bots", [])
+        if not isinstance(seats, int) or isinstance(seats, bool) or not 2 <= seats <= 6:
+            return _http_error(400, wire.BAD_MESSAGE, "seats must be 2..6")
+        if not isinstance(bots, list) or not all(b in wire.BOT_LEVELS for b in bots):
+            return _http_error(400, wire.BAD_MESSAGE, f"bots must be levels {wire.BOT_LEVELS}")
+        if len(bots) >= seats:
+            return _http_error(400, wire.BAD_MESSAGE, "leave at least one seat for people")
+        name = body.get("name")
+        if name is not None and not _good_name(name):
+            return _http_error(400, wire.BAD_MESSAGE, f"name must be 1..{NAME_MAX} characters")
+        table = secrets.token_urlsafe(8)
+        player = secrets.token_urlsafe(9) if name else None
+        plan = [{"kind": "open"}] * (seats - len(bots)) + [
+            {"kind": "bot", "level": level} for level in bots
+        ]
+        assert self.link is not None
+        create = self.link.message(
+            "create",
+            id=f"c-{table}",
+            table=table,
+            rules=rules,
+            seats=plan,
+            **({"host": player} if player else {}),
+        )
+        refused = self._expect(create["id"])  # only an error answers a create
+        if name:
+            join = self.link.message(
+                "join", id=f"j-{player}", table=table, player=player, name=name
+            )
+            answer_to = self._expect(join["id"])  # joined, or error
+            await self.link.send(create, join)
+        else:
+            answer_to = self._expect_table(table)  # the first view of the new table
+            await self.link.send(create)
+        try:
+            done, _ = await asyncio.wait(
+                [refused, answer_to],
+                timeout=self.settings.reply_timeout,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        finally:
+            self._forget([create["id"], f"j-{player}"], table)
+        if refused in done:  # the create itself was refused (the join then fails too)
+            answer = refused.result()
+            return _http_error(400, answer["code"], answer["message"])
+        if not done:
+            return _http_error(504, "timeout", "no worker answered; is a worker running?")
+        answer = answer_to.result()
+        if answer["type"] == "error":
+            return _http_error(409, answer["code"], answer["message"])
+        result: dict[str, Any] = {"table": table}
+        if name:
+            token = self.tokens.issue(table, player, name)
+            result.update(seat=answer["seat"], player=player, token=token)
+        return web.json_response(result, status=201)
+
+    async def join_table(self, request: web.Request) -> web.Response:
+        """Body: ``{name, seat?}``: take a seat; returns the seat and its token."""
+        table = request.match_info["table"]
+        body = await _json_body(request)
+        name, seat = body.get("name"), body.get("seat")
+        if not _good_name(name):
+            return _http_error(400, wire.BAD_MESSAGE, f"name must be 1..{NAME_MAX} characters")
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
+            return _http_error(400, wire.BAD_MESSAGE, "seat must be an integer")
+        if not keys.ID_PATTERN.match(table):
+            return _http_error(404, wire.UNKNOWN_TABLE, "no such table")
+        player = secrets.token_urlsafe(9)
+        assert self.link is not None
+        join = self.link.message(
+            "join", id=f"j-{player}", table=table, player=player, name=name, seat=seat
+        )
+        reply = self._expect(join["id"])
+        await self.link.send(join)
+        try:
+            answer = await asyncio.wait_for(reply, self.settings.reply_timeout)
+        except TimeoutError:
+            return _http_error(504, "timeout", "no worker answered; is a worker running?")
+        finally:
+            self._forget([join["id"]])
+        if answer["type"] == "error":
+            status = 404 if answer["code"] == wire.UNKNOWN_TABLE else 409
+            return _http_error(status, answer["code"], answer["message"])
+        token = self.tokens.issue(table, player, name)
+        return web.json_response(
+            {"table": table, "seat": answer["seat"], "player": player, "token": token}
+        )
+
+    async def watch_table(self, request: web.Request) -> web.Response:
+        table = request.match_info["table"]
+        if not keys.ID_PATTERN.match(table) or not await self.redis.exists(
+            keys.table_of(table, self.settings.partitions)
+        ):
+            return _http_error(404, wire.UNKNOWN_TABLE, "no such table")
+        return web.json_response(
+            {"table": table, "token": self.tokens.issue(table, None, None, "watch")}
+        )
+
+    def _expect(self, message_id: str) -> asyncio.Future[dict[str, Any]]:
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[message_id] = future
+        return future
+
+    def _expect_table(self, table: str) -> asyncio.Future[dict[str, Any]]:
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.created[table] = future
+        return future
+
+    def _forget(self, ids: list[str], table: str | None = None) -> None:
+        for message_id in ids:
+            self.waiting.pop(message_id, None)
+        if table is not None:
+            self.created.pop(table, None)
+
+    # -- WebSocket ------------------------------------------------------------------------
+
+    async def websocket(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=64 * 1024)
+        await ws.prepare(request)
+        conn = Connection(ws, self.settings)
+        token = request.query.get("token")
+        if token:
+            await self._hello(conn, token)
+        try:
+            async for frame in ws:
+                if frame.type == WSMsgType.TEXT:
+                    await self._receive(conn, frame.data.encode(), text=True)
+                elif frame.type == WSMsgType.BINARY:
+                    conn.binary = True
+                    await self._receive(conn, frame.data, text=False)
+        finally:
+            await self._disconnect(conn)
+        return ws
+
+    async def _receive(self, conn: Connection, data: bytes, *, text: bool) -> None:
+        if not conn.allow():
+            await self._error(conn, None, wire.RATE_LIMITED, "too many messages; slow down")
+            return
+        if len(data) > MAX_CLIENT_BYTES:
+            await self._error(conn, None, wire.TOO_LARGE, f"at most {MAX_CLIENT_BYTES} bytes")
+            return
+        try:
+            raw = json.loads(data) if text else msgpack.unpackb(data, raw=False)
+        except Exception:
+            await self._error(conn, None, wire.BAD_MESSAGE, "not JSON (text) or msgpack (binary)")
+            return
+        try:
+            msg = validate_client(raw)
+        except wire.WireError as exc:
+            client_id = raw.get("id") if isinstance(raw, dict) else None
+            await self._error(
+                conn, client_id if isinstance(client_id, str) else None, exc.code, exc.message
+            )
+            return
+        kind = msg["type"]
+        self.metrics.messages.labels("in", kind).inc()
+        if kind == "hello":
+            await self._hello(conn, msg["token"])
+        elif kind == "ping":
+            await conn.send(wire.message("pong"))
+        elif kind == "watch_lobby":
+            await self._watch_lobby(conn)
+        elif conn.grant is None:
+            await self._error(conn, msg.get("id"), wire.UNAUTHORIZED, "send hello with a token")
+        elif kind == "act":
+            await self._act(conn, msg)
+        else:
+            await self._control(conn, kind)
+
+    async def _hello(self, conn: Connection, token: str) -> None:
+        try:
+            grant = self.tokens.check(token)
+        except TokenError as exc:
+            await self._error(conn, None, wire.UNAUTHORIZED, str(exc))
+            return
+        await self._detach(conn)
+        conn.grant, conn.seat = grant, None
+        assert self.link is not None
+        if grant.kind == "watch":
+            first = not self.spectators[grant.table]
+            self.spectators[grant.table].add(conn)
+            self.metrics.connections.labels("watch").inc()
+            await conn.send(wire.message("welcome", table=grant.table, seat=None, player=None))
+            messages = [
+                self.link.message("resync", id=f"r-{conn.id}", table=grant.table, seat=None)
+            ]
+            if first:
+                messages.insert(
+                    0,
+                    self.link.message(
+                        "watch", id=f"w-{secrets.token_hex(4)}", table=grant.table, on=True
+                    ),
+                )
+            await self.link.send(*messages)
+            return
+        # A seat: (re)join, which attaches the seat to this gateway. The worker
+        # answers `joined`, then the latest view in the same outbox entry, so the
+        # connection is registered when `joined` is dispatched (see _dispatch),
+        # before that view is relayed.
+        join = self.link.message(
+            "join",
+            id=f"h-{conn.id}-{secrets.token_hex(3)}",
+            table=grant.table,
+            player=grant.player,
+            name=grant.name,
+        )
+        self.hellos[join["id"]] = conn
+        reply = self._expect(join["id"])
+        await self.link.send(join)
+        try:
+            answer = await asyncio.wait_for(reply, self.settings.reply_timeout)
+        except TimeoutError:
+            await self._error(conn, None, "timeout", "no worker answered; try again")
+            return
+        finally:
+            self._forget([join["id"]])
+            self.hellos.pop(join["id"], None)
+        if answer["type"] == "error":
+            conn.grant = None
+            await self._error(conn, None, answer["code"], answer["message"])
+
+    async def _seated(self, conn: Connection, msg: dict[str, Any]) -> None:
+        """A hello's join succeeded: this connection now plays that seat."""
+        grant = conn.grant
+        assert grant is not None
+        conn.seat = msg["seat"]
+        self.players[(grant.table, grant.player)] = conn.seat
+        self.seats[(grant.table, conn.seat)].add(conn)
+        self.metrics.connections.labels("seat").inc()
+        await conn.send(
+            wire.message("welcome", table=grant.table, seat=conn.seat, player=grant.player)
+        )
+
+    async def _act(self, conn: Connection, msg: dict[str, Any]) -> None:
+        grant = conn.grant
+        assert grant is not None and self.link is not None
+        if grant.kind != "seat" or conn.seat is None:
+            await self._error(conn, msg["id"], wire.UNAUTHORIZED, "this token only watches")
+            return
+        if msg.get("table", grant.table) != grant.table or msg.get("seat", conn.seat) != conn.seat:
+            await self._error(
+                conn, msg["id"], wire.UNAUTHORIZED, "a token acts only for its own seat and table"
+            )
+            return
+        message_id = f"{grant.player}.{msg['id']}"[:64]
+        act = self.link.message(
+            "act",
+            id=message_id,
+            table=grant.table,
+            player=grant.player,
+            seat=conn.seat,
+            action=msg["action"],
+        )
+        self.acts[message_id] = (conn, msg["id"])
+        self.timing[grant.table].append(
+            (time.perf_counter(), self.versions.get(grant.table, 0), message_id)
+        )
+        await self.link.send(act)
+
+    async def _control(self, conn: Connection, kind: str) -> None:
+        grant = conn.grant
+        assert grant is not None and self.link is not None
+        base = {"id": f"{kind[0]}-{conn.id}-{secrets.token_hex(3)}", "table": grant.table}
+        if kind == "resync":
+            if grant.kind == "watch":
+                await self.link.send(self.link.message("resync", seat=None, **base))
+            elif conn.seat is not None:
+                await self.link.send(
+                    self.link.message("resync", seat=conn.seat, player=grant.player, **base)
+                )
+        elif grant.kind != "seat" or conn.seat is None:
+            await self._error(conn, None, wire.UNAUTHORIZED, "this token only watches")
+        elif kind == "leave":
+            await self.link.send(
+                self.link.message("leave", seat=conn.seat, player=grant.player, **base)
+            )
+        elif kind == "start":
+            await self.link.send(self.link.message("start", player=grant.player, **base))
+
+    async def _watch_lobby(self, conn: Connection) -> None:
+        self.lobby_watchers.add(conn)
+        self.metrics.connections.labels("lobby").inc()
+        raw = await self.redis.hgetall(keys.LOBBY)
+        tables = [
+            {"table": t.decode() if isinstance(t, bytes) else t, **msgpack.unpackb(b, raw=False)}
+            for t, b in raw.items()
+        ]
+        await conn.send(wire.message("lobby", tables=tables))
+
+    async def _detach(self, conn: Connection) -> None:
+        grant = conn.grant
+        if grant is None:
+            return
+        if grant.kind == "watch":
+            group = self.spectators.get(grant.table)
+            if group and conn in group:
+                group.discard(conn)
+                self.metrics.connections.labels("watch").dec()
+                if not group and self.link is not None:
+                    del self.spectators[grant.table]
+                    with contextlib.suppress(Exception):
+                        await self.link.send(
+                            self.link.message(
+                                "watch", id=f"w-{secrets.token_hex(4)}", table=grant.table, on=False
+                            )
+                        )
+        elif conn.seat is not None:
+            group = self.seats.get((grant.table, conn.seat))
+            if group and conn in group:
+                group.discard(conn)
+                self.metrics.connections.labels("seat").dec()
+                if not group:
+                    del self.seats[(grant.table, conn.seat)]
+
+    async def _disconnect(self, conn: Connection) -> None:
+        await self._detach(conn)
+        if conn in self.lobby_watchers:
+            self.lobby_watchers.discard(conn)
+            self.metrics.connections.labels("lobby").dec()
+
+    async def _error(self, conn: Connection, message_id: str | None, code: str, text: str) -> None:
+        self.metrics.errors.labels(code).inc()
+        await conn.send(wire.message("error", id=message_id, code=code, message=text[:500]))
+
+    # -- the outbox ------------------------------------------------------------------------
+
+    async def _read_outbox(self) -> None:
+        assert self.link is not None
+        while True:
+            try:
+                messages = await self.link.read(block_ms=1000, count=200)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.log.warning("outbox_read_failed", error=str(exc))
+                await asyncio.sleep(0.5)
+                continue
+            for msg in messages:
+                try:
+                    await self._dispatch(msg)
+                except Exception:
+                    self.log.exception("dispatch_failed", type=msg.get("type"))
+
+    async def _dispatch(self, msg: dict[str, Any]) -> None:
+        kind = msg["type"]
+        if kind == "view":
+            await self._relay_view(msg)
+        elif kind in ("joined", "left"):
+            if kind == "joined":
+                conn = self.hellos.pop(msg["id"], None)
+                if conn is not None and conn.grant is not None:
+                    await self._seated(conn, msg)
+                self._seat_moved(msg["table"], msg["player"], msg["seat"])
+            waiter = self.waiting.get(msg["id"])
+            if waiter is not None and not waiter.done():
+                waiter.set_result(msg)
+        elif kind == "error":
+            await self._relay_error(msg)
+        elif kind == "lobby":
+            note = wire.message("lobby", table=msg["table"], entry=msg["entry"])
+            for conn in list(self.lobby_watchers):
+                await conn.send(note)
+
+    def _seat_moved(self, table: str, player: str, seat: int) -> None:
+        """The host started early and seats were renumbered: follow the player."""
+        old = self.players.get((table, player))
+        if old is None or old == seat:
+            return
+        self.players[(table, player)] = seat
+        moving = self.seats.pop((table, old), set())
+        for conn in moving:
+            conn.seat = seat
+        self.seats[(table, seat)] |= moving
+
+    async def _relay_view(self, msg: dict[str, Any]) -> None:
+        table = msg["table"]
+        waiter = self.created.get(table)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(msg)
+        if msg["version"] < self.versions.get(table, 0):
+            return  # an older snapshot (at-least-once delivery): already passed
+        # Equal versions pass: a resync answers with the current version.
+        self.versions[table] = msg["version"]
+        now = time.perf_counter()
+        for private in msg["seats"]:
+            conns = self.seats.get((table, private["seat"]))
+            if not conns:
+                continue
+            snapshot = wire.seat_snapshot(msg, private)
+            for conn in list(conns):
+                await conn.send(snapshot)
+        watchers = self.spectators.get(table)
+        if watchers:
+            snapshot = wire.spectator_view(msg)
+            for conn in list(watchers):
+                await conn.send(snapshot)
+        self._observe_latency(table, msg["version"], now)
+        if msg["status"] == "over":
+            self.versions.pop(table, None)
+
+    def _observe_latency(self, table: str, version: int, now: float) -> None:
+        """Actions sent before this version are applied (or refused): time them, forget them."""
+        pending = self.timing.get(table)
+        if not pending:
+            return
+        keep = []
+        for sent, before, message_id in pending:
+            if version > before:
+                self.metrics.latency.observe(now - sent)
+                self.acts.pop(message_id, None)
+            else:
+                keep.append((sent, before, message_id))
+        if keep:
+            self.timing[table] = keep
+        else:
+            del self.timing[table]
+
+    async def _relay_error(self, msg: dict[str, Any]) -> None:
+        message_id = msg.get("id")
+        waiter = self.waiting.get(message_id) if message_id else None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(msg)
+            return
+        act = self.acts.pop(message_id, None) if message_id else None
+        if act is not None:
+            conn, client_id = act
+            await self._error(conn, client_id, msg["code"], msg["message"])
+            return
+        table, seat = msg.get("table"), msg.get("seat")
+        for conn in list(self.seats.get((table, seat), ())) if table and seat is not None else ():
+            await self._error(conn, None, msg["code"], msg["message"])
+
+
+def _good_name(name: Any) -> bool:
+    return isinstance(name, str) and 1 <= len(name.strip()) <= NAME_MAX
+
+
+async def _json_body(request: web.Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except Exception:
+        raise web.HTTPBadRequest(
+            text=json.dumps({"code": wire.BAD_MESSAGE, "message": "the body must be JSON"}),
+            content_type="application/json",
+        ) from None
+    if not isinstance(body, dict):
+        raise web.HTTPBadRequest(
+            text=json.dumps({"code": wire.BAD_MESSAGE, "message": "the body must be an object"}),
+            content_type="application/json",
+        )
+    return body
+
+
+def _http_error(status: int, code: str, message: str) -> web.Response:
+    return web.json_response({"code": code, "message": message}, status=status)
+
+
+def run(settings: GatewaySettings) -> None:
+    """Serve until SIGTERM/SIGINT (aiohttp then runs the graceful shutdown)."""
+    gateway = Gateway(settings)
+    web.run_app(
+        gateway.app(), host=settings.host, port=settings.port, print=None, shutdown_timeout=5
+    )

@@ -1,0 +1,120 @@
+"""The client protocol: what browsers, terminals and other clients send the gateway over
+WebSocket, and what it sends back. Declared with the same machinery as the stream
+protocol (:mod:`dudo.wire`), so the same code validates it and writes its JSON Schemas.
+
+Text frames carry JSON, binary frames msgpack; every message has ``v`` and ``type``.
+A connection authenticates with a token from the HTTP API (``hello``), then acts for
+exactly the seat (or spectator place) that token grants: the gateway fills in table,
+seat and player itself, so a client cannot name another.
+"""
+
+from __future__ import annotations
+
+from ..wire import (
+    BOT_LEVELS,
+    MESSAGE_ID_RE,
+    TABLE_STATUSES,
+    Field,
+    Message,
+    validator,
+)
+
+MAX_CLIENT_BYTES = 4096  # a client message larger than this gets `too_large`
+
+_TOKEN = Field("string", maximum=512, pattern=r"^[A-Za-z0-9_.-]+$", doc="from the HTTP API")
+_ID = Field("string", pattern=MESSAGE_ID_RE, doc="your id for this message; errors quote it")
+_GAME = Field("ref", ref="game-view.schema.json", nullable=True, doc="the game as you may see it")
+
+CLIENT_MESSAGES: dict[str, Message] = {
+    m.type: m
+    for m in [
+        Message(
+            "hello",
+            "ws-in",
+            "Authenticate this connection with a seat or spectator token. Send it first, and "
+            "again after every reconnect: the answer is `welcome`, then the latest view.",
+            {"token": _TOKEN},
+        ),
+        Message(
+            "act",
+            "ws-in",
+            "Act for your seat. `table` and `seat` may be given; they must be the token's.",
+            {
+                "id": _ID,
+                "action": Field("ref", ref="action.schema.json"),
+                "table": Field("string", required=False, maximum=64),
+                "seat": Field("integer", required=False, minimum=0, maximum=5),
+            },
+        ),
+        Message("resync", "ws-in", "Send me the latest view now.", {}),
+        Message("leave", "ws-in", "Give up my seat (during a game the house bot plays it).", {}),
+        Message("start", "ws-in", "Host only: start with the players seated so far.", {}),
+        Message(
+            "watch_lobby", "ws-in", "Send me the open tables now and whenever they change.", {}
+        ),
+        Message("ping", "ws-in", "Are you there? (answered with `pong`)", {}),
+        Message(
+            "welcome",
+            "ws-out",
+            "The token was accepted: this connection plays this seat (or watches, seat null).",
+            {
+                "table": Field("string", maximum=64),
+                "seat": Field("integer", nullable=True, minimum=0, maximum=5),
+                "player": Field("string", nullable=True, maximum=64),
+            },
+        ),
+        Message(
+            "view",
+            "ws-out",
+            "A full snapshot of your table as your seat (or a spectator) may see it. Apply it "
+            "only if `version` is above the last one you applied.",
+            {
+                "table": Field("string", maximum=64),
+                "seat": Field("integer", nullable=True, minimum=0, maximum=5),
+                "version": Field("integer", minimum=0),
+                "status": Field("string", enum=TABLE_STATUSES),
+                "players": Field(
+                    "array",
+                    maximum=6,
+                    items=Field(
+                        "object",
+                        nullable=True,
+                        fields={
+                            "name": Field("string", maximum=32),
+                            "bot": Field("string", enum=BOT_LEVELS, nullable=True),
+                            "away": Field("boolean"),
+                        },
+                    ),
+                ),
+                "host": Field("string", nullable=True, maximum=64),
+                "deadline": Field("integer", nullable=True, minimum=0, doc="ms since epoch"),
+                "game": _GAME,
+                "events": Field("array", items=Field("object")),
+            },
+        ),
+        Message(
+            "error",
+            "ws-out",
+            "Your message was refused; nothing changed.",
+            {
+                "id": Field("string", nullable=True, maximum=64, doc="the refused message's id"),
+                "code": Field("string", pattern=r"^[a-z_]+$"),
+                "message": Field("string", maximum=500),
+            },
+        ),
+        Message(
+            "lobby",
+            "ws-out",
+            "Open tables: the full list (`tables`) when you subscribe, then one change at a "
+            "time (`table` with `entry`, or `entry` null when it closed).",
+            {
+                "tables": Field("array", required=False, items=Field("object")),
+                "table": Field("string", required=False, maximum=64),
+                "entry": Field("object", required=False, nullable=True),
+            },
+        ),
+        Message("pong", "ws-out", "Answer to `ping`.", {}),
+    ]
+}
+
+validate_client = validator(CLIENT_MESSAGES)

@@ -1,0 +1,100 @@
+"""Two people in headless Chromium and two bots play a whole game through the page's buttons."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import time
+from pathlib import Path
+
+from ..servers import require_binary
+
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        require_binary("chromium")  # skips outside CI, fails in CI
+    assert path is not None
+    return path
+
+
+def test_two_players_and_two_bots_play_to_a_winner(served: str, output_dir: Path) -> None:
+    from playwright import sync_api as playwright
+
+    rng = random.Random(7)
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        ana = browser.new_context(viewport={"width": 390, "height": 844}).new_page()  # a phone
+        ben = browser.new_context(viewport={"width": 1024, "height": 900}).new_page()
+        for page in (ana, ben):
+            page.on("pageerror", lambda e: errors.append(str(e)))
+
+        ana.goto(served)
+        ana.fill("[data-test=name]", "Ana")
+        ana.select_option("[data-test=seats]", "4")
+        ana.select_option("[data-test=bots]", "2")
+        ana.click("summary")
+        ana.select_option("#start_dice", "2")
+        ana.click("[data-test=create]")
+        ana.wait_for_selector("[data-test=waiting]")
+        table = ana.url.split("#/t/")[1]
+
+        ben.goto(served)
+        ben.fill("[data-test=name]", "Ben")
+        ben.wait_for_selector(f"[data-test=table-{table}] [data-test=join]")
+        ben.click(f"[data-test=table-{table}] [data-test=join]")
+        for page in (ana, ben):
+            page.wait_for_selector("[data-test=players]", timeout=15_000)
+
+        shots = {"table": False, "reveal": False}
+        deadline = time.monotonic() + 180
+        while not all(page.query_selector("[data-test=game-over]") for page in (ana, ben)):
+            assert time.monotonic() < deadline, "the game did not finish"
+            for page in (ana, ben):
+                reveal = page.query_selector("[data-test=reveal]")
+                if reveal:
+                    if not shots["reveal"]:
+                        page.wait_for_selector("[data-test=verify].good, [data-test=verify].muted")
+                        page.screenshot(path=str(output_dir / "browser-reveal.png"))
+                        shots["reveal"] = True
+                        assert "verified" in page.inner_text("[data-test=verify]").lower()
+                    page.click("[data-test=reveal-ok]")
+                    continue
+                if not page.query_selector("[data-test=your-turn]"):
+                    continue
+                if not shots["table"]:
+                    page.screenshot(path=str(output_dir / "browser-table.png"))
+                    shots["table"] = True
+                if page.query_selector("[data-test=direction]"):
+                    page.click("[data-test=direction-right]")
+                elif page.is_enabled("[data-test=dudo]") and rng.random() < 0.4:
+                    page.click("[data-test=dudo]")
+                elif page.query_selector("[data-test=bid]"):
+                    page.click("[data-test=bid]")
+                elif page.is_enabled("[data-test=dudo]"):
+                    page.click("[data-test=dudo]")
+            time.sleep(0.05)
+
+        texts = [page.inner_text("[data-test=game-over]") for page in (ana, ben)]
+        for page in (ana, ben):
+            if page.query_selector("[data-test=reveal]"):
+                page.click("[data-test=reveal-ok]")
+        ana.screenshot(path=str(output_dir / "browser-game-over.png"), full_page=True)
+        # Both see the same winner and standings (each page marks its own player "(You)").
+        assert texts[0].replace(" (You)", "") == texts[1].replace(" (You)", "")
+        assert "wins!" in texts[0]
+        assert shots["table"] and shots["reveal"]
+        assert errors == []
+        browser.close()

@@ -1,0 +1,69 @@
+"""`dudo serve` as the README starts it: embedded Redis, a worker, the gateway and bots."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import aiohttp
+
+from ..servers import free_port
+from .conftest import wait_ready
+from .test_gateway import Client, post
+
+
+def test_serve_with_embedded_redis_plays_a_game_against_a_bot(tmp_path: Path) -> None:
+    port = free_port()
+    log = (tmp_path / "serve.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dudo", "serve", "--port", str(port), "--bot-think", "0.01,0.05"],
+        stdout=log,
+        stderr=log,
+        env={**os.environ, "DUDO_GATEWAY_SECRET": "serve-test-secret-0123456789"},
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(base, proc)
+        assert f"open {base}/" in (tmp_path / "serve.log").read_text()
+
+        async def play() -> dict:
+            async with aiohttp.ClientSession() as session:
+                status, made = await post(
+                    session,
+                    f"{base}/api/tables",
+                    {
+                        "rules": {"preset": "classic", "start_dice": 1},
+                        "seats": 2,
+                        "bots": ["normal"],
+                        "name": "Solo",
+                    },
+                )
+                assert status == 201
+                me = await Client(session, base).open(made["token"])
+                for _ in range(40):
+                    view = await me.next("view", timeout=15)
+                    game = view["game"]
+                    if view["status"] == "over":
+                        await me.close()
+                        return view
+                    if game is None or game["turn"] != view["seat"]:
+                        continue
+                    action = (
+                        {"type": "dudo"}
+                        if game["legal"]["dudo"]
+                        else {"type": "bid", "quantity": 1, "face": 6}
+                    )
+                    await me.send(
+                        {"v": 1, "type": "act", "id": f"m{view['version']}", "action": action}
+                    )
+                raise AssertionError("no end")
+
+        final = asyncio.run(play())
+        assert final["game"]["winner"] in (0, 1)
+        assert final["players"][1]["bot"] == "normal"
+    finally:
+        proc.terminate()
+        assert proc.wait(15) in (0, -15)
