@@ -16,10 +16,14 @@ from referencing import Registry, Resource
 from dudo import wire
 from dudo.cli import main
 from dudo.engine import Bid, new_game, preset, private_view, public_view, seat_view, spectator_view
+from dudo.gateway.messages import CLIENT_MESSAGES, validate_client
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "protocol" / "schemas"
-EXAMPLES = sorted((ROOT / "protocol" / "examples").glob("*.json"))
+EXAMPLES = sorted(
+    p for p in (ROOT / "protocol" / "examples").glob("*.json") if not p.stem.startswith("ws-")
+)
+CLIENT_EXAMPLES = sorted((ROOT / "protocol" / "examples").glob("ws-*.json"))
 
 
 def load(path: Path) -> Any:
@@ -35,8 +39,12 @@ def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(load(SCHEMAS / name), registry=REGISTRY)
 
 
-def schema_name(message: dict[str, Any]) -> str:
-    return f"{wire.MESSAGES[message['type']].direction}-{message['type']}.schema.json"
+def schema_name(message: dict[str, Any], path: Path | None = None) -> str:
+    if path is not None and path.stem.startswith("ws-"):
+        direction = CLIENT_MESSAGES[message["type"]].direction
+    else:
+        direction = wire.MESSAGES[message["type"]].direction
+    return f"{direction}-{message['type']}.schema.json"
 
 
 def test_generated_schemas_are_committed_and_current(tmp_path: Path) -> None:
@@ -190,3 +198,17 @@ def test_engine_views_match_the_published_game_view_schema() -> None:
             small = [m for m in moves if not isinstance(m[1], Bid) or m[1].quantity < 4]
             state.apply(*rng.choice(small or moves))
         check.validate(seat_view(state, 0))
+
+
+@pytest.mark.parametrize("path", CLIENT_EXAMPLES, ids=lambda p: p.stem)
+def test_client_example_matches_schema(path: Path) -> None:
+    example = load(path)
+    name = schema_name(example, path)
+    assert path.stem.startswith(name.removesuffix(".schema.json"))
+    validator(name).validate(example)
+    if CLIENT_MESSAGES[example["type"]].direction == "ws-in":
+        assert validate_client(example) is example
+
+
+def test_every_client_message_type_has_an_example() -> None:
+    assert {load(p)["type"] for p in CLIENT_EXAMPLES} == set(CLIENT_MESSAGES)

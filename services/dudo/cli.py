@@ -41,6 +41,17 @@ def _bench(args: argparse.Namespace) -> int:
             flush=args.flush,
             log_dir=args.log_dir,
         )
+    elif args.target == "gateway":
+        from .bench import gateway
+
+        result = gateway.run(
+            args.redis,
+            clients=args.clients,
+            seconds=args.seconds,
+            think_ms=args.think_ms,
+            flush=args.flush,
+            partitions=args.partitions,
+        )
     else:  # pragma: no cover - argparse restricts the choices
         raise SystemExit(f"unknown bench target {args.target}")
     if args.json:
@@ -225,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker.set_defaults(func=_worker)
 
     bench = sub.add_parser("bench", help="measure throughput")
-    bench.add_argument("target", choices=["engine", "workers"])
+    bench.add_argument("target", choices=["engine", "workers", "gateway"])
     bench.add_argument("--seconds", type=float, default=5.0, help="length of each measured phase")
     bench.add_argument("--preset", default="classic", help="engine: rules preset")
     bench.add_argument("--seats", type=int, default=4, help="engine: seats per table")
@@ -236,6 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--partitions", type=int, default=16, help="workers: partitions")
     bench.add_argument("--flush", action="store_true", help="workers: erase the Redis first")
     bench.add_argument("--log-dir", help="workers: keep worker logs here")
+    bench.add_argument("--clients", type=int, default=500, help="gateway: WebSocket clients")
+    bench.add_argument("--think-ms", type=float, default=300.0, help="gateway: pause per move")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(func=_bench)
     return parser

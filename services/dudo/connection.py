@@ -137,7 +137,7 @@ class Batch:
         return results
 
 
-def connect_async(url: str, **options: Any) -> Any:
+def connect_async(url: str, max_connections: int = 64, **options: Any) -> Any:
     """A ``redis.asyncio`` client for ``url`` (a cluster client for a cluster node)."""
     import redis.asyncio as aioredis
     from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
@@ -145,4 +145,8 @@ def connect_async(url: str, **options: Any) -> Any:
     options.setdefault("socket_connect_timeout", 5)
     if cluster_enabled(url):
         return AsyncRedisCluster.from_url(url, **options)
-    return aioredis.Redis.from_url(url, **options)
+    # Many requests at once wait for a free connection instead of failing.
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=max_connections, timeout=10, **options
+    )
+    return aioredis.Redis(connection_pool=pool)

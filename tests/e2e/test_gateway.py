@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import msgpack
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
 
 from dudo import keys
 from dudo.engine import to_bytes
@@ -72,9 +75,32 @@ class Client:
             await self.ws.close()
 
 
+SCHEMAS = Path(__file__).resolve().parents[2] / "protocol" / "schemas"
+_REGISTRY = Registry().with_resources(
+    (p.name, Resource.from_contents(json.loads(p.read_text(encoding="utf-8"))))
+    for p in SCHEMAS.glob("*.json")
+)
+
+
+def check(schema: str, body: Any) -> None:
+    """Validate an HTTP body against its published schema."""
+    Draft202012Validator({"$ref": schema}, registry=_REGISTRY).validate(body)
+
+
 async def post(session: aiohttp.ClientSession, url: str, body: Any) -> tuple[int, dict[str, Any]]:
     async with session.post(url, json=body) as response:
-        return response.status, await response.json()
+        data = await response.json()
+    if response.status >= 400:
+        check("http-error.schema.json", data)
+    elif url.endswith("/api/tables"):
+        check("http-create-request.schema.json", body)
+        check("http-create-response.schema.json", data)
+    elif url.endswith("/join"):
+        check("http-join-request.schema.json", body)
+        check("http-join-response.schema.json", data)
+    elif url.endswith("/watch"):
+        check("http-watch-response.schema.json", data)
+    return response.status, data
 
 
 async def two_player_table(
@@ -314,7 +340,22 @@ def test_health_readiness_and_metrics(served: str) -> None:
             async with session.get(f"{served}/") as r:
                 assert r.status == 200 and "app.js" in await r.text()
             async with session.get(f"{served}/api/tables") as r:
-                assert "tables" in await r.json()
+                check("http-tables-response.schema.json", await r.json())
             await a.close()
 
     run(scenario())
+
+
+def test_spliced_snapshot_text_equals_the_snapshot() -> None:
+    from dudo import wire
+    from dudo.gateway.app import SnapshotTexts
+
+    root = Path(__file__).resolve().parents[2] / "protocol" / "examples"
+    for name in ("out-view.json", "out-view-open.json", "out-view-spectator.json"):
+        view = json.loads((root / name).read_text(encoding="utf-8"))
+        texts = SnapshotTexts(view)
+        for private in view["seats"]:
+            assert texts.seat(private) == json.dumps(
+                wire.seat_snapshot(view, private), separators=(",", ":")
+            )
+        assert texts.spectator() == json.dumps(wire.spectator_view(view), separators=(",", ":"))

@@ -43,7 +43,7 @@ from ..connection import (
     is_cluster,
 )
 from ..link import GatewayLink
-from ..worker.loop import quiet_collector, settle_heap
+from ..runtime import quiet_collector, settle_heap
 from ..worker.scripts import Scripts
 from .driver import TableDriver
 

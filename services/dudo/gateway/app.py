@@ -47,6 +47,7 @@ from .. import keys, wire
 from ..connection import connect, connect_async, ensure_partitions
 from ..engine import Rules, RulesConfigError
 from ..link import AsyncGatewayLink
+from ..runtime import quiet_collector, settle_heap
 from .messages import MAX_CLIENT_BYTES, validate_client
 from .tokens import Grant, TokenError, Tokens
 
@@ -122,14 +123,42 @@ class Connection:
         self.tokens -= 1
         return True
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: dict[str, Any], text: str | None = None) -> None:
+        """Send a message; ``text`` is its JSON when the caller already has it."""
         if self.ws.closed:
             return
         with contextlib.suppress(ConnectionError, RuntimeError):
             if self.binary:
                 await self.ws.send_bytes(msgpack.packb(message, use_bin_type=True))
             else:
-                await self.ws.send_str(json.dumps(message, separators=(",", ":")))
+                await self.ws.send_str(text or json.dumps(message, separators=(",", ":")))
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+class SnapshotTexts:
+    """The JSON a client gets for a ``view`` message, with the public part encoded once.
+
+    A seat's snapshot is the wrapper plus ``game`` = public part merged with its
+    private part (their keys never overlap), so the text is spliced: the public
+    object without its closing brace, then the private members. Equal, byte for
+    byte, to encoding :func:`wire.seat_snapshot` (tests/e2e/test_gateway.py).
+    """
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        wrapper = {k: v for k, v in view.items() if k not in ("game", "seats")}
+        self.head = _json(wrapper)[:-1]
+        self.public = _json(view["game"]) if view["game"] is not None else None
+
+    def seat(self, private: dict[str, Any]) -> str:
+        game = "null" if self.public is None else f"{self.public[:-1]},{_json(private)[1:]}"
+        return f'{self.head},"seat":{private["seat"]},"game":{game}}}'
+
+    def spectator(self) -> str:
+        game = "null" if self.public is None else f'{self.public[:-1]},"seat":null}}'
+        return f'{self.head},"seat":null,"game":{game}}}'
 
 
 class Gateway:
@@ -141,7 +170,9 @@ class Gateway:
             log.warning("gateway_secret_random", hint="set DUDO_GATEWAY_SECRET to share tokens")
         self.tokens = Tokens(secret)
         self.redis = redis_client
-        self.link: AsyncGatewayLink | None = None
+        self.link: AsyncGatewayLink | None = None  # writes to inboxes
+        self.reader: AsyncGatewayLink | None = None  # reads this gateway's outbox
+        self.reader_redis: Any = None
         self.metrics = Metrics()
         self.seats: dict[tuple[str, int], set[Connection]] = defaultdict(set)
         self.players: dict[tuple[str, str], int] = {}  # (table, player) -> seat
@@ -160,7 +191,7 @@ class Gateway:
     # -- lifecycle ------------------------------------------------------------------
 
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 1024)
+        app = web.Application(client_max_size=64 * 1024, middlewares=[_json_errors])
         app.add_routes(
             [
                 web.get("/", self.index),
@@ -188,7 +219,12 @@ class Gateway:
             sync.close()
         if self.redis is None:
             self.redis = connect_async(self.settings.redis_url)
+        # The outbox reader blocks on XREAD: it gets a connection of its own.
+        self.reader_redis = connect_async(self.settings.redis_url, max_connections=2)
         self.link = AsyncGatewayLink(self.redis, self.settings.gateway_id, self.settings.partitions)
+        self.reader = AsyncGatewayLink(
+            self.reader_redis, self.settings.gateway_id, self.settings.partitions
+        )
         # Start reading where the outbox is now: anything older was for a previous life.
         info = (
             await self.redis.xinfo_stream(self.link.outbox)
@@ -197,8 +233,9 @@ class Gateway:
         )
         if info:
             last = info.get("last-generated-id") or info.get(b"last-generated-id")
-            self.link.last_id = last.decode() if isinstance(last, bytes) else last
+            self.reader.last_id = last.decode() if isinstance(last, bytes) else last
         await self.link.register()
+        quiet_collector()
         self.tasks = [
             asyncio.create_task(self._read_outbox()),
             asyncio.create_task(self._heartbeat()),
@@ -225,13 +262,15 @@ class Gateway:
         for task in self.tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        if self.redis is not None:
-            await self.redis.aclose()
+        for client in (self.redis, self.reader_redis):
+            if client is not None:
+                await client.aclose()
 
     async def _heartbeat(self) -> None:
         assert self.link is not None
         while True:
             await asyncio.sleep(self.settings.heartbeat)
+            settle_heap()
             with contextlib.suppress(Exception):
                 await self.link.register()
 
@@ -602,10 +641,10 @@ class Gateway:
     # -- the outbox ------------------------------------------------------------------------
 
     async def _read_outbox(self) -> None:
-        assert self.link is not None
+        assert self.reader is not None
         while True:
             try:
-                messages = await self.link.read(block_ms=1000, count=200)
+                messages = await self.reader.read(block_ms=1000, count=200)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -659,18 +698,19 @@ class Gateway:
         # Equal versions pass: a resync answers with the current version.
         self.versions[table] = msg["version"]
         now = time.perf_counter()
+        texts = SnapshotTexts(msg)  # the public part is encoded once, for every connection
         for private in msg["seats"]:
             conns = self.seats.get((table, private["seat"]))
             if not conns:
                 continue
-            snapshot = wire.seat_snapshot(msg, private)
+            snapshot, text = wire.seat_snapshot(msg, private), texts.seat(private)
             for conn in list(conns):
-                await conn.send(snapshot)
+                await conn.send(snapshot, text)
         watchers = self.spectators.get(table)
         if watchers:
-            snapshot = wire.spectator_view(msg)
+            snapshot, text = wire.spectator_view(msg), texts.spectator()
             for conn in list(watchers):
-                await conn.send(snapshot)
+                await conn.send(snapshot, text)
         self._observe_latency(table, msg["version"], now)
         if msg["status"] == "over":
             self.versions.pop(table, None)
@@ -706,6 +746,18 @@ class Gateway:
         table, seat = msg.get("table"), msg.get("seat")
         for conn in list(self.seats.get((table, seat), ())) if table and seat is not None else ():
             await self._error(conn, None, msg["code"], msg["message"])
+
+
+@web.middleware
+async def _json_errors(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Unexpected failures answer JSON like every other error (code ``internal``)."""
+    try:
+        return await handler(request)
+    except web.HTTPException:
+        raise
+    except Exception:
+        log.exception("request_failed", path=request.path)
+        return _http_error(500, wire.INTERNAL, "the gateway failed; try again")
 
 
 def _good_name(name: Any) -> bool:

@@ -26,7 +26,6 @@ Every ``timer_interval`` it moves expired turn clocks into the inbox.
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 import os
 import random
@@ -50,6 +49,7 @@ from ..connection import (
     ensure_partitions,
     is_cluster,
 )
+from ..runtime import quiet_collector, settle_heap
 from ..table import Table, error_for
 from ..wire import WireError
 from .assign import owned_by
@@ -121,20 +121,6 @@ class _Poison(Exception):
     def __init__(self, entry_id: str, payload: bytes, reason: str) -> None:
         super().__init__(reason)
         self.entry_id, self.payload, self.reason = entry_id, payload, reason
-
-
-def quiet_collector() -> None:
-    """Collect young objects rarely. A worker allocates many short-lived containers
-    (views, messages) and almost no cyclic garbage; the default threshold of 700
-    runs a collection every few actions."""
-    gc.set_threshold(50_000, 20, 100)
-
-
-def settle_heap() -> None:
-    """Move long-lived objects (tables, held for as long as the lease) out of the
-    collector's sight, so full collections stay short: they otherwise scan every
-    table, tens of milliseconds that go straight into latency."""
-    gc.freeze()
 
 
 def now_ms() -> int:
@@ -221,9 +207,7 @@ class Worker:
         if count:
             self._idle = 0.0
             self._handle(entries, phases)
-        else:
-            self._wait_for_entries()
-        elapsed = time.monotonic() - started
+        elapsed = time.monotonic() - started  # work only: idle waiting is not slowness
         if elapsed * 1000 > self.settings.slow_cycle_ms:
             self.log.warning(
                 "slow_cycle",
@@ -231,6 +215,8 @@ class Worker:
                 entries=count,
                 **{k: round(v * 1000, 1) for k, v in phases.items()},
             )
+        if not count:
+            self._wait_for_entries()
         return count
 
     def _wait_for_entries(self) -> None:
