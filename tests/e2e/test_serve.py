@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -67,3 +68,40 @@ def test_serve_with_embedded_redis_plays_a_game_against_a_bot(tmp_path: Path) ->
     finally:
         proc.terminate()
         assert proc.wait(15) in (0, -15)
+
+
+def test_sigterm_closes_websockets_with_going_away(tmp_path: Path) -> None:
+    port = free_port()
+    log = (tmp_path / "serve.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dudo", "serve", "--port", str(port)],
+        stdout=log,
+        stderr=log,
+        env={**os.environ, "DUDO_GATEWAY_SECRET": "serve-test-secret-0123456789"},
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(base, proc)
+
+        async def scenario() -> int:
+            async with aiohttp.ClientSession() as session:
+                status, made = await post(
+                    session,
+                    f"{base}/api/tables",
+                    {"rules": {"preset": "classic"}, "seats": 2, "name": "Zoe"},
+                )
+                assert status == 201
+                me = await Client(session, base).open(made["token"])
+                await me.next("welcome")
+                proc.send_signal(signal.SIGTERM)
+                assert me.ws is not None
+                while True:
+                    frame = await asyncio.wait_for(me.ws.receive(), 10)
+                    if frame.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                        return me.ws.close_code or frame.data
+
+        assert asyncio.run(scenario()) == 1001  # "going away": reconnect elsewhere
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()

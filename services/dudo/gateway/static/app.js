@@ -455,7 +455,7 @@ function suggestedFace(game, faces) {
 
 function renderOver(view) {
   const game = view.game;
-  return h("div", { class: "card", test: "game-over" },
+  return h("div", { class: "card", test: "game-over", "data-winner": game.winner },
     h("h2", {}, t("over"), " — ", t("winner", { name: nameOf(game.winner) })),
     h("h3", {}, t("standings")),
     h("ol", {}, game.standings.map((seat) => h("li", {}, nameOf(seat), game.chips ? ` (${game.chips[seat] > 0 ? "+" : ""}${game.chips[seat]} ${t("chips")})` : ""))),
