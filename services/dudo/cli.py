@@ -167,6 +167,34 @@ def _play(args: argparse.Namespace) -> int:
     return play(args.url, options)
 
 
+def _arena(args: argparse.Namespace) -> int:
+    from .bots.arena import run
+
+    rules = {}
+    for item in args.rule or []:
+        key, _, value = item.partition("=")
+        rules[key] = json.loads(value) if value[:1] in "0123456789-[{tfn" else value
+    result = run(
+        args.a,
+        args.b,
+        seats=args.seats,
+        games=args.games,
+        preset=args.preset,
+        seed=args.seed,
+        rules=rules,
+        workers=args.workers,
+    )
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(
+            f"{args.a} vs {args.b}: {result['win_rate_a']:.1%} of {result['games']} games "
+            f"(95% CI {result['ci95_low']:.1%}..{result['ci95_high']:.1%}; chance "
+            f"{result['chance']:.1%})"
+        )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dudo", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -234,6 +262,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument("--log-level", default="info")
     worker.set_defaults(func=_worker)
+
+    arena = sub.add_parser("arena", help="measure one bot policy against another")
+    arena.add_argument("--a", required=True, help="policy measured: random, baseline, hard")
+    arena.add_argument("--b", required=True, help="the policy in every other seat")
+    arena.add_argument("--seats", type=int, default=2)
+    arena.add_argument("--games", type=int, default=1000)
+    arena.add_argument("--preset", default="classic")
+    arena.add_argument("--seed", type=int, default=1)
+    arena.add_argument(
+        "--rule", action="append", help="a rules override, e.g. --rule palifico=false"
+    )
+    arena.add_argument("--workers", type=int, help="processes (default: 2)")
+    arena.add_argument("--json", action="store_true")
+    arena.set_defaults(func=_arena)
 
     bench = sub.add_parser("bench", help="measure throughput")
     bench.add_argument("target", choices=["engine", "workers", "gateway"])

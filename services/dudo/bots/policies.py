@@ -1,12 +1,16 @@
-"""Bot policies that decide from a seat view alone.
+"""Bot policies: functions from a seat's view (plain data) to an action (plain data).
 
-``baseline``: the simple probabilistic player. It knows its own dice and how
-many it cannot see; each unseen die matches a face with p = 1/3 (wild ones) or
-1/6. It raises with the legal bid most likely to be true when that is at least
-even odds, calls Calza when the exact count is the single most likely outcome,
-and otherwise calls Dudo.
+A policy sees exactly what a person in that seat sees (its own dice, every
+dice count, the bids of this round), never more. Three levels:
 
-``random``: a uniformly random kind of legal action, then a random instance.
+- ``random`` (easy): a uniformly random kind of legal action, then a random
+  instance of it.
+- ``baseline`` (normal): the simple probabilistic player. From its own dice
+  only, each unseen die matches a face with p = 1/3 (wild ones) or 1/6. It
+  calls Calza when the exact count is the single most likely outcome; else it
+  makes (or opens with) the strongest legal bid that is at least 50% likely;
+  else Dudo.
+- ``hard``: reasons about what the others' bids reveal (:mod:`dudo.bots.hard`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,14 @@ def ones_wild(game: View) -> bool:
     return bool(rules["wild_ones"] and (not game["palifico"] or rules["palifico_wild_ones"]))
 
 
+def strength(quantity: int, face: int, wild: bool) -> tuple[float, float]:
+    """A key that orders bids as the raising rules do: a bid raises another only if its
+    key is larger. With wild ones, n ones rank between 2n-1 and 2n+1 of another face."""
+    if face == 1 and wild:
+        return (2 * quantity, 6.5)
+    return (quantity, face)
+
+
 def _need(game: View, quantity: int, face: int) -> tuple[int, int, bool]:
     """(unseen matches needed, unseen dice, whether ones count) for a bid, from the view."""
     wild = ones_wild(game) and face != 1
@@ -35,6 +47,7 @@ def _need(game: View, quantity: int, face: int) -> tuple[int, int, bool]:
 
 
 def bid_probability(game: View, quantity: int, face: int) -> float:
+    """P(at least ``quantity`` dice show ``face``), from this seat's own dice."""
     need, unseen, wild = _need(game, quantity, face)
     return at_least(need, unseen, wild)
 
@@ -42,6 +55,18 @@ def bid_probability(game: View, quantity: int, face: int) -> float:
 def exact_probability(game: View, quantity: int, face: int) -> float:
     need, unseen, wild = _need(game, quantity, face)
     return exactly(need, unseen, wild)
+
+
+def legal_raises(game: View) -> list[tuple[int, int]]:
+    """Every legal bid now, as (quantity, face)."""
+    legal = game["legal"]
+    top = legal["max_quantity"]
+    return [
+        (q, face)
+        for face, floor in enumerate(legal["bid"], 1)
+        if floor is not None
+        for q in range(floor, top + 1)
+    ]
 
 
 def best_raise(game: View) -> tuple[float, int, int] | None:
@@ -58,28 +83,35 @@ def best_raise(game: View) -> tuple[float, int, int] | None:
     return best
 
 
+def exact_is_most_likely(game: View, quantity: int, face: int) -> bool:
+    """Is the bid's exact count the single most likely total, seen from this seat?"""
+    need, unseen, wild = _need(game, quantity, face)
+    if not 0 <= need <= unseen:
+        return False
+    p_need = exactly(need, unseen, wild)
+    return all(exactly(k, unseen, wild) < p_need for k in range(unseen + 1) if k != need)
+
+
 def baseline(view: View, rng: random.Random) -> dict[str, Any]:
     game = view["game"]
     legal = game["legal"]
     if legal["direction"]:
         return {"type": "direction", "value": rng.choice((1, -1))}
+    wild = ones_wild(game)
     standing = game["bids"][-1] if game["bids"] else None
-    raise_ = best_raise(game)
-    if standing is not None:
+    if standing is not None and legal["calza"]:
         _, quantity, face = standing
-        if legal["calza"]:
-            need, unseen, wild = _need(game, quantity, face)
-            p = 1 / 3 if wild else 1 / 6
-            mode = int((unseen + 1) * p)
-            if need >= 0 and need == mode and exact_probability(game, quantity, face) > 0:
-                return {"type": "calza"}
-        if legal["dudo"] and (raise_ is None or raise_[0] < 0.5):
-            return {"type": "dudo"}
-    if raise_ is not None:
-        return {"type": "bid", "quantity": raise_[1], "face": raise_[2]}
+        if exact_is_most_likely(game, quantity, face):
+            return {"type": "calza"}
+    raises = legal_raises(game)
+    likely = [b for b in raises if bid_probability(game, *b) >= 0.5]
+    if likely:
+        quantity, face = max(likely, key=lambda b: strength(*b, wild))
+        return {"type": "bid", "quantity": quantity, "face": face}
     if legal["dudo"]:
         return {"type": "dudo"}
-    return {"type": "calza"}
+    quantity, face = max(raises, key=lambda b: bid_probability(game, *b))
+    return {"type": "bid", "quantity": quantity, "face": face}
 
 
 def random_policy(view: View, rng: random.Random) -> dict[str, Any]:
@@ -98,11 +130,28 @@ def random_policy(view: View, rng: random.Random) -> dict[str, Any]:
     return {"type": kind}
 
 
-POLICIES: dict[str, Policy] = {"baseline": baseline, "random": random_policy}
-HOUSE_POLICY: Policy = baseline
-
-
 def my_turn(view: View) -> bool:
     """Is it this seat's turn (to bid, call or choose the direction)?"""
     game = view.get("game")
     return bool(game) and game["phase"] != "over" and game["turn"] == view["seat"]
+
+
+def _hard(view: View, rng: random.Random) -> dict[str, Any]:
+    from .hard import hard  # hard builds on this module
+
+    return hard(view, rng)
+
+
+def _hard_blind(view: View, rng: random.Random) -> dict[str, Any]:
+    from .hard import hard_blind
+
+    return hard_blind(view, rng)
+
+
+POLICIES: dict[str, Policy] = {
+    "random": random_policy,
+    "baseline": baseline,
+    "hard": _hard,
+    "hard-blind": _hard_blind,  # an ablation for docs/bots.md: hard without inference
+}
+HOUSE_POLICY: Policy = baseline

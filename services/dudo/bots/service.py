@@ -28,11 +28,11 @@ from .policies import POLICIES, Policy, my_turn
 
 log = structlog.get_logger("dudo.bots")
 
-# What each level plays. `hard` gets its own policy with the strength work (issue 5).
+# What each level plays.
 LEVELS: dict[str, Policy] = {
     "easy": POLICIES["random"],
     "normal": POLICIES["baseline"],
-    "hard": POLICIES["baseline"],
+    "hard": POLICIES["hard"],
 }
 NAMES = ("Rocío", "Hugo", "Inés", "Mateo", "Greta", "Tomás", "Lía", "Bruno", "Olga", "Félix")
 

@@ -1,0 +1,219 @@
+"""The hard policy: a belief over every opponent's hidden dice, updated from their bids.
+
+The baseline judges a bid from its own dice alone, as if the others' dice were
+uniformly random. But a bid says something about the bidder's hand: people
+(and bots) bid faces they hold, and rarely bid what their own hand makes
+unlikely. This policy keeps that belief exactly:
+
+1. **Hands.** An opponent with k dice holds one of the multisets of k faces
+   (252 for five dice), each with its multinomial prior probability.
+2. **Update.** Each bid (q, f) that opponent made this round multiplies the
+   weight of every hand h by the likelihood of that bid from h, under a model
+   of a reasonable bidder: it picks face f with probability proportional to
+   ``exp(beta * support_f(h))`` (support: the dice of h that count for f), and
+   it makes a bid it believes with probability ``sigmoid(alpha * (P_h - tau))``,
+   where P_h is how likely the bid is from h's point of view; a small epsilon
+   keeps every hand possible (bluffs happen).
+3. **Counts.** Each opponent's posterior gives a distribution of how many of
+   their dice count for a face; convolving them with this seat's own dice gives
+   the distribution of the total, hence P(bid true) and P(exactly right) for
+   every bid, exactly, with no sampling.
+4. **Decision.** Take the action most likely to keep this seat's dice: call
+   Dudo with P(standing bid false), Calza with P(exact), or raise with the
+   legal bid most likely true (raising passes the risk on, so a raise gets a
+   small bonus). Calza that can win a die back gets a small bonus too.
+
+Everything is computed from the seat's view: its dice, the dice counts and
+this round's bids. See docs/bots.md for the measured strength.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from typing import Any
+
+from ..engine.odds import at_least
+from .policies import View, legal_raises, ones_wild, strength
+
+ALPHA = 8.0  # how sharply a bidder avoids bids it does not believe
+TAU = 0.35  # the belief below which a bid counts as a bluff
+BETA = 0.9  # how strongly a bidder prefers faces it holds
+EPSILON = 0.05  # room for bluffs: no hand is ever ruled out
+RAISE_BONUS = 0.04  # a raise is not always challenged: it is worth a little more
+CALZA_BONUS = 0.05  # a right Calza can win a die back
+
+
+@lru_cache(maxsize=16)
+def hands(k: int) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Every hand of k dice as (counts of faces 1..6, prior probability)."""
+    out = []
+    total = 6**k
+    for combo in combinations_with_replacement(range(1, 7), k):
+        counts = tuple(combo.count(face) for face in range(1, 7))
+        ways = math.factorial(k)
+        for c in counts:
+            ways //= math.factorial(c)
+        out.append((counts, ways / total))
+    return tuple(out)
+
+
+def _support(counts: tuple[int, ...], face: int, wild: bool) -> int:
+    return counts[face - 1] + (counts[0] if wild and face != 1 else 0)
+
+
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+def posterior(
+    k: int,
+    bids: list[tuple[int, int]],
+    dice_in_play: int,
+    wild: bool,
+    locked: bool,
+) -> list[tuple[tuple[int, ...], float]]:
+    """The weights of an opponent's possible hands after its bids of this round.
+
+    ``bids`` are its own bids in order; ``locked``: a palifico round, where
+    only the opening bid chose its face.
+    """
+    unseen_for_them = dice_in_play - k
+    weighted = []
+    for counts, prior in hands(k):
+        weight = prior
+        for i, (quantity, face) in enumerate(bids):
+            face_wild = wild and face != 1
+            support = _support(counts, face, wild)
+            belief = at_least(quantity - support, unseen_for_them, face_wild)
+            likely = EPSILON + (1 - EPSILON) * _sigmoid(ALPHA * (belief - TAU))
+            if not (locked and i > 0):
+                scores = [math.exp(BETA * _support(counts, f, wild)) for f in range(1, 7)]
+                likely *= scores[face - 1] / sum(scores)
+            weight *= likely
+        weighted.append((counts, weight))
+    total = sum(w for _, w in weighted) or 1.0
+    return [(counts, w / total) for counts, w in weighted]
+
+
+def count_distribution(
+    beliefs: list[list[tuple[tuple[int, ...], float]]], face: int, wild: bool
+) -> list[float]:
+    """P(the opponents together hold exactly x dice counting for ``face``), x = 0, 1, ..."""
+    total = [1.0]
+    for belief in beliefs:
+        own = [0.0] * (max((sum(c) for c, _ in belief), default=0) + 1)
+        for counts, weight in belief:
+            own[_support(counts, face, wild)] += weight
+        merged = [0.0] * (len(total) + len(own) - 1)
+        for i, p in enumerate(total):
+            if p:
+                for j, q in enumerate(own):
+                    merged[i + j] += p * q
+        total = merged
+    return total
+
+
+class Belief:
+    """P(bid true) and P(exact) for every bid, from this seat's view.
+
+    ``update`` False ignores what the bids reveal (every hand keeps its prior):
+    the ablation ``hard-blind`` that shows what the inference is worth.
+    """
+
+    def __init__(self, game: View, update: bool = True) -> None:
+        self.game = game
+        self.wild = ones_wild(game)
+        me = game["seat"]
+        bids_by_seat: dict[int, list[tuple[int, int]]] = {}
+        for seat, quantity, face in game["bids"]:
+            bids_by_seat.setdefault(seat, []).append((quantity, face))
+        locked = bool(game["palifico"])
+        self.beliefs = [
+            posterior(
+                count,
+                bids_by_seat.get(seat, []) if update else [],
+                game["dice_in_play"],
+                self.wild,
+                locked,
+            )
+            for seat, count in enumerate(game["dice_counts"])
+            if seat != me and count > 0
+        ]
+        self.dice = game["dice"]
+        self._tails: dict[int, tuple[list[float], list[float]]] = {}
+
+    def _for_face(self, face: int) -> tuple[list[float], list[float]]:
+        """(P(total == x), P(total >= x)) for x = 0..dice in play."""
+        if face not in self._tails:
+            wild = self.wild and face != 1
+            mine = self.dice.count(face) + (self.dice.count(1) if wild else 0)
+            others = count_distribution(self.beliefs, face, self.wild)
+            exact = [0.0] * (mine + len(others))
+            for x, p in enumerate(others):
+                exact[mine + x] = p
+            tail = [0.0] * (len(exact) + 1)
+            for x in range(len(exact) - 1, -1, -1):
+                tail[x] = tail[x + 1] + exact[x]
+            self._tails[face] = (exact, tail)
+        return self._tails[face]
+
+    def true(self, quantity: int, face: int) -> float:
+        _, tail = self._for_face(face)
+        return tail[quantity] if 0 <= quantity < len(tail) else (1.0 if quantity < 0 else 0.0)
+
+    def exact(self, quantity: int, face: int) -> float:
+        exact, _ = self._for_face(face)
+        return exact[quantity] if 0 <= quantity < len(exact) else 0.0
+
+
+def hard(view: View, rng: random.Random, *, update: bool = True) -> dict[str, Any]:
+    game = {**view["game"], "seat": view["seat"]}
+    legal = game["legal"]
+    if legal["direction"]:
+        return {"type": "direction", "value": _direction(game)}
+    belief = Belief(game, update)
+    options: list[tuple[float, float, dict[str, Any]]] = []  # (score, tie-break, action)
+    standing = game["bids"][-1] if game["bids"] else None
+    if standing is not None:
+        _, quantity, face = standing
+        if legal["dudo"]:
+            options.append((1 - belief.true(quantity, face), 0.0, {"type": "dudo"}))
+        if legal["calza"]:
+            can_gain = game["dice_counts"][view["seat"]] < game["rules"]["max_dice"]
+            score = belief.exact(quantity, face) + (CALZA_BONUS if can_gain else 0.0)
+            options.append((score, 0.0, {"type": "calza"}))
+    best = None
+    for quantity, face in legal_raises(game):
+        p = belief.true(quantity, face)
+        # Among equally safe raises, prefer the stronger: it passes more pressure on.
+        key = (p, strength(quantity, face, belief.wild))
+        if best is None or key > best[0]:
+            best = (key, quantity, face)
+    if best is not None:
+        (p, key), quantity, face = best
+        options.append(
+            (p + RAISE_BONUS, rng.random(), {"type": "bid", "quantity": quantity, "face": face})
+        )
+    score, _, action = max(options, key=lambda o: (o[0], o[1]))
+    return action
+
+
+def _direction(game: View) -> int:
+    """Pass the first decision to the neighbour with fewer dice (less able to raise)."""
+    counts, me, n = game["dice_counts"], game["seat"], len(game["dice_counts"])
+
+    def neighbour(step: int) -> int:
+        seat = (me + step) % n
+        while counts[seat] == 0:
+            seat = (seat + step) % n
+        return seat
+
+    return 1 if counts[neighbour(1)] <= counts[neighbour(-1)] else -1
+
+
+def hard_blind(view: View, rng: random.Random) -> dict[str, Any]:
+    """The same decisions from the prior alone: what ``hard`` would do without inference."""
+    return hard(view, rng, update=False)

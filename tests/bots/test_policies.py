@@ -1,0 +1,123 @@
+"""Every policy, under every rule option, plays only legal actions and games end."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from dudo.bots.arena import play
+from dudo.bots.hard import Belief, count_distribution, hands, posterior
+from dudo.bots.policies import POLICIES, baseline, exact_is_most_likely, strength
+from dudo.engine import Bid, Rules, new_game, preset, seat_view
+from dudo.engine.bids import min_quantity
+from dudo.engine.odds import at_least
+
+RULE_SETS = {
+    "classic": {"preset": "classic"},
+    "liars-dice": {"preset": "liars-dice"},
+    "lizumo": {"preset": "lizumo"},
+    "cacho": {"preset": "cacho"},
+    "no-wild-palifico-calza": {"preset": "classic", "wild_ones": False},
+    "palifico-wild": {"preset": "classic", "palifico_wild_ones": True, "start_dice": 3},
+    "calza-anyone-lost-die": {"preset": "classic", "calza": "anyone", "calza_needs_lost_die": True},
+    "direction": {"preset": "classic", "loser_chooses_direction": True, "start_dice": 3},
+    "opening-ones": {"preset": "classic", "opening_ones": "always", "start_dice": 2},
+    "one-die-big-cap": {"preset": "classic", "start_dice": 1, "max_dice": 3},
+    "assisted": {"preset": "cacho", "assisted": True, "start_dice": 3},
+}
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+@pytest.mark.parametrize("rules_name", sorted(RULE_SETS))
+def test_policy_plays_legal_games_to_the_end(policy: str, rules_name: str) -> None:
+    rules = Rules.from_dict(RULE_SETS[rules_name])
+    for seats in sorted({rules.min_players, 4}):
+        for game in range(2):
+            other = "baseline" if policy != "baseline" else "random"
+            lineup = [policy if s % 2 == game % 2 else other for s in range(seats)]
+            rng = random.Random(f"{policy}:{rules_name}:{seats}:{game}")
+            result = play(rules, lineup, rng.randbytes(32), rng.randrange(seats), str(game))
+            # `play` applies every decision through the engine: an illegal one raises.
+            assert 0 <= result["winner"] < seats
+
+
+def test_strength_orders_bids_as_the_raising_rules_do() -> None:
+    for wild in (True, False):
+        faces = range(1, 7)
+        for prev in [(q, f) for q in range(1, 9) for f in faces]:
+            for face in faces:
+                floor = min_quantity(prev, face, wild)
+                # the lowest raise on a face is stronger; one less is not
+                assert strength(floor, face, wild) > strength(*prev, wild)
+                if floor > 1:
+                    assert strength(floor - 1, face, wild) <= strength(*prev, wild)
+
+
+def test_baseline_follows_its_definition() -> None:
+    state = new_game(preset("classic"), 2, bytes(32))
+    state.deal([[2, 2, 2, 5, 6], [3, 3, 4, 4, 6]])
+    view = {"seat": 0, "game": seat_view(state, 0)}
+    action = baseline(view, random.Random(0))
+    # the strongest bid at least 50% likely from its own dice: it holds three 2s
+    assert action["type"] == "bid"
+    chosen = (action["quantity"], action["face"])
+    game = view["game"]
+    from dudo.bots.policies import bid_probability, legal_raises
+
+    likely = [b for b in legal_raises(game) if bid_probability(game, *b) >= 0.5]
+    assert chosen in likely
+    assert all(strength(*b, True) <= strength(*chosen, True) for b in likely)
+
+
+def test_calza_when_the_exact_count_is_the_mode() -> None:
+    state = new_game(preset("classic"), 2, bytes(32), dice_counts=[4, 5])
+    state.deal([[2, 2, 3, 4], [5, 5, 5, 6, 6]])
+    state.apply(0, Bid(4, 5))
+    view = {"seat": 1, "game": seat_view(state, 1)}
+    # It holds three 5s; of 4 unseen dice (p = 1/3 each) exactly one more is the mode
+    # (P = 0.395, against 0.198 for none and 0.296 for two).
+    assert exact_is_most_likely(view["game"], 4, 5)
+    assert not exact_is_most_likely(view["game"], 5, 5)
+    assert baseline(view, random.Random(0)) == {"type": "calza"}
+
+
+def test_hands_enumerate_every_multiset_with_its_probability() -> None:
+    for k in range(1, 6):
+        all_hands = hands(k)
+        assert abs(sum(p for _, p in all_hands) - 1) < 1e-12
+        assert all(sum(c) == k for c, _ in all_hands)
+    assert len(hands(5)) == 252
+
+
+@pytest.mark.parametrize("wild", [True, False])
+def test_without_bids_the_belief_is_the_binomial(wild: bool) -> None:
+    beliefs = [posterior(k, [], 14, wild, False) for k in (5, 4)]
+    for face in range(1, 7):
+        dist = count_distribution(beliefs, face, wild)
+        p_face = 1 / 3 if wild and face != 1 else 1 / 6
+        for need in range(11):
+            assert abs(sum(dist[need:]) - at_least(need, 9, wild and face != 1)) < 1e-9, p_face
+
+
+def test_a_bid_moves_the_belief_toward_its_face() -> None:
+    prior = count_distribution([posterior(5, [], 10, True, False)], 6, True)
+    after = count_distribution([posterior(5, [(4, 6)], 10, True, False)], 6, True)
+    mean = lambda d: sum(i * p for i, p in enumerate(d))  # noqa: E731
+    assert mean(after) > mean(prior) + 0.5
+
+
+def test_belief_uses_only_the_view() -> None:
+    state = new_game(preset("classic"), 3, bytes(range(32)))
+    state.apply(state.turn, Bid(2, 4))
+    seat = state.turn
+    view = seat_view(state, seat)
+    belief = Belief({**view, "seat": seat})
+    other_hands = [h for s, h in enumerate(state.hands) if s != seat]
+    # re-dealing the hidden dice changes nothing the belief can see
+    state.hands = [
+        state.hands[seat] if s == seat else tuple(sorted(h[::-1]))
+        for s, h in enumerate(state.hands)
+    ]
+    assert Belief({**seat_view(state, seat), "seat": seat}).true(3, 4) == belief.true(3, 4)
+    assert other_hands
