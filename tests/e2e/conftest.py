@@ -2,55 +2,29 @@
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from dudo.bench.common import wait_ready
 
 from ..servers import RedisServer, free_port
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
 
 
-def wait_ready(base: str, proc: subprocess.Popen[bytes], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(f"{base}/readyz", timeout=2) as response:
-                if json.load(response)["ready"]:
-                    return
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError("dudo serve did not become ready")
-        time.sleep(0.1)
-
-
-@pytest.fixture
-def served(redis_server: RedisServer, tmp_path: Path) -> Iterator[str]:
-    """`dudo serve` with a real Redis, quick bots; yields the base URL."""
-    redis_server.client().flushall()
+@contextlib.contextmanager
+def serving(folder: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`dudo serve` with these arguments on a free port, until the block ends."""
     port = free_port()
-    log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 - lives with the process
+    log = (folder / "serve.log").open("wb")
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "dudo",
-            "serve",
-            "--redis",
-            redis_server.url,
-            "--port",
-            str(port),
-            "--bot-think",
-            "0.05,0.15",
-        ],
+        [sys.executable, "-m", "dudo", "serve", "--port", str(port), *args],
         stdout=log,
         stderr=log,
         env={**os.environ, "DUDO_GATEWAY_SECRET": "e2e-secret-0123456789abcdef"},
@@ -58,13 +32,23 @@ def served(redis_server: RedisServer, tmp_path: Path) -> Iterator[str]:
     base = f"http://127.0.0.1:{port}"
     try:
         wait_ready(base, proc)
-        yield base
+        yield base, proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        log.close()
+
+
+@pytest.fixture
+def served(redis_server: RedisServer, tmp_path: Path) -> Iterator[str]:
+    """`dudo serve` with a real Redis, quick bots; yields the base URL."""
+    redis_server.client().flushall()
+    with serving(tmp_path, "--redis", redis_server.url, "--bot-think", "0.05,0.15") as (base, _):
+        yield base
 
 
 @pytest.fixture(scope="session")

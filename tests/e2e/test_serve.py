@@ -3,31 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import aiohttp
 
-from ..servers import free_port
-from .conftest import wait_ready
+from .conftest import serving
 from .test_gateway import Client, post
 
 
 def test_serve_with_embedded_redis_plays_a_game_against_a_bot(tmp_path: Path) -> None:
-    port = free_port()
-    log = (tmp_path / "serve.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "dudo", "serve", "--port", str(port), "--bot-think", "0.01,0.05"],
-        stdout=log,
-        stderr=log,
-        env={**os.environ, "DUDO_GATEWAY_SECRET": "serve-test-secret-0123456789"},
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_ready(base, proc)
+    with serving(tmp_path, "--bot-think", "0.01,0.05") as (base, _):
         assert f"open {base}/" in (tmp_path / "serve.log").read_text()
 
         async def play() -> dict:
@@ -65,23 +51,10 @@ def test_serve_with_embedded_redis_plays_a_game_against_a_bot(tmp_path: Path) ->
         final = asyncio.run(play())
         assert final["game"]["winner"] in (0, 1)
         assert final["players"][1]["bot"] == "normal"
-    finally:
-        proc.terminate()
-        assert proc.wait(15) in (0, -15)
 
 
 def test_sigterm_closes_websockets_with_going_away(tmp_path: Path) -> None:
-    port = free_port()
-    log = (tmp_path / "serve.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "dudo", "serve", "--port", str(port)],
-        stdout=log,
-        stderr=log,
-        env={**os.environ, "DUDO_GATEWAY_SECRET": "serve-test-secret-0123456789"},
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_ready(base, proc)
+    with serving(tmp_path) as (base, proc):
 
         async def scenario() -> int:
             async with aiohttp.ClientSession() as session:
@@ -102,6 +75,3 @@ def test_sigterm_closes_websockets_with_going_away(tmp_path: Path) -> None:
 
         assert asyncio.run(scenario()) == 1001  # "going away": reconnect elsewhere
         assert proc.wait(15) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()

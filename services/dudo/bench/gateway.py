@@ -17,7 +17,6 @@ import os
 import platform
 import random
 import secrets
-import signal
 import statistics
 import subprocess
 import sys
@@ -28,10 +27,9 @@ from typing import Any
 import aiohttp
 
 from ..bots.policies import baseline
-from ..connection import connect, create_groups, ensure_partitions
 from ..keys import DEFAULT_PARTITIONS
 from ..runtime import quiet_collector, settle_heap
-from .workers import percentile
+from .common import free_port, fresh_redis, percentile, stop, wait_ready
 
 SEATS = 4
 
@@ -183,14 +181,8 @@ def run(
     flush: bool = False,
     partitions: int = DEFAULT_PARTITIONS,
 ) -> dict[str, Any]:
-    client = connect(redis_url)
-    if flush:
-        client.flushall()
-    elif client.dbsize():
-        raise SystemExit("dudo bench gateway needs an empty Redis (or --flush, which erases it)")
-    ensure_partitions(client, partitions)
-    create_groups(client, partitions)
-    port = _free_port()
+    fresh_redis(redis_url, partitions, flush=flush, bench="gateway")
+    port = free_port()
     env = {**os.environ, "DUDO_GATEWAY_SECRET": secrets.token_hex(16)}
     common = ["--redis", redis_url, "--partitions", str(partitions), "--log-level", "warning"]
     procs = [
@@ -201,16 +193,10 @@ def run(
     ]
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_ready(base)
+        wait_ready(base)
         result = asyncio.run(_measure(base, clients, seconds, think_ms))
     finally:
-        for proc in procs:
-            proc.send_signal(signal.SIGTERM)
-        for proc in procs:
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop(procs)
     return {
         "bench": "gateway",
         **result,
@@ -218,26 +204,3 @@ def run(
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
     }
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_ready(base: str, timeout: float = 20) -> None:
-    import urllib.request
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{base}/readyz", timeout=2) as response:
-                if json.load(response)["ready"]:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise SystemExit("the gateway did not become ready")

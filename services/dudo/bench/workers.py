@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import platform
-import signal
 import statistics
 import subprocess
 import sys
@@ -37,7 +36,6 @@ from .. import keys, wire
 from ..connection import (
     Batch,
     Client,
-    connect,
     create_groups,
     ensure_partitions,
     is_cluster,
@@ -45,6 +43,7 @@ from ..connection import (
 from ..link import GatewayLink
 from ..runtime import quiet_collector, settle_heap
 from ..worker.scripts import Scripts
+from .common import fresh_redis, percentile, stop
 from .driver import TableDriver
 
 SEATS = 4
@@ -60,13 +59,7 @@ def run(
     flush: bool = False,
     log_dir: str | None = None,
 ) -> dict[str, Any]:
-    client = connect(redis_url)
-    if flush:
-        client.flushall()
-    elif client.dbsize():
-        raise SystemExit("dudo bench workers needs an empty Redis (or --flush, which erases it)")
-    ensure_partitions(client, partitions)
-    create_groups(client, partitions)
+    client = fresh_redis(redis_url, partitions, flush=flush, bench="workers")
     quiet_collector()  # the bots' gateway allocates like a worker: same tuning
     memory_before = used_memory(client)
     procs = start_workers(redis_url, workers, partitions, log_dir)
@@ -96,7 +89,7 @@ def run(
         measure(driver, 2.0)  # let the saturated phase's backlog drain first
         half_rates, latencies = measure(driver, seconds)
     finally:
-        stop_workers(procs)
+        stop(procs)
     floor = floor_rate(
         client,
         partitions,
@@ -174,16 +167,6 @@ def cpu_seconds(procs: list[subprocess.Popen], client: Client) -> dict[str, floa
     }
 
 
-def percentile(values: list[float], pct: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    k = (len(ordered) - 1) * pct / 100
-    lo = int(k)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
-
-
 def start_workers(url: str, n: int, partitions: int, log_dir: str | None) -> list[subprocess.Popen]:
     procs = []
     for i in range(n):
@@ -209,16 +192,6 @@ def start_workers(url: str, n: int, partitions: int, log_dir: str | None) -> lis
             )
         )
     return procs
-
-
-def stop_workers(procs: list[subprocess.Popen]) -> None:
-    for proc in procs:
-        proc.send_signal(signal.SIGTERM)
-    for proc in procs:
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def warm_up(driver: TableDriver, tables: int, timeout: float = 60) -> None:
