@@ -348,7 +348,7 @@ def test_health_readiness_and_metrics(served: str) -> None:
 
 def test_spliced_snapshot_text_equals_the_snapshot() -> None:
     from dudo import wire
-    from dudo.gateway.app import SnapshotTexts
+    from dudo.gateway.clients import SnapshotTexts
 
     root = Path(__file__).resolve().parents[2] / "protocol" / "examples"
     for name in ("out-view.json", "out-view-open.json", "out-view-spectator.json"):
