@@ -121,3 +121,50 @@ def test_belief_uses_only_the_view() -> None:
     ]
     assert Belief({**seat_view(state, seat), "seat": seat}).true(3, 4) == belief.true(3, 4)
     assert other_hands
+
+
+def test_baseline_chooses_what_its_definition_says_by_brute_force() -> None:
+    """The fast baseline (one threshold per face) against the definition, bid by bid."""
+    from dudo.bots.policies import bid_probability, legal_raises, ones_wild
+    from dudo.engine.odds import exactly
+
+    rng = random.Random(4)
+    checked = 0
+    while checked < 600:
+        rules = preset(
+            rng.choice(["classic", "liars-dice", "lizumo", "cacho"]), start_dice=rng.randint(1, 5)
+        )
+        state = new_game(rules, rng.randint(rules.min_players, 6), rng.randbytes(32))
+        for _ in range(rng.randint(0, 4)):
+            bids = [a for a in state.legal_actions(state.turn) if isinstance(a, Bid)]
+            if not bids:
+                break
+            state.apply(state.turn, rng.choice(bids[:6]))
+        if state.phase != "bidding":
+            continue
+        seat = state.turn
+        game = seat_view(state, seat)
+        wild = ones_wild(game)
+        expected = None
+        standing = game["bids"][-1] if game["bids"] else None
+        if standing and game["legal"]["calza"]:
+            _, q, f = standing
+            counts = wild and f != 1
+            need = q - sum(1 for d in game["dice"] if d == f or (counts and d == 1))
+            unseen = game["dice_in_play"] - len(game["dice"])
+            ps = [exactly(k, unseen, counts) for k in range(unseen + 1)]
+            if 0 <= need <= unseen and all(
+                ps[k] < ps[need] for k in range(unseen + 1) if k != need
+            ):
+                expected = {"type": "calza"}
+        if expected is None:
+            likely = [b for b in legal_raises(game) if bid_probability(game, *b) >= 0.5]
+            if likely:
+                q, f = max(likely, key=lambda b: strength(*b, wild))
+                expected = {"type": "bid", "quantity": q, "face": f}
+            elif game["legal"]["dudo"]:
+                expected = {"type": "dudo"}
+        if expected is None:
+            continue
+        assert baseline({"seat": seat, "game": game}, random.Random(0)) == expected
+        checked += 1

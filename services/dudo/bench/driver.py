@@ -168,11 +168,15 @@ class TableDriver:
         return len(messages)
 
     def _release(self, now: float) -> list[dict[str, Any]]:
-        """Take decided actions off the queue, within the rate limit if there is one."""
+        """Take decided actions off the queue, within the rate limit if there is one.
+
+        The bucket holds at most 5 ms worth of actions: clients acting on their own
+        arrive spread out, not in bursts.
+        """
         allowed = len(self._queue)
         if self.max_rate is not None:
             self._tokens = min(
-                self._tokens + (now - self._last_refill) * self.max_rate, self.max_rate / 20
+                self._tokens + (now - self._last_refill) * self.max_rate, self.max_rate / 200
             )
             self._last_refill = now
             allowed = min(allowed, int(self._tokens))

@@ -19,7 +19,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..engine.odds import at_least, exactly
+from ..engine.odds import at_least, exactly, most_needed, single_mode
 
 View = dict[str, Any]
 Policy = Callable[[View, random.Random], dict[str, Any]]
@@ -86,10 +86,25 @@ def best_raise(game: View) -> tuple[float, int, int] | None:
 def exact_is_most_likely(game: View, quantity: int, face: int) -> bool:
     """Is the bid's exact count the single most likely total, seen from this seat?"""
     need, unseen, wild = _need(game, quantity, face)
-    if not 0 <= need <= unseen:
-        return False
-    p_need = exactly(need, unseen, wild)
-    return all(exactly(k, unseen, wild) < p_need for k in range(unseen + 1) if k != need)
+    return single_mode(unseen, wild) == need
+
+
+def strongest_likely(game: View, wild: bool) -> tuple[int, int] | None:
+    """The strongest legal bid at least 50% likely from this seat's dice, if any."""
+    legal = game["legal"]
+    top = legal["max_quantity"]
+    best: tuple[int, int] | None = None
+    for face, floor in enumerate(legal["bid"], 1):
+        if floor is None:
+            continue
+        need, unseen, face_wild = _need(game, floor, face)
+        # The likeliest quantity is the floor; the largest still at 50% is fixed by the tail.
+        quantity = min(top, floor - need + most_needed(unseen, face_wild))
+        if quantity >= floor and (
+            best is None or strength(quantity, face, wild) > strength(*best, wild)
+        ):
+            best = (quantity, face)
+    return best
 
 
 def baseline(view: View, rng: random.Random) -> dict[str, Any]:
@@ -103,15 +118,13 @@ def baseline(view: View, rng: random.Random) -> dict[str, Any]:
         _, quantity, face = standing
         if exact_is_most_likely(game, quantity, face):
             return {"type": "calza"}
-    raises = legal_raises(game)
-    likely = [b for b in raises if bid_probability(game, *b) >= 0.5]
-    if likely:
-        quantity, face = max(likely, key=lambda b: strength(*b, wild))
-        return {"type": "bid", "quantity": quantity, "face": face}
-    if legal["dudo"]:
+    chosen = strongest_likely(game, wild)
+    if chosen is None and legal["dudo"]:
         return {"type": "dudo"}
-    quantity, face = max(raises, key=lambda b: bid_probability(game, *b))
-    return {"type": "bid", "quantity": quantity, "face": face}
+    if chosen is None:  # nothing at 50% and no Dudo: the likeliest bid
+        _, quantity, face = best_raise(game)  # type: ignore[misc]
+        chosen = (quantity, face)
+    return {"type": "bid", "quantity": chosen[0], "face": chosen[1]}
 
 
 def random_policy(view: View, rng: random.Random) -> dict[str, Any]:

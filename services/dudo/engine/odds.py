@@ -46,6 +46,29 @@ def at_least(need: int, unseen: int, wild: bool) -> float:
     return _tail(unseen, wild)[need]
 
 
+@lru_cache(maxsize=512)
+def most_needed(unseen: int, wild: bool, threshold: float = 0.5) -> int:
+    """The largest ``need`` with P(at least ``need`` of ``unseen`` match) >= threshold.
+
+    The tail only falls as ``need`` grows, so this one number answers "which
+    quantities of a face are at least this likely" for every quantity at once.
+    """
+    tail = _tail(unseen, wild)
+    need = 0
+    while need + 1 <= unseen and tail[need + 1] >= threshold:
+        need += 1
+    return need
+
+
+@lru_cache(maxsize=512)
+def single_mode(unseen: int, wild: bool) -> int | None:
+    """The one most likely number of matches among ``unseen`` dice, or None on a tie."""
+    pmf = _pmf(unseen, wild)
+    top = max(pmf)
+    modes = [k for k, p in enumerate(pmf) if p == top]
+    return modes[0] if len(modes) == 1 else None
+
+
 def exactly(need: int, unseen: int, wild: bool) -> float:
     """P(exactly ``need`` of ``unseen`` dice match)."""
     if not 0 <= need <= unseen:
