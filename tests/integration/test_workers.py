@@ -349,26 +349,16 @@ def test_bad_input_to_a_worker_process_answers_the_sender_only(
             "act", id="x2", table="bad", player=other_player, seat=1 - turn, action={"type": "dudo"}
         )
     )  # not its turn
-    link.send(
-        link.message(
-            "act",
-            id="x3",
-            table="bad",
-            player=player,
-            seat=turn,
-            action={"type": "bid", "quantity": 1, "face": 2},
-        )
+    legal = link.message(
+        "act",
+        id="x3",
+        table="bad",
+        player=player,
+        seat=turn,
+        action={"type": "bid", "quantity": 1, "face": 2},
     )
-    link.send(
-        link.message(
-            "act",
-            id="x3",
-            table="bad",
-            player=player,
-            seat=turn,
-            action={"type": "bid", "quantity": 1, "face": 2},
-        )
-    )  # same id again
+    link.send(legal)
+    link.send(legal)  # the very same message again: it must take effect once
     got = _collect(link, 1.5)
     got_other = _collect(other, 0.5)
     codes = [(m["code"], m["id"]) for m in got if m["type"] == "error"]
