@@ -34,12 +34,15 @@ class Embedded:
         from fakeredis import TcpFakeServer
 
         server = TcpFakeServer((host, 0), server_type="redis")
+        # One thread per client connection: daemons, so they never hold the exit.
+        server.daemon_threads = True
         threading.Thread(target=server.serve_forever, name="redis", daemon=True).start()
         port = server.server_address[1]
         return cls(f"redis://{host}:{port}/0", server)
 
     def stop(self) -> None:
         self.server.shutdown()  # type: ignore[attr-defined]
+        self.server.server_close()  # type: ignore[attr-defined]
 
 
 def serve(
@@ -87,5 +90,7 @@ def serve(
         bots.stop()
         for thread in threads:
             thread.join(timeout=5)
+        for client in (worker.redis, bots.client):
+            client.close()
         if embedded is not None:
             embedded.stop()

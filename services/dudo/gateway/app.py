@@ -50,6 +50,7 @@ from .tokens import TokenError, Tokens
 
 log = structlog.get_logger("dudo.gateway")
 STATIC = Path(__file__).parent / "static"
+CLOSE_TIMEOUT = 2.0  # seconds to wait for a client's reply to our close frame
 NAME_MAX = 32
 
 
@@ -160,23 +161,33 @@ class Gateway:
         self.ready = False
         conns = {c for group in self.seats.values() for c in group}
         conns |= {c for group in self.spectators.values() for c in group} | self.lobby_watchers
-        for conn in conns:
-            with contextlib.suppress(Exception):
-                await conn.ws.close(code=WSCloseCode.GOING_AWAY, message=b"gateway stopping")
+        # All at once, each waiting at most CLOSE_TIMEOUT for the client's reply: a
+        # client that vanished must not hold the shutdown.
+        await asyncio.gather(
+            *(
+                conn.ws.close(code=WSCloseCode.GOING_AWAY, message=b"gateway stopping")
+                for conn in conns
+            ),
+            return_exceptions=True,
+        )
         if self.link is not None:
             with contextlib.suppress(Exception):
                 await self.link.deregister()
         self.log.info("gateway_stopped")
 
     async def _cleanup(self, _app: web.Application) -> None:
+        """Stop the background tasks and close Redis, without waiting on a server reply:
+        a cancelled blocking XREAD waits for its answer (redis-py keeps the connection
+        in step), and a server that never sends it must not hold the shutdown. Closing
+        the connections ends such a read."""
         for task in self.tasks:
             task.cancel()
-        for task in self.tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if self.tasks:
+            await asyncio.wait(self.tasks, timeout=1.0)
         for client in (self.redis, self.reader_redis):
             if client is not None:
-                await client.aclose()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(client.aclose(), 2.0)
 
     async def _heartbeat(self) -> None:
         assert self.link is not None
@@ -343,7 +354,7 @@ class Gateway:
     # -- WebSocket ------------------------------------------------------------------------
 
     async def websocket(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=64 * 1024)
+        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=64 * 1024, timeout=CLOSE_TIMEOUT)
         await ws.prepare(request)
         conn = Connection(ws, self.settings)
         token = request.query.get("token")
