@@ -321,3 +321,15 @@ def test_one_view_per_gateway_with_private_parts_of_its_seats_only() -> None:
     assert views["gw-s"]["seats"] == []
     for message in views.values():
         assert "dice" not in message["game"] and "legal" not in message["game"]
+
+
+def test_start_with_bots_fill_turns_open_seats_into_bot_seats() -> None:
+    run = Run({"preset": "cacho"}, seats=4, host="p0")
+    run.send("join", player="p0", name="Ana")
+    assert run.send("start", player="p0")[0]["type"] == "view"
+    assert run.table.status == "open"
+    assert run.last.lobby["wants_bots"] == [[1, "normal"], [2, "normal"], [3, "normal"]]
+    for seat in (1, 2, 3):
+        run.send("join", "gw-bots", player=f"b{seat}", name=f"Bot {seat}", bot="normal")
+    assert run.table.status == "playing" and len(run.table.seats) == 4
+    assert [s.bot for s in run.table.seats] == [None, "normal", "normal", "normal"]

@@ -354,6 +354,15 @@ class Table:
         if self.status != OPEN:
             raise WireError(wire.GAME_STARTED, "the game has already started")
         taken = [i for i, s in enumerate(self.seats) if s.taken]
+        if self.rules.bots_fill and len(taken) < len(self.seats):
+            # Bots fill the empty seats (seed 003, Cacho): they become bot seats, the
+            # bot service takes them, and the game starts when the table is full.
+            for i, seat in enumerate(self.seats):
+                if not seat.taken:
+                    self.plan[i] = {"kind": "bot", "level": "normal"}
+            self._changed(msg)
+            self._lobby = True
+            return
         if len(taken) < self.rules.min_players:
             raise WireError(
                 wire.TOO_FEW_PLAYERS, f"{len(taken)} seated, {self.rules.min_players} needed"

@@ -234,7 +234,8 @@ MESSAGES: dict[str, Message] = {
             "start",
             "in",
             "The host starts the table with the players seated so far (at least "
-            "min_players); open seats are dropped.",
+            "min_players); open seats are dropped. With `bots_fill` rules (Cacho) the open "
+            "seats become bot seats instead, and the game starts once bots have taken them.",
             {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER},
         ),
         Message(

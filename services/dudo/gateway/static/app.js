@@ -365,12 +365,12 @@ function renderWaiting(view) {
   const taken = view.players.filter(Boolean).length;
   const link = `${location.origin}/#/t/${view.table}`;
   const isHost = state.welcome && state.welcome.player === view.host;
-  const minPlayers = 2;
   return h("div", { class: "card", test: "waiting" },
     h("h2", {}, t("waiting")),
     h("ol", {}, view.players.map((p, i) => h("li", {}, p ? p.name : "…", p?.bot ? h("span", { class: "badge" }, t("bot")) : null, i === me() ? h("span", { class: "badge you" }, t("youAre")) : null))),
     h("p", {}, `${t("share")}: `, h("span", { class: "share" }, link)),
-    isHost ? h("button", { class: "primary", disabled: taken < minPlayers, onclick: () => send({ type: "start" }), test: "start" }, t("start")) : null);
+    // Whether the table may start (enough players, or bots to fill it) is the table's call.
+    isHost ? h("button", { class: "primary", onclick: () => send({ type: "start" }), test: "start" }, t("start")) : null);
 }
 
 function renderPlayers(view) {
