@@ -22,7 +22,8 @@ import redis
 def require_binary(name: str = "redis-server") -> str:
     path = shutil.which(name)
     if path is None:
-        message = f"{name} binary not found: install Redis to run the integration tests"
+        needs = "Chromium" if "chromium" in name else "Redis"
+        message = f"{name} binary not found: install {needs} to run the tests that use it"
         if os.environ.get("CI"):
             pytest.fail(message + " (in CI this is a failure, not a skip)")
         pytest.skip(message)

@@ -17,8 +17,6 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack
-
 from . import wire
 from .bots.policies import HOUSE_POLICY
 from .engine import (
@@ -131,7 +129,7 @@ class Table:
         return table
 
     def to_bytes(self) -> bytes:
-        return msgpack.packb(
+        return wire.encode(
             [
                 FORMAT,
                 self.id,
@@ -146,13 +144,12 @@ class Table:
                 "\n".join(self.seen),
                 self.deadline,
                 self.created,
-            ],
-            use_bin_type=True,
+            ]
         )
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Table:
-        raw = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        raw = wire.unpack(data)
         if not isinstance(raw, list) or raw[0] != FORMAT:
             raise ValueError("unknown table record format")
         (

@@ -79,7 +79,7 @@ class Rules:
             overrides["max_dice"] = overrides.get("start_dice", base.start_dice)
         rules = replace(base, **overrides)
         rules.validate()
-        return rules
+        return _intern(rules)
 
     def to_dict(self) -> dict[str, Any]:
         """Every field, resolved: feeding it back to :meth:`from_dict` gives equal rules."""
@@ -197,6 +197,21 @@ _PRESETS: dict[str, Rules] = {
         palifico=False,
     ),
 }
+
+
+_INTERNED: dict[Rules, Rules] = {}
+
+
+def _intern(rules: Rules) -> Rules:
+    """One shared object per distinct rules value.
+
+    Tables with equal rules then hold the same object, so the per-rules caches
+    below find it by identity instead of comparing twenty fields on every view
+    and every record a worker builds.
+    """
+    if len(_INTERNED) >= 4096:  # bounded: distinct rule sets are few in practice
+        _INTERNED.clear()
+    return _INTERNED.setdefault(rules, rules)
 
 
 @lru_cache(maxsize=512)

@@ -11,13 +11,17 @@ unknown format is refused rather than guessed.
 
 from __future__ import annotations
 
-import msgpack
+import msgspec
 
 from .dice import commitment
 from .rules import rules_from_tuple, rules_tuple
 from .state import PHASES, State
 
 FORMAT = 1
+# msgspec's msgpack codec in C (reused objects, as its docs advise): the bytes are
+# plain msgpack, written on every action by the worker.
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder()
 _PHASE_CODE = {phase: i for i, phase in enumerate(PHASES)}
 
 
@@ -26,7 +30,7 @@ class StateFormatError(ValueError):
 
 
 def to_bytes(state: State) -> bytes:
-    return msgpack.packb(
+    return _ENCODER.encode(
         [
             FORMAT,
             rules_tuple(state.rules),
@@ -45,15 +49,14 @@ def to_bytes(state: State) -> bytes:
             state.eliminated,
             state.winner,
             state.version,
-        ],
-        use_bin_type=True,
+        ]
     )
 
 
 def from_bytes(data: bytes) -> State:
     try:
-        raw = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=False)
-    except Exception as exc:  # msgpack raises several unrelated types
+        raw = _DECODER.decode(data)
+    except Exception as exc:  # malformed, truncated, trailing bytes
         raise StateFormatError(f"not msgpack: {exc}") from exc
     if not isinstance(raw, list) or not raw or raw[0] != FORMAT:
         raise StateFormatError(f"unknown state format {raw[0] if raw else None!r}")

@@ -36,7 +36,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack
 import structlog
 from redis.exceptions import NoScriptError
 
@@ -497,7 +496,7 @@ class Worker:
             by_gateway: dict[str, list[bytes]] = defaultdict(list)
             for gateway, data in batch.outputs:
                 by_gateway[gateway].append(data)
-            batch.record = msgpack.packb([list(by_gateway.items()), batch.lobby], use_bin_type=True)
+            batch.record = wire.encode([list(by_gateway.items()), batch.lobby])
         return batch
 
     def _quarantine(self, part: Partition, poison: _Poison) -> None:
@@ -595,7 +594,7 @@ class Worker:
         by_gateway: dict[str, list[bytes]] = defaultdict(list)
         lobby: list[tuple[str, dict[str, Any] | None]] = []
         for _, _, record, content in records:
-            outputs, changes = content or msgpack.unpackb(record, raw=False)
+            outputs, changes = content or wire.unpack(record)
             for gateway, messages in outputs:
                 by_gateway[gateway].extend(messages)
             lobby.extend((tid, entry) for tid, entry in changes)
@@ -604,7 +603,7 @@ class Worker:
             if entry is None:
                 batch.add(keys.LOBBY, lambda p, tid=tid: p.hdel(keys.LOBBY, tid))
             else:
-                blob = msgpack.packb(entry, use_bin_type=True)
+                blob = wire.encode(entry)
                 batch.add(keys.LOBBY, lambda p, tid=tid, blob=blob: p.hset(keys.LOBBY, tid, blob))
             note = wire.encode(wire.message("lobby", table=tid, entry=entry))
             for gateway in self.live_gateways:
