@@ -16,6 +16,7 @@ from dudo.link import GatewayLink
 from dudo.log import configure
 from dudo.table import Table
 from dudo.worker import Worker, WorkerSettings
+from dudo.worker.scripts import COMMIT_TABLES_PER_CALL, commit_groups
 
 P = 4
 configure("warning")
@@ -134,6 +135,38 @@ def test_a_fenced_worker_cannot_commit_and_its_entries_are_taken_over(client: An
     assert stored(client, "t1").status == "open"
     assert [m["type"] for m in out] == ["view"]
     assert client.xpending(keys.inbox(p), keys.CONSUMER_GROUP)["pending"] == 0
+
+
+def test_one_commit_call_fences_each_partition_on_its_own(client: Any) -> None:
+    """A standalone Redis gets one read and one commit call for several partitions:
+    losing one partition's lease must refuse that partition alone."""
+    a = make_worker(client, "wa")
+    link = GatewayLink(client, "gw-1", P)
+    tables = {keys.partition_of(f"t{i}", P): f"t{i}" for i in range(20)}
+    (p1, t1), (p2, t2) = list(tables.items())[:2]
+    for tid in (t1, t2):
+        link.send(
+            link.message("create", id=f"c-{tid}", table=tid, rules={}, seats=[{"kind": "open"}] * 2)
+        )
+    entries = a._read()
+    assert set(entries) == {p1, p2}
+    generation = a.partitions[p1].generation
+    client.set(keys.lease(p1), f"{generation + 1}|wb|{int(time.time() * 1000) + 60_000}")
+    a._handle(entries)  # p1 is refused, p2 commits
+    assert client.hget(keys.table_of(t1, P), "s") is None
+    assert stored(client, t2).id == t2
+    assert p1 not in a.partitions and p2 in a.partitions
+
+
+def test_commit_groups_keep_order_and_bound_each_call() -> None:
+    sizes = [0, 3, 30, 1, 40, 0, 2, 2]  # 0: a partition with acks or errors only
+    groups = commit_groups(sizes, cluster=False)
+    assert [i for group in groups for i in group] == list(range(len(sizes)))
+    for group in groups:  # a call stays within the bound unless one section alone exceeds it
+        assert len(group) == 1 or sum(sizes[i] for i in group) <= COMMIT_TABLES_PER_CALL
+    assert commit_groups([1, 1, 1], cluster=False) == [[0, 1, 2]]  # a quiet cycle: one call
+    assert commit_groups([1, 1], cluster=True) == [[0], [1]]  # a Cluster: one slot per call
+    assert commit_groups([], cluster=False) == []
 
 
 def test_committed_but_undelivered_messages_are_delivered_by_the_next_owner(client: Any) -> None:

@@ -42,7 +42,7 @@ from ..connection import (
 )
 from ..link import GatewayLink
 from ..runtime import quiet_collector, settle_heap
-from ..worker.scripts import Scripts
+from ..worker.scripts import Scripts, commit_call, commit_groups, commit_section, read_call
 from .common import fresh_redis, percentile, stop
 from .driver import TableDriver
 
@@ -254,6 +254,7 @@ def floor_rate(
     ensure_partitions(client, partitions)
     create_groups(client, partitions)
     scripts = Scripts(client)
+    cluster = is_cluster(client)
     me = "floor"
     generation = {
         p: int(scripts.run("acquire", [keys.lease(p)], [me, 60_000])) for p in range(partitions)
@@ -293,46 +294,37 @@ def floor_rate(
             if delivered.get(p):
                 ids_ = delivered.pop(p)
                 read.add(keys.deliveries(p), lambda q, p=p, i=ids_: q.xdel(keys.deliveries(p), *i))
-            args = [me, generation[p], keys.CONSUMER_GROUP, me, 256, "new"]
-            read.add(
-                keys.lease(p),
-                lambda q, p=p, a=args: scripts.queue(q, "read", [keys.lease(p), keys.inbox(p)], a),
-            )
+        deletions = len(read.items)
+        # Read as the worker does: one call for every partition (one each on a Cluster).
+        calls = [[p] for p in range(partitions)] if cluster else [list(range(partitions))]
+        for group in calls:
+            k, a = read_call(me, me, 256, [(p, generation[p], "new") for p in group])
+            read.add(k[0], lambda q, k=k, a=a: scripts.queue(q, "read", k, a))
         entries = {}
-        results = iter(read.execute())
-        for p in range(partitions):
-            flat = next(results)
-            while not isinstance(flat, list) or (flat and isinstance(flat[0], int)):
-                flat = next(results)  # skip XDEL replies
-            entries[p] = flat[0::2]
-        commit = Batch(client)
+        replies = read.execute()[deletions:]
+        for group, reply in zip(calls, replies, strict=True):
+            for p, flat in zip(group, reply, strict=True):
+                entries[p] = flat[0::2]
+        sections = {}
         for p, tids in by_partition.items():
-            args: list[Any] = [
-                me,
-                generation[p],
-                keys.CONSUMER_GROUP,
-                len(entries[p]),
-                *entries[p],
-                len(tids),
-            ]
+            writes = []
             for tid in tids:
-                args += [versions[tid], versions[tid] + 1, record, 0]
+                writes.append((tid, versions[tid], versions[tid] + 1, record, 0))
                 versions[tid] += 1
-            args += [view * len(tids), 0, 0, 0]
-            script_keys = [
-                keys.lease(p),
-                keys.inbox(p),
-                keys.deliveries(p),
-                keys.timers(p),
-                keys.dead_letters(p),
-                *[keys.table(p, t) for t in tids],
-            ]
-            commit.add(
-                keys.lease(p),
-                lambda q, k=script_keys, a=args: scripts.queue(q, "commit", k, a),
+            sections[p] = commit_section(
+                p, generation[p], entries[p], writes, view * len(tids), [], [], []
             )
-        for p, result in zip(by_partition, commit.execute(), strict=True):
-            delivered[p] = [result[1]]
+        # Committed as the worker does: partitions grouped into calls the same way.
+        parts = list(sections)
+        sizes = [len(by_partition[p]) for p in parts]
+        groups = [[parts[i] for i in g] for g in commit_groups(sizes, cluster=cluster)]
+        commit = Batch(client)
+        for group in groups:
+            k, a = commit_call(me, [sections[p] for p in group])
+            commit.add(k[0], lambda q, k=k, a=a: scripts.queue(q, "commit", k, a))
+        for group, reply in zip(groups, commit.execute(), strict=True):
+            for p, result in zip(group, reply, strict=True):
+                delivered[p] = [result[1]]
         client.xadd(outbox, {wire.ENTRY_FIELD: view * cycle_actions}, maxlen=5000, approximate=True)
         actions += cycle_actions
         unread += cycle_actions

@@ -52,7 +52,7 @@ from ..runtime import quiet_collector, settle_heap
 from ..table import Table, error_for
 from ..wire import WireError
 from .assign import owned_by
-from .scripts import Scripts
+from .scripts import Scripts, commit_call, commit_groups, commit_section, read_call
 
 log = structlog.get_logger("dudo.worker")
 
@@ -315,55 +315,67 @@ class Worker:
 
     def _read(self) -> dict[int, list[tuple[str, bytes]]]:
         """One round trip: deliver what the last cycle committed, delete what was
-        delivered before, and read every owned partition's inbox."""
+        delivered before, and read every owned partition's inbox.
+
+        The reads are one script call for all partitions on a standalone Redis
+        (the per-cycle cost then does not grow with the partition count), one
+        call per partition on a Cluster (a script may touch one hash slot only).
+        """
         owned = list(self.partitions.values())
         batch = Batch(self.redis)
         sending = self._queue_deliveries(batch)
-        deleting: set[int] = set()
         for part in owned:
-            n = part.number
             if part.delivered:
-                ids, part.delivered = part.delivered, []
-                deleting.add(n)
+                n, ids, part.delivered = part.number, part.delivered, []
                 batch.add(
                     keys.deliveries(n), lambda p, n=n, ids=ids: p.xdel(keys.deliveries(n), *ids)
                 )
-            args = [
+        deletions = len(batch.items) - sending[1]
+        calls = [[part] for part in owned] if is_cluster(self.redis) else [owned]
+        for group in calls:
+            if not group:
+                continue
+            script_keys, args = read_call(
                 self.id,
-                part.generation,
-                keys.CONSUMER_GROUP,
                 self.id,
                 self.settings.batch,
-                part.mode,
-            ]
-            batch.add(keys.lease(n), self._call("read", [keys.lease(n), keys.inbox(n)], args))
+                [(part.number, part.generation, part.mode) for part in group],
+            )
+            batch.add(script_keys[0], self._call("read", script_keys, args))
         if not batch.items:
             return {}
         results = self._execute(batch)
         self._settle_deliveries(sending, results[: sending[1]])
-        results = iter(results[sending[1] :])
+        replies = iter(results[sending[1] + deletions :])
         entries: dict[int, list[tuple[str, bytes]]] = {}
-        for part in owned:
-            if part.number in deleting:
-                next(results)
-            flat = next(results)
-            if isinstance(flat, Exception):
-                self.log.warning("read_failed", partition=part.number, error=str(flat))
+        for group in calls:
+            if not group:
                 continue
-            if flat is None:
-                self._lost(part.number, "fenced read")
-                continue
-            got = [
-                (_text(flat[i]), flat[i + 1] if isinstance(flat[i + 1], bytes) else b"")
-                for i in range(0, len(flat), 2)
-            ]
-            if got and _newer(got[-1][0], part.newest):
-                part.newest = got[-1][0]
-            if part.mode == "pending" and len(got) < self.settings.batch:
-                part.mode = "new"  # every pending entry is in this batch
-            if got:
-                entries[part.number] = got
+            reply = next(replies)
+            for i, part in enumerate(group):
+                flat = reply if isinstance(reply, Exception) else reply[i]
+                got = self._entries_read(part, flat)
+                if got:
+                    entries[part.number] = got
         return entries
+
+    def _entries_read(self, part: Partition, flat: Any) -> list[tuple[str, bytes]]:
+        """One partition's share of a read reply, as (entry id, payload) pairs."""
+        if isinstance(flat, Exception):
+            self.log.warning("read_failed", partition=part.number, error=str(flat))
+            return []
+        if flat is None:
+            self._lost(part.number, "fenced read")
+            return []
+        got = [
+            (_text(flat[i]), flat[i + 1] if isinstance(flat[i + 1], bytes) else b"")
+            for i in range(0, len(flat), 2)
+        ]
+        if got and _newer(got[-1][0], part.newest):
+            part.newest = got[-1][0]
+        if part.mode == "pending" and len(got) < self.settings.batch:
+            part.mode = "new"  # every pending entry is in this batch
+        return got
 
     # -- processing ---------------------------------------------------------------------
 
@@ -517,40 +529,43 @@ class Worker:
     # -- committing and delivering --------------------------------------------------------
 
     def _commit(self, batches: list[_Batch], phases: dict[str, float] | None = None) -> None:
+        """Commit every partition's batch in one round trip: a few partitions per
+        script call on a standalone Redis, one per call on a Cluster (see
+        :func:`~dudo.worker.scripts.commit_groups`)."""
         mark = time.monotonic()
         pipe = Batch(self.redis)
-        for b in batches:
-            n = b.partition.number
-            args: list[Any] = [self.id, b.partition.generation, keys.CONSUMER_GROUP]
-            args += [len(b.acks), *b.acks]
-            args.append(len(b.writes))
-            for _, expected, version, record, ttl in b.writes:
-                args += [expected, version, record, ttl]
-            args.append(b.record)
-            args += [len(b.timers_rm), *b.timers_rm]
-            args.append(len(b.timers_add))
-            for member, deadline in b.timers_add:
-                args += [member, deadline]
-            args.append(len(b.dead))
-            for entry_id, reason, raw in b.dead:
-                args += [entry_id, reason, raw]
-            table_keys = [keys.table(n, tid) for tid, *_ in b.writes]
-            script_keys = [
-                keys.lease(n),
-                keys.inbox(n),
-                keys.deliveries(n),
-                keys.timers(n),
-                keys.dead_letters(n),
-                *table_keys,
-            ]
-            pipe.add(keys.lease(n), self._call("commit", script_keys, args))
+        groups = commit_groups([len(b.writes) for b in batches], cluster=is_cluster(self.redis))
+        calls = [[batches[i] for i in group] for group in groups]
+        for group in calls:
+            script_keys, args = commit_call(
+                self.id,
+                [
+                    commit_section(
+                        b.partition.number,
+                        b.partition.generation,
+                        b.acks,
+                        b.writes,
+                        b.record,
+                        b.timers_rm,
+                        b.timers_add,
+                        b.dead,
+                    )
+                    for b in group
+                ],
+            )
+            pipe.add(script_keys[0], self._call("commit", script_keys, args))
         try:
-            results = self._execute(pipe)
+            replies = self._execute(pipe)
         except Exception as exc:  # connection trouble: forget, replay pending from Redis
             self.log.warning("commit_failed", error=str(exc))
             for b in batches:
                 self._forget(b.partition)
             return
+        results = [
+            reply if isinstance(reply, Exception) else reply[i]
+            for group, reply in zip(calls, replies, strict=True)
+            for i in range(len(group))
+        ]
         delivered: list[tuple[int, str, bytes, Any]] = []
         for b, result in zip(batches, results, strict=True):
             part = b.partition

@@ -17,6 +17,8 @@ from typing import Any, ClassVar
 
 from redis.exceptions import NoScriptError
 
+from .. import keys
+
 _PRELUDE = """
 local function now_ms()
   local t = redis.call('TIME')
@@ -91,85 +93,117 @@ return 1
 """
 )
 
-# KEYS: lease, inbox. ARGV: owner, gen, group, consumer, count, mode.
+# KEYS: lease and inbox of each partition read (pairs). ARGV: owner, group,
+# consumer, count, then generation and mode of each partition, in the same order.
 # mode 'new': entries never delivered. mode 'pending': first claim every entry
 # pending on any consumer of the group (they are fenced out), then return this
 # consumer's pending entries, oldest first (or, when none are pending, new ones).
-# Returns false when fenced, else a flat list id1, payload1, id2, payload2, ...
+# Returns one element per partition: false when fenced, else a flat list id1,
+# payload1, id2, payload2, ... Several partitions per call on a standalone Redis
+# (one call per cycle, whatever the partition count); one per call on a Cluster,
+# whose scripts may only touch one hash slot.
 READ = (
     _PRELUDE
     + """
-if not holds(KEYS[1], ARGV[1], ARGV[2]) then return false end
-local out = {}
-if ARGV[6] == 'pending' then
-  local start = '0-0'
-  repeat
-    local claimed = redis.call('XAUTOCLAIM', KEYS[2], ARGV[3], ARGV[4], 0, start,
-                               'COUNT', 1000, 'JUSTID')
-    start = claimed[1]
-  until start == '0-0'
-  local reply = redis.call('XREADGROUP', 'GROUP', ARGV[3], ARGV[4], 'COUNT', ARGV[5],
-                           'STREAMS', KEYS[2], '0')
-  local pending = entries_of(reply)
-  if #pending > 0 then return flatten(pending, out) end
+local owner, group, consumer, count = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local result = {}
+for p = 1, #KEYS / 2 do
+  local lease, inbox = KEYS[2 * p - 1], KEYS[2 * p]
+  local gen, mode = ARGV[3 + 2 * p], ARGV[4 + 2 * p]
+  local out = {}
+  if not holds(lease, owner, gen) then
+    out = false
+  else
+    local pending = {}
+    if mode == 'pending' then
+      local start = '0-0'
+      repeat
+        local claimed = redis.call('XAUTOCLAIM', inbox, group, consumer, 0, start,
+                                   'COUNT', 1000, 'JUSTID')
+        start = claimed[1]
+      until start == '0-0'
+      pending = entries_of(redis.call('XREADGROUP', 'GROUP', group, consumer,
+                                      'COUNT', count, 'STREAMS', inbox, '0'))
+    end
+    if #pending > 0 then
+      flatten(pending, out)
+    else
+      flatten(entries_of(redis.call('XREADGROUP', 'GROUP', group, consumer,
+                                    'COUNT', count, 'STREAMS', inbox, '>')), out)
+    end
+  end
+  result[p] = out
 end
-local reply = redis.call('XREADGROUP', 'GROUP', ARGV[3], ARGV[4], 'COUNT', ARGV[5],
-                         'STREAMS', KEYS[2], '>')
-return flatten(entries_of(reply), out)
+return result
 """
 )
 
-# KEYS: lease, inbox, deliveries, timers, dead letters, then one key per table.
-# ARGV: owner, gen, group, then counted sections:
+# One or more partitions per call, like READ (all of them on a standalone Redis,
+# one per call on a Cluster). KEYS, per partition: lease, inbox, deliveries,
+# timers, dead letters, then one key per table written. ARGV: owner, group, then
+# per partition a section (see commit_section):
+#   generation
 #   n, inbox ids to ack and delete
 #   n, per table: expected version (0 = must not exist), new version, record, ttl ms (0 = keep)
 #   delivery record ('' = none)
 #   n, timer members to remove
 #   n, per timer: member, deadline
 #   n, per dead letter: entry id, reason, raw payload
-# Returns {1, delivery record id or ''}; {-1} when fenced; {-2, i} when table i
-# is not at its expected version (nothing is written then).
+# Returns, per partition: {1, delivery record id or ''}; {-1} when fenced; {-2, i}
+# when table i is not at its expected version (nothing of that partition is
+# written then). Each partition commits or not on its own.
 COMMIT = (
     _PRELUDE
     + """
-if not holds(KEYS[1], ARGV[1], ARGV[2]) then return {-1} end
-local group = ARGV[3]
-local i = 4
-local n_ack = tonumber(ARGV[i]); local acks = i + 1; i = i + 1 + n_ack
-local n_tab = tonumber(ARGV[i]); local tabs = i + 1; i = i + 1 + 4 * n_tab
-for t = 0, n_tab - 1 do
-  local current = tonumber(redis.call('HGET', KEYS[6 + t], 'v') or '0')
-  if current ~= tonumber(ARGV[tabs + 4 * t]) then return {-2, t} end
+local owner, group = ARGV[1], ARGV[2]
+local function commit_one(k, i)
+  local lease, inbox, deliveries, timers, dead = KEYS[k], KEYS[k + 1], KEYS[k + 2],
+                                                 KEYS[k + 3], KEYS[k + 4]
+  local gen = ARGV[i]; i = i + 1
+  local n_ack = tonumber(ARGV[i]); local acks = i + 1; i = i + 1 + n_ack
+  local n_tab = tonumber(ARGV[i]); local tabs = i + 1; i = i + 1 + 4 * n_tab
+  local record_at = i; i = i + 1
+  local n_rm = tonumber(ARGV[i]); local rms = i + 1; i = i + 1 + n_rm
+  local n_add = tonumber(ARGV[i]); local adds = i + 1; i = i + 1 + 2 * n_add
+  local n_dead = tonumber(ARGV[i]); local deads = i + 1; i = i + 1 + 3 * n_dead
+  local next_k, next_i = k + 5 + n_tab, i
+  if not holds(lease, owner, gen) then return {-1}, next_k, next_i end
+  for t = 0, n_tab - 1 do
+    local current = tonumber(redis.call('HGET', KEYS[k + 5 + t], 'v') or '0')
+    if current ~= tonumber(ARGV[tabs + 4 * t]) then return {-2, t}, next_k, next_i end
+  end
+  for t = 0, n_tab - 1 do
+    local key = KEYS[k + 5 + t]
+    redis.call('HSET', key, 'v', ARGV[tabs + 4 * t + 1], 's', ARGV[tabs + 4 * t + 2])
+    local ttl = tonumber(ARGV[tabs + 4 * t + 3])
+    if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
+  end
+  local record = ''
+  if ARGV[record_at] ~= '' then
+    record = redis.call('XADD', deliveries, '*', 'd', ARGV[record_at])
+  end
+  for r = 0, n_rm - 1 do redis.call('ZREM', timers, ARGV[rms + r]) end
+  for a = 0, n_add - 1 do
+    redis.call('ZADD', timers, ARGV[adds + 2 * a + 1], ARGV[adds + 2 * a])
+  end
+  for d = 0, n_dead - 1 do
+    redis.call('XADD', dead, 'MAXLEN', '~', 10000, '*', 'entry', ARGV[deads + 3 * d],
+               'reason', ARGV[deads + 3 * d + 1], 'm', ARGV[deads + 3 * d + 2])
+  end
+  for a = 0, n_ack - 1 do
+    redis.call('XACK', inbox, group, ARGV[acks + a])
+    redis.call('XDEL', inbox, ARGV[acks + a])
+  end
+  return {1, record}, next_k, next_i
 end
-for t = 0, n_tab - 1 do
-  local key = KEYS[6 + t]
-  redis.call('HSET', key, 'v', ARGV[tabs + 4 * t + 1], 's', ARGV[tabs + 4 * t + 2])
-  local ttl = tonumber(ARGV[tabs + 4 * t + 3])
-  if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
+local results = {}
+local k, i = 1, 3
+while i <= #ARGV do
+  local result
+  result, k, i = commit_one(k, i)
+  results[#results + 1] = result
 end
-local record = ''
-if ARGV[i] ~= '' then
-  record = redis.call('XADD', KEYS[3], '*', 'd', ARGV[i])
-end
-i = i + 1
-local n_rm = tonumber(ARGV[i]); i = i + 1
-for k = 0, n_rm - 1 do redis.call('ZREM', KEYS[4], ARGV[i + k]) end
-i = i + n_rm
-local n_add = tonumber(ARGV[i]); i = i + 1
-for k = 0, n_add - 1 do
-  redis.call('ZADD', KEYS[4], ARGV[i + 2 * k + 1], ARGV[i + 2 * k])
-end
-i = i + 2 * n_add
-local n_dead = tonumber(ARGV[i]); i = i + 1
-for k = 0, n_dead - 1 do
-  redis.call('XADD', KEYS[5], 'MAXLEN', '~', 10000, '*', 'entry', ARGV[i + 3 * k],
-             'reason', ARGV[i + 3 * k + 1], 'm', ARGV[i + 3 * k + 2])
-end
-for k = 0, n_ack - 1 do
-  redis.call('XACK', KEYS[2], group, ARGV[acks + k])
-  redis.call('XDEL', KEYS[2], ARGV[acks + k])
-end
-return {1, record}
+return results
 """
 )
 
@@ -189,6 +223,89 @@ end
 return fired
 """
 )
+
+
+def read_call(
+    owner: str, consumer: str, count: int, parts: list[tuple[int, int, str]]
+) -> tuple[list[str], list[Any]]:
+    """Keys and arguments of one ``read`` call over ``parts`` = (partition, generation, mode)."""
+    script_keys = [key for n, _, _ in parts for key in (keys.lease(n), keys.inbox(n))]
+    args: list[Any] = [owner, keys.CONSUMER_GROUP, consumer, count]
+    for _, generation, mode in parts:
+        args += [generation, mode]
+    return script_keys, args
+
+
+def commit_section(
+    number: int,
+    generation: int,
+    acks: list[str],
+    writes: list[tuple[str, int, int, bytes, int]],
+    record: bytes,
+    timers_rm: list[str],
+    timers_add: list[tuple[str, int]],
+    dead: list[tuple[str, str, bytes]],
+) -> tuple[list[str], list[Any]]:
+    """One partition's keys and arguments in a ``commit`` call.
+
+    ``writes``: (table, expected version, new version, record, ttl ms) per table.
+    """
+    script_keys = [
+        keys.lease(number),
+        keys.inbox(number),
+        keys.deliveries(number),
+        keys.timers(number),
+        keys.dead_letters(number),
+        *[keys.table(number, tid) for tid, *_ in writes],
+    ]
+    args: list[Any] = [generation, len(acks), *acks, len(writes)]
+    for _, expected, version, blob, ttl in writes:
+        args += [expected, version, blob, ttl]
+    args += [record, len(timers_rm), *timers_rm, len(timers_add)]
+    for member, deadline in timers_add:
+        args += [member, deadline]
+    args.append(len(dead))
+    for entry_id, reason, raw in dead:
+        args += [entry_id, reason, raw]
+    return script_keys, args
+
+
+COMMIT_TABLES_PER_CALL = 32
+
+
+def commit_groups(sizes: list[int], *, cluster: bool) -> list[list[int]]:
+    """Which partition sections go into which ``commit`` call (indexes into ``sizes``,
+    each section's number of tables written).
+
+    On a Cluster: one call per partition. On a standalone Redis: consecutive
+    sections share a call up to about ``COMMIT_TABLES_PER_CALL`` tables. A quiet
+    cycle then costs one call, while a busy one is still split into calls that
+    Redis starts executing while the rest of the batch is on its way (one giant
+    call would have to arrive whole first).
+    """
+    if cluster:
+        return [[i] for i in range(len(sizes))]
+    groups: list[list[int]] = []
+    load = 0
+    for i, size in enumerate(sizes):
+        if not groups or (load > 0 and load + size > COMMIT_TABLES_PER_CALL):
+            groups.append([])
+            load = 0
+        groups[-1].append(i)
+        load += size
+    return groups
+
+
+def commit_call(
+    owner: str, sections: list[tuple[list[str], list[Any]]]
+) -> tuple[list[str], list[Any]]:
+    """Keys and arguments of one ``commit`` call over partition sections."""
+    script_keys: list[str] = []
+    args: list[Any] = [owner, keys.CONSUMER_GROUP]
+    for section_keys, section_args in sections:
+        script_keys += section_keys
+        args += section_args
+    return script_keys, args
 
 
 class Scripts:
