@@ -1,4 +1,9 @@
-"""The worker's Lua scripts. Each touches the keys of one partition only ({pN}).
+"""The worker's Lua scripts. Each works on partitions ({pN}) and their keys only.
+
+``read`` and ``commit`` take one partition per call on a Redis Cluster (a
+script may touch one hash slot) and several on a standalone Redis, where a
+cycle then costs one call instead of one per partition; every partition in a
+call is fenced and committed on its own.
 
 The lease is a string ``<generation>|<owner>|<expires ms>``. The generation
 only ever grows: it rises whenever a different worker (or the same one after
