@@ -599,16 +599,22 @@ def seat_views(view: dict[str, Any]) -> list[dict[str, Any]]:
 def seat_snapshot(view: dict[str, Any], private: dict[str, Any]) -> dict[str, Any]:
     """One seat's snapshot from a ``view`` message: the wrapper, ``seat``, and ``game`` =
     the public part merged with that seat's private part (and nothing of other seats)."""
-    base = {k: v for k, v in view.items() if k not in ("game", "seats")}
-    public = view["game"]
-    return {**base, "seat": private["seat"], "game": {**public, **private} if public else None}
+    snapshot = dict(view)  # the wrapper (a C-level copy: this runs for every seat's view)
+    del snapshot["seats"]
+    public = snapshot.pop("game")
+    snapshot["seat"] = private["seat"]
+    snapshot["game"] = {**public, **private} if public else None
+    return snapshot
 
 
 def spectator_view(view: dict[str, Any]) -> dict[str, Any]:
     """A ``view`` message as a spectator's snapshot: the public part, ``seat`` null."""
-    base = {k: v for k, v in view.items() if k not in ("game", "seats")}
-    public = view["game"]
-    return {**base, "seat": None, "game": {**public, "seat": None} if public else None}
+    snapshot = dict(view)
+    del snapshot["seats"]
+    public = snapshot.pop("game")
+    snapshot["seat"] = None
+    snapshot["game"] = {**public, "seat": None} if public else None
+    return snapshot
 
 
 def message(kind: str, **fields: Any) -> dict[str, Any]:

@@ -200,30 +200,40 @@ _PRESETS: dict[str, Rules] = {
 
 
 _INTERNED: dict[Rules, Rules] = {}
+_FORMS: dict[int, tuple[Rules, dict[str, Any], tuple[Any, ...]]] = {}
+_BOUND = 4096  # distinct rule sets are few in practice; the caches are cleared past this
 
 
 def _intern(rules: Rules) -> Rules:
-    """One shared object per distinct rules value.
-
-    Tables with equal rules then hold the same object, so the per-rules caches
-    below find it by identity instead of comparing twenty fields on every view
-    and every record a worker builds.
-    """
-    if len(_INTERNED) >= 4096:  # bounded: distinct rule sets are few in practice
+    """One shared object per distinct rules value (tables with equal rules share it)."""
+    if len(_INTERNED) >= _BOUND:
         _INTERNED.clear()
     return _INTERNED.setdefault(rules, rules)
 
 
-@lru_cache(maxsize=512)
+def _forms(rules: Rules) -> tuple[Rules, dict[str, Any], tuple[Any, ...]]:
+    """The dict and tuple forms of ``rules``, found by identity.
+
+    Every view and every record a worker builds needs them; hashing twenty
+    fields each time (an ``lru_cache`` key) was a measurable part of a cycle.
+    The entry holds the object, so its id cannot be reused while cached.
+    """
+    entry = _FORMS.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(_FORMS) >= _BOUND:
+            _FORMS.clear()
+        entry = _FORMS[id(rules)] = (rules, rules.to_dict(), rules.to_tuple())
+    return entry
+
+
 def rules_dict(rules: Rules) -> dict[str, Any]:
-    """``rules.to_dict()``, computed once per distinct rules value. Do not modify it."""
-    return rules.to_dict()
+    """``rules.to_dict()``, computed once per rules object. Do not modify it."""
+    return _forms(rules)[1]
 
 
-@lru_cache(maxsize=512)
 def rules_tuple(rules: Rules) -> tuple[Any, ...]:
-    """``rules.to_tuple()``, computed once per distinct rules value (for serializers)."""
-    return rules.to_tuple()
+    """``rules.to_tuple()``, computed once per rules object (for serializers)."""
+    return _forms(rules)[2]
 
 
 @lru_cache(maxsize=512)

@@ -453,8 +453,8 @@ class Worker:
                     batch.outputs.append(reply)
                 continue
             tid = msg["table"]
-            where = {"partition": part.number, "table": tid, "id": msg.get("id")}
-            if not self._owns(part, tid):
+            table = part.tables.get(tid)  # a table in memory is one this partition owns
+            if table is None and not self._owns(part, tid):
                 reason = f"table {tid} belongs to another partition"
                 batch.dead.append((entry_id, f"{wire.BAD_MESSAGE}: {reason}", raw))
                 reply = error_for(msg, wire.BAD_MESSAGE, reason)
@@ -462,13 +462,16 @@ class Worker:
                     batch.outputs.append(reply)
                 continue
             try:
-                table = part.tables.get(tid)
                 rng = self._rng(tid, table.version if table else 0)
                 if table is None:
                     if msg["type"] == "create":
                         table = part.tables[tid] = Table.create(msg, now)
                         part.stored[tid] = 0
-                        self.log.info("table_created", preset=table.rules.preset, **where)
+                        self.log.info(
+                            "table_created",
+                            preset=table.rules.preset,
+                            **_where(part, msg),
+                        )
                     else:
                         if msg["type"] != "timeout":
                             reply = error_for(msg, wire.UNKNOWN_TABLE, f"no table {tid}")
@@ -483,11 +486,13 @@ class Worker:
                     batch.outputs.append(reply)
                 continue
             except Exception as exc:
-                self.log.exception("entry_failed", entry=entry_id, **where)
+                self.log.exception("entry_failed", entry=entry_id, **_where(part, msg))
                 raise _Poison(entry_id, raw, f"{wire.INTERNAL}: {exc!r}") from exc
             touched[tid] = table
             if self.debug:
-                self.log.debug("applied", type=msg["type"], version=table.version, **where)
+                self.log.debug(
+                    "applied", type=msg["type"], version=table.version, **_where(part, msg)
+                )
 
         for tid, table in touched.items():
             flush = table.flush()
@@ -716,6 +721,11 @@ class Worker:
             self.log.warning("scripts_reloaded")
             self.scripts.load()
         return results
+
+
+def _where(part: Partition, msg: dict[str, Any]) -> dict[str, Any]:
+    """The log fields that place an entry: partition, table, message id."""
+    return {"partition": part.number, "table": msg["table"], "id": msg.get("id")}
 
 
 def _decode(raw: bytes) -> dict[str, Any] | WireError:
