@@ -158,6 +158,23 @@ def test_one_commit_call_fences_each_partition_on_its_own(client: Any) -> None:
     assert p1 not in a.partitions and p2 in a.partitions
 
 
+def test_one_read_call_fences_each_partition_on_its_own(client: Any) -> None:
+    a = make_worker(client, "wa")
+    link = GatewayLink(client, "gw-1", P)
+    tables = {keys.partition_of(f"t{i}", P): f"t{i}" for i in range(20)}
+    (p1, t1), (p2, t2) = list(tables.items())[:2]
+    for tid in (t1, t2):
+        link.send(
+            link.message("create", id=f"c-{tid}", table=tid, rules={}, seats=[{"kind": "open"}] * 2)
+        )
+    generation = a.partitions[p1].generation
+    client.set(keys.lease(p1), f"{generation + 1}|wb|{int(time.time() * 1000) + 60_000}")
+    entries = a._read()  # p1's read is refused; p2's entry comes back
+    assert set(entries) == {p2}
+    assert p1 not in a.partitions and p2 in a.partitions
+    assert client.xlen(keys.inbox(p1)) == 1  # left for p1's owner
+
+
 def test_commit_groups_keep_order_and_bound_each_call() -> None:
     sizes = [0, 3, 30, 1, 40, 0, 2, 2]  # 0: a partition with acks or errors only
     groups = commit_groups(sizes, cluster=False)

@@ -42,7 +42,14 @@ from ..connection import (
 )
 from ..link import GatewayLink
 from ..runtime import quiet_collector, settle_heap
-from ..worker.scripts import Scripts, commit_call, commit_groups, commit_section, read_call
+from ..worker.scripts import (
+    Scripts,
+    commit_call,
+    commit_groups,
+    commit_section,
+    read_call,
+    read_groups,
+)
 from .common import fresh_redis, percentile, stop
 from .driver import TableDriver
 
@@ -296,7 +303,7 @@ def floor_rate(
                 read.add(keys.deliveries(p), lambda q, p=p, i=ids_: q.xdel(keys.deliveries(p), *i))
         deletions = len(read.items)
         # Read as the worker does: one call for every partition (one each on a Cluster).
-        calls = [[p] for p in range(partitions)] if cluster else [list(range(partitions))]
+        calls = read_groups(partitions, cluster=cluster)
         for group in calls:
             k, a = read_call(me, me, 256, [(p, generation[p], "new") for p in group])
             read.add(k[0], lambda q, k=k, a=a: scripts.queue(q, "read", k, a))

@@ -52,7 +52,14 @@ from ..runtime import quiet_collector, settle_heap
 from ..table import Table, error_for
 from ..wire import WireError
 from .assign import owned_by
-from .scripts import Scripts, commit_call, commit_groups, commit_section, read_call
+from .scripts import (
+    Scripts,
+    commit_call,
+    commit_groups,
+    commit_section,
+    read_call,
+    read_groups,
+)
 
 log = structlog.get_logger("dudo.worker")
 
@@ -331,10 +338,9 @@ class Worker:
                     keys.deliveries(n), lambda p, n=n, ids=ids: p.xdel(keys.deliveries(n), *ids)
                 )
         deletions = len(batch.items) - sending[1]
-        calls = [[part] for part in owned] if is_cluster(self.redis) else [owned]
+        groups = read_groups(len(owned), cluster=is_cluster(self.redis))
+        calls = [[owned[i] for i in group] for group in groups]
         for group in calls:
-            if not group:
-                continue
             script_keys, args = read_call(
                 self.id,
                 self.id,
@@ -349,8 +355,6 @@ class Worker:
         replies = iter(results[sending[1] + deletions :])
         entries: dict[int, list[tuple[str, bytes]]] = {}
         for group in calls:
-            if not group:
-                continue
             reply = next(replies)
             for i, part in enumerate(group):
                 flat = reply if isinstance(reply, Exception) else reply[i]

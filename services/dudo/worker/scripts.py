@@ -278,6 +278,14 @@ def commit_section(
 COMMIT_TABLES_PER_CALL = 32
 
 
+def read_groups(count: int, *, cluster: bool) -> list[list[int]]:
+    """Which of ``count`` partitions go into which ``read`` call: all in one on a
+    standalone Redis, one per call on a Cluster (a script may touch one slot)."""
+    if cluster:
+        return [[i] for i in range(count)]
+    return [list(range(count))] if count else []
+
+
 def commit_groups(sizes: list[int], *, cluster: bool) -> list[list[int]]:
     """Which partition sections go into which ``commit`` call (indexes into ``sizes``,
     each section's number of tables written).
