@@ -137,21 +137,34 @@ def test_a_fenced_worker_cannot_commit_and_its_entries_are_taken_over(client: An
     assert client.xpending(keys.inbox(p), keys.CONSUMER_GROUP)["pending"] == 0
 
 
-def test_one_commit_call_fences_each_partition_on_its_own(client: Any) -> None:
-    """A standalone Redis gets one read and one commit call for several partitions:
-    losing one partition's lease must refuse that partition alone."""
+def two_partitions_with_a_table_each(
+    client: Any,
+) -> tuple[Worker, tuple[int, str], tuple[int, str]]:
+    """A worker owning every partition, and a create waiting in two different inboxes."""
     a = make_worker(client, "wa")
     link = GatewayLink(client, "gw-1", P)
     tables = {keys.partition_of(f"t{i}", P): f"t{i}" for i in range(20)}
-    (p1, t1), (p2, t2) = list(tables.items())[:2]
-    for tid in (t1, t2):
+    first, second = list(tables.items())[:2]
+    for _, tid in (first, second):
         link.send(
             link.message("create", id=f"c-{tid}", table=tid, rules={}, seats=[{"kind": "open"}] * 2)
         )
+    return a, first, second
+
+
+def take_lease(client: Any, worker: Worker, partition: int) -> None:
+    """Another worker takes the partition (a newer generation), as after an expiry."""
+    generation = worker.partitions[partition].generation
+    client.set(keys.lease(partition), f"{generation + 1}|wb|{int(time.time() * 1000) + 60_000}")
+
+
+def test_one_commit_call_fences_each_partition_on_its_own(client: Any) -> None:
+    """A standalone Redis gets one read and one commit call for several partitions:
+    losing one partition's lease must refuse that partition alone."""
+    a, (p1, t1), (p2, t2) = two_partitions_with_a_table_each(client)
     entries = a._read()
     assert set(entries) == {p1, p2}
-    generation = a.partitions[p1].generation
-    client.set(keys.lease(p1), f"{generation + 1}|wb|{int(time.time() * 1000) + 60_000}")
+    take_lease(client, a, p1)
     a._handle(entries)  # p1 is refused, p2 commits
     assert client.hget(keys.table_of(t1, P), "s") is None
     assert stored(client, t2).id == t2
@@ -159,16 +172,8 @@ def test_one_commit_call_fences_each_partition_on_its_own(client: Any) -> None:
 
 
 def test_one_read_call_fences_each_partition_on_its_own(client: Any) -> None:
-    a = make_worker(client, "wa")
-    link = GatewayLink(client, "gw-1", P)
-    tables = {keys.partition_of(f"t{i}", P): f"t{i}" for i in range(20)}
-    (p1, t1), (p2, t2) = list(tables.items())[:2]
-    for tid in (t1, t2):
-        link.send(
-            link.message("create", id=f"c-{tid}", table=tid, rules={}, seats=[{"kind": "open"}] * 2)
-        )
-    generation = a.partitions[p1].generation
-    client.set(keys.lease(p1), f"{generation + 1}|wb|{int(time.time() * 1000) + 60_000}")
+    a, (p1, _), (p2, _) = two_partitions_with_a_table_each(client)
+    take_lease(client, a, p1)
     entries = a._read()  # p1's read is refused; p2's entry comes back
     assert set(entries) == {p2}
     assert p1 not in a.partitions and p2 in a.partitions
