@@ -190,8 +190,7 @@ class TableDriver:
         out = []
         for _ in range(allowed):
             run, msg, version = self._queue.popleft()
-            run.queued = False
-            run.pending = (msg["id"], now, version, msg)
+            run.queued = False  # pending from the moment it is written (see pump)
             out.append((run, msg, version))
         return out
 
