@@ -77,6 +77,7 @@ def _worker(args: argparse.Namespace) -> int:
         dead_after_ms=args.dead_after_ms,
         seed=args.seed,
         slow_cycle_ms=args.slow_ms,
+        slot_per_call=args.slot_per_call,
     )
     if args.id:
         settings.worker_id = args.id
@@ -259,6 +260,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument(
         "--seed", type=int, help="reproducible table randomness (tests and benchmarks only)"
+    )
+    worker.add_argument(
+        "--slot-per-call",
+        action="store_true",
+        help="one partition per script call (for proxies that refuse multi-slot scripts; "
+        "automatic on a Redis Cluster)",
     )
     worker.add_argument("--log-level", default="info")
     worker.set_defaults(func=_worker)

@@ -49,9 +49,21 @@ def stored(client: Any, table_id: str) -> Table:
     return Table.from_bytes(client.hget(keys.table_of(table_id, P), "s"))
 
 
-def test_worker_takes_every_partition_and_plays_games_to_the_end(client: Any) -> None:
-    worker = make_worker(client)
+@pytest.mark.parametrize("slot_per_call", [False, True], ids=["shared-calls", "slot-per-call"])
+def test_worker_takes_every_partition_and_plays_games_to_the_end(
+    client: Any, slot_per_call: bool
+) -> None:
+    worker = make_worker(client, slot_per_call=slot_per_call)
     assert set(worker.partitions) == set(range(P))
+    read_keys: list[int] = []  # keys per read call: 2 per partition it reads
+    queue = worker.scripts.queue
+
+    def spy(pipe: Any, name: str, script_keys: list[str], args: list[Any]) -> Any:
+        if name == "read":
+            read_keys.append(len(script_keys))
+        return queue(pipe, name, script_keys, args)
+
+    worker.scripts.queue = spy  # type: ignore[method-assign]
     link = GatewayLink(client, "gw-1", P)
     driver = TableDriver(link, seats=3, rules={"preset": "classic", "start_dice": 2}, seed=3)
     driver.create([f"t{i}" for i in range(12)])
@@ -61,6 +73,7 @@ def test_worker_takes_every_partition_and_plays_games_to_the_end(client: Any) ->
         worker.run_once()
         driver.pump(block_ms=None)
     assert driver.errors == []
+    assert set(read_keys) == ({2} if slot_per_call else {2 * P})  # one slot, or all at once
     for tid in driver.tables:
         table = stored(client, tid)
         assert table.status == "over" and table.game.winner is not None

@@ -89,6 +89,9 @@ class WorkerSettings:
     # from (seed, table, version): for tests and benchmarks only. None = OS entropy.
     seed: int | None = None
     slow_cycle_ms: float = 100.0  # log a warning with phase timings for cycles slower than this
+    # One partition per script call even on a standalone Redis, for proxies that,
+    # like a Cluster, refuse scripts over several hash slots (a Cluster always is).
+    slot_per_call: bool = False
 
 
 @dataclass
@@ -151,6 +154,8 @@ class Worker:
             not is_cluster(self.redis) and "fakeredis" not in type(self.redis).__module__
         )
         self._unsent: list[tuple[int, str, bytes, Any]] = []  # committed, not yet delivered
+        # Read and commit calls carry one partition each (one hash slot), or several.
+        self._slot_per_call = settings.slot_per_call or is_cluster(self.redis)
         self.log = log.bind(worker=self.id)
         self.debug = self.log.is_enabled_for(logging.DEBUG)
 
@@ -338,7 +343,7 @@ class Worker:
                     keys.deliveries(n), lambda p, n=n, ids=ids: p.xdel(keys.deliveries(n), *ids)
                 )
         deletions = len(batch.items) - sending[1]
-        groups = read_groups(len(owned), cluster=is_cluster(self.redis))
+        groups = read_groups(len(owned), cluster=self._slot_per_call)
         calls = [[owned[i] for i in group] for group in groups]
         for group in calls:
             script_keys, args = read_call(
@@ -543,7 +548,7 @@ class Worker:
         :func:`~dudo.worker.scripts.commit_groups`)."""
         mark = time.monotonic()
         pipe = Batch(self.redis)
-        groups = commit_groups([len(b.writes) for b in batches], cluster=is_cluster(self.redis))
+        groups = commit_groups([len(b.writes) for b in batches], cluster=self._slot_per_call)
         calls = [[batches[i] for i in group] for group in groups]
         for group in calls:
             script_keys, args = commit_call(
