@@ -1,10 +1,12 @@
-"""``dudo bench engine`` prints the published JSON figures (no timing is asserted here)."""
+"""The benches print the published JSON figures (no timing is asserted here)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+
+from .servers import RedisServer
 
 
 def test_bench_engine_json_has_the_published_fields() -> None:
@@ -18,3 +20,61 @@ def test_bench_engine_json_has_the_published_fields() -> None:
     assert result["bench"] == "engine"
     assert isinstance(result["actions_per_s"], int) and result["actions_per_s"] > 0
     assert result["actions"] > 0 and len(result["actions_per_s_samples"]) == 5
+
+
+def _bench(*args: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-m", "dudo", "bench", *args, "--json"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    ).stdout
+    return json.loads(out)
+
+
+def test_bench_workers_plays_real_games_and_prints_the_published_fields(
+    redis_server: RedisServer,
+) -> None:
+    """A short run on the tests' own redis-server: every published figure is there and
+    the figures agree with each other (nothing about speed is asserted)."""
+    result = _bench(
+        "workers", "--redis", redis_server.url, "--tables", "40", "--seconds", "1", "--flush"
+    )
+    assert result["bench"] == "workers" and result["tables"] == 40
+    assert result["actions_per_s"] > 0 and len(result["actions_per_s_slices"]) >= 1
+    assert result["floor_actions_per_s"] > 0
+    assert result["ratio_to_floor"] == round(
+        result["actions_per_s"] / result["floor_actions_per_s"], 3
+    )
+    assert 0 < result["p50_ms"] <= result["p99_ms"]
+    assert result["half_load_actions_per_s"] > 0
+    assert result["redis_bytes_per_table"] > 0 and result["record_bytes"] > 0
+    cpu = result["cpu_us_per_action"]
+    assert set(cpu) == {"workers", "bots_gateway", "redis"} and cpu["workers"] > 0
+    # The worker really applied actions through its scripts: reads and commits ran.
+    assert result["redis_calls_per_action"]["evalsha"] > 0
+    ceiling = result["ratio_ceiling"]
+    assert set(ceiling) == {"one_process_per_worker", "all_cores"}
+    assert ceiling["all_cores"] > 0 and ceiling["one_process_per_worker"] > 0
+
+
+def test_bench_gateway_plays_through_websockets_and_prints_the_published_fields(
+    redis_server: RedisServer,
+) -> None:
+    result = _bench(
+        "gateway",
+        "--redis",
+        redis_server.url,
+        "--clients",
+        "8",
+        "--seconds",
+        "1",
+        "--think-ms",
+        "20",
+        "--flush",
+    )
+    assert result["bench"] == "gateway" and result["clients"] == 8
+    assert result["actions"] > 0 and result["actions_per_s"] > 0
+    assert 0 < result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]
+    assert result["errors"] == {}

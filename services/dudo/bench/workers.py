@@ -132,8 +132,31 @@ def run(
         "actions_per_outbox_read": read_actions,
         "floor_actions_per_s": round(floor),
         "ratio_to_floor": round(rate / floor, 3) if floor else None,
+        "ratio_ceiling": ratio_ceiling(cpu, workers, floor),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
+    }
+
+
+def ratio_ceiling(cpu_us: dict[str, float], workers: int, floor: float) -> dict[str, float] | None:
+    """The highest ``ratio_to_floor`` this run's CPU costs allow, whatever the scheduling.
+
+    Two ceilings, from the CPU each process used per applied action in the
+    saturated phase: ``one_process_per_worker`` — each worker is one Python
+    thread, so ``workers`` of them apply at most ``workers / worker CPU per
+    action`` even with a core each and no waiting; ``all_cores`` — the
+    workers, the bots' gateway and Redis share this machine's cores. They are
+    derived figures, not measurements: they say how far scheduling and waiting
+    are from costing anything, and how much CPU per action a target needs.
+    """
+    total = sum(cpu_us.values())
+    if not floor or cpu_us.get("workers", 0) <= 0 or total <= 0:
+        return None
+    cores = os.cpu_count() or 1
+    per_worker = min(workers, cores) * 1e6 / cpu_us["workers"]
+    return {
+        "one_process_per_worker": round(per_worker / floor, 3),
+        "all_cores": round(cores * 1e6 / total / floor, 3),
     }
 
 
