@@ -30,13 +30,34 @@ def require_binary(name: str = "redis-server") -> str:
     return path
 
 
-def free_port(below: int = 65536) -> int:
-    """A port nobody listens on; ``below`` bounds it (a cluster node also needs port+10000)."""
-    for _ in range(200):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0 if below == 65536 else random.randrange(20000, below)))
-            port = s.getsockname()[1]
-        if port < below:
+def _ephemeral_low() -> int:
+    """Where the kernel's range of ports for outgoing connections starts."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(*, with_bus: bool = False) -> int:
+    """A port nobody listens on, for a server a test starts.
+
+    Chosen below the kernel's ephemeral range, so that no outgoing connection
+    (the tests open thousands) can take it between this check and the server's
+    bind. ``with_bus``: port + 10000 must be free too (a cluster node's bus).
+    Two test processes may still pick the same port: starting retries."""
+    top = _ephemeral_low() - (10000 if with_bus else 0)
+    for _ in range(500):
+        port = random.randrange(10000, top)
+        if _bindable(port) and (not with_bus or _bindable(port + 10000)):
             return port
     raise RuntimeError("no free port found")
 
@@ -46,10 +67,21 @@ class RedisServer:
 
     def __init__(self, folder: Path, *extra: str, cluster_node: bool = False) -> None:
         self.binary = require_binary()
-        self.port = free_port(below=55536 if cluster_node else 65536)
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
-        self.process = subprocess.Popen(
+        for attempt in range(3):
+            self.port = free_port(with_bus=cluster_node)
+            self.url = f"redis://127.0.0.1:{self.port}/0"
+            self.process = self._start(extra)
+            if self._wait_until_up():
+                return
+            if self.process.poll() is None or attempt == 2:
+                self.stop()
+                raise RuntimeError(f"redis-server on {self.port} did not start (see redis.log)")
+            # It exited: another process took the port first. Try another.
+
+    def _start(self, extra: tuple[str, ...]) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             [
                 self.binary,
                 "--port",
@@ -57,27 +89,28 @@ class RedisServer:
                 "--bind",
                 "127.0.0.1",
                 "--dir",
-                str(folder),
+                str(self.folder),
                 "--save",
                 "",
                 "--appendonly",
                 "no",
                 "--logfile",
-                str(folder / "redis.log"),
+                str(self.folder / "redis.log"),
                 *extra,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def _wait_until_up(self) -> bool:
         deadline = time.monotonic() + 10
         while True:
             try:
                 redis.Redis(port=self.port).ping()
-                break
+                return True
             except redis.ConnectionError:
                 if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise RuntimeError(f"redis-server on {self.port} did not start") from None
+                    return False
                 time.sleep(0.02)
 
     def client(self) -> redis.Redis:

@@ -74,7 +74,8 @@ def test_bench_gateway_plays_through_websockets_and_prints_the_published_fields(
         "20",
         "--flush",
     )
-    assert result["bench"] == "gateway" and result["clients"] == 8
+    # Connected when the measurement ended: a table between two games has none.
+    assert result["bench"] == "gateway" and 0 < result["clients"] <= 8
     assert result["actions"] > 0 and result["actions_per_s"] > 0
     assert 0 < result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]
     assert result["errors"] == {}

@@ -9,7 +9,7 @@ import msgpack
 import pytest
 
 from dudo import wire
-from dudo.table import Table
+from dudo.table import SEEN_IDS, RecentIds, Table
 
 NOW = 1_000_000
 
@@ -333,3 +333,25 @@ def test_start_with_bots_fill_turns_open_seats_into_bot_seats() -> None:
         run.send("join", "gw-bots", player=f"b{seat}", name=f"Bot {seat}", bot="normal")
     assert run.table.status == "playing" and len(run.table.seats) == 4
     assert [s.bot for s in run.table.seats] == [None, "normal", "normal", "normal"]
+
+
+def test_a_table_remembers_the_last_64_ids_in_order_through_its_record() -> None:
+    """Duplicates are caught for the last SEEN_IDS ids, and the record keeps exactly those."""
+    run = Run()
+    run.send("join", id="j0", player="p0", name="A")
+    for i in range(SEEN_IDS + 10):
+        run.send("watch", id=f"w{i}", on=i % 2 == 0)
+    clone = Table.from_bytes(run.table.to_bytes())
+    expected = [f"w{i}" for i in range(10, SEEN_IDS + 10)]
+    for table in (run.table, clone):
+        assert list(table.seen) == expected and len(table.seen) == SEEN_IDS
+        assert "w9" not in table.seen and "j0" not in table.seen and "w10" in table.seen
+    # The oldest remembered id is still refused; one forgotten is applied again.
+    assert run.send("watch", id="w10", on=True)[0]["code"] == wire.DUPLICATE
+    run.send("watch", id="w9", on=True)
+    assert "w9" in run.table.seen and "w10" not in run.table.seen
+
+
+def test_recent_ids_ignore_an_id_added_twice() -> None:
+    ids = RecentIds(["a", "b", "a"])
+    assert list(ids) == ["a", "b"] and "a" in ids and "c" not in ids

@@ -66,6 +66,7 @@ def test_sigterm_closes_websockets_with_going_away(tmp_path: Path) -> None:
                 assert status == 201
                 me = await Client(session, base).open(made["token"])
                 await me.next("welcome")
+                assert proc.poll() is None, "the server we started is not the one answering"
                 proc.send_signal(signal.SIGTERM)
                 assert me.ws is not None
                 while True:
@@ -73,5 +74,7 @@ def test_sigterm_closes_websockets_with_going_away(tmp_path: Path) -> None:
                     if frame.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
                         return me.ws.close_code or frame.data
 
-        assert asyncio.run(scenario()) == 1001  # "going away": reconnect elsewhere
+        code = asyncio.run(scenario())
+        log = (tmp_path / "serve.log").read_text()
+        assert code == 1001, f"closed with {code}, not 'going away'; the server said:\n{log}"
         assert proc.wait(15) == 0

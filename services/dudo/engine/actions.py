@@ -72,19 +72,27 @@ def action_from_dict(data: Any) -> Action:
     if not isinstance(data, dict):
         raise RuleError(BAD_ACTION, "an action must be an object with a 'type'")
     kind = data.get("type")
-    allowed: set[str]
     if kind == "bid":
         action: Action = Bid(_strict_int(data, "quantity"), _strict_int(data, "face"))
-        allowed = {"type", "quantity", "face"}
     elif kind == "dudo":
-        action, allowed = DUDO, {"type"}
+        action = DUDO
     elif kind == "calza":
-        action, allowed = CALZA, {"type"}
+        action = CALZA
     elif kind == "direction":
-        action, allowed = Direction(_strict_int(data, "value")), {"type", "value"}
+        action = Direction(_strict_int(data, "value"))
     else:
         raise RuleError(BAD_ACTION, f"unknown action type {kind!r}")
-    extra = set(data) - allowed
-    if extra:
-        raise RuleError(BAD_ACTION, f"unexpected field(s) for {kind}: {', '.join(sorted(extra))}")
+    allowed = _FIELDS[kind]
+    # Every allowed field was read above, so as many keys as allowed fields means no others.
+    if len(data) != len(allowed):
+        extra = ", ".join(sorted(str(key) for key in data if key not in allowed))
+        raise RuleError(BAD_ACTION, f"unexpected field(s) for {kind}: {extra}")
     return action
+
+
+_FIELDS = {
+    "bid": frozenset({"type", "quantity", "face"}),
+    "dudo": frozenset({"type"}),
+    "calza": frozenset({"type"}),
+    "direction": frozenset({"type", "value"}),
+}

@@ -13,6 +13,8 @@ simply the lowest face. In a palifico round the opening face is locked.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 Bid = tuple[int, int]  # (quantity, face)
 
 FACES = (1, 2, 3, 4, 5, 6)
@@ -31,6 +33,14 @@ def min_quantity(previous: Bid, face: int, ones_wild: bool) -> int:
         if prev_face == 1:
             return 2 * quantity + 1
     return quantity if face > prev_face else quantity + 1
+
+
+@lru_cache(maxsize=4096)
+def raise_floors(previous: Bid, ones_wild: bool) -> tuple[int, ...]:
+    """:func:`min_quantity` for faces 1..6 at once. Every view of every seat asks
+    this after every bid, and the answers repeat, so they are remembered (a
+    few hundred distinct bids occur in practice; the cache is bounded anyway)."""
+    return tuple(min_quantity(previous, face, ones_wild) for face in FACES)
 
 
 def count_matching(hands: list[tuple[int, ...]], face: int, ones_wild: bool) -> int:

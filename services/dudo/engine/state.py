@@ -16,7 +16,7 @@ from typing import Any
 
 from . import errors as E
 from .actions import Action, Bid, Calza, Direction, Dudo
-from .bids import FACES, count_matching, min_quantity
+from .bids import FACES, count_matching, raise_floors
 from .dice import SECRET_BYTES, commitment, roll, round_seed
 from .errors import RuleError
 from .rules import Rules
@@ -198,15 +198,15 @@ class State:
         if not self.bids:
             return [1 if self._may_open_on_ones() else _OPENING_ON_ONES, 1, 1, 1, 1, 1]
         _, quantity, prev_face = self.bids[-1]
-        ones_wild = self.ones_wild
+        floors = raise_floors((quantity, prev_face), self.ones_wild)
         if self.palifico:
             locked = self.bids[0][2]
             refusal = (E.PALIFICO_FACE_LOCKED, f"in a palifico round the face stays {locked}")
             return [
-                min_quantity((quantity, prev_face), face, ones_wild) if face == locked else refusal
-                for face in FACES
+                floor if face == locked else refusal
+                for face, floor in zip(FACES, floors, strict=True)
             ]
-        return [min_quantity((quantity, prev_face), face, ones_wild) for face in FACES]
+        return list(floors)
 
     def legal(self, seat: int) -> dict[str, Any]:
         """What ``seat`` may do now, compactly: the plain-data summary the views carry.
