@@ -355,3 +355,4 @@ def test_a_table_remembers_the_last_64_ids_in_order_through_its_record() -> None
 def test_recent_ids_ignore_an_id_added_twice() -> None:
     ids = RecentIds(["a", "b", "a"])
     assert list(ids) == ["a", "b"] and "a" in ids and "c" not in ids
+    assert ids == RecentIds(["a", "b"]) and ids != RecentIds(["b", "a"])

@@ -88,6 +88,12 @@ class RecentIds:
     def __len__(self) -> int:
         return len(self._order)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RecentIds) and self._order == other._order
+
+    def __repr__(self) -> str:
+        return f"RecentIds({list(self._order)!r})"
+
     def add(self, msg_id: str) -> None:
         if msg_id in self._set:
             return
