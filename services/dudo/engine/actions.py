@@ -56,6 +56,14 @@ DUDO = Dudo()
 CALZA = Calza()
 
 
+_FIELDS = {  # the fields each kind of action has, all required
+    "bid": frozenset({"type", "quantity", "face"}),
+    "dudo": frozenset({"type"}),
+    "calza": frozenset({"type"}),
+    "direction": frozenset({"type", "value"}),
+}
+
+
 def _strict_int(data: dict[str, Any], key: str) -> int:
     value = data.get(key)
     if not isinstance(value, int) or isinstance(value, bool):
@@ -88,11 +96,3 @@ def action_from_dict(data: Any) -> Action:
         extra = ", ".join(sorted(str(key) for key in data if key not in allowed))
         raise RuleError(BAD_ACTION, f"unexpected field(s) for {kind}: {extra}")
     return action
-
-
-_FIELDS = {
-    "bid": frozenset({"type", "quantity", "face"}),
-    "dudo": frozenset({"type"}),
-    "calza": frozenset({"type"}),
-    "direction": frozenset({"type", "value"}),
-}
