@@ -78,6 +78,7 @@ def _worker(args: argparse.Namespace) -> int:
         seed=args.seed,
         slow_cycle_ms=args.slow_ms,
         slot_per_call=args.slot_per_call,
+        max_deliveries=args.max_deliveries,
     )
     if args.id:
         settings.worker_id = args.id
@@ -266,6 +267,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="one partition per script call (for proxies that refuse multi-slot scripts; "
         "automatic on a Redis Cluster)",
+    )
+    worker.add_argument(
+        "--max-deliveries",
+        type=int,
+        default=5,
+        help="an inbox entry read this many times without a commit is dead-lettered",
     )
     worker.add_argument("--log-level", default="info")
     worker.set_defaults(func=_worker)

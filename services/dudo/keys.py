@@ -19,7 +19,8 @@ DEFAULT_PARTITIONS = 16
 MAX_PARTITIONS = 1024
 CONSUMER_GROUP = "workers"
 
-# Ids that end up inside key names: short, printable, no braces or colons.
+# Ids that end up inside key names: short, printable, no braces or colons. Check
+# with ``fullmatch``: ``$`` alone also matches before a final newline.
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 # Shared registry and configuration (no hash tag: never used inside a script).

@@ -22,7 +22,7 @@ from .connection import Client
 
 class _LinkBase:
     def __init__(self, client: Any, gateway_id: str, partitions: int) -> None:
-        if not keys.ID_PATTERN.match(gateway_id):
+        if not keys.ID_PATTERN.fullmatch(gateway_id):
             raise ValueError(f"gateway id {gateway_id!r} must match {keys.ID_PATTERN.pattern}")
         self.redis = client
         self.id = gateway_id

@@ -378,7 +378,8 @@ def _compile(spec: Field, path: str) -> Checker:
         length_error = f"{path} must be 1..{top} characters"
         allowed = frozenset(spec.enum) if spec.enum is not None else None
         enum_error = f"{path} must be one of {', '.join(spec.enum or ())}"
-        match = re.compile(spec.pattern).match if spec.pattern is not None else None
+        # fullmatch: `$` alone would accept a final newline ("abc\n").
+        match = re.compile(spec.pattern).fullmatch if spec.pattern is not None else None
         pattern_error = f"{path} has characters not allowed"
 
         def check_string(value: Any) -> None:
@@ -511,13 +512,22 @@ def validator(messages: dict[str, Message]) -> Callable[[Any], dict[str, Any]]:
             if check is None:
                 raise WireError(BAD_MESSAGE, f"unknown message type {kind!r}")
             check(message)
-        except WireError as exc:
-            exc.known = {
+        except Exception as exc:
+            # Every malformed value is a typed error, whatever check it broke:
+            # an entry must never take down the process that reads it.
+            error = (
+                exc
+                if isinstance(exc, WireError)
+                else WireError(BAD_MESSAGE, f"malformed message ({exc.__class__.__name__})")
+            )
+            error.known = {
                 k: message[k]
                 for k in ("id", "table", "gateway", "player", "seat")
                 if k in message and _plausible(k, message[k])
             }
-            raise
+            if error is exc:
+                raise
+            raise error from exc
         return message
 
     return validate
@@ -531,7 +541,7 @@ def _plausible(key: str, value: Any) -> bool:
     if key == "seat":
         return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 5
     pattern = MESSAGE_ID_RE if key == "id" else ID_RE
-    return isinstance(value, str) and re.match(pattern, value) is not None
+    return isinstance(value, str) and re.fullmatch(pattern, value) is not None
 
 
 # -- codec ---------------------------------------------------------------------

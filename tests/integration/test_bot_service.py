@@ -14,7 +14,7 @@ from dudo.connection import connect
 from dudo.link import GatewayLink
 from dudo.table import Table
 
-from .test_workers import P, Workers, owners, wait_for
+from .procs import P, Workers, owners, wait_for
 
 
 def test_one_service_fills_and_plays_a_thousand_seats(

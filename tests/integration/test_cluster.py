@@ -13,7 +13,7 @@ from dudo.link import GatewayLink
 from dudo.table import Table
 
 from ..servers import RedisCluster
-from .test_workers import Workers
+from .procs import Workers
 
 P = 16
 

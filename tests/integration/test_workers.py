@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import msgpack
-import pytest
 import redis
 
 from dudo import keys
@@ -21,86 +16,7 @@ from dudo.engine import seat_view, to_bytes
 from dudo.link import GatewayLink
 from dudo.table import Table
 
-from ..servers import RedisServer
-
-P = 8
-FAST = ["--lease-ms", "1500", "--heartbeat", "0.2", "--dead-after-ms", "1000"]
-
-
-class Workers:
-    """Starts and stops `dudo worker` processes; their logs go to the test's temp dir."""
-
-    def __init__(self, url: str, folder: Path) -> None:
-        self.url = url
-        self.folder = folder
-        self.procs: dict[str, subprocess.Popen[bytes]] = {}
-
-    def start(self, name: str, *extra: str) -> subprocess.Popen[bytes]:
-        log = open(self.folder / f"{name}.log", "wb")  # noqa: SIM115 - lives with the process
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "dudo",
-                "worker",
-                "--redis",
-                self.url,
-                "--partitions",
-                str(P),
-                "--id",
-                name,
-                "--log-level",
-                "info",
-                *FAST,
-                *extra,
-            ],
-            stdout=log,
-            stderr=log,
-        )
-        self.procs[name] = proc
-        return proc
-
-    def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
-        self.procs[name].send_signal(sig)
-        self.procs[name].wait(10)
-
-    def stop_all(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(10)
-
-
-@pytest.fixture
-def workers(
-    redis_server: RedisServer, real_redis: redis.Redis, tmp_path: Path
-) -> Iterator[Workers]:
-    group = Workers(redis_server.url, tmp_path)
-    yield group
-    group.stop_all()
-
-
-def owners(client: redis.Redis) -> dict[int, str]:
-    """Partition -> worker holding a live lease."""
-    out = {}
-    for p in range(P):
-        raw = client.get(keys.lease(p))
-        if raw:
-            _, owner, _ = raw.decode().split("|")
-            if owner:
-                out[p] = owner
-    return out
-
-
-def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+from .procs import P, Workers, owners, wait_for
 
 
 def test_actions_of_a_table_apply_in_the_order_sent_with_several_workers(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import msgpack
@@ -20,14 +19,6 @@ from dudo.worker.scripts import COMMIT_TABLES_PER_CALL, commit_groups
 
 P = 4
 configure("warning")
-
-
-@pytest.fixture(params=["fakeredis", "redis-server"])
-def client(request: pytest.FixtureRequest) -> Iterator[Any]:
-    if request.param == "fakeredis":
-        yield request.getfixturevalue("fake_redis")
-    else:
-        yield request.getfixturevalue("real_redis")
 
 
 def make_worker(client: Any, name: str = "w1", **settings: Any) -> Worker:
@@ -55,7 +46,7 @@ def test_worker_takes_every_partition_and_plays_games_to_the_end(
 ) -> None:
     worker = make_worker(client, slot_per_call=slot_per_call)
     assert set(worker.partitions) == set(range(P))
-    read_keys: list[int] = []  # keys per read call: 2 per partition it reads
+    read_keys: list[int] = []  # keys per read call: 3 per partition it reads
     queue = worker.scripts.queue
 
     def spy(pipe: Any, name: str, script_keys: list[str], args: list[Any]) -> Any:
@@ -73,7 +64,7 @@ def test_worker_takes_every_partition_and_plays_games_to_the_end(
         worker.run_once()
         driver.pump(block_ms=None)
     assert driver.errors == []
-    assert set(read_keys) == ({2} if slot_per_call else {2 * P})  # one slot, or all at once
+    assert set(read_keys) == ({3} if slot_per_call else {3 * P})  # one slot, or all at once
     for tid in driver.tables:
         table = stored(client, tid)
         assert table.status == "over" and table.game.winner is not None

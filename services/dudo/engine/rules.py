@@ -61,7 +61,7 @@ class Rules:
         if not isinstance(data, dict):
             raise RulesConfigError("preset", "rules must be an object")
         name = data.get("preset", "classic")
-        if name not in _PRESETS:
+        if not isinstance(name, str) or name not in _PRESETS:
             raise RulesConfigError(
                 "preset", f"unknown preset {name!r}; expected one of {', '.join(PRESETS_ORDER)}"
             )
@@ -70,8 +70,8 @@ class Rules:
         for key, value in data.items():
             if key == "preset":
                 continue
-            if key not in _FIELD_TYPES:
-                raise RulesConfigError(str(key), "unknown field")
+            if not isinstance(key, str) or key not in _FIELD_TYPES:
+                raise RulesConfigError(str(key)[:40], "unknown field")
             overrides[key] = _check_type(key, value)
         if "max_dice" not in overrides:
             # A Calza wins back a die that was lost: by default the cap is the

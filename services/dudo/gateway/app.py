@@ -302,7 +302,7 @@ class Gateway:
             return _http_error(400, wire.BAD_MESSAGE, f"name must be 1..{NAME_MAX} characters")
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
             return _http_error(400, wire.BAD_MESSAGE, "seat must be an integer")
-        if not keys.ID_PATTERN.match(table):
+        if not keys.ID_PATTERN.fullmatch(table):
             return _http_error(404, wire.UNKNOWN_TABLE, "no such table")
         player = secrets.token_urlsafe(9)
         assert self.link is not None
@@ -327,7 +327,7 @@ class Gateway:
 
     async def watch_table(self, request: web.Request) -> web.Response:
         table = request.match_info["table"]
-        if not keys.ID_PATTERN.match(table) or not await self.redis.exists(
+        if not keys.ID_PATTERN.fullmatch(table) or not await self.redis.exists(
             keys.table_of(table, self.settings.partitions)
         ):
             return _http_error(404, wire.UNKNOWN_TABLE, "no such table")

@@ -92,6 +92,9 @@ class WorkerSettings:
     # One partition per script call even on a standalone Redis, for proxies that,
     # like a Cluster, refuse scripts over several hash slots (a Cluster always is).
     slot_per_call: bool = False
+    # An inbox entry read this many times without being committed (each read
+    # followed by a crash, a lost lease or a failed commit) is dead-lettered.
+    max_deliveries: int = 5
 
 
 @dataclass
@@ -351,6 +354,7 @@ class Worker:
                 self.id,
                 self.settings.batch,
                 [(part.number, part.generation, part.mode) for part in group],
+                self.settings.max_deliveries,
             )
             batch.add(script_keys[0], self._call("read", script_keys, args))
         if not batch.items:
@@ -742,6 +746,8 @@ def _decode(raw: bytes) -> dict[str, Any] | WireError:
         return wire.decode(raw)
     except WireError as exc:
         return exc
+    except Exception as exc:  # the codec promises typed errors; never die on an entry anyway
+        return WireError(wire.BAD_MESSAGE, f"undecodable entry ({exc.__class__.__name__})")
 
 
 def _newer(a: str, b: str) -> bool:

@@ -98,11 +98,16 @@ return 1
 """
 )
 
-# KEYS: lease and inbox of each partition read (pairs). ARGV: owner, group,
-# consumer, count, then generation and mode of each partition, in the same order.
+# KEYS: lease, inbox and dead letters of each partition read (triples). ARGV:
+# owner, group, consumer, count, max deliveries, then generation and mode of each
+# partition, in the same order.
 # mode 'new': entries never delivered. mode 'pending': first claim every entry
 # pending on any consumer of the group (they are fenced out), then return this
 # consumer's pending entries, oldest first (or, when none are pending, new ones).
+# A pending entry delivered more than `max deliveries` times was read again and
+# again without ever being committed: it may be what kills its readers. It goes
+# to the dead letters (acked and deleted) instead of being returned, so one entry
+# can never stop a partition for good.
 # Returns one element per partition: false when fenced, else a flat list id1,
 # payload1, id2, payload2, ... Several partitions per call on a standalone Redis
 # (one call per cycle, whatever the partition count); one per call on a Cluster,
@@ -111,10 +116,11 @@ READ = (
     _PRELUDE
     + """
 local owner, group, consumer, count = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local max_deliveries = tonumber(ARGV[5])
 local result = {}
-for p = 1, #KEYS / 2 do
-  local lease, inbox = KEYS[2 * p - 1], KEYS[2 * p]
-  local gen, mode = ARGV[3 + 2 * p], ARGV[4 + 2 * p]
+for p = 1, #KEYS / 3 do
+  local lease, inbox, dead = KEYS[3 * p - 2], KEYS[3 * p - 1], KEYS[3 * p]
+  local gen, mode = ARGV[4 + 2 * p], ARGV[5 + 2 * p]
   local out = {}
   if not holds(lease, owner, gen) then
     out = false
@@ -129,6 +135,34 @@ for p = 1, #KEYS / 2 do
       until start == '0-0'
       pending = entries_of(redis.call('XREADGROUP', 'GROUP', group, consumer,
                                       'COUNT', count, 'STREAMS', inbox, '0'))
+      if #pending > 0 then
+        local deliveries = {}
+        for _, row in ipairs(redis.call('XPENDING', inbox, group, '-', '+', count,
+                                        consumer)) do
+          deliveries[row[1]] = tonumber(row[4])
+        end
+        local keep = {}
+        for _, e in ipairs(pending) do
+          local times = deliveries[e[1]] or 0
+          if times > max_deliveries then
+            local payload = ''
+            local fields = e[2]
+            if fields then
+              for i = 1, #fields, 2 do
+                if fields[i] == 'm' then payload = fields[i + 1] end
+              end
+            end
+            redis.call('XADD', dead, 'MAXLEN', '~', 10000, '*', 'entry', e[1],
+                       'reason', 'internal: read ' .. times .. ' times and never committed',
+                       'm', payload)
+            redis.call('XACK', inbox, group, e[1])
+            redis.call('XDEL', inbox, e[1])
+          else
+            keep[#keep + 1] = e
+          end
+        end
+        pending = keep
+      end
     end
     if #pending > 0 then
       flatten(pending, out)
@@ -231,11 +265,17 @@ return fired
 
 
 def read_call(
-    owner: str, consumer: str, count: int, parts: list[tuple[int, int, str]]
+    owner: str,
+    consumer: str,
+    count: int,
+    parts: list[tuple[int, int, str]],
+    max_deliveries: int = 5,
 ) -> tuple[list[str], list[Any]]:
     """Keys and arguments of one ``read`` call over ``parts`` = (partition, generation, mode)."""
-    script_keys = [key for n, _, _ in parts for key in (keys.lease(n), keys.inbox(n))]
-    args: list[Any] = [owner, keys.CONSUMER_GROUP, consumer, count]
+    script_keys = [
+        key for n, _, _ in parts for key in (keys.lease(n), keys.inbox(n), keys.dead_letters(n))
+    ]
+    args: list[Any] = [owner, keys.CONSUMER_GROUP, consumer, count, max_deliveries]
     for _, generation, mode in parts:
         args += [generation, mode]
     return script_keys, args

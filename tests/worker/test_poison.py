@@ -1,0 +1,69 @@
+"""Entries that must never stop a partition: malformed values, and entries that are
+read again and again without ever being committed (as when they kill their reader)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+from dudo import keys, wire
+from dudo.link import GatewayLink
+
+from .test_worker import P, make_worker, pump, stored
+
+CREATE = {"v": 1, "type": "create", "gateway": "gw-1", "seats": [{"kind": "open"}] * 2}
+
+
+def test_malformed_rules_values_get_typed_errors_and_the_partition_moves_on(client: Any) -> None:
+    worker = make_worker(client)
+    link = GatewayLink(client, "gw-1", P)
+    bad = [[], {}, ["classic"], 7, None, {"nested": [1]}]
+    for i, preset in enumerate(bad):
+        link.send_raw(
+            "t1",
+            msgpack.packb({**CREATE, "id": f"c{i}", "table": "t1", "rules": {"preset": preset}}),
+        )
+    link.send_raw(  # a rules object keyed by numbers, and one that is a list
+        "t1", msgpack.packb({**CREATE, "id": "k1", "table": "t1", "rules": {1: 2}})
+    )
+    link.send_raw("t1", msgpack.packb({**CREATE, "id": "k2", "table": "t1", "rules": [1]}))
+    link.send(link.message("create", id="ok", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
+    out = pump(worker, link)
+    errors = {e["id"]: e["code"] for e in out if e["type"] == "error"}
+    assert errors == {
+        **{f"c{i}": wire.BAD_RULES for i in range(len(bad))},
+        "k1": wire.BAD_RULES,
+        "k2": wire.BAD_RULES,
+    }
+    assert stored(client, "t1").status == "open"  # the good create behind them went through
+    p = keys.partition_of("t1", P)
+    assert client.xlen(keys.dead_letters(p)) == len(bad) + 2
+    assert client.xlen(keys.inbox(p)) == 0
+
+
+def test_an_entry_read_many_times_without_a_commit_is_dead_lettered(client: Any) -> None:
+    """Each read of a pending entry counts as a delivery. An entry whose every reader
+    died before committing (simulated here: read, then memory dropped as after a
+    crash) stops being handed out after ``max_deliveries`` and goes to the dead
+    letters; the entries behind it are applied."""
+    worker = make_worker(client, max_deliveries=3)
+    link = GatewayLink(client, "gw-1", P)
+    link.send(link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
+    p = keys.partition_of("t1", P)
+    part = worker.partitions[p]
+    for delivery in range(1, 4):  # delivered 3 times: still handed out
+        got = worker._read().get(p, [])
+        assert [eid for eid, _ in got] and len(got) == 1, f"delivery {delivery}"
+        worker._forget(part)  # the reader "died": replay from the pending list
+    assert worker._read().get(p, []) == []  # the 4th delivery: dead-lettered instead
+    dead = client.xrange(keys.dead_letters(p))
+    assert len(dead) == 1
+    assert dead[0][1][b"reason"].startswith(b"internal: read 4 times")
+    assert wire.decode(dead[0][1][b"m"])["id"] == "c1"  # the raw entry is kept for inspection
+    assert client.xpending(keys.inbox(p), keys.CONSUMER_GROUP)["pending"] == 0
+    assert client.hget(keys.table_of("t1", P), "s") is None
+    link.send(link.message("create", id="c2", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
+    pump(worker, link)  # the partition goes on with what comes after
+    assert stored(client, "t1").status == "open"
+    assert client.xlen(keys.inbox(p)) == 0
