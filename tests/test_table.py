@@ -162,7 +162,9 @@ def test_rejoin_gets_the_same_seat_through_the_new_gateway() -> None:
     run = Run()
     run.seat_all()
     out = run.send("join", "gw-b", player="p1", name="P1")
-    assert out[0] == {**out[0], "type": "joined", "seat": 1}
+    # The gateway that had the seat is told to stop relaying it to that player.
+    assert out[0] == {**out[0], "type": "detached", "seat": 1, "player": "p1", "_to": "gw-a"}
+    assert out[1] == {**out[1], "type": "joined", "seat": 1}
     assert run.table.seats[1].gateway == "gw-b"
     assert any(m["type"] == "view" and m["seat"] == 1 for m in run.inbox["gw-b"])
 
@@ -280,7 +282,10 @@ def test_attach_and_resync() -> None:
     run = Run()
     run.seat_all()
     out = run.send("attach", "gw-new", player="p2", seat=2)
-    assert [(m["type"], m["seat"], m["_to"]) for m in out] == [("view", 2, "gw-new")]
+    assert [(m["type"], m["seat"], m["_to"]) for m in out] == [
+        ("detached", 2, "gw-a"),
+        ("view", 2, "gw-new"),
+    ]
     assert errors(run.send("resync", "gw-a", seat=2, player="p2")) == [wire.NOT_ATTACHED]
     assert errors(run.send("resync", "gw-new", seat=2, player="p9")) == [wire.NOT_SEATED]
     out = run.send("resync", "gw-new", seat=2, player="p2")

@@ -294,7 +294,8 @@ class Table:
         if index is not None:  # coming back: same seat, now through this gateway
             seat = self.seats[index]
             was_away = seat.away
-            seat.gateway, seat.away = gateway, False
+            self._reattach(index, gateway)
+            seat.away = False
             self._changed(msg, visible=was_away)
             self._direct.append(
                 (gateway, message("joined", table=self.id, seat=index, player=player, id=msg["id"]))
@@ -314,6 +315,19 @@ class Table:
         )
         if all(seat.taken for seat in self.seats):
             self._start(now, rng)
+
+    def _reattach(self, index: int, gateway: str) -> None:
+        """Deliver seat ``index``'s views to ``gateway`` from now on; the gateway that had
+        it is told, so that its connections of that player stop getting this table."""
+        seat = self.seats[index]
+        if seat.gateway is not None and seat.gateway != gateway:
+            self._direct.append(
+                (
+                    seat.gateway,
+                    message("detached", table=self.id, seat=index, player=seat.player),
+                )
+            )
+        seat.gateway = gateway
 
     def _free_seat(self, wanted: int | None, bot: str | None) -> int:
         def allowed(i: int) -> bool:
@@ -353,8 +367,8 @@ class Table:
         )
 
     def _on_attach(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        seat = self._held(msg, attached=False)
-        seat.gateway = msg["gateway"]
+        self._held(msg, attached=False)
+        self._reattach(msg["seat"], msg["gateway"])
         self._changed(msg, visible=False)
         self._requests.append((msg["gateway"], msg["seat"]))
 
@@ -494,6 +508,7 @@ class Table:
         self,
         game: dict[str, Any] | None,
         seats: list[dict[str, Any]],
+        holders: list[str | None],
         events: list[dict[str, Any]],
     ) -> dict[str, Any]:
         return message(
@@ -506,6 +521,7 @@ class Table:
             deadline=self.deadline,
             game=game,
             seats=seats,
+            holders=holders,
             events=events,
         )
 
@@ -532,11 +548,16 @@ class Table:
             public = public_view(game) if game is not None else None
             events = self._events if self._dirty else []
             for gateway, hosted in audience.items():
+                # Only seats someone holds: a private part always names its holder, and
+                # gateways route it to that player's connections alone.
+                held = [i for i in sorted(hosted) if self.seats[i].player is not None]
                 privates = [
-                    private_view(game, i) if game is not None else _waiting(i)
-                    for i in sorted(hosted)
+                    private_view(game, i) if game is not None else _waiting(i) for i in held
                 ]
-                outputs.append((gateway, wire.encode(self._view(public, privates, events))))
+                holders = [self.seats[i].player for i in held]
+                outputs.append(
+                    (gateway, wire.encode(self._view(public, privates, holders, events)))
+                )
 
         timer_remove = timer_add = None
         wanted = self._timer_name() if self.deadline is not None else None

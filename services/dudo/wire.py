@@ -274,6 +274,14 @@ MESSAGES: dict[str, Message] = {
                     items=Field("ref", ref="game-view.schema.json#/$defs/private"),
                     doc="private parts of the seats this gateway hosts (none for spectators)",
                 ),
+                "holders": Field(
+                    "array",
+                    maximum=6,
+                    items=PLAYER,
+                    doc="the player holding each seat of `seats`, in the same order: a private "
+                    "part goes to that player's connections and nobody else's (seat numbers "
+                    "change hands; route by player)",
+                ),
                 "events": Field(
                     "array", items=Field("object"), doc="public events since the last view"
                 ),
@@ -303,6 +311,14 @@ MESSAGES: dict[str, Message] = {
             "out",
             "A leave succeeded.",
             {"table": TABLE, "seat": _seat(), "player": PLAYER, "id": MSG_ID},
+        ),
+        Message(
+            "detached",
+            "out",
+            "This player's seat is no longer played through this gateway (the player attached "
+            "it to another gateway): stop relaying anything of this table to that player's "
+            "connections here.",
+            {"table": TABLE, "seat": _seat(), "player": PLAYER},
         ),
         Message(
             "lobby",

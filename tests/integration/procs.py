@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -13,43 +14,86 @@ from typing import Any
 import redis
 
 from dudo import keys
+from dudo.bench.common import wait_ready
+
+from ..servers import free_port
 
 P = 8
 FAST = ["--lease-ms", "1500", "--heartbeat", "0.2", "--dead-after-ms", "1000"]
 
 
 class Workers:
-    """Starts and stops `dudo worker` processes; their logs go to the test's temp dir."""
+    """Starts and stops `dudo` service processes (workers, gateways, bot services); their
+    logs go to the test's temp dir, one file per process name."""
 
-    def __init__(self, url: str, folder: Path) -> None:
+    SECRET = "integration-secret-0123456789abcdef"
+
+    def __init__(self, url: str, folder: Path, partitions: int = P) -> None:
         self.url = url
         self.folder = folder
+        self.partitions = partitions
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.ports: dict[str, int] = {}
 
-    def start(self, name: str, *extra: str) -> subprocess.Popen[bytes]:
-        log = open(self.folder / f"{name}.log", "wb")  # noqa: SIM115 - lives with the process
+    def spawn(
+        self, name: str, *args: str, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
+        """``python -m dudo ARGS`` as the process ``name`` (a name may be reused once
+        the previous process of that name has ended: its log is appended to)."""
+        log = open(self.folder / f"{name}.log", "ab")  # noqa: SIM115 - lives with the process
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "dudo",
-                "worker",
-                "--redis",
-                self.url,
-                "--partitions",
-                str(P),
-                "--id",
-                name,
-                "--log-level",
-                "info",
-                *FAST,
-                *extra,
-            ],
+            [sys.executable, "-m", "dudo", *args],
             stdout=log,
             stderr=log,
+            env={**os.environ, "DUDO_GATEWAY_SECRET": self.SECRET, **(env or {})},
         )
         self.procs[name] = proc
         return proc
+
+    def start(self, name: str, *extra: str) -> subprocess.Popen[bytes]:
+        """A table worker with short leases (failures are noticed within a second or two)."""
+        return self.spawn(
+            name,
+            "worker",
+            "--redis",
+            self.url,
+            "--partitions",
+            str(self.partitions),
+            "--id",
+            name,
+            "--log-level",
+            "info",
+            *FAST,
+            *extra,
+            env={"DUDO_INSECURE_SEED": "1"},
+        )
+
+    def gateway(self, name: str, *extra: str, port: int | None = None) -> str:
+        """A web gateway (same port again on a restart); returns its base URL once ready."""
+        port = port or self.ports.get(name) or free_port()
+        self.ports[name] = port
+        proc = self.spawn(
+            name,
+            "gateway",
+            "--redis",
+            self.url,
+            "--port",
+            str(port),
+            "--partitions",
+            str(self.partitions),
+            "--id",
+            name,
+            *extra,
+        )
+        base = f"http://127.0.0.1:{port}"
+        wait_ready(base, proc)
+        return base
+
+    def bots(self, name: str, *extra: str) -> subprocess.Popen[bytes]:
+        """A bot service."""
+        return self.spawn(
+            name, "bots", "--redis", self.url, "--partitions", str(self.partitions), *extra
+        )
 
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         self.procs[name].send_signal(sig)

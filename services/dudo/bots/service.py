@@ -57,7 +57,7 @@ class BotService:
 
     def __post_init__(self) -> None:
         self.link = GatewayLink(self.client, self.service_id, self.partitions)
-        self.seats: dict[tuple[str, int], BotSeat] = {}
+        self.bots: dict[str, BotSeat] = {}  # player id -> the seat it plays
         self.asked: dict[tuple[str, int], tuple[float, str]] = {}  # join sent: when, level
         self.due: list[tuple[float, int, dict[str, Any]]] = []  # (time, n, act message)
         self.counter = itertools.count()
@@ -80,7 +80,7 @@ class BotService:
         joins = []
         for seat, level in entry.get("wants_bots", []):
             asked = self.asked.get((table, seat))
-            if (table, seat) in self.seats or (asked is not None and now - asked[0] < 5.0):
+            if asked is not None and now - asked[0] < 5.0:
                 continue  # taken by us, or asked recently (a lost answer is asked again)
             self.asked[(table, seat)] = (now, level if level in LEVELS else "normal")
             player = f"bot-{secrets.token_hex(5)}"
@@ -126,24 +126,24 @@ class BotService:
         return self._send_due()
 
     def _joined(self, msg: dict[str, Any]) -> None:
-        key = (msg["table"], msg["seat"])
-        moved = next((k for k, b in self.seats.items() if b.player == msg["player"]), None)
-        if moved is not None:  # the host started early: same bot, new seat number
-            bot = self.seats.pop(moved)
+        bot = self.bots.get(msg["player"])
+        if bot is not None:  # the host started early: same bot, new seat number
             bot.seat = msg["seat"]
-            self.seats[key] = bot
             return
-        _, level = self.asked.pop(key, (0.0, "normal"))
-        self.seats[key] = BotSeat(msg["table"], msg["seat"], msg["player"], level)
+        _, level = self.asked.pop((msg["table"], msg["seat"]), (0.0, "normal"))
+        self.bots[msg["player"]] = BotSeat(msg["table"], msg["seat"], msg["player"], level)
 
     def _on_view(self, msg: dict[str, Any]) -> None:
-        for private in msg["seats"]:
-            bot = self.seats.get((msg["table"], private["seat"]))
-            if bot is None or msg["version"] <= bot.version:
+        # Private parts are matched to bots by the player holding them, never by seat
+        # number (seats change hands; see dudo.gateway.audience).
+        for private, holder in zip(msg["seats"], msg.get("holders") or (), strict=False):
+            bot = self.bots.get(holder)
+            if bot is None or bot.table != msg["table"] or msg["version"] <= bot.version:
                 continue
             bot.version = msg["version"]
+            bot.seat = private["seat"]
             if msg["status"] == "over":
-                del self.seats[(bot.table, bot.seat)]
+                del self.bots[holder]
                 continue
             view = wire.seat_snapshot(msg, private)
             if not my_turn(view):

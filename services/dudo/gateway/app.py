@@ -44,7 +44,8 @@ from ..connection import connect, connect_async, ensure_partitions
 from ..engine import Rules, RulesConfigError
 from ..link import AsyncGatewayLink
 from ..runtime import quiet_collector, settle_heap
-from .clients import Connection, Metrics, SnapshotTexts
+from .audience import Audience
+from .clients import Connection, Metrics
 from .messages import MAX_CLIENT_BYTES, validate_client
 from .tokens import TokenError, Tokens
 
@@ -72,6 +73,8 @@ class GatewaySettings:
     burst: int = 40
     reply_timeout: float = 5.0  # HTTP calls waiting for a worker's answer
     heartbeat: float = 2.0
+    send_queue: int = 256  # messages queued for one connection before it is closed as too slow
+    send_timeout: float = 10.0  # seconds one message may take to go out before that
 
 
 class Gateway:
@@ -87,11 +90,7 @@ class Gateway:
         self.reader: AsyncGatewayLink | None = None  # reads this gateway's outbox
         self.reader_redis: Any = None
         self.metrics = Metrics()
-        self.seats: dict[tuple[str, int], set[Connection]] = defaultdict(set)
-        self.players: dict[tuple[str, str], int] = {}  # (table, player) -> seat
-        self.spectators: dict[str, set[Connection]] = defaultdict(set)
-        self.lobby_watchers: set[Connection] = set()
-        self.versions: dict[str, int] = {}  # table -> last view version relayed
+        self.audience = Audience(self.metrics)  # who gets which view, error, lobby news
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # message id -> reply
         self.hellos: dict[str, Connection] = {}  # join message id -> connection saying hello
         self.created: dict[str, asyncio.Future[dict[str, Any]]] = {}  # table -> first view
@@ -159,14 +158,15 @@ class Gateway:
     async def _shutdown(self, _app: web.Application) -> None:
         """Close every WebSocket with 1001 (clients reconnect elsewhere) and deregister."""
         self.ready = False
-        conns = {c for group in self.seats.values() for c in group}
-        conns |= {c for group in self.spectators.values() for c in group} | self.lobby_watchers
         # All at once, each waiting at most CLOSE_TIMEOUT for the client's reply: a
         # client that vanished must not hold the shutdown.
         await asyncio.gather(
             *(
-                conn.ws.close(code=WSCloseCode.GOING_AWAY, message=b"gateway stopping")
-                for conn in conns
+                asyncio.wait_for(
+                    conn.ws.close(code=WSCloseCode.GOING_AWAY, message=b"gateway stopping"),
+                    CLOSE_TIMEOUT,
+                )
+                for conn in self.audience.connections()
             ),
             return_exceptions=True,
         )
@@ -357,10 +357,13 @@ class Gateway:
         ws = web.WebSocketResponse(heartbeat=20, max_msg_size=64 * 1024, timeout=CLOSE_TIMEOUT)
         await ws.prepare(request)
         conn = Connection(ws, self.settings)
+        conn.transport = request.transport
+        conn.address = request.remote or ""
+        writer = asyncio.create_task(conn.write_loop())
         token = request.query.get("token")
-        if token:
-            await self._hello(conn, token)
         try:
+            if token:
+                await self._hello(conn, token)
             async for frame in ws:
                 if frame.type == WSMsgType.TEXT:
                     await self._receive(conn, frame.data.encode(), text=True)
@@ -369,25 +372,26 @@ class Gateway:
                     await self._receive(conn, frame.data, text=False)
         finally:
             await self._disconnect(conn)
+            writer.cancel()
         return ws
 
     async def _receive(self, conn: Connection, data: bytes, *, text: bool) -> None:
         if not conn.allow():
-            await self._error(conn, None, wire.RATE_LIMITED, "too many messages; slow down")
+            self._error(conn, None, wire.RATE_LIMITED, "too many messages; slow down")
             return
         if len(data) > MAX_CLIENT_BYTES:
-            await self._error(conn, None, wire.TOO_LARGE, f"at most {MAX_CLIENT_BYTES} bytes")
+            self._error(conn, None, wire.TOO_LARGE, f"at most {MAX_CLIENT_BYTES} bytes")
             return
         try:
             raw = json.loads(data) if text else msgpack.unpackb(data, raw=False)
         except Exception:
-            await self._error(conn, None, wire.BAD_MESSAGE, "not JSON (text) or msgpack (binary)")
+            self._error(conn, None, wire.BAD_MESSAGE, "not JSON (text) or msgpack (binary)")
             return
         try:
             msg = validate_client(raw)
         except wire.WireError as exc:
             client_id = raw.get("id") if isinstance(raw, dict) else None
-            await self._error(
+            self._error(
                 conn, client_id if isinstance(client_id, str) else None, exc.code, exc.message
             )
             return
@@ -396,11 +400,11 @@ class Gateway:
         if kind == "hello":
             await self._hello(conn, msg["token"])
         elif kind == "ping":
-            await conn.send(wire.message("pong"))
+            conn.send(wire.message("pong"))
         elif kind == "watch_lobby":
             await self._watch_lobby(conn)
         elif conn.grant is None:
-            await self._error(conn, msg.get("id"), wire.UNAUTHORIZED, "send hello with a token")
+            self._error(conn, msg.get("id"), wire.UNAUTHORIZED, "send hello with a token")
         elif kind == "act":
             await self._act(conn, msg)
         else:
@@ -410,16 +414,14 @@ class Gateway:
         try:
             grant = self.tokens.check(token)
         except TokenError as exc:
-            await self._error(conn, None, wire.UNAUTHORIZED, str(exc))
+            self._error(conn, None, wire.UNAUTHORIZED, str(exc))
             return
         await self._detach(conn)
         conn.grant, conn.seat = grant, None
         assert self.link is not None
         if grant.kind == "watch":
-            first = not self.spectators[grant.table]
-            self.spectators[grant.table].add(conn)
-            self.metrics.connections.labels("watch").inc()
-            await conn.send(wire.message("welcome", table=grant.table, seat=None, player=None))
+            first = self.audience.watch(conn, grant.table)
+            conn.send(wire.message("welcome", table=grant.table, seat=None, player=None))
             messages = [
                 self.link.message("resync", id=f"r-{conn.id}", table=grant.table, seat=None)
             ]
@@ -449,35 +451,33 @@ class Gateway:
         try:
             answer = await asyncio.wait_for(reply, self.settings.reply_timeout)
         except TimeoutError:
-            await self._error(conn, None, "timeout", "no worker answered; try again")
+            self._error(conn, None, "timeout", "no worker answered; try again")
             return
         finally:
             self._forget([join["id"]])
             self.hellos.pop(join["id"], None)
         if answer["type"] == "error":
             conn.grant = None
-            await self._error(conn, None, answer["code"], answer["message"])
+            self._error(conn, None, answer["code"], answer["message"])
 
-    async def _seated(self, conn: Connection, msg: dict[str, Any]) -> None:
-        """A hello's join succeeded: this connection now plays that seat."""
+    def _seated(self, conn: Connection, msg: dict[str, Any]) -> None:
+        """A hello's join succeeded: this connection now plays that seat (for its player)."""
         grant = conn.grant
-        assert grant is not None
-        conn.seat = msg["seat"]
-        self.players[(grant.table, grant.player)] = conn.seat
-        self.seats[(grant.table, conn.seat)].add(conn)
-        self.metrics.connections.labels("seat").inc()
-        await conn.send(
-            wire.message("welcome", table=grant.table, seat=conn.seat, player=grant.player)
-        )
+        assert grant is not None and grant.player == msg["player"]
+        self.audience.seat(conn, grant.table, msg["player"], msg["seat"])
+        conn.send(wire.message("welcome", table=grant.table, seat=conn.seat, player=grant.player))
 
     async def _act(self, conn: Connection, msg: dict[str, Any]) -> None:
         grant = conn.grant
         assert grant is not None and self.link is not None
-        if grant.kind != "seat" or conn.seat is None:
-            await self._error(conn, msg["id"], wire.UNAUTHORIZED, "this token only watches")
+        if grant.kind != "seat":
+            self._error(conn, msg["id"], wire.UNAUTHORIZED, "this token only watches")
+            return
+        if conn.seat is None:
+            self._error(conn, msg["id"], wire.NOT_SEATED, "this connection plays no seat now")
             return
         if msg.get("table", grant.table) != grant.table or msg.get("seat", conn.seat) != conn.seat:
-            await self._error(
+            self._error(
                 conn, msg["id"], wire.UNAUTHORIZED, "a token acts only for its own seat and table"
             )
             return
@@ -492,7 +492,7 @@ class Gateway:
         )
         self.acts[message_id] = (conn, msg["id"])
         self.timing[grant.table].append(
-            (time.perf_counter(), self.versions.get(grant.table, 0), message_id)
+            (time.perf_counter(), self.audience.versions.get(grant.table, 0), message_id)
         )
         await self.link.send(act)
 
@@ -507,8 +507,10 @@ class Gateway:
                 await self.link.send(
                     self.link.message("resync", seat=conn.seat, player=grant.player, **base)
                 )
-        elif grant.kind != "seat" or conn.seat is None:
-            await self._error(conn, None, wire.UNAUTHORIZED, "this token only watches")
+        elif grant.kind != "seat":
+            self._error(conn, None, wire.UNAUTHORIZED, "this token only watches")
+        elif conn.seat is None:
+            self._error(conn, None, wire.NOT_SEATED, "this connection plays no seat now")
         elif kind == "leave":
             await self.link.send(
                 self.link.message("leave", seat=conn.seat, player=grant.player, **base)
@@ -517,49 +519,31 @@ class Gateway:
             await self.link.send(self.link.message("start", player=grant.player, **base))
 
     async def _watch_lobby(self, conn: Connection) -> None:
-        self.lobby_watchers.add(conn)
-        self.metrics.connections.labels("lobby").inc()
+        self.audience.watch_lobby(conn)
         raw = await self.redis.hgetall(keys.LOBBY)
         tables = [
             {"table": t.decode() if isinstance(t, bytes) else t, **msgpack.unpackb(b, raw=False)}
             for t, b in raw.items()
         ]
-        await conn.send(wire.message("lobby", tables=tables))
+        conn.send(wire.message("lobby", tables=tables))
 
     async def _detach(self, conn: Connection) -> None:
-        grant = conn.grant
-        if grant is None:
-            return
-        if grant.kind == "watch":
-            group = self.spectators.get(grant.table)
-            if group and conn in group:
-                group.discard(conn)
-                self.metrics.connections.labels("watch").dec()
-                if not group and self.link is not None:
-                    del self.spectators[grant.table]
-                    with contextlib.suppress(Exception):
-                        await self.link.send(
-                            self.link.message(
-                                "watch", id=f"w-{secrets.token_hex(4)}", table=grant.table, on=False
-                            )
-                        )
-        elif conn.seat is not None:
-            group = self.seats.get((grant.table, conn.seat))
-            if group and conn in group:
-                group.discard(conn)
-                self.metrics.connections.labels("seat").dec()
-                if not group:
-                    del self.seats[(grant.table, conn.seat)]
+        """Forget what ``conn`` played or watched (before a new hello, or at its close)."""
+        unwatched = self.audience.drop(conn)
+        if unwatched is not None and self.link is not None:
+            with contextlib.suppress(Exception):
+                await self.link.send(
+                    self.link.message(
+                        "watch", id=f"w-{secrets.token_hex(4)}", table=unwatched, on=False
+                    )
+                )
 
     async def _disconnect(self, conn: Connection) -> None:
         await self._detach(conn)
-        if conn in self.lobby_watchers:
-            self.lobby_watchers.discard(conn)
-            self.metrics.connections.labels("lobby").dec()
 
-    async def _error(self, conn: Connection, message_id: str | None, code: str, text: str) -> None:
+    def _error(self, conn: Connection, message_id: str | None, code: str, text: str) -> None:
         self.metrics.errors.labels(code).inc()
-        await conn.send(wire.message("error", id=message_id, code=code, message=text[:500]))
+        conn.send(wire.message("error", id=message_id, code=code, message=text[:500]))
 
     # -- the outbox ------------------------------------------------------------------------
 
@@ -583,60 +567,36 @@ class Gateway:
     async def _dispatch(self, msg: dict[str, Any]) -> None:
         kind = msg["type"]
         if kind == "view":
-            await self._relay_view(msg)
+            self._relay_view(msg)
         elif kind in ("joined", "left"):
             if kind == "joined":
                 conn = self.hellos.pop(msg["id"], None)
                 if conn is not None and conn.grant is not None:
-                    await self._seated(conn, msg)
-                self._seat_moved(msg["table"], msg["player"], msg["seat"])
+                    self._seated(conn, msg)
+            else:  # the player gave the seat up: none of its connections plays it now
+                self.audience.detach_player(msg["table"], msg["player"], None)
             waiter = self.waiting.get(msg["id"])
             if waiter is not None and not waiter.done():
                 waiter.set_result(msg)
+        elif kind == "detached":
+            self.audience.detach_player(
+                msg["table"],
+                msg["player"],
+                (wire.NOT_ATTACHED, "this seat is now played through another connection"),
+            )
         elif kind == "error":
-            await self._relay_error(msg)
+            self._relay_error(msg)
         elif kind == "lobby":
-            note = wire.message("lobby", table=msg["table"], entry=msg["entry"])
-            for conn in list(self.lobby_watchers):
-                await conn.send(note)
+            self.audience.relay_lobby(msg)
 
-    def _seat_moved(self, table: str, player: str, seat: int) -> None:
-        """The host started early and seats were renumbered: follow the player."""
-        old = self.players.get((table, player))
-        if old is None or old == seat:
-            return
-        self.players[(table, player)] = seat
-        moving = self.seats.pop((table, old), set())
-        for conn in moving:
-            conn.seat = seat
-        self.seats[(table, seat)] |= moving
-
-    async def _relay_view(self, msg: dict[str, Any]) -> None:
+    def _relay_view(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
         waiter = self.created.get(table)
         if waiter is not None and not waiter.done():
             waiter.set_result(msg)
-        if msg["version"] < self.versions.get(table, 0):
-            return  # an older snapshot (at-least-once delivery): already passed
-        # Equal versions pass: a resync answers with the current version.
-        self.versions[table] = msg["version"]
         now = time.perf_counter()
-        texts = SnapshotTexts(msg)  # the public part is encoded once, for every connection
-        for private in msg["seats"]:
-            conns = self.seats.get((table, private["seat"]))
-            if not conns:
-                continue
-            snapshot, text = wire.seat_snapshot(msg, private), texts.seat(private)
-            for conn in list(conns):
-                await conn.send(snapshot, text)
-        watchers = self.spectators.get(table)
-        if watchers:
-            snapshot, text = wire.spectator_view(msg), texts.spectator()
-            for conn in list(watchers):
-                await conn.send(snapshot, text)
-        self._observe_latency(table, msg["version"], now)
-        if msg["status"] == "over":
-            self.versions.pop(table, None)
+        if self.audience.relay_view(msg):
+            self._observe_latency(table, msg["version"], now)
 
     def _observe_latency(self, table: str, version: int, now: float) -> None:
         """Actions sent before this version are applied (or refused): time them, forget them."""
@@ -655,7 +615,7 @@ class Gateway:
         else:
             del self.timing[table]
 
-    async def _relay_error(self, msg: dict[str, Any]) -> None:
+    def _relay_error(self, msg: dict[str, Any]) -> None:
         message_id = msg.get("id")
         waiter = self.waiting.get(message_id) if message_id else None
         if waiter is not None and not waiter.done():
@@ -664,11 +624,9 @@ class Gateway:
         act = self.acts.pop(message_id, None) if message_id else None
         if act is not None:
             conn, client_id = act
-            await self._error(conn, client_id, msg["code"], msg["message"])
+            self._error(conn, client_id, msg["code"], msg["message"])
             return
-        table, seat = msg.get("table"), msg.get("seat")
-        for conn in list(self.seats.get((table, seat), ())) if table and seat is not None else ():
-            await self._error(conn, None, msg["code"], msg["message"])
+        self.audience.relay_error(msg)
 
 
 @web.middleware

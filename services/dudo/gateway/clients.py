@@ -8,10 +8,12 @@ the JSON every connection at that table gets, encoding the shared part once.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import secrets
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import msgpack
@@ -22,6 +24,11 @@ from .tokens import Grant
 
 if TYPE_CHECKING:
     from .app import GatewaySettings
+
+# WebSocket close codes of the gateway (4000-4999 are the application's own).
+CLOSE_NO_HELLO = 4001  # neither hello nor watch_lobby in time
+CLOSE_TOO_SLOW = 4002  # stopped reading: its send queue overflowed, or a send hung
+CLOSE_TOO_MANY = 4003  # too many connections for this token or address
 
 
 class Metrics:
@@ -49,7 +56,14 @@ class Metrics:
 
 
 class Connection:
-    """One WebSocket, and what it may do."""
+    """One WebSocket, and what it may do.
+
+    Sending never waits for the client: :meth:`send` puts the message on this
+    connection's own queue and a writer task (:meth:`write_loop`) drains it. A
+    client that stops reading fills only its own queue; past ``send_queue``
+    messages it is closed with :data:`CLOSE_TOO_SLOW` and nobody else waits
+    (one non-reading spectator used to stall every table of its gateway).
+    """
 
     def __init__(self, ws: web.WebSocketResponse, settings: GatewaySettings) -> None:
         self.ws = ws
@@ -61,6 +75,15 @@ class Connection:
         self.refilled = time.monotonic()
         self.rate = settings.rate_per_s
         self.burst = settings.burst
+        self.opened = time.monotonic()
+        self.last_resync = 0.0
+        self.address = ""  # the client's address, for per-address limits
+        self.transport: Any = None  # to drop a client that does not even take a close frame
+        self._queue: deque[tuple[dict[str, Any], str | None]] = deque()
+        self._limit = settings.send_queue
+        self._send_timeout = settings.send_timeout
+        self._wakeup = asyncio.Event()
+        self.closing: tuple[int, str] | None = None  # why we close it, once decided
 
     def allow(self) -> bool:
         now = time.monotonic()
@@ -71,15 +94,58 @@ class Connection:
         self.tokens -= 1
         return True
 
-    async def send(self, message: dict[str, Any], text: str | None = None) -> None:
-        """Send a message; ``text`` is its JSON when the caller already has it."""
-        if self.ws.closed:
+    @property
+    def queued(self) -> int:
+        return len(self._queue)
+
+    def send(self, message: dict[str, Any], text: str | None = None) -> None:
+        """Queue a message; ``text`` is its JSON when the caller already has it. Never waits."""
+        if self.closing is not None or self.ws.closed:
             return
-        with contextlib.suppress(ConnectionError, RuntimeError):
-            if self.binary:
-                await self.ws.send_bytes(msgpack.packb(message, use_bin_type=True))
-            else:
-                await self.ws.send_str(text or json.dumps(message, separators=(",", ":")))
+        if len(self._queue) >= self._limit:
+            self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were not read in time")
+            return
+        self._queue.append((message, text))
+        self._wakeup.set()
+
+    def close_soon(self, code: int, reason: str) -> None:
+        """Close with ``code`` as soon as the writer gets to it (queued messages dropped)."""
+        if self.closing is None:
+            self.closing = (code, reason)
+            self._queue.clear()
+            self._wakeup.set()
+
+    async def write_loop(self) -> None:
+        """Drain the queue into the socket, one message at a time, until closed."""
+        while not self.ws.closed:
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            while self._queue and self.closing is None:
+                message, text = self._queue.popleft()
+                try:
+                    await asyncio.wait_for(self._write(message, text), self._send_timeout)
+                except TimeoutError:
+                    self.closing = (CLOSE_TOO_SLOW, "too slow: a message could not be sent")
+                except (ConnectionError, RuntimeError):
+                    return  # the peer went away; the reader side cleans up
+            if self.closing is not None:
+                await self._close(*self.closing)
+                return
+
+    async def _write(self, message: dict[str, Any], text: str | None) -> None:
+        if self.binary:
+            await self.ws.send_bytes(msgpack.packb(message, use_bin_type=True))
+        else:
+            await self.ws.send_str(text or json.dumps(message, separators=(",", ":")))
+
+    async def _close(self, code: int, reason: str) -> None:
+        """A close frame if the client takes it in time, else drop the TCP connection."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.close(code=code, message=reason.encode()), 2.0)
+            return
+        if self.transport is not None:
+            with contextlib.suppress(Exception):
+                self.transport.abort()
 
 
 def _json(value: Any) -> str:

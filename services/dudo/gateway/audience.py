@@ -1,0 +1,169 @@
+"""Who at this gateway gets what: the routing of views, errors and lobby news to connections.
+
+No Redis and no HTTP here: the gateway hands every outbox message to an
+:class:`Audience`, which decides which connections see it.
+
+The rule that keeps dice private: a seat's private part goes to the connections
+of the **player** the worker names as its holder (``holders`` in the ``view``
+message), never to "whoever is on seat N". Seat numbers change hands (a player
+leaves before the start and another takes the seat; the host starts early and
+seats are renumbered), so routing by number once sent one player's dice to
+another player's stale socket. A connection is registered under the (table,
+player) of its token when the worker confirms the seat, and dropped when the
+player leaves, when the seat is attached to another gateway, or when it closes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from .. import wire
+from .clients import Connection, Metrics, SnapshotTexts
+
+VERSIONS_KEPT = 50_000  # tables whose last relayed version is remembered
+
+
+class Audience:
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+        self.seated: dict[tuple[str, str], set[Connection]] = defaultdict(set)
+        self.spectators: dict[str, set[Connection]] = defaultdict(set)
+        self.lobby: set[Connection] = set()
+        self.versions: dict[str, int] = {}  # table -> last view version relayed
+        self.lobby_versions: dict[str, int] = {}  # table -> last lobby version relayed
+
+    # -- membership -------------------------------------------------------------------
+
+    def seat(self, conn: Connection, table: str, player: str, seat: int) -> None:
+        """The worker confirmed that ``player`` holds ``seat``: ``conn`` plays it."""
+        if conn.seat is None:
+            self.metrics.connections.labels("seat").inc()
+        conn.seat = seat
+        self.seated[(table, player)].add(conn)
+
+    def watch(self, conn: Connection, table: str) -> bool:
+        """``conn`` watches ``table``; True if it is the first spectator here."""
+        first = not self.spectators.get(table)
+        self.spectators[table].add(conn)
+        self.metrics.connections.labels("watch").inc()
+        return first
+
+    def watch_lobby(self, conn: Connection) -> None:
+        if conn not in self.lobby:
+            self.lobby.add(conn)
+            self.metrics.connections.labels("lobby").inc()
+
+    def unseat(self, conn: Connection) -> None:
+        """``conn`` no longer plays a seat (it keeps its token: hello seats it again)."""
+        grant = conn.grant
+        if grant is None or conn.seat is None or grant.player is None:
+            conn.seat = None
+            return
+        key = (grant.table, grant.player)
+        group = self.seated.get(key)
+        if group is not None:
+            group.discard(conn)
+            if not group:
+                del self.seated[key]
+        conn.seat = None
+        self.metrics.connections.labels("seat").dec()
+
+    def unwatch(self, conn: Connection) -> str | None:
+        """Stop ``conn`` watching; returns the table if nobody here watches it any more."""
+        grant = conn.grant
+        if grant is None or grant.kind != "watch":
+            return None
+        group = self.spectators.get(grant.table)
+        if not group or conn not in group:
+            return None
+        group.discard(conn)
+        self.metrics.connections.labels("watch").dec()
+        if group:
+            return None
+        del self.spectators[grant.table]
+        return grant.table
+
+    def drop(self, conn: Connection) -> str | None:
+        """Forget ``conn`` entirely (it closed or says hello anew); like :meth:`unwatch`."""
+        self.unseat(conn)
+        if conn in self.lobby:
+            self.lobby.discard(conn)
+            self.metrics.connections.labels("lobby").dec()
+        return self.unwatch(conn)
+
+    def detach_player(
+        self, table: str, player: str, notice: tuple[str, str] | None = None
+    ) -> None:
+        """Every connection of ``player`` at ``table`` stops getting that seat; with a
+        ``notice`` (code, text) each is told why, as an error without an id."""
+        for conn in list(self.seated.get((table, player), ())):
+            self.unseat(conn)
+            if notice is not None:
+                code, text = notice
+                conn.send(wire.message("error", id=None, code=code, message=text))
+                self.metrics.errors.labels(code).inc()
+
+    def connections(self) -> set[Connection]:
+        conns = {c for group in self.seated.values() for c in group}
+        conns |= {c for group in self.spectators.values() for c in group}
+        return conns | self.lobby
+
+    # -- relaying -----------------------------------------------------------------------
+
+    def relay_view(self, msg: dict[str, Any]) -> bool:
+        """Send each holder's connections its seat's snapshot and every spectator the
+        public one. False if the view was older than one already relayed (dropped)."""
+        table = msg["table"]
+        if msg["version"] < self.versions.get(table, 0):
+            return False  # an older snapshot (at-least-once delivery): already passed
+        # Equal versions pass: a resync answers with the current version.
+        _remember(self.versions, table, msg["version"])
+        texts = SnapshotTexts(msg)  # the public part is encoded once, for every connection
+        for private, holder in zip(msg["seats"], msg.get("holders") or (), strict=False):
+            conns = self.seated.get((table, holder))
+            if not conns:
+                continue
+            snapshot, text = wire.seat_snapshot(msg, private), texts.seat(private)
+            for conn in conns:
+                conn.seat = private["seat"]  # follows a renumbering at the start
+                conn.send(snapshot, text)
+        watchers = self.spectators.get(table)
+        if watchers:
+            snapshot, text = wire.spectator_view(msg), texts.spectator()
+            for conn in watchers:
+                conn.send(snapshot, text)
+        if msg["status"] == "over":
+            self.versions.pop(table, None)
+        return True
+
+    def relay_error(self, msg: dict[str, Any]) -> None:
+        """An error nobody waits for by message id: to the connections of its player."""
+        table, player = msg.get("table"), msg.get("player")
+        if not table or not player:
+            return
+        note = wire.message("error", id=None, code=msg["code"], message=msg["message"])
+        for conn in self.seated.get((table, player), ()):
+            conn.send(note)
+            self.metrics.errors.labels(msg["code"]).inc()
+
+    def relay_lobby(self, msg: dict[str, Any]) -> None:
+        """Lobby news to every lobby watcher, dropping news older than what was relayed."""
+        table, version = msg["table"], msg.get("version")
+        if version is not None:
+            if version < self.lobby_versions.get(table, 0):
+                return  # a late delivery from a previous owner: already passed
+            _remember(self.lobby_versions, table, version)
+        note = wire.message("lobby", table=table, entry=msg["entry"])
+        for conn in self.lobby:
+            conn.send(note)
+
+
+def _remember(versions: dict[str, int], table: str, version: int) -> None:
+    """Note a table's version, forgetting the oldest half past ``VERSIONS_KEPT`` tables
+    (a forgotten table only loses the dropping of stale duplicates, never a view)."""
+    versions.pop(table, None)  # re-insert: the dict's order is the order of last use
+    versions[table] = version
+    if len(versions) > VERSIONS_KEPT:
+        for old in list(versions)[: VERSIONS_KEPT // 2]:
+            del versions[old]
