@@ -110,7 +110,11 @@ def _gateway(args: argparse.Namespace) -> int:
 
     configure(args.log_level)
     settings = GatewaySettings(
-        redis_url=args.redis, host=args.host, port=args.port, partitions=args.partitions
+        redis_url=args.redis,
+        host=args.host,
+        port=args.port,
+        partitions=args.partitions,
+        send_queue=args.send_queue,
     )
     if args.id:
         settings.gateway_id = args.id
@@ -235,6 +239,12 @@ def build_parser() -> argparse.ArgumentParser:
     gateway.add_argument("--port", type=int, default=8000)
     gateway.add_argument("--partitions", type=int, default=16)
     gateway.add_argument("--id", help="gateway instance id (default: host-pid-random)")
+    gateway.add_argument(
+        "--send-queue",
+        type=int,
+        default=256,
+        help="messages queued for one client before it is closed as too slow (code 4002)",
+    )
     gateway.add_argument("--log-level", default="info")
     gateway.set_defaults(func=_gateway)
 

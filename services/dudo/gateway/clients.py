@@ -83,6 +83,7 @@ class Connection:
         self._limit = settings.send_queue
         self._send_timeout = settings.send_timeout
         self._wakeup = asyncio.Event()
+        self._writing = False  # a send is in progress
         self.closing: tuple[int, str] | None = None  # why we close it, once decided
 
     def allow(self) -> bool:
@@ -109,11 +110,22 @@ class Connection:
         self._wakeup.set()
 
     def close_soon(self, code: int, reason: str) -> None:
-        """Close with ``code`` as soon as the writer gets to it (queued messages dropped)."""
+        """Close with ``code`` as soon as the writer gets to it (queued messages dropped).
+
+        If a send is stuck right now, a close frame could not get through either:
+        the TCP connection is dropped at once."""
         if self.closing is None:
             self.closing = (code, reason)
             self._queue.clear()
             self._wakeup.set()
+            if self._writing:
+                self.abort()
+
+    def abort(self) -> None:
+        """Drop the TCP connection without a goodbye."""
+        if self.transport is not None:
+            with contextlib.suppress(Exception):
+                self.transport.abort()
 
     async def write_loop(self) -> None:
         """Drain the queue into the socket, one message at a time, until closed."""
@@ -122,12 +134,17 @@ class Connection:
             self._wakeup.clear()
             while self._queue and self.closing is None:
                 message, text = self._queue.popleft()
+                self._writing = True
                 try:
                     await asyncio.wait_for(self._write(message, text), self._send_timeout)
                 except TimeoutError:
                     self.closing = (CLOSE_TOO_SLOW, "too slow: a message could not be sent")
+                    self.abort()
+                    return
                 except (ConnectionError, RuntimeError):
                     return  # the peer went away; the reader side cleans up
+                finally:
+                    self._writing = False
             if self.closing is not None:
                 await self._close(*self.closing)
                 return
@@ -143,9 +160,7 @@ class Connection:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.ws.close(code=code, message=reason.encode()), 2.0)
             return
-        if self.transport is not None:
-            with contextlib.suppress(Exception):
-                self.transport.abort()
+        self.abort()
 
 
 def _json(value: Any) -> str:
