@@ -68,6 +68,7 @@ class RedisServer:
     def __init__(self, folder: Path, *extra: str, cluster_node: bool = False) -> None:
         self.binary = require_binary()
         self.folder = folder
+        self.extra = extra
         folder.mkdir(parents=True, exist_ok=True)
         for attempt in range(3):
             self.port = free_port(with_bus=cluster_node)
@@ -106,7 +107,7 @@ class RedisServer:
         deadline = time.monotonic() + 10
         while True:
             try:
-                redis.Redis(port=self.port).ping()
+                redis.Redis(port=self.port).ping()  # LOADING (a BusyLoadingError) waits too
                 return True
             except redis.ConnectionError:
                 if time.monotonic() > deadline or self.process.poll() is not None:
@@ -117,11 +118,21 @@ class RedisServer:
         return redis.Redis(port=self.port)
 
     def stop(self) -> None:
+        """SIGTERM: Redis finishes writing its append-only file, then exits."""
         self.process.terminate()
         try:
             self.process.wait(5)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+    def restart(self, down_for: float = 0.0) -> None:
+        """Stop, stay down ``down_for`` seconds, start again on the same port and folder
+        (with an append-only file, the data comes back)."""
+        self.stop()
+        time.sleep(down_for)
+        self.process = self._start(self.extra)
+        if not self._wait_until_up():
+            raise RuntimeError(f"redis-server on {self.port} did not come back")
 
 
 class RedisCluster:

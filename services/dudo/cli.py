@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 
 def _conformance(args: argparse.Namespace) -> int:
@@ -65,6 +66,7 @@ def _bench(args: argparse.Namespace) -> int:
 def _worker(args: argparse.Namespace) -> int:
     from .connection import ConfigMismatch
     from .log import configure
+    from .service import retry_until_ready
     from .worker import Worker, WorkerSettings
 
     configure(args.log_level)
@@ -82,8 +84,10 @@ def _worker(args: argparse.Namespace) -> int:
     )
     if args.id:
         settings.worker_id = args.id
-    try:
-        Worker(settings).run()
+    workers: list[Worker] = []
+    try:  # connecting needs Redis (to tell a Cluster node): wait for it
+        retry_until_ready(lambda: workers.append(Worker(settings)))
+        workers[0].run(health_port=args.health_port)
     except ConfigMismatch as exc:
         print(f"dudo worker: {exc}", file=sys.stderr)
         return 2
@@ -130,15 +134,34 @@ def _bots(args: argparse.Namespace) -> int:
     import signal
 
     from .bots.service import BotService
-    from .connection import connect, ensure_partitions
+    from .connection import ConfigMismatch, connect, ensure_partitions
     from .log import configure
+    from .service import retry_until_ready
 
     configure(args.log_level)
-    client = connect(args.redis)
-    ensure_partitions(client, args.partitions)
-    service = BotService(client, args.partitions, think=(args.think_min, args.think_max))
+    stopping: list[bool] = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopping.append(True))
+    clients: list[Any] = []
+
+    def connected() -> None:  # Redis may not be up yet: wait for it
+        client = connect(args.redis)
+        ensure_partitions(client, args.partitions)
+        clients.append(client)
+
+    try:
+        if not retry_until_ready(connected, stopping=lambda: bool(stopping)):
+            return 0
+    except ConfigMismatch as exc:
+        print(f"dudo bots: {exc}", file=sys.stderr)
+        return 2
+    service = BotService(clients[0], args.partitions, think=(args.think_min, args.think_max))
+    if args.id:
+        service.rename(args.id)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: service.stop())
+    if args.health_port is not None:
+        service.health.serve(args.health_port)
     service.run()
     return 0
 
@@ -253,6 +276,8 @@ def build_parser() -> argparse.ArgumentParser:
     bots.add_argument("--partitions", type=int, default=16)
     bots.add_argument("--think-min", type=float, default=0.0, help="seconds before acting")
     bots.add_argument("--think-max", type=float, default=0.0)
+    bots.add_argument("--id", help="service id, its gateway id (default: bots-random)")
+    bots.add_argument("--health-port", type=int, help="serve /healthz and /readyz on this port")
     bots.add_argument("--log-level", default="info")
     bots.set_defaults(func=_bots)
 
@@ -278,6 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="one partition per script call (for proxies that refuse multi-slot scripts; "
         "automatic on a Redis Cluster)",
     )
+    worker.add_argument("--health-port", type=int, help="serve /healthz and /readyz on this port")
     worker.add_argument(
         "--max-deliveries",
         type=int,

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 import redis
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
+from redis.retry import Retry
 
 from . import keys, wire
 
@@ -24,10 +26,24 @@ class ConfigMismatch(RuntimeError):
     """This process's settings disagree with what the deployment stored in Redis."""
 
 
+def no_retries() -> Retry:
+    """The client library never resends a command by itself.
+
+    redis-py resends a command whose connection failed (10 times by default).
+    For a script or an ``XADD`` whose first reply was lost, that runs it twice:
+    a commit would be refused as a version conflict and its delivery record
+    stranded, a read would leave entries pending on us unseen, an inbox entry
+    would be written twice. Every service handles a failed call itself
+    (:mod:`dudo.service`), knowing what the call was.
+    """
+    return Retry(NoBackoff(), 0)
+
+
 def connect(url: str, **options: Any) -> Client:
     """A client for ``url``; a Redis Cluster node is detected and gets a cluster client."""
     options.setdefault("socket_timeout", 10)
     options.setdefault("socket_connect_timeout", 5)
+    options.setdefault("retry", no_retries())
     if cluster_enabled(url):
         return RedisCluster.from_url(url, **options)
     return redis.Redis.from_url(url, **options)
@@ -141,10 +157,12 @@ def connect_async(url: str, max_connections: int = 64, **options: Any) -> Any:
     """A ``redis.asyncio`` client for ``url`` (a cluster client for a cluster node)."""
     import redis.asyncio as aioredis
     from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
+    from redis.asyncio.retry import Retry as AsyncRetry
 
     options.setdefault("socket_connect_timeout", 5)
     if cluster_enabled(url):
         return AsyncRedisCluster.from_url(url, **options)
+    options.setdefault("retry", AsyncRetry(NoBackoff(), 0))  # see no_retries()
     # Many requests at once wait for a free connection instead of failing.
     pool = aioredis.BlockingConnectionPool.from_url(
         url, max_connections=max_connections, timeout=10, **options

@@ -50,6 +50,7 @@ TOO_FEW_PLAYERS = "too_few_players"
 DUPLICATE = "duplicate"  # an action id seen before: it took effect once already
 RATE_LIMITED = "rate_limited"  # gateway
 UNAUTHORIZED = "unauthorized"  # gateway: bad or foreign seat token
+UNAVAILABLE = "unavailable"  # gateway: Redis cannot be reached right now; retry
 INTERNAL = "internal"
 
 PROTOCOL_ERROR_CODES = frozenset(
@@ -71,6 +72,7 @@ PROTOCOL_ERROR_CODES = frozenset(
         DUPLICATE,
         RATE_LIMITED,
         UNAUTHORIZED,
+        UNAVAILABLE,
         INTERNAL,
     }
 )

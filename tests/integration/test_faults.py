@@ -6,13 +6,25 @@ would meet it, and checks the behaviour that must hold instead.
 
 from __future__ import annotations
 
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import msgpack
 import redis
 
 from dudo import keys, wire
+from dudo.bench.driver import TableDriver
+from dudo.connection import connect
+from dudo.engine import to_bytes
 from dudo.link import GatewayLink
+from dudo.service import REDIS_DOWN
 from dudo.table import Table
 
+from ..servers import RedisServer, free_port
 from .procs import P, Workers, owners, wait_for
 
 
@@ -45,3 +57,135 @@ def test_one_malformed_entry_does_not_stop_any_worker(
     table = Table.from_bytes(real_redis.hget(keys.table_of("pz", P), "s"))
     assert table.status == "open"
     assert real_redis.xlen(keys.dead_letters(keys.partition_of("pz", P))) == 4
+
+
+def _driven(
+    link: GatewayLink, driver: TableDriver, until: Callable[[], bool], limit: float
+) -> None:
+    """Pump the driver until ``until()``, riding out Redis failures as a gateway must."""
+    deadline = time.monotonic() + limit
+    while not until():
+        assert time.monotonic() < deadline, "games did not finish"
+        try:
+            driver.pump(block_ms=50)
+        except REDIS_DOWN:
+            time.sleep(0.1)
+
+
+def _play_through_faults(
+    tmp_path: Path, *, faults: bool
+) -> tuple[dict[str, tuple[int, bytes]], list[str], dict[str, Any]]:
+    """Twenty driven tables and four bot-service tables on a Redis with an append-only
+    file, two workers, a bot service and a gateway. With ``faults``, mid-game: a 0.1 s
+    Redis restart, a storm of CLIENT KILLs, and an 8 s outage; nobody is restarted by
+    hand. Returns each driven table's final (version, game bytes), the bot tables'
+    statuses, and what was observed on the way."""
+    server = RedisServer(tmp_path / "redis", "--appendonly", "yes", "--appendfsync", "everysec")
+    group = Workers(server.url, tmp_path)
+    seen: dict[str, Any] = {"ready_codes": set()}
+    try:
+        health = free_port()
+        group.start("fa", "--seed", "42", "--health-port", str(health))
+        group.start("fb", "--seed", "42")
+        group.bots("bots", "--id", "bots-1")
+        client = connect(server.url)
+        wait_for(lambda: len(set(owners(client).values())) == 2, 15, "two workers sharing")
+        base = group.gateway("gw-f")
+        link = GatewayLink(client, "gw-faults", P)
+        driver = TableDriver(link, seats=4, seed=9, resend_after=1.5)
+        driver.create([f"f{i}" for i in range(20)])
+        bot_tables = [f"b{i}" for i in range(4)]
+        link.send(
+            *(
+                link.message(
+                    "create",
+                    id=f"{t}-c",
+                    table=t,
+                    rules={"start_dice": 2},
+                    seats=[{"kind": "bot", "level": "normal"}] * 3,
+                )
+                for t in bot_tables
+            )
+        )
+
+        def readiness(base: str = base) -> int:
+            try:
+                with urllib.request.urlopen(f"{base}/readyz", timeout=2) as response:
+                    return response.status
+            except urllib.error.HTTPError as exc:
+                return exc.code
+            except OSError:
+                return 0
+
+        if faults:
+            _driven(link, driver, lambda: driver.applied > 300, 60)
+            server.restart(down_for=0.1)
+            _driven(link, driver, lambda: driver.applied > 600, 60)
+            killer = redis.Redis(port=server.port)
+            for _ in range(10):  # a storm: every connection of every process, ten times
+                killer.client_kill_filter(_type="normal", skipme=True)
+                driver_safe_pump(driver, 0.3)
+            _driven(link, driver, lambda: driver.applied > 900, 60)
+            server.stop()
+            time.sleep(2)
+            seen["ready_codes"].add(readiness())  # the gateway says it cannot serve
+            seen["worker_ready_codes"] = {readiness(f"http://127.0.0.1:{health}")}
+            time.sleep(6)
+            server.restart(down_for=0)
+        _driven(link, driver, lambda: driver.done, 120)
+        ends = redis.Redis(port=server.port)
+        wait_for(
+            lambda: all(
+                (raw := ends.hget(keys.table_of(t, P), "s")) is not None
+                and Table.from_bytes(raw).status == "over"
+                for t in bot_tables
+            ),
+            60,
+            "the bot tables finished",
+        )
+        wait_for(lambda: readiness() == 200, 15, "the gateway ready again")
+        wait_for(
+            lambda: readiness(f"http://127.0.0.1:{health}") == 200, 15, "the worker ready again"
+        )
+        seen["alive"] = {name: proc.poll() is None for name, proc in group.procs.items()}
+        seen["errors"] = {e["code"] for e in driver.errors}
+        seen["logs"] = {name: (tmp_path / f"{name}.log").read_text() for name in group.procs}
+        finals = {}
+        for tid in driver.tables:
+            table = Table.from_bytes(ends.hget(keys.table_of(tid, P), "s"))
+            finals[tid] = (table.version, to_bytes(table.game))
+        statuses = [
+            Table.from_bytes(ends.hget(keys.table_of(t, P), "s")).status for t in bot_tables
+        ]
+        for p in range(P):
+            assert ends.xpending(keys.inbox(p), keys.CONSUMER_GROUP)["pending"] == 0
+        return finals, statuses, seen
+    finally:
+        group.stop_all()
+        server.stop()
+
+
+def driver_safe_pump(driver: TableDriver, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            driver.pump(block_ms=20)
+        except REDIS_DOWN:
+            time.sleep(0.05)
+
+
+def test_redis_restarts_and_client_kill_storms_lose_and_double_nothing(tmp_path: Path) -> None:
+    """Issue 10, defect 3: one CLIENT KILL, a 0.1 s restart or an 8 s outage used to end
+    every worker and the bot service. Now every process rides them out, every game
+    finishes, and every table ends byte for byte as in a run without faults."""
+    calm, calm_bots, _ = _play_through_faults(tmp_path / "calm", faults=False)
+    rough, rough_bots, seen = _play_through_faults(tmp_path / "rough", faults=True)
+    assert all(seen["alive"].values()), seen["alive"]
+    assert seen["errors"] <= {"duplicate"}  # resent actions that had taken effect once
+    assert rough == calm, "every driven table ends exactly as without faults"
+    assert rough_bots == calm_bots == ["over"] * 4
+    assert seen["ready_codes"] == {503}, "the gateway not ready while Redis was down"
+    assert seen["worker_ready_codes"] == {503}, "the worker not ready while Redis was down"
+    for name in ("fa", "fb", "bots"):
+        assert '"event": "redis_unavailable"' in seen["logs"][name], name
+        assert '"event": "redis_recovered"' in seen["logs"][name], name

@@ -10,6 +10,7 @@ One service plays any number of seats, across any number of tables.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import random
@@ -24,6 +25,7 @@ import structlog
 from .. import keys, wire
 from ..connection import Client
 from ..link import GatewayLink
+from ..service import Health, run_until_stopped
 from .policies import POLICIES, Policy, my_turn
 
 log = structlog.get_logger("dudo.bots")
@@ -64,6 +66,7 @@ class BotService:
         self.stopping = False
         self._next_scan = 0.0
         self.log = log.bind(service=self.service_id)
+        self.health = Health("bots")
 
     # -- filling seats -----------------------------------------------------------------
 
@@ -166,17 +169,40 @@ class BotService:
         while self.due and self.due[0][0] <= now:
             ready.append(heapq.heappop(self.due)[2])
         if ready:
-            self.link.send(*ready)
+            try:
+                self.link.send(*ready)
+            except Exception:  # not sent (or not known to be): send again after recovery
+                for act in ready:  # (an act that did arrive is refused as a duplicate)
+                    heapq.heappush(self.due, (now, next(self.counter), act))
+                raise
         return len(ready)
 
     def run(self) -> None:
+        """Play until :meth:`stop`; a Redis outage pauses the service, never ends it."""
         self.log.info("bots_started")
         try:
-            while not self.stopping:
-                self.step()
+            run_until_stopped(
+                self.step,
+                stopping=lambda: self.stopping,
+                health=self.health,
+                recover=self.recover,
+                log=self.log,
+            )
         finally:
-            self.link.deregister()
+            with contextlib.suppress(Exception):
+                self.link.deregister()
             self.log.info("bots_stopped")
+
+    def rename(self, service_id: str) -> None:
+        """Use a fixed id (the gateway id seats are attached to)."""
+        self.service_id = service_id
+        self.link = GatewayLink(self.client, service_id, self.partitions)
+        self.log = log.bind(service=service_id)
+
+    def recover(self) -> None:
+        """After a failure: look at the lobby again soon; decisions already made wait
+        in ``due`` and go out when Redis is back (a duplicate is refused by id)."""
+        self._next_scan = 0.0
 
     def stop(self) -> None:
         self.stopping = True

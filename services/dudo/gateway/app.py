@@ -44,6 +44,7 @@ from ..connection import connect, connect_async, ensure_partitions
 from ..engine import Rules, RulesConfigError
 from ..link import AsyncGatewayLink
 from ..runtime import quiet_collector, settle_heap
+from ..service import REDIS_DOWN, Backoff
 from .audience import Audience
 from .clients import Connection, Metrics
 from .messages import MAX_CLIENT_BYTES, validate_client
@@ -52,6 +53,8 @@ from .tokens import TokenError, Tokens
 log = structlog.get_logger("dudo.gateway")
 STATIC = Path(__file__).parent / "static"
 CLOSE_TIMEOUT = 2.0  # seconds to wait for a client's reply to our close frame
+WORKER_SILENCE_MS = 3000  # a worker whose heartbeat is older does not count as live
+READER_STALE_S = 5.0  # the outbox reader is unwell if it has not read for this long
 NAME_MAX = 32
 
 
@@ -98,6 +101,8 @@ class Gateway:
         self.timing: dict[str, list[tuple[float, int, str]]] = defaultdict(list)  # per table
         self.tasks: list[asyncio.Task[None]] = []
         self.ready = False
+        self.reader_ok_at = 0.0  # when the outbox reader last read (or waited) successfully
+        self.live_workers = 0
         self.log = log.bind(gateway=settings.gateway_id)
 
     # -- lifecycle ------------------------------------------------------------------
@@ -124,11 +129,16 @@ class Gateway:
         return app
 
     async def _startup(self, _app: web.Application) -> None:
-        sync = connect(self.settings.redis_url)
-        try:
-            ensure_partitions(sync, self.settings.partitions)
-        finally:
-            sync.close()
+        backoff, waited = Backoff(cap=5.0), False
+        while True:  # a gateway started while Redis is down waits for it
+            try:
+                await asyncio.to_thread(self._check_config)
+                break
+            except REDIS_DOWN as exc:
+                if not waited:
+                    self.log.warning("waiting_for_redis", error=str(exc))
+                    waited = True
+                await asyncio.sleep(backoff.next())
         if self.redis is None:
             self.redis = connect_async(self.settings.redis_url)
         # The outbox reader blocks on XREAD: it gets a connection of its own.
@@ -147,6 +157,9 @@ class Gateway:
             last = info.get("last-generated-id") or info.get(b"last-generated-id")
             self.reader.last_id = last.decode() if isinstance(last, bytes) else last
         await self.link.register()
+        self.live_workers = await self.redis.zcount(
+            keys.WORKERS, time.time() * 1000 - WORKER_SILENCE_MS, "+inf"
+        )
         quiet_collector()
         self.tasks = [
             asyncio.create_task(self._read_outbox()),
@@ -154,6 +167,13 @@ class Gateway:
         ]
         self.ready = True
         self.log.info("gateway_started", partitions=self.settings.partitions)
+
+    def _check_config(self) -> None:
+        sync = connect(self.settings.redis_url)
+        try:
+            ensure_partitions(sync, self.settings.partitions)
+        finally:
+            sync.close()
 
     async def _shutdown(self, _app: web.Application) -> None:
         """Close every WebSocket with 1001 (clients reconnect elsewhere) and deregister."""
@@ -190,12 +210,19 @@ class Gateway:
                     await asyncio.wait_for(client.aclose(), 2.0)
 
     async def _heartbeat(self) -> None:
+        """Register every few seconds, and count the live workers (for readiness)."""
         assert self.link is not None
         while True:
             await asyncio.sleep(self.settings.heartbeat)
             settle_heap()
-            with contextlib.suppress(Exception):
+            try:
                 await self.link.register()
+                now = time.time() * 1000
+                self.live_workers = await self.redis.zcount(
+                    keys.WORKERS, now - WORKER_SILENCE_MS, "+inf"
+                )
+            except Exception as exc:
+                self.log.warning("heartbeat_failed", error=str(exc))
 
     # -- HTTP -------------------------------------------------------------------------
 
@@ -206,13 +233,23 @@ class Gateway:
         return web.json_response({"ok": True})
 
     async def readyz(self, _request: web.Request) -> web.Response:
-        reader_alive = bool(self.tasks) and not self.tasks[0].done()
+        """Ready when this gateway can serve a game: Redis answers, the outbox reader
+        reads, and at least one table worker is alive (without one, every game
+        stalls: a load balancer should send players elsewhere, and say so)."""
+        reader_alive = (
+            bool(self.tasks)
+            and not self.tasks[0].done()
+            and time.monotonic() - self.reader_ok_at < READER_STALE_S
+        )
         try:
-            redis_ok = bool(await asyncio.wait_for(self.redis.ping(), 1.0))
+            redis_ok = self.redis is not None and bool(
+                await asyncio.wait_for(self.redis.ping(), 1.0)
+            )
         except Exception:
             redis_ok = False
-        ok = self.ready and reader_alive and redis_ok
-        body = {"ready": ok, "redis": redis_ok, "reader": reader_alive}
+        workers = self.live_workers
+        ok = self.ready and reader_alive and redis_ok and workers > 0
+        body = {"ready": ok, "redis": redis_ok, "reader": reader_alive, "workers": workers}
         return web.json_response(body, status=200 if ok else 503)
 
     async def metrics_page(self, _request: web.Request) -> web.Response:
@@ -363,7 +400,7 @@ class Gateway:
         token = request.query.get("token")
         try:
             if token:
-                await self._hello(conn, token)
+                await self._handle_client(conn, "hello", {"token": token})
             async for frame in ws:
                 if frame.type == WSMsgType.TEXT:
                     await self._receive(conn, frame.data.encode(), text=True)
@@ -397,6 +434,15 @@ class Gateway:
             return
         kind = msg["type"]
         self.metrics.messages.labels("in", kind).inc()
+        try:
+            await self._handle_client(conn, kind, msg)
+        except REDIS_DOWN:
+            self._error(conn, msg.get("id"), wire.UNAVAILABLE, "the game service is unreachable")
+        except Exception:  # our bug: answer it, keep the connection
+            self.log.exception("client_message_failed", type=kind)
+            self._error(conn, msg.get("id"), wire.INTERNAL, "the gateway failed; try again")
+
+    async def _handle_client(self, conn: Connection, kind: str, msg: dict[str, Any]) -> None:
         if kind == "hello":
             await self._hello(conn, msg["token"])
         elif kind == "ping":
@@ -549,15 +595,26 @@ class Gateway:
 
     async def _read_outbox(self) -> None:
         assert self.reader is not None
+        backoff = Backoff()
+        down_since: float | None = None
         while True:
             try:
                 messages = await self.reader.read(block_ms=1000, count=200)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                self.log.warning("outbox_read_failed", error=str(exc))
-                await asyncio.sleep(0.5)
+                if down_since is None:
+                    down_since = time.monotonic()
+                    self.log.warning("outbox_read_failed", error=str(exc))
+                await asyncio.sleep(backoff.next())
                 continue
+            self.reader_ok_at = time.monotonic()
+            if down_since is not None:
+                self.log.info(
+                    "outbox_read_recovered", down_s=round(self.reader_ok_at - down_since, 3)
+                )
+                down_since = None
+                backoff.reset()
             for msg in messages:
                 try:
                     await self._dispatch(msg)
@@ -636,6 +693,10 @@ async def _json_errors(request: web.Request, handler: Any) -> web.StreamResponse
         return await handler(request)
     except web.HTTPException:
         raise
+    except REDIS_DOWN:
+        response = _http_error(503, wire.UNAVAILABLE, "the game service is unreachable; retry")
+        response.headers["Retry-After"] = "1"
+        return response
     except Exception:
         log.exception("request_failed", path=request.path)
         return _http_error(500, wire.INTERNAL, "the gateway failed; try again")

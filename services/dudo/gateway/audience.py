@@ -92,9 +92,7 @@ class Audience:
             self.metrics.connections.labels("lobby").dec()
         return self.unwatch(conn)
 
-    def detach_player(
-        self, table: str, player: str, notice: tuple[str, str] | None = None
-    ) -> None:
+    def detach_player(self, table: str, player: str, notice: tuple[str, str] | None = None) -> None:
         """Every connection of ``player`` at ``table`` stops getting that seat; with a
         ``notice`` (code, text) each is told why, as an error without an id."""
         for conn in list(self.seated.get((table, player), ())):

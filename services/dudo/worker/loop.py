@@ -49,6 +49,7 @@ from ..connection import (
     is_cluster,
 )
 from ..runtime import quiet_collector, settle_heap
+from ..service import Health, retry_until_ready, run_until_stopped
 from ..table import Table, error_for
 from ..wire import WireError
 from .assign import owned_by
@@ -108,6 +109,9 @@ class Partition:
     stored: dict[str, int] = field(default_factory=dict)  # table -> version in Redis
     delivered: list[str] = field(default_factory=list)  # delivery records to delete
     newest: str = "0-0"  # newest inbox entry id seen: idle waits block for anything later
+    # A commit's outcome is unknown (its reply was lost): what it may have written to
+    # the delivery record is read back and delivered (again) before the next read.
+    redeliver: bool = False
 
 
 @dataclass
@@ -161,6 +165,8 @@ class Worker:
         self._slot_per_call = settings.slot_per_call or is_cluster(self.redis)
         self.log = log.bind(worker=self.id)
         self.debug = self.log.is_enabled_for(logging.DEBUG)
+        self.health = Health("worker")
+        self.health.details["worker"] = self.id
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -170,34 +176,58 @@ class Worker:
         self.scripts.load()
         self.log.info("worker_started", partitions=self.settings.partitions)
 
-    def run(self) -> None:
-        """Run until SIGTERM/SIGINT (or :meth:`stop`), then hand everything back."""
-        self.setup()
+    def run(self, health_port: int | None = None) -> None:
+        """Run until SIGTERM/SIGINT (or :meth:`stop`), then hand everything back.
+
+        A worker started while Redis is down waits for it; ``health_port`` serves
+        ``/healthz`` and ``/readyz``."""
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self.stop())
-        self.run_forever()
+        if health_port is not None:
+            self.health.serve(health_port)
+        if retry_until_ready(self.setup, stopping=lambda: self.stopping, log=self.log):
+            self.run_forever()
 
     def run_forever(self) -> None:
-        """The loop, for a worker already set up (in a thread: no signal handling)."""
+        """The loop, for a worker already set up (in a thread: no signal handling).
+
+        No failure ends it: a cycle that fails (Redis gone, a dropped connection,
+        our own bug) is retried with backoff after :meth:`recover`."""
         quiet_collector()
         try:
-            while not self.stopping:
-                self.run_once()
+            run_until_stopped(
+                self.run_once,
+                stopping=lambda: self.stopping,
+                health=self.health,
+                recover=self.recover,
+                log=self.log,
+            )
         finally:
             self.shutdown()
+
+    def recover(self) -> None:
+        """After a failed cycle nothing in memory is trusted: tables are loaded again,
+        pending entries replayed, delivery records read back and delivered (a commit
+        may have happened without its reply), and leases checked at the next cycle."""
+        for part in self.partitions.values():
+            self._forget(part)
+            part.redeliver = True
+        self._next_heartbeat = 0.0
 
     def stop(self) -> None:
         self.stopping = True
 
     def shutdown(self) -> None:
         """Deliver what is committed, release every lease and deregister, so others
-        take over at once."""
+        take over at once (best effort: with Redis down, the leases expire instead)."""
         with contextlib.suppress(Exception):  # undelivered records stay for the next owner
             self.flush_deliveries()
         for number in list(self.partitions):
-            self._release(number)
-        with contextlib.suppress(Exception):  # best effort on the way out
+            with contextlib.suppress(Exception):
+                self._release(number)
+        with contextlib.suppress(Exception):
             self.redis.zrem(keys.WORKERS, self.id)
+        self.health.set_ready(False, "stopped")
         self.log.info("worker_stopped")
 
     def run_once(self) -> int:
@@ -299,6 +329,7 @@ class Worker:
             self._release(number)
         for number in sorted(target - set(self.partitions)):
             self._acquire(number)
+        self.health.details["partitions"] = len(self.partitions)
 
     def _acquire(self, number: int) -> None:
         generation = int(
@@ -306,11 +337,12 @@ class Worker:
         )
         if not generation:
             return  # still held by a live worker; it will release, we retry next heartbeat
-        part = self.partitions[number] = Partition(number, generation)
+        # What a previous owner committed but may not have delivered goes out first
+        # (read back by the next cycle, which also survives a failure in between).
+        part = self.partitions[number] = Partition(number, generation, redeliver=True)
+        self.log.info("lease_acquired", partition=number, generation=generation)
         info = self.redis.xinfo_stream(keys.inbox(number))
         part.newest = _text(info.get("last-generated-id") or info.get(b"last-generated-id"))
-        self.log.info("lease_acquired", partition=number, generation=generation)
-        self._redeliver(number)
 
     def _release(self, number: int) -> None:
         part = self.partitions.pop(number, None)
@@ -336,6 +368,10 @@ class Worker:
         (the per-cycle cost then does not grow with the partition count), one
         call per partition on a Cluster (a script may touch one hash slot only).
         """
+        for part in list(self.partitions.values()):
+            if part.redeliver:
+                self._redeliver(part.number)
+                part.redeliver = False
         owned = list(self.partitions.values())
         batch = Batch(self.redis)
         sending = self._queue_deliveries(batch)
@@ -574,10 +610,11 @@ class Worker:
             pipe.add(script_keys[0], self._call("commit", script_keys, args))
         try:
             replies = self._execute(pipe)
-        except Exception as exc:  # connection trouble: forget, replay pending from Redis
+        except Exception as exc:  # no reply: the commit may or may not have happened
             self.log.warning("commit_failed", error=str(exc))
             for b in batches:
                 self._forget(b.partition)
+                b.partition.redeliver = True
             return
         results = [
             reply if isinstance(reply, Exception) else reply[i]
@@ -590,6 +627,7 @@ class Worker:
             if isinstance(result, Exception):
                 self.log.warning("commit_failed", partition=part.number, error=str(result))
                 self._forget(part)
+                part.redeliver = True
                 continue
             status = int(result[0])
             if status == -1:
