@@ -119,6 +119,7 @@ def _gateway(args: argparse.Namespace) -> int:
         port=args.port,
         partitions=args.partitions,
         send_queue=args.send_queue,
+        reply_timeout=args.reply_timeout,
     )
     if args.id:
         settings.gateway_id = args.id
@@ -262,6 +263,12 @@ def build_parser() -> argparse.ArgumentParser:
     gateway.add_argument("--port", type=int, default=8000)
     gateway.add_argument("--partitions", type=int, default=16)
     gateway.add_argument("--id", help="gateway instance id (default: host-pid-random)")
+    gateway.add_argument(
+        "--reply-timeout",
+        type=float,
+        default=5.0,
+        help="seconds a create, join or hello waits for a worker's answer",
+    )
     gateway.add_argument(
         "--send-queue",
         type=int,

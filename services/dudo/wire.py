@@ -51,6 +51,7 @@ DUPLICATE = "duplicate"  # an action id seen before: it took effect once already
 RATE_LIMITED = "rate_limited"  # gateway
 UNAUTHORIZED = "unauthorized"  # gateway: bad or foreign seat token
 UNAVAILABLE = "unavailable"  # gateway: Redis cannot be reached right now; retry
+TIMEOUT = "timeout"  # gateway: no worker answered in time; the request may still apply
 INTERNAL = "internal"
 
 PROTOCOL_ERROR_CODES = frozenset(
@@ -73,6 +74,7 @@ PROTOCOL_ERROR_CODES = frozenset(
         RATE_LIMITED,
         UNAUTHORIZED,
         UNAVAILABLE,
+        TIMEOUT,
         INTERNAL,
     }
 )

@@ -6,6 +6,9 @@ would meet it, and checks the behaviour that must hold instead.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import signal
 import time
 import urllib.error
 import urllib.request
@@ -13,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import msgpack
 import redis
 
@@ -189,3 +193,50 @@ def test_redis_restarts_and_client_kill_storms_lose_and_double_nothing(tmp_path:
     for name in ("fa", "fb", "bots"):
         assert '"event": "redis_unavailable"' in seen["logs"][name], name
         assert '"event": "redis_recovered"' in seen["logs"][name], name
+
+
+def _post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.load(exc)
+
+
+def test_a_join_answered_with_a_timeout_seats_no_ghost(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    """Issue 10, defect 6: the HTTP join answered 504 yet the seat was taken later by a
+    player nobody held a token for. Now the 504 carries the token of the player it
+    asked a seat for, and hello with it settles the seat either way."""
+    workers.start("j1")
+    base = workers.gateway("gw-j", "--reply-timeout", "1")
+    status, ana = _post(f"{base}/api/tables", {"seats": 3, "name": "Ana"})
+    assert status == 201
+    workers.procs["j1"].send_signal(signal.SIGSTOP)  # the worker stalls...
+    try:
+        status, ben = _post(f"{base}/api/tables/{ana['table']}/join", {"name": "Ben"})
+    finally:
+        workers.procs["j1"].send_signal(signal.SIGCONT)  # ...and then applies the join
+    assert status == 504 and ben["code"] == "timeout"
+    assert ben["table"] == ana["table"] and ben["token"] and ben["player"]
+
+    async def hello() -> dict[str, Any]:
+        async with aiohttp.ClientSession() as session:
+            ws = await session.ws_connect(base.replace("http", "ws") + "/ws")
+            await ws.send_str(json.dumps({"v": 1, "type": "hello", "token": ben["token"]}))
+            while True:
+                msg = json.loads((await ws.receive(timeout=10)).data)
+                if msg["type"] in ("welcome", "error"):
+                    await ws.close()
+                    return msg
+
+    welcome = asyncio.run(hello())
+    assert welcome["type"] == "welcome" and welcome["player"] == ben["player"]
+    assert welcome["seat"] == 1
+    table = Table.from_bytes(real_redis.hget(keys.table_of(ana["table"], P), "s"))
+    seated = {s.player for s in table.seats if s.player is not None}
+    assert seated == {ana["player"], ben["player"]}  # nobody without a token holds a seat

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgpack
+import redis
 
 from dudo import keys, wire
 from dudo.link import GatewayLink
@@ -67,3 +68,29 @@ def test_an_entry_read_many_times_without_a_commit_is_dead_lettered(client: Any)
     pump(worker, link)  # the partition goes on with what comes after
     assert stored(client, "t1").status == "open"
     assert client.xlen(keys.inbox(p)) == 0
+
+
+def test_a_commit_whose_reply_is_lost_is_delivered_all_the_same(client: Any) -> None:
+    """Issue 10, defect 6: the commit ran but its reply never came (a dropped
+    connection). The delivery record it wrote used to wait for the next owner of
+    the partition; the living worker now reads it back and delivers it."""
+    worker = make_worker(client)
+    link = GatewayLink(client, "gw-1", P)
+    link.send(link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
+    entries = worker._read()
+    execute = worker._execute
+
+    def lost_reply(batch: Any) -> Any:
+        worker._execute = execute  # once
+        execute(batch)
+        raise redis.ConnectionError("connection reset (the commit went through)")
+
+    worker._execute = lost_reply  # type: ignore[method-assign]
+    worker._handle(entries)
+    assert stored(client, "t1").status == "open"  # it was committed
+    assert link.read(block_ms=None) == []  # but not delivered
+    out = pump(worker, link, cycles=3)
+    views = [m for m in out if m["type"] == "view" and m["table"] == "t1"]
+    assert views, "the committed view was delivered without a new owner"
+    p = keys.partition_of("t1", P)
+    assert client.xlen(keys.deliveries(p)) == 0  # and its record cleaned up

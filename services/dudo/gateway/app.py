@@ -320,7 +320,7 @@ class Gateway:
             answer = refused.result()
             return _http_error(400, answer["code"], answer["message"])
         if not done:
-            return _http_error(504, "timeout", "no worker answered; is a worker running?")
+            return self._timed_out(table, player, name)
         answer = answer_to.result()
         if answer["type"] == "error":
             return _http_error(409, answer["code"], answer["message"])
@@ -351,7 +351,7 @@ class Gateway:
         try:
             answer = await asyncio.wait_for(reply, self.settings.reply_timeout)
         except TimeoutError:
-            return _http_error(504, "timeout", "no worker answered; is a worker running?")
+            return self._timed_out(table, player, name)
         finally:
             self._forget([join["id"]])
         if answer["type"] == "error":
@@ -361,6 +361,21 @@ class Gateway:
         return web.json_response(
             {"table": table, "seat": answer["seat"], "player": player, "token": token}
         )
+
+    def _timed_out(self, table: str, player: str | None, name: str | None) -> web.Response:
+        """No answer in time: the request may still be applied (or not). Never leave a
+        seat nobody can claim: the caller gets the token for the player it asked a
+        seat for, and ``hello`` with it settles the matter (a hello joins: it takes
+        the seat if the first join never happened, and finds it if it did)."""
+        body: dict[str, Any] = {
+            "code": wire.TIMEOUT,
+            "message": "no worker answered in time; the request may still be applied: "
+            "say hello with this token to get your seat",
+            "table": table,
+        }
+        if player is not None:
+            body.update(player=player, token=self.tokens.issue(table, player, name))
+        return web.json_response(body, status=504)
 
     async def watch_table(self, request: web.Request) -> web.Response:
         table = request.match_info["table"]
@@ -492,16 +507,19 @@ class Gateway:
             name=grant.name,
         )
         self.hellos[join["id"]] = conn
+        conn.hello = join["id"]
         reply = self._expect(join["id"])
         await self.link.send(join)
         try:
             answer = await asyncio.wait_for(reply, self.settings.reply_timeout)
         except TimeoutError:
-            self._error(conn, None, "timeout", "no worker answered; try again")
+            # The join may still be applied: a late `joined` seats this connection
+            # then (the hello stays registered until the connection closes).
+            self._error(conn, None, wire.TIMEOUT, "no worker answered yet; still trying")
             return
         finally:
             self._forget([join["id"]])
-            self.hellos.pop(join["id"], None)
+        self.hellos.pop(join["id"], None)
         if answer["type"] == "error":
             conn.grant = None
             self._error(conn, None, answer["code"], answer["message"])
@@ -575,6 +593,9 @@ class Gateway:
 
     async def _detach(self, conn: Connection) -> None:
         """Forget what ``conn`` played or watched (before a new hello, or at its close)."""
+        if conn.hello is not None:
+            self.hellos.pop(conn.hello, None)
+            conn.hello = None
         unwatched = self.audience.drop(conn)
         if unwatched is not None and self.link is not None:
             with contextlib.suppress(Exception):
@@ -629,6 +650,7 @@ class Gateway:
             if kind == "joined":
                 conn = self.hellos.pop(msg["id"], None)
                 if conn is not None and conn.grant is not None:
+                    conn.hello = None
                     self._seated(conn, msg)
             else:  # the player gave the seat up: none of its connections plays it now
                 self.audience.detach_player(msg["table"], msg["player"], None)

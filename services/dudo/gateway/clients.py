@@ -70,6 +70,7 @@ class Connection:
         self.id = secrets.token_hex(4)
         self.grant: Grant | None = None
         self.seat: int | None = None
+        self.hello: str | None = None  # the id of the join our hello is waiting for
         self.binary = False  # answer in msgpack once the client spoke msgpack
         self.tokens = float(settings.burst)
         self.refilled = time.monotonic()
