@@ -86,12 +86,13 @@ def ensure_partitions(client: Client, partitions: int) -> int:
     return stored
 
 
-def create_groups(client: Client, partitions: int) -> None:
-    """Make sure every partition inbox exists with the ``workers`` consumer group.
+def create_groups(client: Client, partitions: int | list[int]) -> None:
+    """Make sure every partition inbox (or those listed) exists with the ``workers``
+    consumer group.
 
     The group starts at 0, so entries written before any worker ran are kept.
     """
-    for p in range(partitions):
+    for p in range(partitions) if isinstance(partitions, int) else partitions:
         try:
             client.xgroup_create(keys.inbox(p), keys.CONSUMER_GROUP, id="0", mkstream=True)
         except redis.ResponseError as exc:

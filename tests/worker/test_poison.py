@@ -94,3 +94,28 @@ def test_a_commit_whose_reply_is_lost_is_delivered_all_the_same(client: Any) -> 
     assert views, "the committed view was delivered without a new owner"
     p = keys.partition_of("t1", P)
     assert client.xlen(keys.deliveries(p)) == 0  # and its record cleaned up
+
+
+def test_a_deleted_inbox_stalls_no_other_partition_and_is_remade(client: Any) -> None:
+    """Issue 10, defect 7: one read script serves every partition; a NOGROUP on one
+    (its inbox deleted or evicted) failed the whole call, left the healthy
+    partitions' entries pending, and the group was never recreated."""
+    worker = make_worker(client)
+    link = GatewayLink(client, "gw-1", P)
+    by_partition: dict[int, str] = {}
+    for i in range(40):
+        by_partition.setdefault(keys.partition_of(f"t{i}", P), f"t{i}")
+    (broken, lost_table), (healthy, good_table) = list(by_partition.items())[:2]
+    pump(worker, link, cycles=1)
+    client.delete(keys.inbox(broken))  # gone, group and all
+    for tid in (good_table, lost_table):  # the XADD remakes the stream, without a group
+        link.send(
+            link.message("create", id=f"c-{tid}", table=tid, rules={}, seats=[{"kind": "open"}] * 2)
+        )
+    pump(worker, link, cycles=1)
+    assert stored(client, good_table).status == "open"  # the healthy partition went on
+    assert client.xpending(keys.inbox(healthy), keys.CONSUMER_GROUP)["pending"] == 0
+    pump(worker, link, cycles=3)
+    assert stored(client, lost_table).status == "open"  # the group was remade, entry read
+    assert client.xlen(keys.inbox(broken)) == 0
+    assert set(worker.partitions) == set(range(P))  # no lease given up over it

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from .. import keys, wire
 from ..connection import (
@@ -341,7 +341,10 @@ class Worker:
         # (read back by the next cycle, which also survives a failure in between).
         part = self.partitions[number] = Partition(number, generation, redeliver=True)
         self.log.info("lease_acquired", partition=number, generation=generation)
-        info = self.redis.xinfo_stream(keys.inbox(number))
+        try:
+            info = self.redis.xinfo_stream(keys.inbox(number))
+        except ResponseError:  # no inbox: the first read says so, and it is remade
+            return
         part.newest = _text(info.get("last-generated-id") or info.get(b"last-generated-id"))
 
     def _release(self, number: int) -> None:
@@ -416,6 +419,10 @@ class Worker:
         if flat is None:
             self._lost(part.number, "fenced read")
             return []
+        if isinstance(flat, (bytes, str)):  # the inbox or its group is gone: remake it
+            self.log.error("inbox_broken", partition=part.number, error=_text(flat))
+            self._repair_inbox(part)
+            return []
         got = [
             (_text(flat[i]), flat[i + 1] if isinstance(flat[i + 1], bytes) else b"")
             for i in range(0, len(flat), 2)
@@ -425,6 +432,16 @@ class Worker:
         if part.mode == "pending" and len(got) < self.settings.batch:
             part.mode = "new"  # every pending entry is in this batch
         return got
+
+    def _repair_inbox(self, part: Partition) -> None:
+        """Recreate a partition's consumer group (the inbox was deleted or evicted, or an
+        XADD recreated it without the group). It starts at 0: every entry still in
+        the stream is read; the pending ones of the lost group cannot be known, and
+        entries applied before are refused by their ids (tables remember them)."""
+        create_groups(self.redis, [part.number])
+        self._forget(part)
+        part.redeliver = True
+        part.newest = "0-0"
 
     # -- processing ---------------------------------------------------------------------
 

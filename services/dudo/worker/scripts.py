@@ -48,6 +48,14 @@ local function entries_of(reply)
   if type(reply[1]) == 'table' then return reply[1][2] end
   return reply[2] or {}
 end
+-- A stream command that may meet a missing inbox or group (deleted, evicted, or
+-- recreated by an XADD without its group): nil and the error instead of aborting
+-- the whole script, so one broken partition never stalls the others in a call.
+local function try(...)
+  local reply = redis.pcall(...)
+  if type(reply) == 'table' and reply.err then return nil, reply.err end
+  return reply
+end
 local function flatten(entries, out)
   for _, e in ipairs(entries) do
     local fields = e[2]
@@ -108,7 +116,8 @@ return 1
 # again without ever being committed: it may be what kills its readers. It goes
 # to the dead letters (acked and deleted) instead of being returned, so one entry
 # can never stop a partition for good.
-# Returns one element per partition: false when fenced, else a flat list id1,
+# Returns one element per partition: false when fenced, a string 'broken: <error>'
+# when the inbox or its group is missing (the worker recreates it), else a flat list id1,
 # payload1, id2, payload2, ... Several partitions per call on a standalone Redis
 # (one call per cycle, whatever the partition count); one per call on a Cluster,
 # whose scripts may only touch one hash slot.
@@ -117,6 +126,43 @@ READ = (
     + """
 local owner, group, consumer, count = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local max_deliveries = tonumber(ARGV[5])
+local function read_pending(lease, inbox, dead)
+  local start = '0-0'
+  repeat
+    local claimed, err = try('XAUTOCLAIM', inbox, group, consumer, 0, start,
+                             'COUNT', 1000, 'JUSTID')
+    if not claimed then return nil, err end
+    start = claimed[1]
+  until start == '0-0'
+  local pending = entries_of(redis.call('XREADGROUP', 'GROUP', group, consumer,
+                                        'COUNT', count, 'STREAMS', inbox, '0'))
+  if #pending == 0 then return pending end
+  local deliveries = {}
+  for _, row in ipairs(redis.call('XPENDING', inbox, group, '-', '+', count, consumer)) do
+    deliveries[row[1]] = tonumber(row[4])
+  end
+  local keep = {}
+  for _, e in ipairs(pending) do
+    local times = deliveries[e[1]] or 0
+    if times > max_deliveries then
+      local payload = ''
+      local fields = e[2]
+      if fields then
+        for i = 1, #fields, 2 do
+          if fields[i] == 'm' then payload = fields[i + 1] end
+        end
+      end
+      redis.call('XADD', dead, 'MAXLEN', '~', 10000, '*', 'entry', e[1],
+                 'reason', 'internal: read ' .. times .. ' times and never committed',
+                 'm', payload)
+      redis.call('XACK', inbox, group, e[1])
+      redis.call('XDEL', inbox, e[1])
+    else
+      keep[#keep + 1] = e
+    end
+  end
+  return keep
+end
 local result = {}
 for p = 1, #KEYS / 3 do
   local lease, inbox, dead = KEYS[3 * p - 2], KEYS[3 * p - 1], KEYS[3 * p]
@@ -126,50 +172,17 @@ for p = 1, #KEYS / 3 do
     out = false
   else
     local pending = {}
-    if mode == 'pending' then
-      local start = '0-0'
-      repeat
-        local claimed = redis.call('XAUTOCLAIM', inbox, group, consumer, 0, start,
-                                   'COUNT', 1000, 'JUSTID')
-        start = claimed[1]
-      until start == '0-0'
-      pending = entries_of(redis.call('XREADGROUP', 'GROUP', group, consumer,
-                                      'COUNT', count, 'STREAMS', inbox, '0'))
-      if #pending > 0 then
-        local deliveries = {}
-        for _, row in ipairs(redis.call('XPENDING', inbox, group, '-', '+', count,
-                                        consumer)) do
-          deliveries[row[1]] = tonumber(row[4])
-        end
-        local keep = {}
-        for _, e in ipairs(pending) do
-          local times = deliveries[e[1]] or 0
-          if times > max_deliveries then
-            local payload = ''
-            local fields = e[2]
-            if fields then
-              for i = 1, #fields, 2 do
-                if fields[i] == 'm' then payload = fields[i + 1] end
-              end
-            end
-            redis.call('XADD', dead, 'MAXLEN', '~', 10000, '*', 'entry', e[1],
-                       'reason', 'internal: read ' .. times .. ' times and never committed',
-                       'm', payload)
-            redis.call('XACK', inbox, group, e[1])
-            redis.call('XDEL', inbox, e[1])
-          else
-            keep[#keep + 1] = e
-          end
-        end
-        pending = keep
-      end
-    end
-    if #pending > 0 then
+    local err
+    if mode == 'pending' then pending, err = read_pending(lease, inbox, dead) end
+    if pending and #pending > 0 then
       flatten(pending, out)
-    else
-      flatten(entries_of(redis.call('XREADGROUP', 'GROUP', group, consumer,
-                                    'COUNT', count, 'STREAMS', inbox, '>')), out)
+    elseif pending then
+      local fresh
+      fresh, err = try('XREADGROUP', 'GROUP', group, consumer, 'COUNT', count,
+                       'STREAMS', inbox, '>')
+      if fresh then flatten(entries_of(fresh), out) end
     end
+    if err then out = 'broken: ' .. tostring(err) end
   end
   result[p] = out
 end
@@ -230,7 +243,8 @@ local function commit_one(k, i)
                'reason', ARGV[deads + 3 * d + 1], 'm', ARGV[deads + 3 * d + 2])
   end
   for a = 0, n_ack - 1 do
-    redis.call('XACK', inbox, group, ARGV[acks + a])
+    -- pcall: the group may have vanished since the read; the entry is deleted anyway
+    redis.pcall('XACK', inbox, group, ARGV[acks + a])
     redis.call('XDEL', inbox, ARGV[acks + a])
   end
   return {1, record}, next_k, next_i
