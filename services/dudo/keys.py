@@ -27,7 +27,6 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CONFIG = f"{PREFIX}:config"  # hash: partitions, protocol
 WORKERS = f"{PREFIX}:workers"  # zset: worker id -> last heartbeat (ms)
 GATEWAYS = f"{PREFIX}:gateways"  # zset: gateway id -> last heartbeat (ms)
-LOBBY = f"{PREFIX}:lobby"  # hash: table id -> msgpack summary of an open table
 
 
 def partition_of(table_id: str, partitions: int) -> int:
@@ -73,6 +72,20 @@ def deliveries(partition: int) -> str:
     return f"{_p(partition)}:deliver"
 
 
+def lobby(partition: int) -> str:
+    """Hash: table id -> msgpack summary of an open table of this partition.
+
+    Written by the commit script only (fenced, atomic with the table), so a
+    paused former owner can never list a table that has since started. The
+    lobby is the union over every partition (:func:`lobbies`)."""
+    return f"{_p(partition)}:lobby"
+
+
+def lobbies(partitions: int) -> list[str]:
+    """Every partition's lobby hash: together, the list of open tables."""
+    return [lobby(p) for p in range(partitions)]
+
+
 def dead_letters(partition: int) -> str:
     """Stream of inbox entries that could not be processed, with the reason."""
     return f"{_p(partition)}:dead"
@@ -91,4 +104,5 @@ def partition_keys(partition: int) -> list[str]:
         timers(partition),
         deliveries(partition),
         dead_letters(partition),
+        lobby(partition),
     ]

@@ -57,6 +57,15 @@ class _LinkBase:
     def _now_ms() -> int:
         return int(time.time() * 1000)
 
+    @staticmethod
+    def _open_tables(replies: list[Any]) -> dict[str, dict[str, Any]]:
+        tables: dict[str, dict[str, Any]] = {}
+        for raw in replies:
+            for table, blob in (raw or {}).items():
+                tid = table.decode() if isinstance(table, bytes) else table
+                tables[tid] = wire.unpack(blob)
+        return tables
+
 
 class GatewayLink(_LinkBase):
     redis: Client
@@ -67,6 +76,13 @@ class GatewayLink(_LinkBase):
 
     def deregister(self) -> None:
         self.redis.zrem(keys.GATEWAYS, self.id)
+
+    def open_tables(self) -> dict[str, dict[str, Any]]:
+        """The lobby: every open table's summary, from every partition's lobby hash."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key in keys.lobbies(self.partitions):
+            pipe.hgetall(key)
+        return self._open_tables(pipe.execute())
 
     def send(self, *messages: dict[str, Any]) -> list[str]:
         """Write messages to their tables' inboxes (pipelined); returns the entry ids."""
@@ -101,6 +117,13 @@ class AsyncGatewayLink(_LinkBase):
 
     async def deregister(self) -> None:
         await self.redis.zrem(keys.GATEWAYS, self.id)
+
+    async def open_tables(self) -> dict[str, dict[str, Any]]:
+        """The lobby: every open table's summary, from every partition's lobby hash."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key in keys.lobbies(self.partitions):
+            pipe.hgetall(key)
+        return self._open_tables(await pipe.execute())
 
     async def send(self, *messages: dict[str, Any]) -> None:
         pipe = self.redis.pipeline(transaction=False)

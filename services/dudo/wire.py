@@ -327,9 +327,12 @@ MESSAGES: dict[str, Message] = {
         Message(
             "lobby",
             "out",
-            "An open table appeared or changed (entry), or is no longer open (entry null).",
+            "An open table appeared or changed (entry), or is no longer open (entry null). "
+            "Drop news whose version is below the last you applied for that table (a late "
+            "copy from a worker that lost the table).",
             {
                 "table": TABLE,
+                "version": Field("integer", minimum=0, doc="the table's version"),
                 "entry": Field(
                     "object",
                     nullable=True,

@@ -23,7 +23,6 @@ from pathlib import Path
 import aiohttp
 import redis
 
-from dudo import keys
 from dudo.bots.policies import POLICIES, my_turn
 from dudo.link import GatewayLink
 
@@ -103,7 +102,7 @@ def test_a_client_that_stops_reading_delays_nobody(
             )
         )
         deadline = time.monotonic() + 20
-        while redis.Redis.from_url(redis_server.url).hlen(keys.LOBBY) < 501:
+        while len(link.open_tables()) < 501:
             assert time.monotonic() < deadline, "the open tables were not created"
             time.sleep(0.1)
         with urllib.request.urlopen(

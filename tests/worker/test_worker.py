@@ -274,9 +274,9 @@ def test_lobby_is_kept_and_announced_to_live_gateways(client: Any) -> None:
     out = pump(worker, link)
     lobby = [m for m in out if m["type"] == "lobby"]
     assert lobby and lobby[-1]["entry"]["seats"] == 2
-    assert msgpack.unpackb(client.hget(keys.LOBBY, "t1"))["taken"] == 0
+    assert link.open_tables()["t1"]["taken"] == 0
     for i in range(2):
         link.send(link.message("join", id=f"j{i}", table="t1", player=f"p{i}", name=f"P{i}"))
     out = pump(worker, link)
     assert [m["entry"] for m in out if m["type"] == "lobby"][-1] is None
-    assert client.hget(keys.LOBBY, "t1") is None
+    assert "t1" not in link.open_tables()

@@ -342,7 +342,7 @@ def floor_rate(
                 writes.append((tid, versions[tid], versions[tid] + 1, record, 0))
                 versions[tid] += 1
             sections[p] = commit_section(
-                p, generation[p], entries[p], writes, view * len(tids), [], [], []
+                p, generation[p], entries[p], writes, view * len(tids), [], [], [], []
             )
         # Committed as the worker does: partitions grouped into calls the same way.
         parts = list(sections)

@@ -19,10 +19,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack
 import structlog
 
-from .. import keys, wire
+from .. import wire
 from ..connection import Client
 from ..link import GatewayLink
 from ..service import Health, run_until_stopped
@@ -72,9 +71,8 @@ class BotService:
 
     def scan_lobby(self) -> None:
         """Ask for every free bot seat of every open table."""
-        for table, blob in self.client.hgetall(keys.LOBBY).items():
-            entry = msgpack.unpackb(blob, raw=False)
-            self.want(table.decode() if isinstance(table, bytes) else table, entry)
+        for table, entry in self.link.open_tables().items():
+            self.want(table, entry)
 
     def want(self, table: str, entry: dict[str, Any] | None) -> None:
         if not entry:

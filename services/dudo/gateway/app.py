@@ -257,11 +257,8 @@ class Gateway:
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     async def list_tables(self, _request: web.Request) -> web.Response:
-        raw = await self.redis.hgetall(keys.LOBBY)
-        tables = []
-        for table, blob in raw.items():
-            entry = msgpack.unpackb(blob, raw=False)
-            tables.append({"table": table.decode() if isinstance(table, bytes) else table, **entry})
+        assert self.link is not None
+        tables = [{"table": t, **entry} for t, entry in (await self.link.open_tables()).items()]
         tables.sort(key=lambda t: (t["taken"] == t["seats"], t["table"]))
         return web.json_response({"tables": tables})
 
@@ -584,11 +581,8 @@ class Gateway:
 
     async def _watch_lobby(self, conn: Connection) -> None:
         self.audience.watch_lobby(conn)
-        raw = await self.redis.hgetall(keys.LOBBY)
-        tables = [
-            {"table": t.decode() if isinstance(t, bytes) else t, **msgpack.unpackb(b, raw=False)}
-            for t, b in raw.items()
-        ]
+        assert self.link is not None
+        tables = [{"table": t, **entry} for t, entry in (await self.link.open_tables()).items()]
         conn.send(wire.message("lobby", tables=tables))
 
     async def _detach(self, conn: Connection) -> None:

@@ -122,7 +122,8 @@ class _Batch:
     acks: list[str] = field(default_factory=list)
     dead: list[tuple[str, str, bytes]] = field(default_factory=list)
     outputs: list[tuple[str, bytes]] = field(default_factory=list)
-    lobby: list[tuple[str, dict[str, Any] | None]] = field(default_factory=list)
+    lobby: list[tuple[str, bytes]] = field(default_factory=list)  # (table, entry or b"")
+    notes: list[bytes] = field(default_factory=list)  # `lobby` news for every gateway
     writes: list[tuple[str, int, int, bytes, int]] = field(default_factory=list)
     timers_rm: list[str] = field(default_factory=list)
     timers_add: list[tuple[str, int]] = field(default_factory=list)
@@ -567,7 +568,15 @@ class Worker:
                 ttl = self.settings.finished_ttl_ms if flush.finished else 0
                 batch.writes.append((tid, part.stored[tid], flush.version, flush.record, ttl))
             if flush.lobby is not False:
-                batch.lobby.append((tid, flush.lobby))  # type: ignore[arg-type]
+                entry = flush.lobby
+                # The lobby hash is written by the commit (fenced); the news carries
+                # the table version, so a late copy from a paused owner is dropped.
+                batch.lobby.append((tid, wire.encode(entry) if entry is not None else b""))
+                batch.notes.append(
+                    wire.encode(
+                        wire.message("lobby", table=tid, entry=entry, version=flush.version)
+                    )
+                )
             if flush.timer_remove:
                 batch.timers_rm.append(flush.timer_remove)
             if flush.timer_add:
@@ -575,11 +584,12 @@ class Worker:
             if flush.finished:
                 batch.finished.append(tid)
                 self.log.info("table_finished", partition=part.number, table=tid)
-        if batch.outputs or batch.lobby:
+        if batch.outputs or batch.notes:
             by_gateway: dict[str, list[bytes]] = defaultdict(list)
             for gateway, data in batch.outputs:
                 by_gateway[gateway].append(data)
-            batch.record = wire.encode([list(by_gateway.items()), batch.lobby])
+            batch.content = [list(by_gateway.items()), batch.notes]
+            batch.record = wire.encode(batch.content)
         return batch
 
     def _quarantine(self, part: Partition, poison: _Poison) -> None:
@@ -620,6 +630,7 @@ class Worker:
                         b.timers_rm,
                         b.timers_add,
                         b.dead,
+                        b.lobby,
                     )
                     for b in group
                 ],
@@ -675,27 +686,20 @@ class Worker:
 
     def _queue_deliveries(self, batch: Batch) -> tuple[list[tuple[int, str, bytes, Any]], int]:
         """Queue the fan-out of every committed, undelivered record: one outbox entry
-        per gateway, plus lobby updates. Returns the records and how many commands."""
+        per gateway, lobby news to every live gateway. Returns the records and how
+        many commands."""
         records, self._unsent = self._unsent, []
         if not records:
             return [], 0
         by_gateway: dict[str, list[bytes]] = defaultdict(list)
-        lobby: list[tuple[str, dict[str, Any] | None]] = []
         for _, _, record, content in records:
-            outputs, changes = content or wire.unpack(record)
+            outputs, notes = content or wire.unpack(record)
             for gateway, messages in outputs:
                 by_gateway[gateway].extend(messages)
-            lobby.extend((tid, entry) for tid, entry in changes)
+            for note in notes:
+                for gateway in self.live_gateways:
+                    by_gateway[gateway].append(note)
         before = len(batch.items)
-        for tid, entry in lobby:
-            if entry is None:
-                batch.add(keys.LOBBY, lambda p, tid=tid: p.hdel(keys.LOBBY, tid))
-            else:
-                blob = wire.encode(entry)
-                batch.add(keys.LOBBY, lambda p, tid=tid, blob=blob: p.hset(keys.LOBBY, tid, blob))
-            note = wire.encode(wire.message("lobby", table=tid, entry=entry))
-            for gateway in self.live_gateways:
-                by_gateway[gateway].append(note)
         maxlen = self.settings.outbox_maxlen
         for gateway, messages in by_gateway.items():
             stream = keys.outbox(gateway)

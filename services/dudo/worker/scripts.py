@@ -192,8 +192,8 @@ return result
 
 # One or more partitions per call, like READ (all of them on a standalone Redis,
 # one per call on a Cluster). KEYS, per partition: lease, inbox, deliveries,
-# timers, dead letters, then one key per table written. ARGV: owner, group, then
-# per partition a section (see commit_section):
+# timers, dead letters, lobby, then one key per table written. ARGV: owner, group,
+# then per partition a section (see commit_section):
 #   generation
 #   n, inbox ids to ack and delete
 #   n, per table: expected version (0 = must not exist), new version, record, ttl ms (0 = keep)
@@ -201,6 +201,7 @@ return result
 #   n, timer members to remove
 #   n, per timer: member, deadline
 #   n, per dead letter: entry id, reason, raw payload
+#   n, per lobby change: table, entry ('' = no longer open)
 # Returns, per partition: {1, delivery record id or ''}; {-1} when fenced; {-2, i}
 # when table i is not at its expected version (nothing of that partition is
 # written then). Each partition commits or not on its own.
@@ -209,8 +210,8 @@ COMMIT = (
     + """
 local owner, group = ARGV[1], ARGV[2]
 local function commit_one(k, i)
-  local lease, inbox, deliveries, timers, dead = KEYS[k], KEYS[k + 1], KEYS[k + 2],
-                                                 KEYS[k + 3], KEYS[k + 4]
+  local lease, inbox, deliveries, timers, dead, lobby = KEYS[k], KEYS[k + 1],
+    KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5]
   local gen = ARGV[i]; i = i + 1
   local n_ack = tonumber(ARGV[i]); local acks = i + 1; i = i + 1 + n_ack
   local n_tab = tonumber(ARGV[i]); local tabs = i + 1; i = i + 1 + 4 * n_tab
@@ -218,14 +219,15 @@ local function commit_one(k, i)
   local n_rm = tonumber(ARGV[i]); local rms = i + 1; i = i + 1 + n_rm
   local n_add = tonumber(ARGV[i]); local adds = i + 1; i = i + 1 + 2 * n_add
   local n_dead = tonumber(ARGV[i]); local deads = i + 1; i = i + 1 + 3 * n_dead
-  local next_k, next_i = k + 5 + n_tab, i
+  local n_lobby = tonumber(ARGV[i]); local lobbies = i + 1; i = i + 1 + 2 * n_lobby
+  local next_k, next_i = k + 6 + n_tab, i
   if not holds(lease, owner, gen) then return {-1}, next_k, next_i end
   for t = 0, n_tab - 1 do
-    local current = tonumber(redis.call('HGET', KEYS[k + 5 + t], 'v') or '0')
+    local current = tonumber(redis.call('HGET', KEYS[k + 6 + t], 'v') or '0')
     if current ~= tonumber(ARGV[tabs + 4 * t]) then return {-2, t}, next_k, next_i end
   end
   for t = 0, n_tab - 1 do
-    local key = KEYS[k + 5 + t]
+    local key = KEYS[k + 6 + t]
     redis.call('HSET', key, 'v', ARGV[tabs + 4 * t + 1], 's', ARGV[tabs + 4 * t + 2])
     local ttl = tonumber(ARGV[tabs + 4 * t + 3])
     if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
@@ -241,6 +243,14 @@ local function commit_one(k, i)
   for d = 0, n_dead - 1 do
     redis.call('XADD', dead, 'MAXLEN', '~', 10000, '*', 'entry', ARGV[deads + 3 * d],
                'reason', ARGV[deads + 3 * d + 1], 'm', ARGV[deads + 3 * d + 2])
+  end
+  for l = 0, n_lobby - 1 do
+    local tid, entry = ARGV[lobbies + 2 * l], ARGV[lobbies + 2 * l + 1]
+    if entry == '' then
+      redis.call('HDEL', lobby, tid)
+    else
+      redis.call('HSET', lobby, tid, entry)
+    end
   end
   for a = 0, n_ack - 1 do
     -- pcall: the group may have vanished since the read; the entry is deleted anyway
@@ -304,10 +314,12 @@ def commit_section(
     timers_rm: list[str],
     timers_add: list[tuple[str, int]],
     dead: list[tuple[str, str, bytes]],
+    lobby: list[tuple[str, bytes]],
 ) -> tuple[list[str], list[Any]]:
     """One partition's keys and arguments in a ``commit`` call.
 
-    ``writes``: (table, expected version, new version, record, ttl ms) per table.
+    ``writes``: (table, expected version, new version, record, ttl ms) per table;
+    ``lobby``: (table, encoded entry, or b"" when it is no longer open).
     """
     script_keys = [
         keys.lease(number),
@@ -315,6 +327,7 @@ def commit_section(
         keys.deliveries(number),
         keys.timers(number),
         keys.dead_letters(number),
+        keys.lobby(number),
         *[keys.table(number, tid) for tid, *_ in writes],
     ]
     args: list[Any] = [generation, len(acks), *acks, len(writes)]
@@ -326,6 +339,9 @@ def commit_section(
     args.append(len(dead))
     for entry_id, reason, raw in dead:
         args += [entry_id, reason, raw]
+    args.append(len(lobby))
+    for tid, entry in lobby:
+        args += [tid, entry]
     return script_keys, args
 
 

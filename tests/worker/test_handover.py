@@ -1,0 +1,87 @@
+"""Late deliveries from a worker that lost its partitions (issue 10, defect 8).
+
+A worker paused between its commit and its delivery (GC, SIGSTOP, a slow
+network) delivers, once it wakes, what it committed before the new owner moved
+the table on. Such late copies must never undo anything: the lobby is written
+by the fenced commit itself, and every view and lobby news carries the table
+version, so gateways drop what is older than what they have.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from dudo import keys
+from dudo.gateway.audience import Audience
+from dudo.gateway.clients import Metrics
+from dudo.link import GatewayLink
+
+from .test_worker import P, make_worker, pump, stored
+
+
+def test_a_paused_owners_late_delivery_cannot_relist_a_started_table(client: Any) -> None:
+    link = GatewayLink(client, "gw-1", P)
+    link.register()
+    a = make_worker(client, "wa", lease_ms=300)
+    link.send(link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
+    a.run_once()  # committed: the table is open and listed; its news waits in a's memory
+    assert link.open_tables()["t1"]["taken"] == 0
+    stale = list(a._unsent)
+    a._unsent.clear()  # a is frozen before delivering
+    time.sleep(0.4)
+    b = make_worker(client, "wb", dead_after_ms=200)
+    b.live_gateways = ["gw-1"]
+    for i in range(2):
+        link.send(link.message("join", id=f"j{i}", table="t1", player=f"p{i}", name=f"P{i}"))
+    news = [m for m in pump(b, link) if m["type"] == "lobby"]
+    assert stored(client, "t1").status == "playing"
+    assert "t1" not in link.open_tables()
+    assert news[-1]["entry"] is None
+    a._unsent = stale  # a wakes up and delivers what it committed long ago
+    a.live_gateways = ["gw-1"]
+    a.flush_deliveries()
+    late = [m for m in link.read(block_ms=None) if m["type"] == "lobby"]
+    assert late and late[0]["entry"] is not None  # the stale news did arrive...
+    assert "t1" not in link.open_tables()  # ...but the lobby is not fooled
+    assert late[0]["version"] < news[-1]["version"]  # and every reader can tell it is old
+    p = keys.partition_of("t1", P)
+    assert client.hget(keys.lobby(p), "t1") is None
+
+
+class _Conn:
+    """Stands in for a WebSocket connection: records what it is sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.seat = None
+        self.grant = None
+
+    def send(self, message: dict[str, Any], text: str | None = None) -> None:
+        self.sent.append(message)
+
+
+def test_gateways_drop_lobby_news_and_views_older_than_what_they_relayed() -> None:
+    audience = Audience(Metrics())
+    conn = _Conn()
+    audience.watch_lobby(conn)  # type: ignore[arg-type]
+    audience.relay_lobby({"table": "t1", "version": 5, "entry": None})
+    audience.relay_lobby({"table": "t1", "version": 3, "entry": {"taken": 1}})  # late
+    audience.relay_lobby({"table": "t2", "version": 1, "entry": {"taken": 0}})
+    assert [(m["table"], m["entry"]) for m in conn.sent] == [("t1", None), ("t2", {"taken": 0})]
+    view = {
+        "table": "t1",
+        "status": "playing",
+        "seats": [],
+        "holders": [],
+        "game": None,
+        "players": [],
+        "host": None,
+        "deadline": None,
+        "events": [],
+        "v": 1,
+        "type": "view",
+    }
+    assert audience.relay_view({**view, "version": 7})
+    assert not audience.relay_view({**view, "version": 6})  # late: dropped
+    assert audience.relay_view({**view, "version": 7})  # a resync's answer: same version passes
