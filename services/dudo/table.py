@@ -496,7 +496,7 @@ class Table:
             "bots": sum(1 for p in self.plan if p["kind"] == "bot"),
             "names": names,
             "rules": rules_dict(self.rules),
-            "host": self.host,
+            "host": wire.public_id(self.host) if self.host is not None else None,
             "wants_bots": [
                 [i, p.get("level", "normal")]
                 for i, p in enumerate(self.plan)
@@ -517,7 +517,7 @@ class Table:
             version=self.version,
             status=self.status,
             players=[s.public() for s in self.seats],
-            host=self.host,
+            host=wire.public_id(self.host) if self.host is not None else None,
             deadline=self.deadline,
             game=game,
             seats=seats,

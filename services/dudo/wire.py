@@ -17,6 +17,8 @@ worker sends one entry per gateway per batch.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -262,7 +264,9 @@ MESSAGES: dict[str, Message] = {
                 "version": Field("integer", minimum=0, doc="table version, rises on every change"),
                 "status": Field("string", enum=TABLE_STATUSES),
                 "players": Field("array", maximum=6, items=PLAYER_INFO),
-                "host": _id("the host's player id", nullable=True),
+                "host": _id(
+                    "the host's public handle (wire.public_id: never a player id)", nullable=True
+                ),
                 "deadline": Field(
                     "integer", nullable=True, minimum=0, doc="turn deadline, ms since epoch"
                 ),
@@ -343,7 +347,7 @@ MESSAGES: dict[str, Message] = {
                         "bots": Field("integer", minimum=0, maximum=6),
                         "names": Field("array", items=Field("string", nullable=True)),
                         "rules": Field("ref", ref="rules.schema.json"),
-                        "host": _id("host player", nullable=True),
+                        "host": _id("the host's public handle", nullable=True),
                         "wants_bots": Field(
                             "array",
                             items=Field("array", minimum=2, maximum=2),
@@ -648,6 +652,20 @@ def spectator_view(view: dict[str, Any]) -> dict[str, Any]:
     snapshot["seat"] = None
     snapshot["game"] = {**public, "seat": None} if public else None
     return snapshot
+
+
+def public_id(player: str) -> str:
+    """The handle under which a player is shown to others: ``host`` in views and the
+    lobby, ``player`` in ``welcome`` and the HTTP answers.
+
+    A player id is what a gateway names to act for a seat, so it is a secret
+    between the player's client, its gateway and the workers; it never appears
+    where others can read it. The handle is one-way: base64url of
+    SHA-256("dudo-player/1:" + id), first 16 characters. A client compares it
+    with the ``player`` of its ``welcome`` to know whether it is the host.
+    """
+    digest = hashlib.sha256(f"dudo-player/1:{player}".encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode()[:16]
 
 
 def message(kind: str, **fields: Any) -> dict[str, Any]:

@@ -238,5 +238,41 @@ def test_a_join_answered_with_a_timeout_seats_no_ghost(
     assert welcome["type"] == "welcome" and welcome["player"] == ben["player"]
     assert welcome["seat"] == 1
     table = Table.from_bytes(real_redis.hget(keys.table_of(ana["table"], P), "s"))
-    seated = {s.player for s in table.seats if s.player is not None}
+    seated = {wire.public_id(s.player) for s in table.seats if s.player is not None}
     assert seated == {ana["player"], ben["player"]}  # nobody without a token holds a seat
+
+
+def test_what_others_can_read_about_a_player_grants_nothing(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    """Issue 10, defect 9: the host's player id was shown in the lobby and in every view,
+    and any gateway naming it could attach to the host's seat and read its dice.
+    Now others only ever see a one-way handle; naming it gets no seat."""
+    workers.start("h1")
+    base = workers.gateway("gw-h")
+    status, ana = _post(f"{base}/api/tables", {"seats": 3, "name": "Ana"})
+    assert status == 201
+    hostile = GatewayLink(real_redis, "gw-hostile", P)
+    listed = hostile.open_tables()[ana["table"]]["host"]
+    assert listed == ana["player"] != "" and listed not in real_redis.hget(
+        keys.table_of(ana["table"], P), "s"
+    ).decode("latin-1")  # the handle is not the id the table record holds
+    tid = ana["table"]
+    hostile.send(
+        hostile.message("attach", id="x1", table=tid, player=listed, seat=0),
+        hostile.message("resync", id="x2", table=tid, player=listed, seat=0),
+        hostile.message("join", id="x3", table=tid, player=listed, name="Eve"),
+    )
+    got: list[dict[str, Any]] = []
+    wait_for(
+        lambda: got.extend(hostile.read(block_ms=100)) or any(m.get("id") == "x3" for m in got),
+        10,
+        "answers to the hostile gateway",
+    )
+    codes = {m["id"]: m.get("code", m["type"]) for m in got if m["type"] in ("error", "joined")}
+    assert codes["x1"] == codes["x2"] == wire.NOT_SEATED
+    assert codes["x3"] == "joined"  # a new player, on a free seat: not Ana's
+    joined = next(m for m in got if m.get("id") == "x3")
+    assert joined["seat"] != ana["seat"]
+    for view in (m for m in got if m["type"] == "view"):  # never Ana's private part
+        assert all(s["seat"] != ana["seat"] for s in view["seats"])

@@ -20,7 +20,9 @@ Routes:
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hashlib
 import json
 import os
 import secrets
@@ -324,7 +326,7 @@ class Gateway:
         result: dict[str, Any] = {"table": table}
         if name:
             token = self.tokens.issue(table, player, name)
-            result.update(seat=answer["seat"], player=player, token=token)
+            result.update(seat=answer["seat"], player=wire.public_id(player), token=token)
         return web.json_response(result, status=201)
 
     async def join_table(self, request: web.Request) -> web.Response:
@@ -356,7 +358,12 @@ class Gateway:
             return _http_error(status, answer["code"], answer["message"])
         token = self.tokens.issue(table, player, name)
         return web.json_response(
-            {"table": table, "seat": answer["seat"], "player": player, "token": token}
+            {
+                "table": table,
+                "seat": answer["seat"],
+                "player": wire.public_id(player),
+                "token": token,
+            }
         )
 
     def _timed_out(self, table: str, player: str | None, name: str | None) -> web.Response:
@@ -371,7 +378,9 @@ class Gateway:
             "table": table,
         }
         if player is not None:
-            body.update(player=player, token=self.tokens.issue(table, player, name))
+            body.update(
+                player=wire.public_id(player), token=self.tokens.issue(table, player, name)
+            )
         return web.json_response(body, status=504)
 
     async def watch_table(self, request: web.Request) -> web.Response:
@@ -526,7 +535,11 @@ class Gateway:
         grant = conn.grant
         assert grant is not None and grant.player == msg["player"]
         self.audience.seat(conn, grant.table, msg["player"], msg["seat"])
-        conn.send(wire.message("welcome", table=grant.table, seat=conn.seat, player=grant.player))
+        conn.send(
+            wire.message(
+                "welcome", table=grant.table, seat=conn.seat, player=wire.public_id(grant.player)
+            )
+        )
 
     async def _act(self, conn: Connection, msg: dict[str, Any]) -> None:
         grant = conn.grant
@@ -542,7 +555,7 @@ class Gateway:
                 conn, msg["id"], wire.UNAUTHORIZED, "a token acts only for its own seat and table"
             )
             return
-        message_id = f"{grant.player}.{msg['id']}"[:64]
+        message_id = _act_id(grant.player, msg["id"])
         act = self.link.message(
             "act",
             id=message_id,
@@ -716,6 +729,19 @@ async def _json_errors(request: web.Request, handler: Any) -> web.StreamResponse
     except Exception:
         log.exception("request_failed", path=request.path)
         return _http_error(500, wire.INTERNAL, "the gateway failed; try again")
+
+
+def _act_id(player: str, client_id: str) -> str:
+    """The stream id of a client's act: unique per table, so per player and client id.
+
+    ``<player>.<client id>`` when it fits the 64 characters of a message id; a
+    digest of both otherwise (cutting it short made two long client ids of one
+    player collide, and the second was refused as a duplicate)."""
+    full = f"{player}.{client_id}"
+    if len(full) <= 64:
+        return full
+    digest = hashlib.sha256(f"{player}\0{client_id}".encode()).digest()
+    return "h." + base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
 def _good_name(name: Any) -> bool:

@@ -60,7 +60,12 @@ CLIENT_MESSAGES: dict[str, Message] = {
             {
                 "table": Field("string", maximum=64),
                 "seat": Field("integer", nullable=True, minimum=0, maximum=5),
-                "player": Field("string", nullable=True, maximum=64),
+                "player": Field(
+                    "string",
+                    nullable=True,
+                    maximum=64,
+                    doc="your public handle (the `host` of views uses the same handles)",
+                ),
             },
         ),
         Message(
