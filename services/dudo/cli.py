@@ -81,6 +81,9 @@ def _worker(args: argparse.Namespace) -> int:
         slow_cycle_ms=args.slow_ms,
         slot_per_call=args.slot_per_call,
         max_deliveries=args.max_deliveries,
+        open_ttl_ms=int(args.open_ttl * 1000),
+        idle_ttl_ms=int(args.idle_ttl * 1000),
+        bot_grace_ms=int(args.bot_grace * 1000),
     )
     if args.id:
         settings.worker_id = args.id
@@ -311,6 +314,21 @@ def build_parser() -> argparse.ArgumentParser:
         "automatic on a Redis Cluster)",
     )
     worker.add_argument("--health-port", type=int, help="serve /healthz and /readyz on this port")
+    worker.add_argument(
+        "--open-ttl", type=float, default=3600, help="seconds an unchanged open table lives"
+    )
+    worker.add_argument(
+        "--idle-ttl",
+        type=float,
+        default=7200,
+        help="seconds a game without a turn clock waits for a move before it is abandoned",
+    )
+    worker.add_argument(
+        "--bot-grace",
+        type=float,
+        default=15,
+        help="seconds a bot seat may stay silent before the house bot plays it",
+    )
     worker.add_argument(
         "--max-deliveries",
         type=int,

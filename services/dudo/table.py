@@ -39,9 +39,25 @@ from .engine import (
 )
 from .wire import WireError, message
 
-FORMAT = 1
+FORMAT = 2  # 2 added `wake`; records of format 1 are still read
 SEEN_IDS = 64  # how many recent message ids a table remembers, to take each once
 OPEN, PLAYING, DONE = wire.TABLE_STATUSES
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long a table may wait for something to happen (milliseconds).
+
+    Without these, an open table nobody joins and a game everyone walked away
+    from lived forever, and a bot seat whose bot service died was never played.
+    """
+
+    open_ttl_ms: int = 3_600_000  # an open table with no change for this long is closed
+    idle_ttl_ms: int = 7_200_000  # a game with no clock and no move for this long is abandoned
+    bot_grace_ms: int = 15_000  # a bot seat silent this long is played by the house bot
+
+
+DEFAULT_LIMITS = Limits()
 
 
 @dataclass(slots=True)
@@ -112,7 +128,7 @@ class Flush:
     outputs: list[tuple[str, bytes]]  # (gateway, encoded message)
     lobby: dict[str, Any] | bool | None  # entry, None (remove), or False (unchanged)
     timer_remove: str | None
-    timer_add: tuple[str, int] | None  # (member, deadline ms)
+    timer_add: tuple[str, int] | None  # (member, wake-up time ms)
     finished: bool
 
 
@@ -128,9 +144,13 @@ class Table:
     watchers: list[str] = field(default_factory=list)
     game: State | None = None
     seen: RecentIds = field(default_factory=RecentIds)
-    deadline: int | None = None
+    deadline: int | None = None  # the turn clock, shown to players
     created: int = 0
+    # When the table's timer fires if nothing happens first: the turn deadline, or
+    # the end of a bot seat's grace, of an open table's or an idle game's life.
+    wake: int | None = None
     # Transient, per batch: not persisted.
+    limits: Limits = DEFAULT_LIMITS
     timer_member: str | None = None
     _events: list[dict[str, Any]] = field(default_factory=list)
     _direct: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -142,7 +162,7 @@ class Table:
     # -- creation and storage ---------------------------------------------------
 
     @classmethod
-    def create(cls, msg: dict[str, Any], now: int) -> Table:
+    def create(cls, msg: dict[str, Any], now: int, limits: Limits = DEFAULT_LIMITS) -> Table:
         """A new open table from a validated ``create`` message (raises WireError)."""
         try:
             rules = Rules.from_dict(msg["rules"])
@@ -162,10 +182,12 @@ class Table:
             seats=[Seat() for _ in plan],
             host=msg.get("host"),
             created=now,
+            limits=limits,
         )
         table.seen.add(msg["id"])
         table._dirty = table._persist = table._lobby = True
         table._requests.append((msg["gateway"], None))
+        table._rearm(now)
         return table
 
     def to_bytes(self) -> bytes:
@@ -184,14 +206,17 @@ class Table:
                 "\n".join(self.seen),
                 self.deadline,
                 self.created,
+                self.wake,
             ]
         )
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Table:
         raw = wire.unpack(data)
-        if not isinstance(raw, list) or raw[0] != FORMAT:
+        if not isinstance(raw, list) or raw[0] not in (1, FORMAT):
             raise ValueError("unknown table record format")
+        if raw[0] == 1:  # before `wake`: the turn deadline was the only timer
+            raw = [*raw, raw[11]]
         (
             _,
             tid,
@@ -206,6 +231,7 @@ class Table:
             seen,
             deadline,
             created,
+            wake,
         ) = raw
         table = cls(
             id=tid,
@@ -220,8 +246,9 @@ class Table:
             seen=RecentIds(seen.split("\n") if seen else ()),
             deadline=deadline,
             created=created,
+            wake=wake,
         )
-        table.timer_member = table._timer_name() if deadline is not None else None
+        table.timer_member = table._timer_name() if wake is not None else None
         return table
 
     # -- handling messages --------------------------------------------------------
@@ -235,12 +262,15 @@ class Table:
         if msg["id"] in self.seen:
             self._error(msg, wire.DUPLICATE, "this message id was already applied")
             return
+        version = self.version
         try:
             getattr(self, f"_on_{kind}")(msg, now, rng)
         except WireError as exc:
             self._error(msg, exc.code, exc.message)
         except RuleError as exc:
             self._error(msg, exc.code, exc.message)
+        if self.status == OPEN and self.version != version:
+            self._rearm(now)  # an open table lives on while something happens at it
 
     def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None:
         if msg is not None:
@@ -446,17 +476,35 @@ class Table:
         self._rearm(now)
 
     def _timeout(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        """A turn clock ran out: the house bot plays the seat in turn."""
+        """The table's timer fired, and nothing happened since it was set: a turn clock
+        ran out or a bot seat stayed silent (the house bot plays the seat in turn), or
+        the table outlived its limit (an open table closes, an idle game is abandoned)."""
         game = self.game
-        if self.status != PLAYING or msg["version"] != self.version or game is None:
+        if msg["version"] != self.version or self.status == DONE:
             return  # the table moved on since the timer was set
+        if self.status == OPEN:
+            self._close(now, "expired")
+            return
+        assert game is not None
         seat = game.turn
         assert seat is not None
+        if self.deadline is None and self.seats[seat].bot is None:
+            self._close(now, "abandoned")
+            return
         view = {"seat": seat, "game": seat_view(game, seat)}
         action = action_from_dict(HOUSE_POLICY(view, rng))
         events = game.apply(seat, action)
         self._events.append({"type": "house_bot", "seat": seat})
         self._after_game_change(events, msg, now)
+
+    def _close(self, now: int, why: str) -> None:
+        """End a table that will not be played: it leaves the lobby, its record expires."""
+        self.status = DONE
+        self.deadline = None
+        self._lobby = True
+        self._events.append({"type": why})
+        self._changed()
+        self._rearm(now)
 
     def _after_game_change(
         self, events: list[dict[str, Any]], msg: dict[str, Any], now: int
@@ -468,17 +516,30 @@ class Table:
         self._rearm(now)
 
     def _rearm(self, now: int, *, reset: bool = True) -> None:
-        """Set the turn clock after a change: the seat in turn gets turn_seconds; an
-        away seat's turn is played by the house bot at once."""
-        game = self.game
-        if self.status != PLAYING or game is None or game.turn is None:
-            self.deadline = None
+        """Set the clocks after a change. The seat in turn gets turn_seconds (the
+        public ``deadline``); an away seat's turn is played by the house bot at once.
+        The timer (``wake``) fires at the deadline, or, without one, when a bot seat
+        in turn has been silent for ``bot_grace_ms`` (its bot service may be dead),
+        or when an open table or an idle game has outlived its limit."""
+        game, limits = self.game, self.limits
+        if self.status == OPEN:
+            self.deadline, self.wake = None, now + limits.open_ttl_ms
             return
-        if self.seats[game.turn].away:
+        if self.status != PLAYING or game is None or game.turn is None:
+            self.deadline = self.wake = None
+            return
+        seat = self.seats[game.turn]
+        if seat.away:
             self.deadline = now
         elif reset:
             seconds = self.rules.turn_seconds
             self.deadline = now + seconds * 1000 if seconds else None
+        if self.deadline is not None:
+            self.wake = self.deadline
+        elif seat.bot is not None:
+            self.wake = now + limits.bot_grace_ms
+        else:
+            self.wake = now + limits.idle_ttl_ms
 
     # -- output ---------------------------------------------------------------------
 
@@ -560,10 +621,10 @@ class Table:
                 )
 
         timer_remove = timer_add = None
-        wanted = self._timer_name() if self.deadline is not None else None
+        wanted = self._timer_name() if self.wake is not None else None
         if wanted != self.timer_member:
             timer_remove = self.timer_member
-            timer_add = (wanted, self.deadline) if wanted is not None else None
+            timer_add = (wanted, self.wake) if wanted is not None else None
             self.timer_member = wanted
         result = Flush(
             record=self.to_bytes() if self._persist else None,

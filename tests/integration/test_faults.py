@@ -276,3 +276,50 @@ def test_what_others_can_read_about_a_player_grants_nothing(
     assert joined["seat"] != ana["seat"]
     for view in (m for m in got if m["type"] == "view"):  # never Ana's private part
         assert all(s["seat"] != ana["seat"] for s in view["seats"])
+
+
+def test_bot_seats_outlive_their_bot_service(workers: Workers, real_redis: redis.Redis) -> None:
+    """Issue 10, defect 10: with no turn clock, a bot-service restart left its seats
+    unplayed forever. Now the house bot plays a bot seat silent for the grace
+    period, and a service restarted with the same id takes its seats up again."""
+    workers.start("g1", "--bot-grace", "0.3")
+    think = ("--think-min", "0.05", "--think-max", "0.1")
+    workers.bots("bots", "--id", "bots-keep", *think)
+    link = GatewayLink(real_redis, "gw-watch", P)
+    tables = [f"bs{i}" for i in range(3)]
+    link.send(
+        *(
+            link.message(
+                "create",
+                id=f"{t}-c",
+                table=t,
+                rules={"start_dice": 3},
+                seats=[{"kind": "bot", "level": "normal"}] * 3,
+            )
+            for t in tables
+        )
+    )
+    link.send(*(link.message("watch", id=f"{t}-w", table=t, on=True) for t in tables))
+    seen: list[dict[str, Any]] = []
+
+    def views() -> list[dict[str, Any]]:
+        seen.extend(m for m in link.read(block_ms=50) if m["type"] == "view")
+        return seen
+
+    wait_for(lambda: sum(1 for m in views() if m["status"] == "playing") > 10, 20, "play")
+    workers.kill("bots")  # kill -9, mid-game
+    outage = len(seen)
+    wait_for(
+        lambda: sum(e["type"] == "house_bot" for m in views()[outage:] for e in m["events"]) >= 3,
+        20,
+        "the house bot playing the silent bot seats",
+    )
+    workers.bots("bots", "--id", "bots-keep", *think)  # the same service comes back
+    wait_for(
+        lambda: all(
+            any(m["table"] == t and m["status"] == "over" for m in views()) for t in tables
+        ),
+        60,
+        "every table finished",
+    )
+    assert '"event": "bot_adopted"' in (workers.folder / "bots.log").read_text()

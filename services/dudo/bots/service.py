@@ -84,7 +84,7 @@ class BotService:
             if asked is not None and now - asked[0] < 5.0:
                 continue  # taken by us, or asked recently (a lost answer is asked again)
             self.asked[(table, seat)] = (now, level if level in LEVELS else "normal")
-            player = f"bot-{secrets.token_hex(5)}"
+            player = f"bot-{secrets.token_hex(9)}"
             name = NAMES[(sum(map(ord, table)) + seat) % len(NAMES)]
             joins.append(
                 self.link.message(
@@ -138,7 +138,7 @@ class BotService:
         # Private parts are matched to bots by the player holding them, never by seat
         # number (seats change hands; see dudo.gateway.audience).
         for private, holder in zip(msg["seats"], msg.get("holders") or (), strict=False):
-            bot = self.bots.get(holder)
+            bot = self.bots.get(holder) or self._adopt(msg, private["seat"], holder)
             if bot is None or bot.table != msg["table"] or msg["version"] <= bot.version:
                 continue
             bot.version = msg["version"]
@@ -160,6 +160,16 @@ class BotService:
             )
             delay = self.rng.uniform(*self.think) if self.think[1] > 0 else 0.0
             heapq.heappush(self.due, (time.monotonic() + delay, next(self.counter), act))
+
+    def _adopt(self, msg: dict[str, Any], seat: int, holder: str) -> BotSeat | None:
+        """A view for a bot seat attached to this service that it does not know: it is
+        ours from before a restart (same ``--id``). Take it up again at its level."""
+        info = msg["players"][seat] if seat < len(msg["players"]) else None
+        if not info or info.get("bot") not in LEVELS:
+            return None
+        bot = self.bots[holder] = BotSeat(msg["table"], seat, holder, info["bot"])
+        self.log.info("bot_adopted", table=msg["table"], seat=seat)
+        return bot
 
     def _send_due(self) -> int:
         now = time.monotonic()

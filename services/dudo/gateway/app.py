@@ -378,9 +378,7 @@ class Gateway:
             "table": table,
         }
         if player is not None:
-            body.update(
-                player=wire.public_id(player), token=self.tokens.issue(table, player, name)
-            )
+            body.update(player=wire.public_id(player), token=self.tokens.issue(table, player, name))
         return web.json_response(body, status=504)
 
     async def watch_table(self, request: web.Request) -> web.Response:

@@ -50,7 +50,7 @@ from ..connection import (
 )
 from ..runtime import quiet_collector, settle_heap
 from ..service import Health, retry_until_ready, run_until_stopped
-from ..table import Table, error_for
+from ..table import DEFAULT_LIMITS, Limits, Table, error_for
 from ..wire import WireError
 from .assign import owned_by
 from .scripts import (
@@ -84,6 +84,9 @@ class WorkerSettings:
     timer_interval: float = 0.05  # seconds between scans for expired turn clocks
     outbox_maxlen: int = 5000  # approximate cap per gateway outbox (entries)
     finished_ttl_ms: int = 3_600_000  # finished tables are kept this long
+    open_ttl_ms: int = DEFAULT_LIMITS.open_ttl_ms  # an open table unchanged this long closes
+    idle_ttl_ms: int = DEFAULT_LIMITS.idle_ttl_ms  # a clockless game with no move is abandoned
+    bot_grace_ms: int = DEFAULT_LIMITS.bot_grace_ms  # then the house bot plays a silent bot seat
     idle_sleep_max: float = 0.005  # polling (Redis Cluster, fakeredis): longest sleep when idle
     idle_block_ms: int = 50  # standalone Redis: longest blocking wait for new entries
     # Reproducible randomness (dice secrets, first opener, house bot) derived
@@ -166,6 +169,8 @@ class Worker:
         self._slot_per_call = settings.slot_per_call or is_cluster(self.redis)
         self.log = log.bind(worker=self.id)
         self.debug = self.log.is_enabled_for(logging.DEBUG)
+        self.limits = Limits(settings.open_ttl_ms, settings.idle_ttl_ms, settings.bot_grace_ms)
+        self.clock_offset = 0  # Redis server time minus ours (ms), measured every heartbeat
         self.health = Health("worker")
         self.health.details["worker"] = self.id
 
@@ -290,10 +295,17 @@ class Worker:
 
     # -- membership, leases, rebalancing ----------------------------------------------
 
+    def now(self) -> int:
+        """Milliseconds by the Redis server's clock (ours plus the offset measured at
+        each heartbeat): turn clocks and limits must not depend on which worker's
+        clock happens to run them, nor jump when a table moves between machines."""
+        return now_ms() + self.clock_offset
+
     def heartbeat(self) -> None:
-        now = now_ms()
+        now = self.now()
         s = self.settings
         batch = Batch(self.redis)
+        batch.add(keys.WORKERS, lambda p: p.time())
         batch.add(keys.WORKERS, lambda p: p.zadd(keys.WORKERS, {self.id: now}))
         batch.add(
             keys.WORKERS, lambda p: p.zrangebyscore(keys.WORKERS, now - s.dead_after_ms, "+inf")
@@ -313,7 +325,11 @@ class Worker:
                 lease,
                 self._call("renew", [lease], [self.id, part.generation, s.lease_ms]),
             )
-        results = self._execute(batch)
+        sent = now_ms()
+        clock, *results = self._execute(batch)
+        if not isinstance(clock, Exception):
+            seconds, micros = clock
+            self.clock_offset = seconds * 1000 + micros // 1000 - (sent + now_ms()) // 2
         live = [w.decode() if isinstance(w, bytes) else w for w in results[1]]
         self.live_gateways = [g.decode() if isinstance(g, bytes) else g for g in results[3]]
         for part, renewed in zip(owned, results[4:], strict=True):
@@ -493,7 +509,8 @@ class Worker:
             if blob is None:
                 continue
             try:
-                part.tables[tid] = Table.from_bytes(blob)
+                table = part.tables[tid] = Table.from_bytes(blob)
+                table.limits = self.limits
             except Exception as exc:  # a record our code cannot read: never block the partition
                 self.log.error("table_unreadable", partition=part.number, table=tid, error=str(exc))
                 continue
@@ -510,7 +527,7 @@ class Worker:
     def _process(self, part: Partition, items: list[tuple[str, bytes, Any]]) -> _Batch:
         batch = _Batch(part)
         touched: dict[str, Table] = {}
-        now = now_ms()
+        now = self.now()
         for entry_id, raw, msg in items:
             batch.acks.append(entry_id)
             if isinstance(msg, WireError):
@@ -532,7 +549,7 @@ class Worker:
                 rng = self._rng(tid, table.version if table else 0)
                 if table is None:
                     if msg["type"] == "create":
-                        table = part.tables[tid] = Table.create(msg, now)
+                        table = part.tables[tid] = Table.create(msg, now, self.limits)
                         part.stored[tid] = 0
                         self.log.info(
                             "table_created",
@@ -751,7 +768,7 @@ class Worker:
     def fire_timers(self) -> None:
         """Turn every expired turn clock of an owned partition into an inbox entry."""
         owned = list(self.partitions.values())
-        now = now_ms()
+        now = self.now()
         scan = Batch(self.redis)
         for part in owned:
             key = keys.timers(part.number)
@@ -770,8 +787,10 @@ class Worker:
             for member in members:
                 name = _text(member)
                 tid, _, version = name.rpartition("|")
+                # The id only has to be unique within its table (a 64-character
+                # table id in it made it too long, and the clock never fired).
                 timeout = wire.message(
-                    "timeout", id=f"t:{tid}:{version}", table=tid, version=int(version)
+                    "timeout", id=f"t:{version}", table=tid, version=int(version)
                 )
                 args += [name, wire.encode(timeout)]
             script_keys = [keys.lease(n), keys.timers(n), keys.inbox(n)]

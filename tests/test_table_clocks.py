@@ -1,0 +1,93 @@
+"""Every table wakes up by itself when nothing happens: turn clocks, silent bot seats,
+open tables nobody fills, games everybody walked away from (issue 10, defects 10
+and 11). All of it goes through the one timer per table, so it is ordered with
+every other entry and fenced like every commit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dudo import wire
+from dudo.table import DEFAULT_LIMITS, Limits
+
+from .test_table import NOW, Run, msg
+
+LIMITS = DEFAULT_LIMITS
+
+
+def fire(run: Run, at: int) -> list[dict[str, Any]]:
+    """The table's timer fires at ``at`` (as the partition owner would send it)."""
+    run.table.handle(
+        msg("timeout", None, table="t1", id=f"t:{run.table.version}", version=run.table.version),
+        at,
+        run.rng,
+    )
+    return run.flush()
+
+
+def events(out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for m in out if m["type"] == "view" for e in m["events"]]
+
+
+def test_an_open_table_nobody_fills_closes_and_leaves_the_lobby() -> None:
+    run = Run(seats=3)
+    assert run.last.timer_add == (f"t1|{run.table.version}", NOW + LIMITS.open_ttl_ms)
+    run.send("join", player="p0", name="Ana")  # something happens: its life starts again
+    assert run.table.wake == NOW + LIMITS.open_ttl_ms
+    assert run.last.timer_add == (f"t1|{run.table.version}", NOW + LIMITS.open_ttl_ms)
+    out = fire(run, NOW + LIMITS.open_ttl_ms)
+    assert run.table.status == "over" and {"type": "expired"} in events(out)
+    assert run.last.lobby is None and run.last.finished  # unlisted, the record expires
+    assert run.last.timer_add is None and run.last.timer_remove is not None
+
+
+def test_a_game_without_a_clock_nobody_plays_is_abandoned() -> None:
+    run = Run(seats=2)
+    run.seat_all()
+    assert run.table.deadline is None  # no turn clock shown to anyone
+    assert run.table.wake == NOW + LIMITS.idle_ttl_ms
+    out = fire(run, NOW + LIMITS.idle_ttl_ms)
+    assert run.table.status == "over" and {"type": "abandoned"} in events(out)
+    assert run.last.finished and run.table.game.version == 0  # nobody played for them
+
+
+def test_a_silent_bot_seat_is_played_by_the_house_bot_after_its_grace() -> None:
+    """Defect 10: with no turn clock, a bot seat whose bot service died waited forever."""
+    run = Run(seats=2, plan=[{"kind": "open"}, {"kind": "bot", "level": "hard"}])
+    run.send("join", player="p0", name="Ana")
+    run.send("join", "gw-bots", player="bot-1", name="Rocío", bot="hard")
+    assert run.table.status == "playing"
+    if run.turn() == 0:  # make it the bot's turn
+        run.act(0, {"type": "bid", "quantity": 1, "face": 2})
+    assert run.table.deadline is None and run.table.wake == NOW + LIMITS.bot_grace_ms
+    out = fire(run, NOW + LIMITS.bot_grace_ms)
+    assert {"type": "house_bot", "seat": 1} in events(out)
+    assert run.table.status == "playing" and run.turn() == 0
+
+
+def test_a_stale_timer_changes_nothing() -> None:
+    run = Run(seats=2)
+    run.seat_all()
+    version = run.table.version
+    run.act(run.turn(), {"type": "bid", "quantity": 1, "face": 2})
+    run.table.handle(msg("timeout", None, table="t1", id="t:x", version=version), NOW * 9, run.rng)
+    assert run.flush() == [] and run.table.status == "playing"
+
+
+def test_limits_are_the_workers_to_choose() -> None:
+    run = Run(seats=2)
+    run.table.limits = Limits(open_ttl_ms=5, idle_ttl_ms=7, bot_grace_ms=3)
+    run.send("join", player="p0", name="Ana")
+    assert run.table.wake == NOW + 5
+    run.send("join", player="p1", name="Ben")
+    assert run.table.wake == NOW + 7
+
+
+def test_records_of_the_previous_format_still_load() -> None:
+    run = Run({"preset": "classic", "turn_seconds": 20}, seats=2)
+    run.seat_all()
+    raw = wire.unpack(run.table.to_bytes())
+    old = wire.encode([1, *raw[1:13]])  # format 1: no `wake`; the deadline was the timer
+    loaded = type(run.table).from_bytes(old)
+    assert loaded.wake == loaded.deadline == NOW + 20_000
+    assert loaded.timer_member == f"t1|{loaded.version}"
