@@ -76,3 +76,28 @@ def test_the_loop_survives_every_failure_recovers_and_stops() -> None:
     ]  # fmt: skip
     assert readiness == [False, False, False]  # not ready while failing
     assert health.ready  # ready after the last good step
+
+
+def test_gateway_act_ids_never_collide_and_always_fit() -> None:
+    """Issue 10, defect 12: ``<player>.<client id>`` cut to 64 characters made two long
+    client ids of one player the same id, and the second act was refused as a
+    duplicate."""
+    from dudo import wire
+    from dudo.gateway.app import _act_id
+
+    player = "p" * 12
+    ids = [_act_id(player, f"{'a' * 60}{i}") for i in range(100)]
+    assert len(set(ids)) == 100
+    for message_id in [*ids, _act_id(player, "short")]:
+        wire.validate(
+            wire.message(
+                "act",
+                id=message_id,
+                table="t",
+                gateway="g",
+                player=player,
+                seat=0,
+                action={"type": "dudo"},
+            )
+        )
+    assert _act_id(player, "short") == f"{player}.short"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -70,6 +71,14 @@ def _worker(args: argparse.Namespace) -> int:
     from .worker import Worker, WorkerSettings
 
     configure(args.log_level)
+    if args.seed is not None and os.environ.get("DUDO_INSECURE_SEED") != "1":
+        print(
+            "dudo worker: --seed makes every die of every table computable by anyone who "
+            "knows the seed and the table id (a spectator does): it is for tests and "
+            "benchmarks only. Set DUDO_INSECURE_SEED=1 to use it anyway.",
+            file=sys.stderr,
+        )
+        return 2
     settings = WorkerSettings(
         redis_url=args.redis,
         partitions=args.partitions,
@@ -123,6 +132,14 @@ def _gateway(args: argparse.Namespace) -> int:
         partitions=args.partitions,
         send_queue=args.send_queue,
         reply_timeout=args.reply_timeout,
+        creates_per_min=args.creates_per_min,
+        joins_per_min=args.joins_per_min,
+        hello_timeout=args.hello_timeout,
+        conns_per_token=args.conns_per_token,
+        conns_per_address=args.conns_per_address,
+        costly_every=args.costly_every,
+        lobby_max=args.lobby_max,
+        trust_proxy=args.trust_proxy,
     )
     if args.id:
         settings.gateway_id = args.id
@@ -266,6 +283,25 @@ def build_parser() -> argparse.ArgumentParser:
     gateway.add_argument("--port", type=int, default=8000)
     gateway.add_argument("--partitions", type=int, default=16)
     gateway.add_argument("--id", help="gateway instance id (default: host-pid-random)")
+    limits = gateway.add_argument_group("limits (per gateway instance; docs/operations.md)")
+    limits.add_argument("--creates-per-min", type=float, default=30.0, help="per address")
+    limits.add_argument(
+        "--joins-per-min", type=float, default=120.0, help="joins and watch tokens per address"
+    )
+    limits.add_argument("--hello-timeout", type=float, default=10.0, help="seconds to say hello")
+    limits.add_argument("--conns-per-token", type=int, default=4, help="open sockets per token")
+    limits.add_argument(
+        "--conns-per-address", type=int, default=256, help="open sockets per address"
+    )
+    limits.add_argument(
+        "--costly-every", type=float, default=1.0, help="seconds between resyncs/lobby lists"
+    )
+    limits.add_argument("--lobby-max", type=int, default=500, help="open tables listed at most")
+    limits.add_argument(
+        "--trust-proxy",
+        action="store_true",
+        help="take the client address from X-Forwarded-For (only behind your own proxy)",
+    )
     gateway.add_argument(
         "--reply-timeout",
         type=float,
@@ -305,7 +341,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--slow-ms", type=float, default=100.0, help="log cycles slower than this (ms)"
     )
     worker.add_argument(
-        "--seed", type=int, help="reproducible table randomness (tests and benchmarks only)"
+        "--seed",
+        type=int,
+        help="reproducible table randomness: INSECURE, tests and benchmarks only "
+        "(needs DUDO_INSECURE_SEED=1)",
     )
     worker.add_argument(
         "--slot-per-call",

@@ -106,10 +106,15 @@ class Batch:
     redis-py's cluster pipeline refuses Lua scripts, and the worker pipelines
     scripts for many partitions at once. So on a cluster the commands are
     grouped by the node that owns each command's key and sent as one plain
-    pipeline per node; a MOVED or ASK reply (slots migrating) refreshes the slot
-    map and retries those commands. Results come back in the order added, with
-    errors as values (``raise_on_error=False``); connection errors raise.
+    pipeline per node. While slots move, a node answers for a key it no longer
+    serves: ``MOVED`` (the slot has moved: refresh the slot map, send again)
+    or ``ASK`` (the slot is migrating and this key is already on the target:
+    send it there, preceded by ``ASKING``, which admits one command into an
+    importing slot). Results come back in the order added, with errors as
+    values (``raise_on_error=False``); connection errors raise.
     """
+
+    ROUNDS = 5  # redirections followed per command before its error is the result
 
     def __init__(self, client: Client) -> None:
         self.client = client
@@ -129,29 +134,52 @@ class Batch:
             return pipe.execute(raise_on_error=False)
         results: list[Any] = [None] * len(self.items)
         todo = list(range(len(self.items)))
-        for attempt in range(3):
+        asking: dict[int, tuple[str, int]] = {}  # item -> the node an ASK sent it to
+        for _ in range(self.ROUNDS):
             groups: dict[str, list[int]] = {}
             nodes: dict[str, Any] = {}
             for i in todo:
-                node = self.client.get_node_from_key(self.items[i][0])
+                if i in asking:
+                    host, port = asking[i]
+                    node = self.client.get_node(host=host, port=port) or _node(
+                        self.client, host, port
+                    )
+                else:
+                    node = self.client.get_node_from_key(self.items[i][0])
                 groups.setdefault(node.name, []).append(i)
                 nodes[node.name] = node
-            retry = []
+            moved, asked = [], {}
             for name, indexes in groups.items():
                 pipe = self.client.get_redis_connection(nodes[name]).pipeline(transaction=False)
                 for i in indexes:
+                    if i in asking:
+                        pipe.execute_command("ASKING")
                     self.items[i][1](pipe)
-                for i, result in zip(indexes, pipe.execute(raise_on_error=False), strict=True):
-                    results[i] = result
-                    if isinstance(result, redis.ResponseError) and str(result).startswith(
-                        ("MOVED", "ASK")
-                    ):
-                        retry.append(i)
-            if not retry or attempt == 2:
+                replies = iter(pipe.execute(raise_on_error=False))
+                for i in indexes:
+                    if i in asking:
+                        next(replies)  # ASKING's OK
+                    result = results[i] = next(replies)
+                    if isinstance(result, redis.exceptions.MovedError):
+                        moved.append(i)
+                    elif isinstance(result, redis.exceptions.AskError):
+                        asked[i] = (result.host, result.port)
+            if not moved and not asked:
                 break
-            self.client.nodes_manager.initialize()
-            todo = retry
+            if moved:
+                self.client.nodes_manager.initialize()
+            asking = asked
+            todo = moved + list(asked)
         return results
+
+
+def _node(client: Any, host: str, port: int) -> Any:
+    """A node the client has not met yet (an ASK may name one): refresh, look again."""
+    client.nodes_manager.initialize()
+    node = client.get_node(host=host, port=port)
+    if node is None:
+        raise redis.exceptions.ClusterError(f"no cluster node {host}:{port}")
+    return node
 
 
 def connect_async(url: str, max_connections: int = 64, **options: Any) -> Any:

@@ -30,7 +30,9 @@ class Embedded:
     server: object
 
     @classmethod
-    def start(cls, host: str = "127.0.0.1") -> Embedded:
+    def start(cls) -> Embedded:
+        """On loopback only: it has no password."""
+        host = "127.0.0.1"
         from fakeredis import TcpFakeServer
 
         server = TcpFakeServer((host, 0), server_type="redis")
@@ -53,7 +55,9 @@ def serve(
 ) -> None:
     from aiohttp import web
 
-    embedded = Embedded.start(host) if redis_url is None else None
+    # The embedded Redis has no password: it listens on loopback whatever --host says
+    # (`--host 0.0.0.0` once exposed it to the network).
+    embedded = Embedded.start() if redis_url is None else None
     url = redis_url or embedded.url  # type: ignore[union-attr]
     # fakeredis runs Lua slowly: with it, few partitions keep a cycle short.
     partitions = EMBEDDED_PARTITIONS if embedded else DEFAULT_PARTITIONS

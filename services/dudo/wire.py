@@ -21,6 +21,7 @@ import base64
 import hashlib
 import json
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,6 +116,7 @@ class Field:
     items: Field | None = None
     fields: dict[str, Field] | None = None  # for an object with known fields
     ref: str | None = None  # a hand-written schema in protocol/schemas
+    display: bool = False  # a name shown to people: in the form clean_name leaves unchanged
     doc: str = ""
 
 
@@ -151,7 +153,7 @@ PLAYER_INFO = Field(
     "object",
     nullable=True,
     fields={
-        "name": Field("string", maximum=32, doc="display name"),
+        "name": Field("string", maximum=32, display=True, doc="display name"),
         "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="bot level, or null"),
         "away": Field("boolean", doc="left the table; the house bot plays for the seat"),
     },
@@ -185,7 +187,13 @@ MESSAGES: dict[str, Message] = {
                 "table": TABLE,
                 "gateway": GATEWAY,
                 "player": PLAYER,
-                "name": Field("string", maximum=32, doc="display name, 1..32 characters"),
+                "name": Field(
+                    "string",
+                    maximum=32,
+                    display=True,
+                    doc="display name: 1..32 characters, trimmed, no control or invisible "
+                    "characters (gateways clean names with wire.clean_name)",
+                ),
                 "seat": _seat(required=False, nullable=True),
                 "bot": Field("string", enum=BOT_LEVELS, required=False, doc="a bot client"),
             },
@@ -364,6 +372,39 @@ INBOX_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "in")
 OUTBOX_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "out")
 
 
+# -- display names -----------------------------------------------------------
+
+NAME_MAX = 32
+# Characters no display name may hold: controls, format characters (bidi overrides,
+# zero-width joiners and spaces), private use, surrogates, unassigned, line and
+# paragraph separators. They hide, reorder or break the text others see.
+_HIDDEN = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+
+
+def clean_name(value: Any) -> str:
+    """A display name as everyone will see it: NFC, trimmed, inner whitespace runs made
+    one space, 1..32 characters, nothing hidden. Raises :class:`WireError` otherwise.
+
+    Gateways clean a name before sending it; workers accept only clean names (the
+    gateway once accepted a padded name the worker then refused, after the table
+    had been created)."""
+    if not isinstance(value, str):
+        raise WireError(BAD_MESSAGE, "a name must be a string")
+    name = " ".join(unicodedata.normalize("NFC", value).split())
+    if not 1 <= len(name) <= NAME_MAX:
+        raise WireError(BAD_MESSAGE, f"a name must be 1..{NAME_MAX} characters")
+    if any(unicodedata.category(c) in _HIDDEN for c in name):
+        raise WireError(BAD_MESSAGE, "a name may not hold control or invisible characters")
+    return name
+
+
+def _is_clean_name(value: str) -> bool:
+    try:
+        return clean_name(value) == value
+    except WireError:
+        return False
+
+
 # -- validation -----------------------------------------------------------------
 
 _PY_TYPES: dict[str, type | tuple[type, ...]] = {
@@ -407,6 +448,8 @@ def _compile(spec: Field, path: str) -> Checker:
         enum_error = f"{path} must be one of {', '.join(spec.enum or ())}"
         # fullmatch: `$` alone would accept a final newline ("abc\n").
         match = re.compile(spec.pattern).fullmatch if spec.pattern is not None else None
+        if spec.display:
+            match = _is_clean_name
         pattern_error = f"{path} has characters not allowed"
 
         def check_string(value: Any) -> None:
@@ -513,6 +556,8 @@ def _check_ref(value: Any, spec: Field, path: str) -> None:
             action_from_dict(value)
         except RuleError as exc:
             raise WireError(BAD_MESSAGE, f"{path}: {exc.message}") from exc
+        if any(isinstance(v, int) and not -(2**63) <= v < 2**63 for v in value.values()):
+            raise WireError(BAD_MESSAGE, f"{path}: integers must fit in 64 bits")
     elif not isinstance(value, dict):
         raise WireError(BAD_MESSAGE, f"{path} must be object")
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
+import socket
 from pathlib import Path
 
 import aiohttp
@@ -12,9 +14,23 @@ from .conftest import serving
 from .test_gateway import Client, post
 
 
+def listening_on(port: int) -> set[str]:
+    """The IPv4 addresses something listens on at ``port`` (from /proc/net/tcp)."""
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        address, hex_port = local.split(":")
+        if state == "0A" and int(hex_port, 16) == port:  # LISTEN
+            found.add(socket.inet_ntoa(bytes.fromhex(address)[::-1]))
+    return found
+
+
 def test_serve_with_embedded_redis_plays_a_game_against_a_bot(tmp_path: Path) -> None:
-    with serving(tmp_path, "--bot-think", "0.01,0.05") as (base, _):
-        assert f"open {base}/" in (tmp_path / "serve.log").read_text()
+    # Served on every interface: the embedded Redis (no password) stays on loopback.
+    with serving(tmp_path, "--bot-think", "0.01,0.05", "--host", "0.0.0.0") as (base, _):
+        log = (tmp_path / "serve.log").read_text()
+        redis_port = int(re.search(r"Redis: redis://127\.0\.0\.1:(\d+)/0 embedded", log)[1])
+        assert listening_on(redis_port) == {"127.0.0.1"}
 
         async def play() -> dict:
             async with aiohttp.ClientSession() as session:

@@ -82,7 +82,8 @@ def test_a_client_that_stops_reading_delays_nobody(
     group = Workers(redis_server.url, tmp_path, partitions=PARTITIONS)
     try:
         group.start("w1")
-        base = group.gateway("gw-slow", "--send-queue", "32")
+        # Lobby listings unthrottled: a few fill every buffer to the non-reader at once.
+        base = group.gateway("gw-slow", "--send-queue", "32", "--costly-every", "0")
         # A busy table, played by a driver of its own (another gateway), watched through
         # the web gateway by a spectator that never reads.
         link = GatewayLink(redis.Redis.from_url(redis_server.url), "gw-drv", PARTITIONS)

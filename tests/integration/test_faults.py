@@ -323,3 +323,49 @@ def test_bot_seats_outlive_their_bot_service(workers: Workers, real_redis: redis
         "every table finished",
     )
     assert '"event": "bot_adopted"' in (workers.folder / "bots.log").read_text()
+
+
+def test_a_seeded_worker_refuses_to_start_unless_told_it_is_insecure(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    """Issue 10, defect 12: `worker --seed` in production makes every die recoverable
+    from a spectator view."""
+    proc = workers.spawn("seeded", "worker", "--redis", workers.url, "--seed", "1")
+    assert proc.wait(20) == 2
+    assert "DUDO_INSECURE_SEED" in (workers.folder / "seeded.log").read_text()
+
+
+def test_a_hello_that_times_out_still_seats_the_connection(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    """Issue 10, defect 12: a hello that timed out left the connection with its token but
+    no seat, the next act was answered "this token only watches", and the browser
+    client then deleted its seat token. Now the late join seats the connection."""
+    workers.start("t1")
+    base = workers.gateway("gw-t", "--reply-timeout", "0.5")
+    status, ana = _post(f"{base}/api/tables", {"seats": 2, "name": "Ana"})
+    assert status == 201
+
+    async def scenario() -> list[dict[str, Any]]:
+        got: list[dict[str, Any]] = []
+        async with aiohttp.ClientSession() as session:
+            ws = await session.ws_connect(base.replace("http", "ws") + "/ws")
+            workers.procs["t1"].send_signal(signal.SIGSTOP)
+            try:
+                await ws.send_str(json.dumps({"v": 1, "type": "hello", "token": ana["token"]}))
+                got.append(json.loads((await ws.receive(timeout=5)).data))  # timeout
+            finally:
+                workers.procs["t1"].send_signal(signal.SIGCONT)
+            while not any(m["type"] == "welcome" for m in got):
+                got.append(json.loads((await ws.receive(timeout=10)).data))
+            await ws.send_str('{"v":1,"type":"start"}')  # the host, seated: too few players
+            while got[-1]["type"] != "error" or got[-1]["code"] == "timeout":
+                got.append(json.loads((await ws.receive(timeout=10)).data))
+            await ws.close()
+        return got
+
+    got = asyncio.run(scenario())
+    assert got[0]["type"] == "error" and got[0]["code"] == "timeout"
+    welcome = next(m for m in got if m["type"] == "welcome")
+    assert welcome["seat"] == 0 and welcome["player"] == ana["player"]
+    assert got[-1]["code"] == "too_few_players"  # the worker answered: it was seated

@@ -85,3 +85,78 @@ def test_gateways_drop_lobby_news_and_views_older_than_what_they_relayed() -> No
     assert audience.relay_view({**view, "version": 7})
     assert not audience.relay_view({**view, "version": 6})  # late: dropped
     assert audience.relay_view({**view, "version": 7})  # a resync's answer: same version passes
+
+
+def test_a_dead_gateways_outbox_and_registration_go(client: Any) -> None:
+    """Issue 10, defect 11: a dead gateway's outbox (1.4 MB seen) and its registry
+    entry stayed forever."""
+    link = GatewayLink(client, "gw-dead", P)
+    link.register()
+    worker = make_worker(client, gateway_gc_ms=60_000, outbox_ttl_ms=120_000)
+    link.send(link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
+    pump(worker, link)
+    worker.run_once()
+    outbox = keys.outbox("gw-dead")
+    assert client.exists(outbox) and 0 < client.pttl(outbox) <= 120_000  # delivered: a TTL
+    # The gateway dies: its heartbeat stops. Ten minutes later...
+    client.zadd(keys.GATEWAYS, {"gw-dead": worker.now() - 61_000, "gw-live": worker.now()})
+    client.xadd(outbox, {"m": b"\x90"})
+    worker.heartbeat()
+    assert not client.exists(outbox)
+    assert client.zscore(keys.GATEWAYS, "gw-dead") is None
+    assert client.zscore(keys.GATEWAYS, "gw-live") is not None
+
+
+def test_clocks_follow_redis_time_not_the_workers(client: Any, monkeypatch: Any) -> None:
+    """Issue 10, defect 12: turn clocks followed the worker's wall clock. A worker whose
+    clock is an hour fast still sets deadlines by the Redis server's time."""
+    import dudo.worker.loop as loop
+
+    real = loop.now_ms
+    monkeypatch.setattr(loop, "now_ms", lambda: real() + 3_600_000)
+    worker = make_worker(client, timer_interval=0.01)
+    seconds, micros = client.time()
+    assert abs(worker.now() - (seconds * 1000 + micros // 1000)) < 1000
+    link = GatewayLink(client, "gw-1", P)
+    link.send(
+        link.message(
+            "create",
+            id="c1",
+            table="t1",
+            rules={"preset": "classic", "turn_seconds": 30},
+            seats=[{"kind": "open"}] * 2,
+        )
+    )
+    for i in range(2):
+        link.send(link.message("join", id=f"j{i}", table="t1", player=f"p{i}", name=f"P{i}"))
+    pump(worker, link)
+    deadline = stored(client, "t1").deadline
+    seconds, _ = client.time()
+    assert 25_000 < deadline - seconds * 1000 < 35_000  # thirty seconds from Redis's now
+
+
+def test_a_table_id_of_64_characters_still_gets_its_clock(client: Any) -> None:
+    """Issue 10, defect 12: the timeout's id held the table id and grew past 64
+    characters for long table ids: the clock never fired."""
+    worker = make_worker(client, timer_interval=0.01)
+    link = GatewayLink(client, "gw-1", P)
+    tid = "x" * 64
+    link.send(
+        link.message(
+            "create",
+            id="c1",
+            table=tid,
+            rules={"preset": "classic", "turn_seconds": 1},
+            seats=[{"kind": "open"}] * 2,
+        )
+    )
+    for i in range(2):
+        link.send(link.message("join", id=f"j{i}", table=tid, player=f"p{i}", name=f"P{i}"))
+    pump(worker, link)
+    deadline = time.monotonic() + 5
+    while stored(client, tid).game.version == 0:
+        assert time.monotonic() < deadline, "the clock never fired"
+        pump(worker, link, 1)
+        time.sleep(0.05)
+    p = keys.partition_of(tid, P)
+    assert client.xlen(keys.dead_letters(p)) == 0

@@ -172,6 +172,10 @@ async def _measure(base: str, clients: int, seconds: float, think_ms: float) -> 
     }
 
 
+# Every client of the benchmark comes from one address: per-address limits off.
+UNLIMITED = ["--creates-per-min", "1e9", "--joins-per-min", "1e9", "--conns-per-address", "1000000"]
+
+
 def run(
     redis_url: str,
     *,
@@ -188,7 +192,8 @@ def run(
     procs = [
         subprocess.Popen([sys.executable, "-m", "dudo", "worker", *common], env=env),
         subprocess.Popen(
-            [sys.executable, "-m", "dudo", "gateway", *common, "--port", str(port)], env=env
+            [sys.executable, "-m", "dudo", "gateway", *common, "--port", str(port), *UNLIMITED],
+            env=env,
         ),
     ]
     base = f"http://127.0.0.1:{port}"

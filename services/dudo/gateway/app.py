@@ -48,16 +48,17 @@ from ..link import AsyncGatewayLink
 from ..runtime import quiet_collector, settle_heap
 from ..service import REDIS_DOWN, Backoff
 from .audience import Audience
-from .clients import Connection, Metrics
+from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection, Metrics
+from .limits import Counts, PerKey
 from .messages import MAX_CLIENT_BYTES, validate_client
 from .tokens import TokenError, Tokens
 
 log = structlog.get_logger("dudo.gateway")
 STATIC = Path(__file__).parent / "static"
+STATIC_FILES = {p.name: p for p in STATIC.iterdir() if p.is_file()}
 CLOSE_TIMEOUT = 2.0  # seconds to wait for a client's reply to our close frame
 WORKER_SILENCE_MS = 3000  # a worker whose heartbeat is older does not count as live
 READER_STALE_S = 5.0  # the outbox reader is unwell if it has not read for this long
-NAME_MAX = 32
 
 
 def default_gateway_id() -> str:
@@ -80,6 +81,16 @@ class GatewaySettings:
     heartbeat: float = 2.0
     send_queue: int = 256  # messages queued for one connection before it is closed as too slow
     send_timeout: float = 10.0  # seconds one message may take to go out before that
+    # What one client may cost (docs/operations.md, "Limits"): per client address,
+    # per token, per connection. Limits are per gateway instance.
+    creates_per_min: float = 30.0  # tables one address may create per minute (and at once)
+    joins_per_min: float = 120.0  # joins and watch tokens per address per minute
+    hello_timeout: float = 10.0  # a connection must say hello (or watch the lobby) by then
+    conns_per_token: int = 4  # sockets one token may hold open at once
+    conns_per_address: int = 256  # sockets one address may hold open at once
+    costly_every: float = 1.0  # one resync or lobby listing per connection per this long
+    lobby_max: int = 500  # open tables listed at most (the emptiest first)
+    trust_proxy: bool = False  # the client address is X-Forwarded-For's first (behind a proxy)
 
 
 class Gateway:
@@ -96,6 +107,11 @@ class Gateway:
         self.reader_redis: Any = None
         self.metrics = Metrics()
         self.audience = Audience(self.metrics)  # who gets which view, error, lobby news
+        per_min = 1 / 60
+        self.creates = PerKey(settings.creates_per_min * per_min, settings.creates_per_min)
+        self.joins = PerKey(settings.joins_per_min * per_min, settings.joins_per_min)
+        self.by_token = Counts()  # open sockets per token
+        self.by_address = Counts()  # open sockets per client address
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # message id -> reply
         self.hellos: dict[str, Connection] = {}  # join message id -> connection saying hello
         self.created: dict[str, asyncio.Future[dict[str, Any]]] = {}  # table -> first view
@@ -122,7 +138,7 @@ class Gateway:
                 web.get("/healthz", self.healthz),
                 web.get("/readyz", self.readyz),
                 web.get("/metrics", self.metrics_page),
-                web.static("/static", STATIC),
+                web.get("/static/{name}", self.static_file),
             ]
         )
         app.on_startup.append(self._startup)
@@ -231,6 +247,14 @@ class Gateway:
     async def index(self, _request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC / "index.html")
 
+    async def static_file(self, request: web.Request) -> web.StreamResponse:
+        """The browser client's files, and nothing else: the name is looked up among
+        them, never joined to a path (a 5,000-character name used to answer 500)."""
+        path = STATIC_FILES.get(request.match_info["name"])
+        if path is None:
+            return _http_error(404, "not_found", "no such file")
+        return web.FileResponse(path)
+
     async def healthz(self, _request: web.Request) -> web.Response:
         return web.json_response({"ok": True})
 
@@ -260,13 +284,15 @@ class Gateway:
 
     async def list_tables(self, _request: web.Request) -> web.Response:
         assert self.link is not None
-        tables = [{"table": t, **entry} for t, entry in (await self.link.open_tables()).items()]
-        tables.sort(key=lambda t: (t["taken"] == t["seats"], t["table"]))
+        tables = self._listing(await self.link.open_tables())
         return web.json_response({"tables": tables})
 
     async def create_table(self, request: web.Request) -> web.Response:
         """Body: ``{rules, seats, bots: [level, ...], name?}``; with a name the creator
         takes a seat and gets a token."""
+        refused = self._too_fast(self.creates, request, "tables")
+        if refused is not None:
+            return refused
         body = await _json_body(request)
         rules = body.get("rules", {})
         try:
@@ -281,8 +307,10 @@ class Gateway:
         if len(bots) >= seats:
             return _http_error(400, wire.BAD_MESSAGE, "leave at least one seat for people")
         name = body.get("name")
-        if name is not None and not _good_name(name):
-            return _http_error(400, wire.BAD_MESSAGE, f"name must be 1..{NAME_MAX} characters")
+        if name is not None:
+            name, refused = _clean_name(name)
+            if refused is not None:
+                return refused
         table = secrets.token_urlsafe(8)
         player = secrets.token_urlsafe(9) if name else None
         plan = [{"kind": "open"}] * (seats - len(bots)) + [
@@ -331,13 +359,19 @@ class Gateway:
 
     async def join_table(self, request: web.Request) -> web.Response:
         """Body: ``{name, seat?}``: take a seat; returns the seat and its token."""
+        refused = self._too_fast(self.joins, request, "joins")
+        if refused is not None:
+            return refused
         table = request.match_info["table"]
         body = await _json_body(request)
-        name, seat = body.get("name"), body.get("seat")
-        if not _good_name(name):
-            return _http_error(400, wire.BAD_MESSAGE, f"name must be 1..{NAME_MAX} characters")
-        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
-            return _http_error(400, wire.BAD_MESSAGE, "seat must be an integer")
+        name, refused = _clean_name(body.get("name"))
+        if refused is not None:
+            return refused
+        seat = body.get("seat")
+        if seat is not None and (
+            not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 5
+        ):
+            return _http_error(400, wire.BAD_MESSAGE, "seat must be an integer 0..5")
         if not keys.ID_PATTERN.fullmatch(table):
             return _http_error(404, wire.UNKNOWN_TABLE, "no such table")
         player = secrets.token_urlsafe(9)
@@ -382,6 +416,9 @@ class Gateway:
         return web.json_response(body, status=504)
 
     async def watch_table(self, request: web.Request) -> web.Response:
+        refused = self._too_fast(self.joins, request, "watch tokens")
+        if refused is not None:
+            return refused
         table = request.match_info["table"]
         if not keys.ID_PATTERN.fullmatch(table) or not await self.redis.exists(
             keys.table_of(table, self.settings.partitions)
@@ -414,12 +451,21 @@ class Gateway:
         await ws.prepare(request)
         conn = Connection(ws, self.settings)
         conn.transport = request.transport
-        conn.address = request.remote or ""
+        conn.address = self._address(request)
         writer = asyncio.create_task(conn.write_loop())
+        self.by_address.add(conn.address)
+        if self.by_address.get(conn.address) > self.settings.conns_per_address:
+            conn.close_soon(CLOSE_TOO_MANY, "too many connections from your address")
+        # A connection that neither says hello nor watches the lobby in time goes.
+        idle = asyncio.get_running_loop().call_later(
+            self.settings.hello_timeout, self._hello_overdue, conn
+        )
         token = request.query.get("token")
         try:
             if token:
-                await self._handle_client(conn, "hello", {"token": token})
+                await self._receive(
+                    conn, json.dumps({"v": 1, "type": "hello", "token": token}).encode(), text=True
+                )
             async for frame in ws:
                 if frame.type == WSMsgType.TEXT:
                     await self._receive(conn, frame.data.encode(), text=True)
@@ -427,9 +473,35 @@ class Gateway:
                     conn.binary = True
                     await self._receive(conn, frame.data, text=False)
         finally:
+            idle.cancel()
             await self._disconnect(conn)
+            self.by_address.remove(conn.address)
             writer.cancel()
         return ws
+
+    def _hello_overdue(self, conn: Connection) -> None:
+        if conn.grant is None and conn.hello is None and conn not in self.audience.lobby:
+            conn.close_soon(CLOSE_NO_HELLO, "say hello (or watch the lobby) first")
+
+    def _address(self, request: web.Request) -> str:
+        """The client's address, for per-address limits (behind a trusted proxy, the
+        first address of X-Forwarded-For)."""
+        if self.settings.trust_proxy:
+            forwarded = request.headers.get("X-Forwarded-For", "")
+            first = forwarded.split(",")[0].strip()
+            if first:
+                return first[:64]
+        return request.remote or ""
+
+    def _too_fast(self, limit: PerKey, request: web.Request, what: str) -> web.Response | None:
+        """429 with Retry-After if this address went past ``limit``."""
+        bucket = limit.bucket(self._address(request))
+        if bucket.allow():
+            return None
+        self.metrics.errors.labels(wire.RATE_LIMITED).inc()
+        response = _http_error(429, wire.RATE_LIMITED, f"too many {what} from your address")
+        response.headers["Retry-After"] = str(max(1, round(bucket.wait())))
+        return response
 
     async def _receive(self, conn: Connection, data: bytes, *, text: bool) -> None:
         if not conn.allow():
@@ -466,6 +538,8 @@ class Gateway:
             await self._hello(conn, msg["token"])
         elif kind == "ping":
             conn.send(wire.message("pong"))
+        elif kind in ("watch_lobby", "resync") and not conn.costly(self.settings.costly_every):
+            self._error(conn, msg.get("id"), wire.RATE_LIMITED, f"one {kind} per second at most")
         elif kind == "watch_lobby":
             await self._watch_lobby(conn)
         elif conn.grant is None:
@@ -482,6 +556,12 @@ class Gateway:
             self._error(conn, None, wire.UNAUTHORIZED, str(exc))
             return
         await self._detach(conn)
+        key = f"{grant.kind}:{grant.table}:{grant.player}"
+        if self.by_token.get(key) >= self.settings.conns_per_token:
+            conn.close_soon(CLOSE_TOO_MANY, "too many connections with this token")
+            return
+        self.by_token.add(key)
+        conn.token_key = key
         conn.grant, conn.seat = grant, None
         assert self.link is not None
         if grant.kind == "watch":
@@ -593,14 +673,24 @@ class Gateway:
     async def _watch_lobby(self, conn: Connection) -> None:
         self.audience.watch_lobby(conn)
         assert self.link is not None
-        tables = [{"table": t, **entry} for t, entry in (await self.link.open_tables()).items()]
+        tables = self._listing(await self.link.open_tables())
         conn.send(wire.message("lobby", tables=tables))
+
+    def _listing(self, open_tables: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+        """The lobby as clients get it: tables with free seats first, at most
+        ``lobby_max`` of them."""
+        tables = [{"table": t, **entry} for t, entry in open_tables.items()]
+        tables.sort(key=lambda t: (t["taken"] == t["seats"], t["table"]))
+        return tables[: self.settings.lobby_max]
 
     async def _detach(self, conn: Connection) -> None:
         """Forget what ``conn`` played or watched (before a new hello, or at its close)."""
         if conn.hello is not None:
             self.hellos.pop(conn.hello, None)
             conn.hello = None
+        if conn.token_key is not None:
+            self.by_token.remove(conn.token_key)
+            conn.token_key = None
         unwatched = self.audience.drop(conn)
         if unwatched is not None and self.link is not None:
             with contextlib.suppress(Exception):
@@ -742,8 +832,12 @@ def _act_id(player: str, client_id: str) -> str:
     return "h." + base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
-def _good_name(name: Any) -> bool:
-    return isinstance(name, str) and 1 <= len(name.strip()) <= NAME_MAX
+def _clean_name(name: Any) -> tuple[str | None, web.Response | None]:
+    """The name cleaned as every worker wants it, or a 400 saying why not."""
+    try:
+        return wire.clean_name(name), None
+    except wire.WireError as exc:
+        return None, _http_error(400, exc.code, exc.message)
 
 
 async def _json_body(request: web.Request) -> dict[str, Any]:

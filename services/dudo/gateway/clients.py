@@ -20,6 +20,7 @@ import msgpack
 from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from .limits import Bucket
 from .tokens import Grant
 
 if TYPE_CHECKING:
@@ -72,12 +73,9 @@ class Connection:
         self.seat: int | None = None
         self.hello: str | None = None  # the id of the join our hello is waiting for
         self.binary = False  # answer in msgpack once the client spoke msgpack
-        self.tokens = float(settings.burst)
-        self.refilled = time.monotonic()
-        self.rate = settings.rate_per_s
-        self.burst = settings.burst
-        self.opened = time.monotonic()
-        self.last_resync = 0.0
+        self.bucket = Bucket(settings.rate_per_s, settings.burst)
+        self.token_key: str | None = None  # the token it said hello with, for per-token caps
+        self.last_costly = -1e9  # when it last asked for something expensive (resync, lobby)
         self.address = ""  # the client's address, for per-address limits
         self.transport: Any = None  # to drop a client that does not even take a close frame
         self._queue: deque[tuple[dict[str, Any], str | None]] = deque()
@@ -88,12 +86,14 @@ class Connection:
         self.closing: tuple[int, str] | None = None  # why we close it, once decided
 
     def allow(self) -> bool:
+        return self.bucket.allow()
+
+    def costly(self, every: float) -> bool:
+        """May it ask for something expensive now (at most once per ``every`` seconds)?"""
         now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.refilled) * self.rate)
-        self.refilled = now
-        if self.tokens < 1:
+        if now - self.last_costly < every:
             return False
-        self.tokens -= 1
+        self.last_costly = now
         return True
 
     @property

@@ -21,7 +21,7 @@ from ..wire import (
 
 MAX_CLIENT_BYTES = 4096  # a client message larger than this gets `too_large`
 
-_TOKEN = Field("string", maximum=512, pattern=r"^[A-Za-z0-9_.-]+$", doc="from the HTTP API")
+_TOKEN = Field("string", maximum=1024, pattern=r"^[A-Za-z0-9_.-]+$", doc="from the HTTP API")
 _ID = Field("string", pattern=MESSAGE_ID_RE, doc="your id for this message; errors quote it")
 _GAME = Field("ref", ref="game-view.schema.json", nullable=True, doc="the game as you may see it")
 

@@ -52,7 +52,8 @@ class Tokens:
 
     def issue(self, table: str, player: str | None, name: str | None, kind: str = "seat") -> str:
         body = {"t": table, "p": player, "n": name, "k": kind, "e": int(time.time()) + self.ttl}
-        payload = _b64(json.dumps(body, separators=(",", ":")).encode())
+        # UTF-8, not \u escapes: a name of 32 emoji once made a token too long for hello.
+        payload = _b64(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
         return f"{payload}.{self._sign(payload)}"
 
     def check(self, token: str) -> Grant:

@@ -83,6 +83,8 @@ class WorkerSettings:
     gateway_dead_after_ms: int = 30_000
     timer_interval: float = 0.05  # seconds between scans for expired turn clocks
     outbox_maxlen: int = 5000  # approximate cap per gateway outbox (entries)
+    outbox_ttl_ms: int = 3_600_000  # an outbox nobody delivers to for this long disappears
+    gateway_gc_ms: int = 600_000  # a gateway silent this long is unregistered, its outbox deleted
     finished_ttl_ms: int = 3_600_000  # finished tables are kept this long
     open_ttl_ms: int = DEFAULT_LIMITS.open_ttl_ms  # an open table unchanged this long closes
     idle_ttl_ms: int = DEFAULT_LIMITS.idle_ttl_ms  # a clockless game with no move is abandoned
@@ -181,6 +183,12 @@ class Worker:
         create_groups(self.redis, self.settings.partitions)
         self.scripts.load()
         self.log.info("worker_started", partitions=self.settings.partitions)
+        if self.settings.seed is not None:
+            self.log.warning(
+                "insecure_seed",
+                hint="every die is computable from the seed and the table id: "
+                "tests and benchmarks only",
+            )
 
     def run(self, health_port: int | None = None) -> None:
         """Run until SIGTERM/SIGINT (or :meth:`stop`), then hand everything back.
@@ -318,6 +326,10 @@ class Worker:
             keys.GATEWAYS,
             lambda p: p.zrangebyscore(keys.GATEWAYS, now - s.gateway_dead_after_ms, "+inf"),
         )
+        batch.add(
+            keys.GATEWAYS,
+            lambda p: p.zrangebyscore(keys.GATEWAYS, "-inf", now - s.gateway_gc_ms, 0, 100),
+        )
         owned = list(self.partitions.values())
         for part in owned:
             lease = keys.lease(part.number)
@@ -332,7 +344,9 @@ class Worker:
             self.clock_offset = seconds * 1000 + micros // 1000 - (sent + now_ms()) // 2
         live = [w.decode() if isinstance(w, bytes) else w for w in results[1]]
         self.live_gateways = [g.decode() if isinstance(g, bytes) else g for g in results[3]]
-        for part, renewed in zip(owned, results[4:], strict=True):
+        if results[4]:
+            self._forget_gateways([_text(g) for g in results[4]], now - s.gateway_gc_ms)
+        for part, renewed in zip(owned, results[5:], strict=True):
             if isinstance(renewed, Exception):
                 continue  # not an answer about the lease: keep it, retry next heartbeat
             if renewed != 1:
@@ -347,6 +361,19 @@ class Worker:
         for number in sorted(target - set(self.partitions)):
             self._acquire(number)
         self.health.details["partitions"] = len(self.partitions)
+
+    def _forget_gateways(self, gateways: list[str], before: int) -> None:
+        """Unregister gateways silent since ``before`` and delete their outboxes (a dead
+        gateway's outbox and registry entry used to stay forever). A gateway that was
+        only paused registers again and finds its outbox remade by the next delivery."""
+        batch = Batch(self.redis)
+        # By score: one that registered again meanwhile stays registered.
+        batch.add(keys.GATEWAYS, lambda p: p.zremrangebyscore(keys.GATEWAYS, "-inf", before))
+        for gateway in gateways:
+            outbox = keys.outbox(gateway)
+            batch.add(outbox, lambda p, outbox=outbox: p.delete(outbox))
+        self._execute(batch)
+        self.log.info("gateways_forgotten", gateways=gateways)
 
     def _acquire(self, number: int) -> None:
         generation = int(
@@ -717,7 +744,7 @@ class Worker:
                 for gateway in self.live_gateways:
                     by_gateway[gateway].append(note)
         before = len(batch.items)
-        maxlen = self.settings.outbox_maxlen
+        maxlen, ttl = self.settings.outbox_maxlen, self.settings.outbox_ttl_ms
         for gateway, messages in by_gateway.items():
             stream = keys.outbox(gateway)
             fields = {wire.ENTRY_FIELD: wire.pack_batch(messages)}
@@ -727,6 +754,8 @@ class Worker:
                     stream, fields, maxlen=maxlen, approximate=True
                 ),
             )
+            # An outbox lives while it is delivered to: a dead gateway's goes.
+            batch.add(stream, lambda p, stream=stream: p.pexpire(stream, ttl))
         return records, len(batch.items) - before
 
     def _settle_deliveries(
