@@ -64,6 +64,30 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chaos(args: argparse.Namespace) -> int:
+    from .chaos import run
+
+    low, _, high = args.fault_every.partition(",")
+    result = run(
+        args.redis,
+        seconds=args.seconds,
+        tables=args.tables,
+        workers=args.workers,
+        gateways=args.gateways,
+        partitions=args.partitions,
+        fault_every=(float(low), float(high or low)),
+        seed=args.seed,
+        folder=args.keep,
+        flush=args.flush,
+    )
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>24}: {value}")
+    return 0 if result["ok"] else 1
+
+
 def _worker(args: argparse.Namespace) -> int:
     from .connection import ConfigMismatch
     from .log import configure
@@ -376,6 +400,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument("--log-level", default="info")
     worker.set_defaults(func=_worker)
+
+    chaos = sub.add_parser(
+        "chaos", help="play through real gateways while everything fails, then audit"
+    )
+    chaos.add_argument(
+        "--redis", help="use this Redis (never restarted); default: our own redis-server"
+    )
+    chaos.add_argument("--flush", action="store_true", help="with --redis: erase it first")
+    chaos.add_argument("--seconds", type=float, default=60.0, help="how long faults strike")
+    chaos.add_argument("--tables", type=int, default=40, help="tables in play at once")
+    chaos.add_argument("--workers", type=int, default=2)
+    chaos.add_argument("--gateways", type=int, default=2)
+    chaos.add_argument("--partitions", type=int, default=16)
+    chaos.add_argument("--fault-every", default="2,5", help="MIN,MAX seconds between faults")
+    chaos.add_argument("--seed", type=int, help="the faults' and the players' randomness")
+    chaos.add_argument("--keep", metavar="DIR", help="write process logs here")
+    chaos.add_argument("--json", action="store_true", help="print one JSON object")
+    chaos.set_defaults(func=_chaos)
 
     arena = sub.add_parser("arena", help="measure one bot policy against another")
     arena.add_argument("--a", required=True, help="policy measured: random, baseline, hard")

@@ -136,7 +136,8 @@ function openSocket(token) {
     if (token) socket.send(JSON.stringify({ v: 1, type: "hello", token }));
     else socket.send(JSON.stringify({ v: 1, type: "watch_lobby" }));
   };
-  socket.onmessage = (event) => receive(JSON.parse(event.data));
+  socket.hello = token;
+  socket.onmessage = (event) => receive(JSON.parse(event.data), socket);
   socket.onclose = () => {
     if (state.socket !== socket) return; // replaced on purpose
     statusLine.textContent = t("reconnecting");
@@ -162,10 +163,11 @@ function act(action) {
   send({ type: "act", id: `a${Date.now().toString(36)}${actCounter++}`, action });
 }
 
-function receive(msg) {
+function receive(msg, socket) {
   switch (msg.type) {
     case "welcome":
       state.welcome = msg;
+      socket.welcomed = true;
       break;
     case "view":
       if (state.view && msg.table === state.view.table && msg.version < state.view.version) return;
@@ -173,6 +175,16 @@ function receive(msg) {
       if (state.route.page === "table") renderTable();
       break;
     case "error":
+      // The service could not take our hello now (Redis away, no worker in time):
+      // say hello again, or this socket stays open without a seat.
+      if ((msg.code === "unavailable" || msg.code === "timeout") && socket.hello && !socket.welcomed) {
+        const retry = msg.code === "unavailable" ? 1000 : 4000;
+        setTimeout(() => {
+          if (state.socket === socket && !socket.welcomed && socket.readyState === WebSocket.OPEN) {
+            socket.send(JSON.stringify({ v: 1, type: "hello", token: socket.hello }));
+          }
+        }, retry);
+      }
       toast(errorText(msg.code, msg.message));
       if (msg.code === "unauthorized" || msg.code === "unknown_table") {
         const all = tokens();

@@ -1,0 +1,185 @@
+"""The processes a chaos run plays on, and the faults it does to them.
+
+A :class:`Fleet` is a deployment on one machine: a Redis (its own
+``redis-server`` with an append-only file, so it can be restarted, or one given
+by URL, which is then never touched), table workers and web gateways, each a
+real ``dudo`` process. Its fault methods are what an operator's worst day looks
+like: ``kill -9`` and ``SIGSTOP`` of workers, ``kill -9`` of gateways, Redis
+restarts. Every process that dies is replaced, as an orchestrator would; nothing
+is ever repaired by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import redis
+
+from ..bench.common import free_port, wait_ready
+
+# Short leases: a dead or frozen worker's partitions move within ~2 s.
+WORKER_FLAGS = ["--lease-ms", "2000", "--heartbeat", "0.25", "--dead-after-ms", "1200"]
+
+
+@dataclass
+class Fleet:
+    folder: Path
+    partitions: int = 16
+    redis_url: str | None = None  # None: run our own redis-server (restartable)
+    secret: str = field(default_factory=lambda: secrets.token_hex(16))
+    procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    ports: dict[str, int] = field(default_factory=dict)
+    redis_proc: subprocess.Popen[bytes] | None = None
+    redis_port: int = 0
+    serial: int = 0
+
+    # -- Redis -------------------------------------------------------------------------
+
+    @property
+    def owns_redis(self) -> bool:
+        return self.redis_proc is not None or self.redis_url is None
+
+    def start_redis(self) -> str:
+        """Our own redis-server (AOF on, everysec) in ``folder``, or the given URL."""
+        if self.redis_url is not None and self.redis_proc is None and not self.redis_port:
+            return self.redis_url
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise SystemExit("dudo chaos needs redis-server on PATH (or --redis URL)")
+        if not self.redis_port:
+            self.redis_port = free_port()
+        (self.folder / "redis").mkdir(parents=True, exist_ok=True)
+        self.redis_proc = subprocess.Popen(
+            [
+                binary,
+                "--port", str(self.redis_port),
+                "--bind", "127.0.0.1",
+                "--dir", str(self.folder / "redis"),
+                "--save", "",
+                "--appendonly", "yes",
+                "--appendfsync", "everysec",
+                "--logfile", str(self.folder / "redis" / "redis.log"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                redis.Redis(port=self.redis_port).ping()
+                return self.redis_url
+            except redis.ConnectionError:
+                if time.monotonic() > deadline or self.redis_proc.poll() is not None:
+                    raise RuntimeError("redis-server did not start") from None
+                time.sleep(0.05)
+
+    def restart_redis(self, down_for: float) -> None:
+        """SIGTERM (Redis finishes its append-only file), ``down_for`` seconds of
+        nothing, then the same server again."""
+        assert self.redis_proc is not None, "not our Redis: never restarted"
+        self.redis_proc.terminate()
+        self.redis_proc.wait(15)
+        time.sleep(down_for)
+        self.start_redis()
+
+    # -- dudo processes ------------------------------------------------------------------
+
+    def _spawn(self, name: str, *args: str) -> subprocess.Popen[bytes]:
+        log = open(self.folder / f"{name}.log", "ab")  # noqa: SIM115 - lives with the process
+        env = {**os.environ, "DUDO_GATEWAY_SECRET": self.secret}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dudo", *args], stdout=log, stderr=log, env=env
+        )
+        self.procs[name] = proc
+        return proc
+
+    def start_worker(self) -> str:
+        self.serial += 1
+        name = f"worker-{self.serial}"
+        self._spawn(
+            name, "worker", "--redis", str(self.redis_url), "--partitions", str(self.partitions),
+            "--id", name, "--log-level", "warning", *WORKER_FLAGS,
+        )  # fmt: skip
+        return name
+
+    def start_gateway(self, name: str) -> str:
+        """A gateway (the same port again when restarted); returns its base URL."""
+        port = self.ports.setdefault(name, free_port())
+        self._spawn(
+            name, "gateway", "--redis", str(self.redis_url), "--port", str(port),
+            "--partitions", str(self.partitions), "--id", name, "--log-level", "warning",
+            # Every scripted client comes from this machine: per-address limits off.
+            "--creates-per-min", "1e9", "--joins-per-min", "1e9",
+            "--conns-per-address", "1000000", "--reply-timeout", "3",
+        )  # fmt: skip
+        return f"http://127.0.0.1:{port}"
+
+    def wait_gateway(self, name: str, timeout: float = 30) -> None:
+        wait_ready(f"http://127.0.0.1:{self.ports[name]}", self.procs[name], timeout=timeout)
+
+    def workers(self) -> list[str]:
+        return [n for n, p in self.procs.items() if n.startswith("worker-") and p.poll() is None]
+
+    def gateways(self) -> list[str]:
+        return [n for n in self.ports if self.procs[n].poll() is None]
+
+    # -- faults ----------------------------------------------------------------------------
+
+    def kill_worker(self, rng: random.Random) -> str:
+        """``kill -9`` a worker; a new one starts at once (as an orchestrator would)."""
+        victim = rng.choice(self.workers())
+        self.procs[victim].kill()
+        self.procs[victim].wait(10)
+        self.start_worker()
+        return victim
+
+    def pause_worker(self, rng: random.Random, seconds: float) -> str:
+        """``SIGSTOP`` a worker past its lease (its partitions move), then let it run:
+        it must notice it was fenced and commit nothing stale."""
+        victim = rng.choice(self.workers())
+        proc = self.procs[victim]
+        proc.send_signal(signal.SIGSTOP)
+        time.sleep(seconds)
+        proc.send_signal(signal.SIGCONT)
+        return victim
+
+    def kill_gateway(self, rng: random.Random, down_for: float) -> str:
+        """``kill -9`` a gateway; it comes back on the same port after ``down_for``."""
+        victim = rng.choice(self.gateways())
+        self.procs[victim].kill()
+        self.procs[victim].wait(10)
+        time.sleep(down_for)
+        self.start_gateway(victim)
+        return victim
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
+                proc.terminate()
+        for proc in self.procs.values():
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        if self.redis_proc is not None and self.redis_proc.poll() is None:
+            self.redis_proc.terminate()
+            self.redis_proc.wait(15)
+
+    def alive(self) -> dict[str, bool]:
+        return {name: proc.poll() is None for name, proc in self.procs.items()}
+
+
+def temporary_folder() -> Path:
+    return Path(tempfile.mkdtemp(prefix="dudo-chaos-"))

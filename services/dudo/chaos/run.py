@@ -1,0 +1,202 @@
+"""``dudo chaos``: games through real gateways while everything fails; then the audit.
+
+For ``seconds`` seconds, ``tables`` tables (a finished one is replaced at once)
+are played by scripted WebSocket clients through ``gateways`` gateways, while
+every few seconds one fault strikes: a worker killed (``kill -9``) or frozen past
+its lease (``SIGSTOP``), a gateway killed, Redis restarted (our own
+``redis-server`` only, with its append-only file), a share of the client
+connections cut. Processes that die are replaced as an orchestrator would.
+Then the faults stop, every game is played to its end, and the audit
+(:mod:`dudo.chaos.audit`) checks every table against a replay from its secret.
+
+The result is one JSON object: actions sent, applied, lost, doubled, leaks, the
+longest stall of any table, and per kind of fault how long until every table
+in play had moved again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from ..bench.common import fresh_redis
+from ..connection import connect
+from .audit import audit
+from .fleet import Fleet, temporary_folder
+from .players import Players, TableRun
+
+KINDS = ("kill_worker", "pause_worker", "kill_gateway", "restart_redis", "drop_clients")
+RECOVERY_LIMIT = 90.0  # seconds: a table not moving again by then counts as this long
+
+
+def run(
+    redis_url: str | None = None,
+    *,
+    seconds: float = 60.0,
+    tables: int = 40,
+    workers: int = 2,
+    gateways: int = 2,
+    partitions: int = 16,
+    fault_every: tuple[float, float] = (2.0, 5.0),
+    seed: int | None = None,
+    folder: str | None = None,
+    flush: bool = False,
+    settle: float = 180.0,
+) -> dict[str, Any]:
+    rng = random.Random(seed)
+    where = Path(folder) if folder else temporary_folder()
+    where.mkdir(parents=True, exist_ok=True)
+    fleet = Fleet(where, partitions=partitions, redis_url=redis_url)
+    started = time.monotonic()
+    try:
+        url = fleet.start_redis()
+        if redis_url is not None:
+            fresh_redis(url, partitions, flush=flush, bench="chaos").close()
+        for _ in range(workers):
+            fleet.start_worker()
+        names = [f"chaos-gw-{i}" for i in range(gateways)]
+        bases = [fleet.start_gateway(name) for name in names]
+        for name in names:
+            fleet.wait_gateway(name)
+        result = asyncio.run(
+            _play(fleet, bases, rng, seconds=seconds, tables=tables, every=fault_every,
+                  settle=settle)
+        )  # fmt: skip
+        runs: dict[str, TableRun] = result.pop("_runs")
+        verdict = audit(connect(url), runs, partitions)
+    finally:
+        alive = fleet.alive()
+        fleet.stop()
+    players: Players = result.pop("_players")
+    ok = verdict.ok and not players.leaks
+    return {
+        "seconds": round(time.monotonic() - started, 1),
+        "chaos_seconds": seconds,
+        "tables": verdict.tables,
+        "games_finished": verdict.finished,
+        "actions_sent": players.sent,
+        "actions_resent": players.resent,
+        "actions_decided": verdict.decided,
+        "actions_applied": verdict.applied,
+        "lost": verdict.lost,
+        "doubled": verdict.doubled,
+        "leaked": len(players.leaks),
+        "views": players.views,
+        "max_stall_s": round(max((r.max_stall for r in runs.values()), default=0.0), 2),
+        "faults": result["faults"],
+        "recovery_s": result["recovery"],
+        "client_reconnects": players.reconnects,
+        "errors": dict(sorted(players.errors.items())),
+        "redis_restarts": "ours" if fleet.owns_redis else "off (an external Redis)",
+        "processes_alive_at_end": sum(alive.values()),
+        "problems": (verdict.problems + players.leaks)[:20],
+        "logs": str(where),
+        "ok": ok,
+    }
+
+
+async def _play(
+    fleet: Fleet,
+    bases: list[str],
+    rng: random.Random,
+    *,
+    seconds: float,
+    tables: int,
+    every: tuple[float, float],
+    settle: float,
+) -> dict[str, Any]:
+    async with aiohttp.ClientSession() as session:
+        players = Players(bases, random.Random(rng.random()))  # faults keep their own
+        players.session = session
+        await asyncio.gather(*(players.new_table() for _ in range(tables)))
+        stop_at = time.monotonic() + seconds
+        faults: Counter[str] = Counter()
+        recovery: dict[str, list[float]] = defaultdict(list)
+        measuring: list[asyncio.Task[None]] = []
+
+        async def resend() -> None:
+            while not players.closing:
+                await players.resend_stalled()
+                await asyncio.sleep(0.5)
+
+        creating: set[asyncio.Task[TableRun]] = set()
+
+        async def replace_finished() -> None:
+            replaced: set[str] = set()
+            while time.monotonic() < stop_at:
+                for run in list(players.tables.values()):
+                    if run.finished and run.id not in replaced:
+                        replaced.add(run.id)
+                        task = asyncio.create_task(players.new_table())
+                        creating.add(task)
+                        task.add_done_callback(creating.discard)
+                await asyncio.sleep(0.2)
+
+        async def measure(kind: str, since: float, playing: list[TableRun]) -> None:
+            """Until every table in play at the fault has moved again (or finished)."""
+            while time.monotonic() - since < RECOVERY_LIMIT:
+                if all(r.finished or r.last_progress > since for r in playing):
+                    break
+                await asyncio.sleep(0.05)
+            recovery[kind].append(min(time.monotonic() - since, RECOVERY_LIMIT))
+
+        helpers = [asyncio.create_task(resend()), asyncio.create_task(replace_finished())]
+        kinds = [k for k in KINDS if k != "restart_redis" or fleet.redis_proc is not None]
+        order: list[str] = []
+        while time.monotonic() < stop_at:
+            await asyncio.sleep(rng.uniform(*every))
+            if not order:  # every kind once per round, in a random order
+                order = rng.sample(kinds, len(kinds))
+            kind = order.pop()
+            since = time.monotonic()
+            playing = [r for r in players.tables.values() if not r.finished]
+            # Measured while the fault is under way (a frozen worker's partitions move
+            # long before it is let go).
+            measuring.append(asyncio.create_task(measure(kind, since, playing)))
+            if kind == "drop_clients":
+                players.drop_connections(0.3)
+            else:
+                await asyncio.to_thread(_strike, fleet, kind, rng)
+            faults[kind] += 1
+        # The storm is over: every game is played to its end.
+        await asyncio.gather(*creating)
+        deadline = time.monotonic() + settle
+        while not all(r.finished for r in players.tables.values()):
+            if time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.2)
+        await asyncio.gather(*measuring)
+        for task in helpers:
+            task.cancel()
+        await players.close()
+        return {
+            "_runs": dict(players.tables),
+            "_players": players,
+            "faults": dict(sorted(faults.items())),
+            "recovery": {
+                kind: {
+                    "count": len(times),
+                    "median": round(statistics.median(times), 2),
+                    "max": round(max(times), 2),
+                }
+                for kind, times in sorted(recovery.items())
+            },
+        }
+
+
+def _strike(fleet: Fleet, kind: str, rng: random.Random) -> None:
+    if kind == "kill_worker":
+        fleet.kill_worker(rng)
+    elif kind == "pause_worker":
+        fleet.pause_worker(rng, seconds=3.5)  # past the 2 s lease: its partitions move
+    elif kind == "kill_gateway":
+        fleet.kill_gateway(rng, down_for=0.5)
+    elif kind == "restart_redis":
+        fleet.restart_redis(down_for=rng.uniform(0.1, 2.0))

@@ -1,0 +1,41 @@
+"""The short chaos run of CI: `dudo chaos` as an operator runs it, audited at the end.
+
+Forty seconds of games through two gateways and two workers while, every few
+seconds, a worker is killed or frozen, a gateway killed, Redis restarted or
+client connections cut. `dudo chaos` replays every table from its secret and
+the players' decisions and exits non-zero on any loss, doubling or leak. The
+ten-minute run and its figures are in docs/operations.md.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from ..servers import require_binary
+
+
+def test_a_short_chaos_run_loses_doubles_and_leaks_nothing(tmp_path: Path) -> None:
+    require_binary()
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "dudo", "chaos", "--seconds", "40", "--tables", "12",
+            "--seed", "7", "--json", "--keep", str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert done.stdout, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (result["lost"], result["doubled"], result["leaked"]) == (0, 0, 0), result["problems"]
+    assert result["games_finished"] == result["tables"] > 12, result["problems"]
+    assert result["actions_applied"] == result["actions_decided"] > 1000
+    # Every kind of fault struck, and everything recovered from it.
+    assert set(result["faults"]) == {
+        "kill_worker", "pause_worker", "kill_gateway", "restart_redis", "drop_clients"
+    }  # fmt: skip
+    assert all(r["max"] < 30 for r in result["recovery_s"].values()), result["recovery_s"]
+    assert result["ok"] is True and done.returncode == 0
