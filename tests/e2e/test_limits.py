@@ -177,3 +177,24 @@ def test_names_are_cleaned_once_and_hidden_characters_refused(gateway: str) -> N
 
     view = asyncio.run(hello())
     assert view["players"][0]["name"] == emoji
+
+
+def test_a_request_sent_again_with_its_key_is_the_same_request(gateway: str) -> None:
+    """A create or join retried after a timeout, a 503 or a cut connection (through any
+    gateway) must not make a second table or seat a ghost: with the same request
+    key it is the same request, answered the same way."""
+    client = "10.0.0.5"
+    body = {"seats": 3, "name": "Ana", "request": "create-key-1"}
+    first = post(f"{gateway}/api/tables", body, client)
+    again = post(f"{gateway}/api/tables", body, client)
+    assert first[0] == again[0] == 201
+    assert {k: first[1][k] for k in ("table", "seat", "player")} == {
+        k: again[1][k] for k in ("table", "seat", "player")
+    }
+    join = f"{gateway}/api/tables/{first[1]['table']}/join"
+    ben = [post(join, {"name": "Ben", "request": "join-key-ben"}, client) for _ in range(3)]
+    assert [b[0] for b in ben] == [200] * 3
+    assert len({(b[1]["seat"], b[1]["player"]) for b in ben}) == 1
+    cai = post(join, {"name": "Cai", "request": "join-key-cai"}, client)
+    assert cai[0] == 200 and cai[1]["seat"] != ben[0][1]["seat"]  # another key: another seat
+    assert post(join, {"name": "Dan", "request": "bad key!"}, client)[0] == 400

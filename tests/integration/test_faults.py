@@ -369,3 +369,47 @@ def test_a_hello_that_times_out_still_seats_the_connection(
     welcome = next(m for m in got if m["type"] == "welcome")
     assert welcome["seat"] == 0 and welcome["player"] == ana["player"]
     assert got[-1]["code"] == "too_few_players"  # the worker answered: it was seated
+
+
+def test_a_join_that_meets_a_redis_outage_leaves_no_ghost(tmp_path: Path) -> None:
+    """The other half of defect 6: Redis fails while the join is written, so nobody can
+    tell whether it was. The 503 carries the token; hello settles the seat."""
+    server = RedisServer(tmp_path / "redis", "--appendonly", "yes")
+    group = Workers(server.url, tmp_path)
+    try:
+        group.start("o1")
+        base = group.gateway("gw-o")
+        status, ana = _post(f"{base}/api/tables", {"seats": 3, "name": "Ana"})
+        assert status == 201
+        server.stop()
+        status, ben = _post(f"{base}/api/tables/{ana['table']}/join", {"name": "Ben"})
+        assert status == 503 and ben["code"] == "unavailable" and ben["token"]
+        server.restart(down_for=0)
+        wait_for(lambda: _ready(base), 20, "the gateway ready again")
+
+        async def hello() -> dict[str, Any]:
+            async with aiohttp.ClientSession() as session:
+                ws = await session.ws_connect(base.replace("http", "ws") + "/ws")
+                await ws.send_str(json.dumps({"v": 1, "type": "hello", "token": ben["token"]}))
+                while True:
+                    msg = json.loads((await ws.receive(timeout=10)).data)
+                    if msg["type"] in ("welcome", "error"):
+                        await ws.close()
+                        return msg
+
+        welcome = asyncio.run(hello())
+        assert welcome["type"] == "welcome" and welcome["player"] == ben["player"]
+        table = Table.from_bytes(server.client().hget(keys.table_of(ana["table"], P), "s"))
+        seated = {wire.public_id(s.player) for s in table.seats if s.player is not None}
+        assert seated == {ana["player"], ben["player"]}
+    finally:
+        group.stop_all()
+        server.stop()
+
+
+def _ready(base: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base}/readyz", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False

@@ -81,16 +81,18 @@ class Players:
     # -- tables ----------------------------------------------------------------------------
 
     async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        """POST to any gateway until one answers with a token (a 504 carries one too:
-        the request may still be applied, and hello settles it)."""
+        """POST to any gateway until one answers 200/201, the same request (its key)
+        every time: a retry of what was applied is answered like the first time. A
+        table that cannot be filled within a minute is a failure of the run."""
         assert self.session is not None
-        delay = 0.1
-        while True:
+        body = {**body, "request": f"r{self.rng.getrandbits(64):016x}"}
+        delay, give_up = 0.1, time.monotonic() + 60
+        while time.monotonic() < give_up:
             base = self.rng.choice(self.bases)
             try:
                 async with self.session.post(f"{base}{path}", json=body, timeout=10) as r:
                     answer = await r.json()
-                if r.status in (200, 201) or (r.status == 504 and "token" in answer):
+                if r.status in (200, 201):
                     return answer
                 self.errors[f"http_{answer.get('code', r.status)}"] = (
                     self.errors.get(f"http_{answer.get('code', r.status)}", 0) + 1
@@ -99,17 +101,28 @@ class Players:
                 pass
             await asyncio.sleep(delay)
             delay = min(2.0, delay * 2)
+        raise RuntimeError(f"POST {path} found no gateway to take it for a minute")
 
-    async def new_table(self) -> TableRun:
+    async def new_table(self) -> TableRun | None:
+        """Create a table and take its four seats; a failure to do so is counted (and a
+        half-seated table stays unfinished: the audit says so)."""
         self.serial += 1
         names = [f"T{self.serial}-{i}" for i in range(SEATS)]
-        created = await self._post(
-            "/api/tables", {"rules": RULES, "seats": SEATS, "name": names[0]}
-        )
+        try:
+            created = await self._post(
+                "/api/tables", {"rules": RULES, "seats": SEATS, "name": names[0]}
+            )
+        except RuntimeError:
+            self.errors["create_failed"] = self.errors.get("create_failed", 0) + 1
+            return None
         run = self.tables[created["table"]] = TableRun(created["table"])
         run.seats.append(Seat(run, names[0], created["token"]))
         for name in names[1:]:
-            joined = await self._post(f"/api/tables/{run.id}/join", {"name": name})
+            try:
+                joined = await self._post(f"/api/tables/{run.id}/join", {"name": name})
+            except RuntimeError:
+                self.errors["join_failed"] = self.errors.get("join_failed", 0) + 1
+                break
             run.seats.append(Seat(run, name, joined["token"]))
         for seat in run.seats:
             seat.task = asyncio.create_task(self._play(seat))

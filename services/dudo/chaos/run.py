@@ -75,7 +75,7 @@ def run(
         alive = fleet.alive()
         fleet.stop()
     players: Players = result.pop("_players")
-    ok = verdict.ok and not players.leaks
+    ok = verdict.ok and not players.leaks and "create_failed" not in players.errors
     return {
         "seconds": round(time.monotonic() - started, 1),
         "chaos_seconds": seconds,
@@ -126,7 +126,7 @@ async def _play(
                 await players.resend_stalled()
                 await asyncio.sleep(0.5)
 
-        creating: set[asyncio.Task[TableRun]] = set()
+        creating: set[asyncio.Task[TableRun | None]] = set()
 
         async def replace_finished() -> None:
             replaced: set[str] = set()

@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import secrets
 import socket
 import time
@@ -311,8 +312,15 @@ class Gateway:
             name, refused = _clean_name(name)
             if refused is not None:
                 return refused
-        table = secrets.token_urlsafe(8)
-        player = secrets.token_urlsafe(9) if name else None
+        key, refused = _request_key(request, body)
+        if refused is not None:
+            return refused
+        # With a request key, a retry (through any gateway) names the same table and
+        # player: the create is then refused as a duplicate, the join finds its seat.
+        table = self._derived("table", key)[:11] if key else secrets.token_urlsafe(8)
+        player = None
+        if name:
+            player = self._derived("player", table, key)[:12] if key else secrets.token_urlsafe(9)
         plan = [{"kind": "open"}] * (seats - len(bots)) + [
             {"kind": "bot", "level": level} for level in bots
         ]
@@ -326,28 +334,40 @@ class Gateway:
             **({"host": player} if player else {}),
         )
         refused = self._expect(create["id"])  # only an error answers a create
-        if name:
-            join = self.link.message(
-                "join", id=f"j-{player}", table=table, player=player, name=name
-            )
-            answer_to = self._expect(join["id"])  # joined, or error
-            await self.link.send(create, join)
-        else:
-            answer_to = self._expect_table(table)  # the first view of the new table
-            await self.link.send(create)
+        try:
+            if name:
+                join = self.link.message(
+                    "join", id=f"j-{player}-{secrets.token_hex(3)}", table=table,
+                    player=player, name=name,
+                )  # fmt: skip
+                answer_to = self._expect(join["id"])  # joined, or error
+                await self.link.send(create, join)
+            else:
+                answer_to = self._expect_table(table)  # the first view of the new table
+                await self.link.send(create)
+        except REDIS_DOWN:  # written or not, nobody can tell: the caller gets the token
+            self._forget([create["id"], join["id"] if name else ""], table)
+            return self._unsettled(table, player, name, wire.UNAVAILABLE)
         try:
             done, _ = await asyncio.wait(
                 [refused, answer_to],
                 timeout=self.settings.reply_timeout,
                 return_when=asyncio.FIRST_COMPLETED,
             )
+            # A retry (same request key) of a create that was applied: the table is
+            # there; with a name, the join (a fresh message) finds the seat.
+            exists = refused in done and key is not None and refused.result()["code"] in _EXISTS
+            if refused in done and not exists:  # the create itself was refused
+                answer = refused.result()
+                return _http_error(400, answer["code"], answer["message"])
+            if exists and not name:
+                return web.json_response({"table": table}, status=201)
+            if answer_to not in done:
+                done, _ = await asyncio.wait([answer_to], timeout=self.settings.reply_timeout)
         finally:
-            self._forget([create["id"], f"j-{player}"], table)
-        if refused in done:  # the create itself was refused (the join then fails too)
-            answer = refused.result()
-            return _http_error(400, answer["code"], answer["message"])
-        if not done:
-            return self._timed_out(table, player, name)
+            self._forget([create["id"], join["id"] if name else ""], table)
+        if answer_to not in done:
+            return self._unsettled(table, player, name, wire.TIMEOUT)
         answer = answer_to.result()
         if answer["type"] == "error":
             return _http_error(409, answer["code"], answer["message"])
@@ -374,17 +394,24 @@ class Gateway:
             return _http_error(400, wire.BAD_MESSAGE, "seat must be an integer 0..5")
         if not keys.ID_PATTERN.fullmatch(table):
             return _http_error(404, wire.UNKNOWN_TABLE, "no such table")
-        player = secrets.token_urlsafe(9)
+        key, refused = _request_key(request, body)
+        if refused is not None:
+            return refused
+        # With a request key, a retry names the same player: it finds its seat.
+        player = self._derived("player", table, key)[:12] if key else secrets.token_urlsafe(9)
         assert self.link is not None
         join = self.link.message(
-            "join", id=f"j-{player}", table=table, player=player, name=name, seat=seat
-        )
+            "join", id=f"j-{player}-{secrets.token_hex(3)}", table=table, player=player,
+            name=name, seat=seat,
+        )  # fmt: skip
         reply = self._expect(join["id"])
-        await self.link.send(join)
         try:
+            await self.link.send(join)
             answer = await asyncio.wait_for(reply, self.settings.reply_timeout)
         except TimeoutError:
-            return self._timed_out(table, player, name)
+            return self._unsettled(table, player, name, wire.TIMEOUT)
+        except REDIS_DOWN:  # written or not, nobody can tell: the caller gets the token
+            return self._unsettled(table, player, name, wire.UNAVAILABLE)
         finally:
             self._forget([join["id"]])
         if answer["type"] == "error":
@@ -400,20 +427,32 @@ class Gateway:
             }
         )
 
-    def _timed_out(self, table: str, player: str | None, name: str | None) -> web.Response:
-        """No answer in time: the request may still be applied (or not). Never leave a
-        seat nobody can claim: the caller gets the token for the player it asked a
-        seat for, and ``hello`` with it settles the matter (a hello joins: it takes
-        the seat if the first join never happened, and finds it if it did)."""
+    def _derived(self, kind: str, *parts: str | None) -> str:
+        """An id derived from a client's request key with the deployment's secret: the
+        same on every gateway, unguessable without the secret (it may be a player id)."""
+        return self.tokens.derive("dudo-request/1", kind, *(p or "" for p in parts))
+
+    def _unsettled(
+        self, table: str, player: str | None, name: str | None, code: str
+    ) -> web.Response:
+        """A create or join whose outcome is unknown: no answer in time (504
+        ``timeout``), or Redis failed while the request was being written (503
+        ``unavailable``: it may have been written all the same). Never leave a seat
+        nobody can claim: the caller gets the token for the player it asked a seat
+        for, and ``hello`` with it settles the matter (a hello joins: it takes the
+        seat if the first join never happened, and finds it if it did)."""
         body: dict[str, Any] = {
-            "code": wire.TIMEOUT,
-            "message": "no worker answered in time; the request may still be applied: "
-            "say hello with this token to get your seat",
+            "code": code,
+            "message": "the request may or may not be applied: say hello with this token "
+            "to get your seat",
             "table": table,
         }
         if player is not None:
             body.update(player=wire.public_id(player), token=self.tokens.issue(table, player, name))
-        return web.json_response(body, status=504)
+        response = web.json_response(body, status=504 if code == wire.TIMEOUT else 503)
+        if code == wire.UNAVAILABLE:
+            response.headers["Retry-After"] = "1"
+        return response
 
     async def watch_table(self, request: web.Request) -> web.Response:
         refused = self._too_fast(self.joins, request, "watch tokens")
@@ -830,6 +869,21 @@ def _act_id(player: str, client_id: str) -> str:
         return full
     digest = hashlib.sha256(f"{player}\0{client_id}".encode()).digest()
     return "h." + base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+_EXISTS = (wire.DUPLICATE, wire.TABLE_EXISTS)  # a create that was applied before
+_REQUEST_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
+
+
+def _request_key(request: web.Request, body: dict[str, Any]) -> tuple[str | None, Any]:
+    """The client's idempotency key (body ``request`` or header ``Idempotency-Key``):
+    the same key makes a retried create or join the same request."""
+    key = body.get("request", request.headers.get("Idempotency-Key"))
+    if key is None:
+        return None, None
+    if not isinstance(key, str) or not _REQUEST_KEY.fullmatch(key):
+        return None, _http_error(400, wire.BAD_MESSAGE, "request must be 8..64 of [A-Za-z0-9_-]")
+    return key, None
 
 
 def _clean_name(name: Any) -> tuple[str | None, web.Response | None]:

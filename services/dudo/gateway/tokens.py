@@ -50,6 +50,12 @@ class Tokens:
     def _sign(self, payload: str) -> str:
         return _b64(hmac.new(self.secret, payload.encode(), hashlib.sha256).digest())
 
+    def derive(self, *parts: str) -> str:
+        """A base64url HMAC of ``parts`` under the secret: the same on every gateway of
+        the deployment, unguessable without the secret."""
+        digest = hmac.new(self.secret, "\0".join(parts).encode(), hashlib.sha256).digest()
+        return _b64(digest)
+
     def issue(self, table: str, player: str | None, name: str | None, kind: str = "seat") -> str:
         body = {"t": table, "p": player, "n": name, "k": kind, "e": int(time.time()) + self.ttl}
         # UTF-8, not \u escapes: a name of 32 emoji once made a token too long for hello.

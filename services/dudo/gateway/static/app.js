@@ -74,15 +74,39 @@ function saveToken(table, token) {
   localStorage.setItem("dudo.tokens", JSON.stringify(all));
 }
 
+function requestKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(12)); // randomUUID needs https
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function api(method, path, body) {
-  const response = await fetch(path, {
-    method,
-    headers: body ? { "Content-Type": "application/json" } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw Object.assign(new Error(data.message || response.statusText), data);
-  return data;
+  // A create or join carries a request key: sent again after a timeout, a 503 or a
+  // cut connection, it is the same request (one table, one seat), never a second.
+  if (body) body = { request: requestKey(), ...body };
+  for (let attempt = 0; ; attempt++) {
+    const retry = body && attempt < 3;
+    let response;
+    try {
+      response = await fetch(path, {
+        method,
+        headers: body ? { "Content-Type": "application/json" } : {},
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    } catch (err) {
+      if (!retry) throw err;
+      await sleep(500 * 2 ** attempt);
+      continue;
+    }
+    const data = await response.json().catch(() => ({}));
+    if (retry && (response.status === 503 || response.status === 504)) {
+      await sleep(500 * 2 ** attempt);
+      continue;
+    }
+    if (!response.ok) throw Object.assign(new Error(data.message || response.statusText), data);
+    return data;
+  }
 }
 
 // ---------------------------------------------------------------- routing
