@@ -83,7 +83,7 @@ def test_gateway_act_ids_never_collide_and_always_fit() -> None:
     client ids of one player the same id, and the second act was refused as a
     duplicate."""
     from dudo import wire
-    from dudo.gateway.app import _act_id
+    from dudo.gateway.sockets import _act_id
 
     player = "p" * 12
     ids = [_act_id(player, f"{'a' * 60}{i}") for i in range(100)]

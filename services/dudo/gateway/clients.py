@@ -24,7 +24,7 @@ from .limits import Bucket
 from .tokens import Grant
 
 if TYPE_CHECKING:
-    from .app import GatewaySettings
+    from .settings import GatewaySettings
 
 # WebSocket close codes of the gateway (4000-4999 are the application's own).
 CLOSE_NO_HELLO = 4001  # neither hello nor watch_lobby in time

@@ -1,0 +1,345 @@
+"""The gateway's HTTP side: the lobby API, the browser client's files, health, metrics.
+
+A mixin of :class:`~dudo.gateway.app.Gateway`, which holds the state used here
+(declared below). A create or join is written to the table's inbox and the
+request waits for the worker's answer in the outbox. Its outcome is never left
+unknown to the caller: a request key makes a retry the same request, and an
+unsettled answer (503, 504) carries the seat token that ``hello`` settles.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from .. import keys, wire
+from ..engine import Rules, RulesConfigError
+from ..service import REDIS_DOWN
+from .limits import PerKey
+
+if TYPE_CHECKING:
+    from ..link import AsyncGatewayLink
+    from .clients import Metrics
+    from .settings import GatewaySettings
+    from .tokens import Tokens
+
+log = structlog.get_logger("dudo.gateway")
+STATIC = Path(__file__).parent / "static"
+STATIC_FILES = {p.name: p for p in STATIC.iterdir() if p.is_file()}
+READER_STALE_S = 5.0  # the outbox reader is unwell if it has not read for this long
+_EXISTS = (wire.DUPLICATE, wire.TABLE_EXISTS)  # a create that was applied before
+_REQUEST_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")  # a client's idempotency key
+
+
+class HttpApi:
+    """The HTTP routes (:meth:`Gateway.app` lists them)."""
+
+    settings: GatewaySettings
+    redis: Any
+    link: AsyncGatewayLink | None
+    tokens: Tokens
+    metrics: Metrics
+    creates: PerKey
+    joins: PerKey
+    waiting: dict[str, asyncio.Future[dict[str, Any]]]
+    created: dict[str, asyncio.Future[dict[str, Any]]]
+    tasks: list[asyncio.Task[None]]
+    ready: bool
+    reader_ok_at: float
+    live_workers: int
+
+    async def index(self, _request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "index.html")
+
+    async def static_file(self, request: web.Request) -> web.StreamResponse:
+        """The browser client's files, and nothing else: the name is looked up among
+        them, never joined to a path (a 5,000-character name used to answer 500)."""
+        path = STATIC_FILES.get(request.match_info["name"])
+        if path is None:
+            return _http_error(404, "not_found", "no such file")
+        return web.FileResponse(path)
+
+    async def healthz(self, _request: web.Request) -> web.Response:
+        return web.json_response({"ok": True})
+
+    async def readyz(self, _request: web.Request) -> web.Response:
+        """Ready when this gateway can serve a game: Redis answers, the outbox reader
+        reads, and at least one table worker is alive (without one, every game
+        stalls: a load balancer should send players elsewhere, and say so)."""
+        reader_alive = (
+            bool(self.tasks)
+            and not self.tasks[0].done()
+            and time.monotonic() - self.reader_ok_at < READER_STALE_S
+        )
+        try:
+            redis_ok = self.redis is not None and bool(
+                await asyncio.wait_for(self.redis.ping(), 1.0)
+            )
+        except Exception:
+            redis_ok = False
+        workers = self.live_workers
+        ok = self.ready and reader_alive and redis_ok and workers > 0
+        body = {"ready": ok, "redis": redis_ok, "reader": reader_alive, "workers": workers}
+        return web.json_response(body, status=200 if ok else 503)
+
+    async def metrics_page(self, _request: web.Request) -> web.Response:
+        body = generate_latest(self.metrics.registry)
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    async def list_tables(self, _request: web.Request) -> web.Response:
+        assert self.link is not None
+        tables = self._listing(await self.link.open_tables())
+        return web.json_response({"tables": tables})
+
+    async def create_table(self, request: web.Request) -> web.Response:
+        """Body: ``{rules, seats, bots: [level, ...], name?}``; with a name the creator
+        takes a seat and gets a token."""
+        refused = self._too_fast(self.creates, request, "tables")
+        if refused is not None:
+            return refused
+        body = await _json_body(request)
+        rules = body.get("rules", {})
+        try:
+            Rules.from_dict(rules)
+        except RulesConfigError as exc:
+            return _http_error(400, wire.BAD_RULES, str(exc))
+        seats, bots = body.get("seats", 4), body.get("bots", [])
+        if not isinstance(seats, int) or isinstance(seats, bool) or not 2 <= seats <= 6:
+            return _http_error(400, wire.BAD_MESSAGE, "seats must be 2..6")
+        if not isinstance(bots, list) or not all(b in wire.BOT_LEVELS for b in bots):
+            return _http_error(400, wire.BAD_MESSAGE, f"bots must be levels {wire.BOT_LEVELS}")
+        if len(bots) >= seats:
+            return _http_error(400, wire.BAD_MESSAGE, "leave at least one seat for people")
+        name = body.get("name")
+        if name is not None:
+            name, refused = _clean_name(name)
+            if refused is not None:
+                return refused
+        key, refused = _request_key(request, body)
+        if refused is not None:
+            return refused
+        # With a request key, a retry (through any gateway) names the same table and
+        # player: the create is then refused as a duplicate, the join finds its seat.
+        table = self._derived("table", key)[:11] if key else secrets.token_urlsafe(8)
+        player = None
+        if name:
+            player = self._derived("player", table, key)[:12] if key else secrets.token_urlsafe(9)
+        plan = [{"kind": "open"}] * (seats - len(bots)) + [
+            {"kind": "bot", "level": level} for level in bots
+        ]
+        assert self.link is not None
+        create = self.link.message(
+            "create",
+            id=f"c-{table}",
+            table=table,
+            rules=rules,
+            seats=plan,
+            **({"host": player} if player else {}),
+        )
+        refused = self._expect(create["id"])  # only an error answers a create
+        try:
+            if name:
+                join = self.link.message(
+                    "join", id=f"j-{player}-{secrets.token_hex(3)}", table=table,
+                    player=player, name=name,
+                )  # fmt: skip
+                answer_to = self._expect(join["id"])  # joined, or error
+                await self.link.send(create, join)
+            else:
+                answer_to = self._expect_table(table)  # the first view of the new table
+                await self.link.send(create)
+        except REDIS_DOWN:  # written or not, nobody can tell: the caller gets the token
+            self._forget([create["id"], join["id"] if name else ""], table)
+            return self._unsettled(table, player, name, wire.UNAVAILABLE)
+        try:
+            done, _ = await asyncio.wait(
+                [refused, answer_to],
+                timeout=self.settings.reply_timeout,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            # A retry (same request key) of a create that was applied: the table is
+            # there; with a name, the join (a fresh message) finds the seat.
+            exists = refused in done and key is not None and refused.result()["code"] in _EXISTS
+            if refused in done and not exists:  # the create itself was refused
+                answer = refused.result()
+                return _http_error(400, answer["code"], answer["message"])
+            if exists and not name:
+                return web.json_response({"table": table}, status=201)
+            if answer_to not in done:
+                done, _ = await asyncio.wait([answer_to], timeout=self.settings.reply_timeout)
+        finally:
+            self._forget([create["id"], join["id"] if name else ""], table)
+        if answer_to not in done:
+            return self._unsettled(table, player, name, wire.TIMEOUT)
+        answer = answer_to.result()
+        if answer["type"] == "error":
+            return _http_error(409, answer["code"], answer["message"])
+        result: dict[str, Any] = {"table": table}
+        if name:
+            token = self.tokens.issue(table, player, name)
+            result.update(seat=answer["seat"], player=wire.public_id(player), token=token)
+        return web.json_response(result, status=201)
+
+    async def join_table(self, request: web.Request) -> web.Response:
+        """Body: ``{name, seat?}``: take a seat; returns the seat and its token."""
+        refused = self._too_fast(self.joins, request, "joins")
+        if refused is not None:
+            return refused
+        table = request.match_info["table"]
+        body = await _json_body(request)
+        name, refused = _clean_name(body.get("name"))
+        if refused is not None:
+            return refused
+        seat = body.get("seat")
+        if seat is not None and (
+            not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 5
+        ):
+            return _http_error(400, wire.BAD_MESSAGE, "seat must be an integer 0..5")
+        if not keys.ID_PATTERN.fullmatch(table):
+            return _http_error(404, wire.UNKNOWN_TABLE, "no such table")
+        key, refused = _request_key(request, body)
+        if refused is not None:
+            return refused
+        # With a request key, a retry names the same player: it finds its seat.
+        player = self._derived("player", table, key)[:12] if key else secrets.token_urlsafe(9)
+        assert self.link is not None
+        join = self.link.message(
+            "join", id=f"j-{player}-{secrets.token_hex(3)}", table=table, player=player,
+            name=name, seat=seat,
+        )  # fmt: skip
+        reply = self._expect(join["id"])
+        try:
+            await self.link.send(join)
+            answer = await asyncio.wait_for(reply, self.settings.reply_timeout)
+        except TimeoutError:
+            return self._unsettled(table, player, name, wire.TIMEOUT)
+        except REDIS_DOWN:  # written or not, nobody can tell: the caller gets the token
+            return self._unsettled(table, player, name, wire.UNAVAILABLE)
+        finally:
+            self._forget([join["id"]])
+        if answer["type"] == "error":
+            status = 404 if answer["code"] == wire.UNKNOWN_TABLE else 409
+            return _http_error(status, answer["code"], answer["message"])
+        token = self.tokens.issue(table, player, name)
+        return web.json_response(
+            {
+                "table": table,
+                "seat": answer["seat"],
+                "player": wire.public_id(player),
+                "token": token,
+            }
+        )
+
+    def _derived(self, kind: str, *parts: str | None) -> str:
+        """An id derived from a client's request key with the deployment's secret: the
+        same on every gateway, unguessable without the secret (it may be a player id)."""
+        return self.tokens.derive("dudo-request/1", kind, *(p or "" for p in parts))
+
+    def _unsettled(
+        self, table: str, player: str | None, name: str | None, code: str
+    ) -> web.Response:
+        """A create or join whose outcome is unknown: no answer in time (504
+        ``timeout``), or Redis failed while the request was being written (503
+        ``unavailable``: it may have been written all the same). Never leave a seat
+        nobody can claim: the caller gets the token for the player it asked a seat
+        for, and ``hello`` with it settles the matter (a hello joins: it takes the
+        seat if the first join never happened, and finds it if it did)."""
+        body: dict[str, Any] = {
+            "code": code,
+            "message": "the request may or may not be applied: say hello with this token "
+            "to get your seat",
+            "table": table,
+        }
+        if player is not None:
+            body.update(player=wire.public_id(player), token=self.tokens.issue(table, player, name))
+        response = web.json_response(body, status=504 if code == wire.TIMEOUT else 503)
+        if code == wire.UNAVAILABLE:
+            response.headers["Retry-After"] = "1"
+        return response
+
+    async def watch_table(self, request: web.Request) -> web.Response:
+        refused = self._too_fast(self.joins, request, "watch tokens")
+        if refused is not None:
+            return refused
+        table = request.match_info["table"]
+        if not keys.ID_PATTERN.fullmatch(table) or not await self.redis.exists(
+            keys.table_of(table, self.settings.partitions)
+        ):
+            return _http_error(404, wire.UNKNOWN_TABLE, "no such table")
+        return web.json_response(
+            {"table": table, "token": self.tokens.issue(table, None, None, "watch")}
+        )
+
+    def _too_fast(self, limit: PerKey, request: web.Request, what: str) -> web.Response | None:
+        """429 with Retry-After if this address went past ``limit``."""
+        bucket = limit.bucket(self._address(request))
+        if bucket.allow():
+            return None
+        self.metrics.errors.labels(wire.RATE_LIMITED).inc()
+        response = _http_error(429, wire.RATE_LIMITED, f"too many {what} from your address")
+        response.headers["Retry-After"] = str(max(1, round(bucket.wait())))
+        return response
+
+
+@web.middleware
+async def json_errors(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Unexpected failures answer JSON like every other error (code ``internal``)."""
+    try:
+        return await handler(request)
+    except web.HTTPException:
+        raise
+    except REDIS_DOWN:
+        response = _http_error(503, wire.UNAVAILABLE, "the game service is unreachable; retry")
+        response.headers["Retry-After"] = "1"
+        return response
+    except Exception:
+        log.exception("request_failed", path=request.path)
+        return _http_error(500, wire.INTERNAL, "the gateway failed; try again")
+
+
+def _request_key(request: web.Request, body: dict[str, Any]) -> tuple[str | None, Any]:
+    """The client's idempotency key (body ``request`` or header ``Idempotency-Key``):
+    the same key makes a retried create or join the same request."""
+    key = body.get("request", request.headers.get("Idempotency-Key"))
+    if key is None:
+        return None, None
+    if not isinstance(key, str) or not _REQUEST_KEY.fullmatch(key):
+        return None, _http_error(400, wire.BAD_MESSAGE, "request must be 8..64 of [A-Za-z0-9_-]")
+    return key, None
+
+
+def _clean_name(name: Any) -> tuple[str | None, web.Response | None]:
+    """The name cleaned as every worker wants it, or a 400 saying why not."""
+    try:
+        return wire.clean_name(name), None
+    except wire.WireError as exc:
+        return None, _http_error(400, exc.code, exc.message)
+
+
+async def _json_body(request: web.Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except Exception:
+        raise web.HTTPBadRequest(
+            text=json.dumps({"code": wire.BAD_MESSAGE, "message": "the body must be JSON"}),
+            content_type="application/json",
+        ) from None
+    if not isinstance(body, dict):
+        raise web.HTTPBadRequest(
+            text=json.dumps({"code": wire.BAD_MESSAGE, "message": "the body must be an object"}),
+            content_type="application/json",
+        )
+    return body
+
+
+def _http_error(status: int, code: str, message: str) -> web.Response:
+    return web.json_response({"code": code, "message": message}, status=status)

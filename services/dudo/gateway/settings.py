@@ -1,0 +1,42 @@
+"""What a gateway can be told: its Redis, its address, its limits (docs/operations.md)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+from dataclasses import dataclass, field
+
+from .. import keys
+
+
+def default_gateway_id() -> str:
+    return f"gw-{socket.gethostname()[:20]}-{os.getpid()}-{secrets.token_hex(2)}".replace(".", "-")
+
+
+@dataclass
+class GatewaySettings:
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    partitions: int = keys.DEFAULT_PARTITIONS
+    gateway_id: str = field(default_factory=default_gateway_id)
+    # Shared by every gateway of a deployment (tokens made by one work on all).
+    # None: DUDO_GATEWAY_SECRET, or a random one (tokens then die with the process).
+    secret: bytes | None = None
+    rate_per_s: float = 20.0  # client messages per second per connection
+    burst: int = 40
+    reply_timeout: float = 5.0  # HTTP calls waiting for a worker's answer
+    heartbeat: float = 2.0
+    send_queue: int = 256  # messages queued for one connection before it is closed as too slow
+    send_timeout: float = 10.0  # seconds one message may take to go out before that
+    # What one client may cost (docs/operations.md, "Limits"): per client address,
+    # per token, per connection. Limits are per gateway instance.
+    creates_per_min: float = 30.0  # tables one address may create per minute (and at once)
+    joins_per_min: float = 120.0  # joins and watch tokens per address per minute
+    hello_timeout: float = 10.0  # a connection must say hello (or watch the lobby) by then
+    conns_per_token: int = 4  # sockets one token may hold open at once
+    conns_per_address: int = 256  # sockets one address may hold open at once
+    costly_every: float = 1.0  # one resync or lobby listing per connection per this long
+    lobby_max: int = 500  # open tables listed at most (the emptiest first)
+    trust_proxy: bool = False  # the client address is X-Forwarded-For's first (behind a proxy)

@@ -1,0 +1,313 @@
+"""The gateway's WebSocket side: one connection per client, the client protocol.
+
+A mixin of :class:`~dudo.gateway.app.Gateway`, which holds the state used here
+(declared below). A connection says ``hello`` with a token; for a seat, the
+gateway writes a ``join`` for the token's player (the worker attaches the seat
+to this gateway and answers ``joined`` then the latest view) and registers the
+connection with the :class:`~dudo.gateway.audience.Audience` when ``joined``
+arrives. Everything the connection then sends is written with the token's
+table and player, never the client's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import json
+import secrets
+import time
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+import structlog
+from aiohttp import WSMsgType, web
+
+from .. import wire
+from ..service import REDIS_DOWN
+from .audience import Audience
+from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection
+from .limits import Counts
+from .messages import MAX_CLIENT_BYTES, validate_client
+from .tokens import TokenError
+
+if TYPE_CHECKING:
+    from ..link import AsyncGatewayLink
+    from .clients import Metrics
+    from .settings import GatewaySettings
+    from .tokens import Tokens
+
+log = structlog.get_logger("dudo.gateway")
+CLOSE_TIMEOUT = 2.0  # seconds to wait for a client's reply to our close frame
+
+
+class Sockets:
+    """The WebSocket route and the client protocol."""
+
+    settings: GatewaySettings
+    redis: Any
+    link: AsyncGatewayLink | None
+    tokens: Tokens
+    metrics: Metrics
+    audience: Audience
+    by_token: Counts
+    by_address: Counts
+    hellos: dict[str, Connection]
+    acts: dict[str, tuple[Connection, str]]
+    timing: dict[str, list[tuple[float, int, str]]]
+    log: Any
+
+    async def websocket(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=64 * 1024, timeout=CLOSE_TIMEOUT)
+        await ws.prepare(request)
+        conn = Connection(ws, self.settings)
+        conn.transport = request.transport
+        conn.address = self._address(request)
+        writer = asyncio.create_task(conn.write_loop())
+        self.by_address.add(conn.address)
+        if self.by_address.get(conn.address) > self.settings.conns_per_address:
+            conn.close_soon(CLOSE_TOO_MANY, "too many connections from your address")
+        # A connection that neither says hello nor watches the lobby in time goes.
+        idle = asyncio.get_running_loop().call_later(
+            self.settings.hello_timeout, self._hello_overdue, conn
+        )
+        token = request.query.get("token")
+        try:
+            if token:
+                await self._receive(
+                    conn, json.dumps({"v": 1, "type": "hello", "token": token}).encode(), text=True
+                )
+            async for frame in ws:
+                if frame.type == WSMsgType.TEXT:
+                    await self._receive(conn, frame.data.encode(), text=True)
+                elif frame.type == WSMsgType.BINARY:
+                    conn.binary = True
+                    await self._receive(conn, frame.data, text=False)
+        finally:
+            idle.cancel()
+            await self._disconnect(conn)
+            self.by_address.remove(conn.address)
+            writer.cancel()
+        return ws
+
+    def _hello_overdue(self, conn: Connection) -> None:
+        if conn.grant is None and conn.hello is None and conn not in self.audience.lobby:
+            conn.close_soon(CLOSE_NO_HELLO, "say hello (or watch the lobby) first")
+
+    async def _receive(self, conn: Connection, data: bytes, *, text: bool) -> None:
+        if not conn.allow():
+            self._error(conn, None, wire.RATE_LIMITED, "too many messages; slow down")
+            return
+        if len(data) > MAX_CLIENT_BYTES:
+            self._error(conn, None, wire.TOO_LARGE, f"at most {MAX_CLIENT_BYTES} bytes")
+            return
+        try:
+            raw = json.loads(data) if text else msgpack.unpackb(data, raw=False)
+        except Exception:
+            self._error(conn, None, wire.BAD_MESSAGE, "not JSON (text) or msgpack (binary)")
+            return
+        try:
+            msg = validate_client(raw)
+        except wire.WireError as exc:
+            client_id = raw.get("id") if isinstance(raw, dict) else None
+            self._error(
+                conn, client_id if isinstance(client_id, str) else None, exc.code, exc.message
+            )
+            return
+        kind = msg["type"]
+        self.metrics.messages.labels("in", kind).inc()
+        try:
+            await self._handle_client(conn, kind, msg)
+        except REDIS_DOWN:
+            self._error(conn, msg.get("id"), wire.UNAVAILABLE, "the game service is unreachable")
+        except Exception:  # our bug: answer it, keep the connection
+            self.log.exception("client_message_failed", type=kind)
+            self._error(conn, msg.get("id"), wire.INTERNAL, "the gateway failed; try again")
+
+    async def _handle_client(self, conn: Connection, kind: str, msg: dict[str, Any]) -> None:
+        if kind == "hello":
+            await self._hello(conn, msg["token"])
+        elif kind == "ping":
+            conn.send(wire.message("pong"))
+        elif kind in ("watch_lobby", "resync") and not conn.costly(self.settings.costly_every):
+            self._error(conn, msg.get("id"), wire.RATE_LIMITED, f"one {kind} per second at most")
+        elif kind == "watch_lobby":
+            await self._watch_lobby(conn)
+        elif conn.grant is None:
+            self._error(conn, msg.get("id"), wire.UNAUTHORIZED, "send hello with a token")
+        elif kind == "act":
+            await self._act(conn, msg)
+        else:
+            await self._control(conn, kind)
+
+    async def _hello(self, conn: Connection, token: str) -> None:
+        try:
+            grant = self.tokens.check(token)
+        except TokenError as exc:
+            self._error(conn, None, wire.UNAUTHORIZED, str(exc))
+            return
+        await self._detach(conn)
+        key = f"{grant.kind}:{grant.table}:{grant.player}"
+        if self.by_token.get(key) >= self.settings.conns_per_token:
+            conn.close_soon(CLOSE_TOO_MANY, "too many connections with this token")
+            return
+        self.by_token.add(key)
+        conn.token_key = key
+        conn.grant, conn.seat = grant, None
+        assert self.link is not None
+        if grant.kind == "watch":
+            first = self.audience.watch(conn, grant.table)
+            conn.send(wire.message("welcome", table=grant.table, seat=None, player=None))
+            messages = [
+                self.link.message("resync", id=f"r-{conn.id}", table=grant.table, seat=None)
+            ]
+            if first:
+                messages.insert(
+                    0,
+                    self.link.message(
+                        "watch", id=f"w-{secrets.token_hex(4)}", table=grant.table, on=True
+                    ),
+                )
+            await self.link.send(*messages)
+            return
+        # A seat: (re)join, which attaches the seat to this gateway. The worker
+        # answers `joined`, then the latest view in the same outbox entry, so the
+        # connection is registered when `joined` is dispatched (see _dispatch),
+        # before that view is relayed.
+        join = self.link.message(
+            "join",
+            id=f"h-{conn.id}-{secrets.token_hex(3)}",
+            table=grant.table,
+            player=grant.player,
+            name=grant.name,
+        )
+        self.hellos[join["id"]] = conn
+        conn.hello = join["id"]
+        reply = self._expect(join["id"])
+        await self.link.send(join)
+        try:
+            answer = await asyncio.wait_for(reply, self.settings.reply_timeout)
+        except TimeoutError:
+            # The join may still be applied: a late `joined` seats this connection
+            # then (the hello stays registered until the connection closes).
+            self._error(conn, None, wire.TIMEOUT, "no worker answered yet; still trying")
+            return
+        finally:
+            self._forget([join["id"]])
+        self.hellos.pop(join["id"], None)
+        if answer["type"] == "error":
+            conn.grant = None
+            self._error(conn, None, answer["code"], answer["message"])
+
+    def _seated(self, conn: Connection, msg: dict[str, Any]) -> None:
+        """A hello's join succeeded: this connection now plays that seat (for its player)."""
+        grant = conn.grant
+        assert grant is not None and grant.player == msg["player"]
+        self.audience.seat(conn, grant.table, msg["player"], msg["seat"])
+        conn.send(
+            wire.message(
+                "welcome", table=grant.table, seat=conn.seat, player=wire.public_id(grant.player)
+            )
+        )
+
+    async def _act(self, conn: Connection, msg: dict[str, Any]) -> None:
+        grant = conn.grant
+        assert grant is not None and self.link is not None
+        if grant.kind != "seat":
+            self._error(conn, msg["id"], wire.UNAUTHORIZED, "this token only watches")
+            return
+        if conn.seat is None:
+            self._error(conn, msg["id"], wire.NOT_SEATED, "this connection plays no seat now")
+            return
+        if msg.get("table", grant.table) != grant.table or msg.get("seat", conn.seat) != conn.seat:
+            self._error(
+                conn, msg["id"], wire.UNAUTHORIZED, "a token acts only for its own seat and table"
+            )
+            return
+        message_id = _act_id(grant.player, msg["id"])
+        act = self.link.message(
+            "act",
+            id=message_id,
+            table=grant.table,
+            player=grant.player,
+            seat=conn.seat,
+            action=msg["action"],
+        )
+        self.acts[message_id] = (conn, msg["id"])
+        self.timing[grant.table].append(
+            (time.perf_counter(), self.audience.versions.get(grant.table, 0), message_id)
+        )
+        await self.link.send(act)
+
+    async def _control(self, conn: Connection, kind: str) -> None:
+        grant = conn.grant
+        assert grant is not None and self.link is not None
+        base = {"id": f"{kind[0]}-{conn.id}-{secrets.token_hex(3)}", "table": grant.table}
+        if kind == "resync":
+            if grant.kind == "watch":
+                await self.link.send(self.link.message("resync", seat=None, **base))
+            elif conn.seat is not None:
+                await self.link.send(
+                    self.link.message("resync", seat=conn.seat, player=grant.player, **base)
+                )
+        elif grant.kind != "seat":
+            self._error(conn, None, wire.UNAUTHORIZED, "this token only watches")
+        elif conn.seat is None:
+            self._error(conn, None, wire.NOT_SEATED, "this connection plays no seat now")
+        elif kind == "leave":
+            await self.link.send(
+                self.link.message("leave", seat=conn.seat, player=grant.player, **base)
+            )
+        elif kind == "start":
+            await self.link.send(self.link.message("start", player=grant.player, **base))
+
+    async def _watch_lobby(self, conn: Connection) -> None:
+        self.audience.watch_lobby(conn)
+        assert self.link is not None
+        tables = self._listing(await self.link.open_tables())
+        conn.send(wire.message("lobby", tables=tables))
+
+    def _listing(self, open_tables: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+        """The lobby as clients get it: tables with free seats first, at most
+        ``lobby_max`` of them."""
+        tables = [{"table": t, **entry} for t, entry in open_tables.items()]
+        tables.sort(key=lambda t: (t["taken"] == t["seats"], t["table"]))
+        return tables[: self.settings.lobby_max]
+
+    async def _detach(self, conn: Connection) -> None:
+        """Forget what ``conn`` played or watched (before a new hello, or at its close)."""
+        if conn.hello is not None:
+            self.hellos.pop(conn.hello, None)
+            conn.hello = None
+        if conn.token_key is not None:
+            self.by_token.remove(conn.token_key)
+            conn.token_key = None
+        unwatched = self.audience.drop(conn)
+        if unwatched is not None and self.link is not None:
+            with contextlib.suppress(Exception):
+                await self.link.send(
+                    self.link.message(
+                        "watch", id=f"w-{secrets.token_hex(4)}", table=unwatched, on=False
+                    )
+                )
+
+    async def _disconnect(self, conn: Connection) -> None:
+        await self._detach(conn)
+
+    def _error(self, conn: Connection, message_id: str | None, code: str, text: str) -> None:
+        self.metrics.errors.labels(code).inc()
+        conn.send(wire.message("error", id=message_id, code=code, message=text[:500]))
+
+
+def _act_id(player: str, client_id: str) -> str:
+    """The stream id of a client's act: unique per table, so per player and client id.
+
+    ``<player>.<client id>`` when it fits the 64 characters of a message id; a
+    digest of both otherwise (cutting it short made two long client ids of one
+    player collide, and the second was refused as a duplicate)."""
+    full = f"{player}.{client_id}"
+    if len(full) <= 64:
+        return full
+    digest = hashlib.sha256(f"{player}\0{client_id}".encode()).digest()
+    return "h." + base64.urlsafe_b64encode(digest).decode().rstrip("=")
