@@ -1,0 +1,81 @@
+"""What every part of the worker shares: its settings, what it knows of a partition, time."""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import time
+from dataclasses import dataclass, field
+
+from .. import keys
+from ..table import DEFAULT_LIMITS, Table
+
+
+def default_worker_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}-{random.randrange(16**4):04x}"
+
+
+@dataclass
+class WorkerSettings:
+    """Everything a worker can be told. Defaults suit a single machine."""
+
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    partitions: int = keys.DEFAULT_PARTITIONS
+    worker_id: str = field(default_factory=default_worker_id)
+    batch: int = 256  # entries read per partition per cycle
+    lease_ms: int = 5000  # a lease not renewed for this long may be taken
+    heartbeat: float = 0.5  # seconds between registration, renewal and rebalancing
+    dead_after_ms: int = 3000  # a worker silent this long is no longer counted as live
+    gateway_dead_after_ms: int = 30_000
+    timer_interval: float = 0.05  # seconds between scans for expired turn clocks
+    outbox_maxlen: int = 5000  # approximate cap per gateway outbox (entries)
+    outbox_ttl_ms: int = 3_600_000  # an outbox nobody delivers to for this long disappears
+    gateway_gc_ms: int = 600_000  # a gateway silent this long is unregistered, its outbox deleted
+    finished_ttl_ms: int = 3_600_000  # finished tables are kept this long
+    open_ttl_ms: int = DEFAULT_LIMITS.open_ttl_ms  # an open table unchanged this long closes
+    idle_ttl_ms: int = DEFAULT_LIMITS.idle_ttl_ms  # a clockless game with no move is abandoned
+    bot_grace_ms: int = DEFAULT_LIMITS.bot_grace_ms  # then the house bot plays a silent bot seat
+    idle_sleep_max: float = 0.005  # polling (Redis Cluster, fakeredis): longest sleep when idle
+    idle_block_ms: int = 50  # standalone Redis: longest blocking wait for new entries
+    # Reproducible randomness (dice secrets, first opener, house bot) derived
+    # from (seed, table, version): for tests and benchmarks only. None = OS entropy.
+    seed: int | None = None
+    slow_cycle_ms: float = 100.0  # log a warning with phase timings for cycles slower than this
+    # One partition per script call even on a standalone Redis, for proxies that,
+    # like a Cluster, refuse scripts over several hash slots (a Cluster always is).
+    slot_per_call: bool = False
+    # An inbox entry read this many times without being committed (each read
+    # followed by a crash, a lost lease or a failed commit) is dead-lettered.
+    max_deliveries: int = 5
+
+
+@dataclass
+class Partition:
+    """What the worker knows about a partition while it holds the lease."""
+
+    number: int
+    generation: int
+    mode: str = "pending"  # "pending": claim and replay pending entries first; then "new"
+    tables: dict[str, Table] = field(default_factory=dict)
+    stored: dict[str, int] = field(default_factory=dict)  # table -> version in Redis
+    delivered: list[str] = field(default_factory=list)  # delivery records to delete
+    newest: str = "0-0"  # newest inbox entry id seen: idle waits block for anything later
+    # A commit's outcome is unknown (its reply was lost): what it may have written to
+    # the delivery record is read back and delivered (again) before the next read.
+    redeliver: bool = False
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _newer(a: str, b: str) -> bool:
+    """Is stream id ``a`` after ``b``?"""
+    ma, _, sa = a.partition("-")
+    mb, _, sb = b.partition("-")
+    return (int(ma), int(sa or 0)) > (int(mb), int(sb or 0))
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

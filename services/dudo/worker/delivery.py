@@ -1,0 +1,127 @@
+"""What leaves the partitions besides commits: outbox deliveries and due timers.
+
+A mixin of :class:`~dudo.worker.loop.Worker`. Committed records are fanned out
+to gateways' outboxes with the next cycle's reads (one entry per gateway); a
+record is deleted once delivered, and read back and delivered again whenever
+its delivery or its commit's reply is in doubt (at least once: views carry
+versions). Due timers become ordinary inbox entries (fenced, ordered with
+everything else).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from .. import keys, wire
+from ..connection import Batch
+from .common import Partition, _text
+
+if TYPE_CHECKING:
+    from .common import WorkerSettings
+
+
+class Delivery:
+    settings: WorkerSettings
+    redis: Any
+    id: str
+    partitions: dict[int, Partition]
+    live_gateways: list[str]
+    log: Any
+    _unsent: list[tuple[int, str, bytes, Any]]
+
+    def _queue_deliveries(self, batch: Batch) -> tuple[list[tuple[int, str, bytes, Any]], int]:
+        """Queue the fan-out of every committed, undelivered record: one outbox entry
+        per gateway, lobby news to every live gateway. Returns the records and how
+        many commands."""
+        records, self._unsent = self._unsent, []
+        if not records:
+            return [], 0
+        by_gateway: dict[str, list[bytes]] = defaultdict(list)
+        for _, _, record, content in records:
+            outputs, notes = content or wire.unpack(record)
+            for gateway, messages in outputs:
+                by_gateway[gateway].extend(messages)
+            for note in notes:
+                for gateway in self.live_gateways:
+                    by_gateway[gateway].append(note)
+        before = len(batch.items)
+        maxlen, ttl = self.settings.outbox_maxlen, self.settings.outbox_ttl_ms
+        for gateway, messages in by_gateway.items():
+            stream = keys.outbox(gateway)
+            fields = {wire.ENTRY_FIELD: wire.pack_batch(messages)}
+            batch.add(
+                stream,
+                lambda p, stream=stream, fields=fields: p.xadd(
+                    stream, fields, maxlen=maxlen, approximate=True
+                ),
+            )
+            # An outbox lives while it is delivered to: a dead gateway's goes.
+            batch.add(stream, lambda p, stream=stream: p.pexpire(stream, ttl))
+        return records, len(batch.items) - before
+
+    def _settle_deliveries(
+        self, sending: tuple[list[tuple[int, str, bytes, Any]], int], results: list[Any]
+    ) -> None:
+        """Delivered records are deleted in the next round trip; failed ones are retried."""
+        records, _ = sending
+        failures = [r for r in results if isinstance(r, Exception)]
+        if failures:
+            self.log.warning("delivery_failed", error=str(failures[0]))
+            self._unsent = records + self._unsent
+            return
+        for number, record_id, _, _ in records:
+            part = self.partitions.get(number)
+            if part is not None:
+                part.delivered.append(record_id)
+
+    def flush_deliveries(self) -> None:
+        """Deliver committed records now (on the way out; the loop does it with its reads)."""
+        batch = Batch(self.redis)
+        sending = self._queue_deliveries(batch)
+        if sending[0]:
+            self._settle_deliveries(sending, batch.execute())
+
+    def _redeliver(self, number: int) -> None:
+        """Queue for delivery what a previous owner committed but may not have delivered."""
+        stream = keys.deliveries(number)
+        start = "-"
+        while True:
+            rows = self.redis.xrange(stream, min=start, max="+", count=500)
+            if not rows:
+                return
+            self.log.info("redelivering", partition=number, records=len(rows))
+            self._unsent.extend((number, _text(rid), fields[b"d"], None) for rid, fields in rows)
+            start = "(" + _text(rows[-1][0])
+
+    def fire_timers(self) -> None:
+        """Turn every expired turn clock of an owned partition into an inbox entry."""
+        owned = list(self.partitions.values())
+        now = self.now()
+        scan = Batch(self.redis)
+        for part in owned:
+            key = keys.timers(part.number)
+            scan.add(key, lambda p, key=key: p.zrangebyscore(key, "-inf", now, start=0, num=256))
+        due = [
+            (part, members)
+            for part, members in zip(owned, scan.execute(), strict=True)
+            if members and not isinstance(members, Exception)
+        ]
+        if not due:
+            return
+        fire = Batch(self.redis)
+        for part, members in due:
+            n = part.number
+            args: list[Any] = [self.id, part.generation]
+            for member in members:
+                name = _text(member)
+                tid, _, version = name.rpartition("|")
+                # The id only has to be unique within its table (a 64-character
+                # table id in it made it too long, and the clock never fired).
+                timeout = wire.message(
+                    "timeout", id=f"t:{version}", table=tid, version=int(version)
+                )
+                args += [name, wire.encode(timeout)]
+            script_keys = [keys.lease(n), keys.timers(n), keys.inbox(n)]
+            fire.add(keys.lease(n), self._call("fire", script_keys, args))
+        self._execute(fire)

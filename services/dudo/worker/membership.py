@@ -1,0 +1,139 @@
+"""Membership: registration, leases, rebalancing, and the Redis server's clock.
+
+A mixin of :class:`~dudo.worker.loop.Worker`. Every ``heartbeat`` seconds the
+worker registers, samples Redis's ``TIME``, renews its leases (a refusal means
+another worker took the partition: it is dropped at once), unregisters
+gateways silent for long, and rebalances: it releases what the assignment
+(:mod:`~dudo.worker.assign`) no longer gives it and takes what it does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from redis.exceptions import ResponseError
+
+from .. import keys
+from ..connection import Batch
+from .assign import owned_by
+from .common import Partition, _text, now_ms
+
+if TYPE_CHECKING:
+    from ..service import Health
+    from .common import WorkerSettings
+    from .scripts import Scripts
+
+
+class Membership:
+    settings: WorkerSettings
+    redis: Any
+    id: str
+    scripts: Scripts
+    partitions: dict[int, Partition]
+    live_gateways: list[str]
+    clock_offset: int
+    stopping: bool
+    health: Health
+    log: Any
+
+    def now(self) -> int:
+        """Milliseconds by the Redis server's clock (ours plus the offset measured at
+        each heartbeat): turn clocks and limits must not depend on which worker's
+        clock happens to run them, nor jump when a table moves between machines."""
+        return now_ms() + self.clock_offset
+
+    def heartbeat(self) -> None:
+        now = self.now()
+        s = self.settings
+        batch = Batch(self.redis)
+        batch.add(keys.WORKERS, lambda p: p.time())
+        batch.add(keys.WORKERS, lambda p: p.zadd(keys.WORKERS, {self.id: now}))
+        batch.add(
+            keys.WORKERS, lambda p: p.zrangebyscore(keys.WORKERS, now - s.dead_after_ms, "+inf")
+        )
+        batch.add(
+            keys.WORKERS,
+            lambda p: p.zremrangebyscore(keys.WORKERS, "-inf", now - 20 * s.dead_after_ms),
+        )
+        batch.add(
+            keys.GATEWAYS,
+            lambda p: p.zrangebyscore(keys.GATEWAYS, now - s.gateway_dead_after_ms, "+inf"),
+        )
+        batch.add(
+            keys.GATEWAYS,
+            lambda p: p.zrangebyscore(keys.GATEWAYS, "-inf", now - s.gateway_gc_ms, 0, 100),
+        )
+        owned = list(self.partitions.values())
+        for part in owned:
+            lease = keys.lease(part.number)
+            batch.add(
+                lease,
+                self._call("renew", [lease], [self.id, part.generation, s.lease_ms]),
+            )
+        sent = now_ms()
+        clock, *results = self._execute(batch)
+        if not isinstance(clock, Exception):
+            seconds, micros = clock
+            self.clock_offset = seconds * 1000 + micros // 1000 - (sent + now_ms()) // 2
+        live = [w.decode() if isinstance(w, bytes) else w for w in results[1]]
+        self.live_gateways = [g.decode() if isinstance(g, bytes) else g for g in results[3]]
+        if results[4]:
+            self._forget_gateways([_text(g) for g in results[4]], now - s.gateway_gc_ms)
+        for part, renewed in zip(owned, results[5:], strict=True):
+            if isinstance(renewed, Exception):
+                continue  # not an answer about the lease: keep it, retry next heartbeat
+            if renewed != 1:
+                self._lost(part.number, "lease renewal refused")
+        if self.stopping:
+            return
+        if self.id not in live:
+            live.append(self.id)
+        target = owned_by(s.partitions, live, self.id)
+        for number in sorted(set(self.partitions) - target):
+            self._release(number)
+        for number in sorted(target - set(self.partitions)):
+            self._acquire(number)
+        self.health.details["partitions"] = len(self.partitions)
+
+    def _forget_gateways(self, gateways: list[str], before: int) -> None:
+        """Unregister gateways silent since ``before`` and delete their outboxes (a dead
+        gateway's outbox and registry entry used to stay forever). A gateway that was
+        only paused registers again and finds its outbox remade by the next delivery."""
+        batch = Batch(self.redis)
+        # By score: one that registered again meanwhile stays registered.
+        batch.add(keys.GATEWAYS, lambda p: p.zremrangebyscore(keys.GATEWAYS, "-inf", before))
+        for gateway in gateways:
+            outbox = keys.outbox(gateway)
+            batch.add(outbox, lambda p, outbox=outbox: p.delete(outbox))
+        self._execute(batch)
+        self.log.info("gateways_forgotten", gateways=gateways)
+
+    def _acquire(self, number: int) -> None:
+        generation = int(
+            self.scripts.run("acquire", [keys.lease(number)], [self.id, self.settings.lease_ms])
+        )
+        if not generation:
+            return  # still held by a live worker; it will release, we retry next heartbeat
+        # What a previous owner committed but may not have delivered goes out first
+        # (read back by the next cycle, which also survives a failure in between).
+        part = self.partitions[number] = Partition(number, generation, redeliver=True)
+        self.log.info("lease_acquired", partition=number, generation=generation)
+        try:
+            info = self.redis.xinfo_stream(keys.inbox(number))
+        except ResponseError:  # no inbox: the first read says so, and it is remade
+            return
+        part.newest = _text(info.get("last-generated-id") or info.get(b"last-generated-id"))
+
+    def _release(self, number: int) -> None:
+        part = self.partitions.pop(number, None)
+        if part is None:
+            return
+        if part.delivered:
+            self.redis.xdel(keys.deliveries(number), *part.delivered)
+        self.scripts.run("release", [keys.lease(number)], [self.id, part.generation])
+        self.log.info("lease_released", partition=number, generation=part.generation)
+
+    def _lost(self, number: int, why: str) -> None:
+        part = self.partitions.pop(number, None)
+        if part is not None:
+            self.log.warning("lease_lost", partition=number, generation=part.generation, why=why)

@@ -1,0 +1,239 @@
+"""Processing a batch: decode each entry, load its table, let the table handle it.
+
+A mixin of :class:`~dudo.worker.loop.Worker`. An entry never takes the worker
+down: anything malformed is a typed error (dead-lettered, answered to its
+sender); an entry that makes our own code raise is quarantined alone and the
+rest of its batch replayed (:meth:`Processing._quarantine`).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .. import keys, wire
+from ..connection import Batch
+from ..table import Table, error_for
+from ..wire import WireError
+from .common import Partition
+
+if TYPE_CHECKING:
+    from ..table import Limits
+    from .common import WorkerSettings
+
+
+@dataclass
+class _Batch:
+    """One partition's share of a cycle, ready to commit."""
+
+    partition: Partition
+    acks: list[str] = field(default_factory=list)
+    dead: list[tuple[str, str, bytes]] = field(default_factory=list)
+    outputs: list[tuple[str, bytes]] = field(default_factory=list)
+    lobby: list[tuple[str, bytes]] = field(default_factory=list)  # (table, entry or b"")
+    notes: list[bytes] = field(default_factory=list)  # `lobby` news for every gateway
+    writes: list[tuple[str, int, int, bytes, int]] = field(default_factory=list)
+    timers_rm: list[str] = field(default_factory=list)
+    timers_add: list[tuple[str, int]] = field(default_factory=list)
+    finished: list[str] = field(default_factory=list)
+    record: bytes = b""  # what the commit stores in the delivery record
+    content: Any = None  # the same, undecoded, for delivering right after the commit
+
+
+class _Poison(Exception):
+    """An entry that made our own code fail: it goes to the dead letters alone."""
+
+    def __init__(self, entry_id: str, payload: bytes, reason: str) -> None:
+        super().__init__(reason)
+        self.entry_id, self.payload, self.reason = entry_id, payload, reason
+
+
+class Processing:
+    """Turns read entries into per-partition batches ready to commit."""
+
+    settings: WorkerSettings
+    redis: Any
+    partitions: dict[int, Partition]
+    limits: Limits
+    rng: random.Random
+    log: Any
+    debug: bool
+
+    def _handle(
+        self, entries: dict[int, list[tuple[str, bytes]]], phases: dict[str, float] | None = None
+    ) -> None:
+        phases = {} if phases is None else phases
+        mark = time.monotonic()
+        decoded = {n: [(eid, raw, _decode(raw)) for eid, raw in got] for n, got in entries.items()}
+        self._load_tables(decoded)
+        batches: list[_Batch] = []
+        for number, items in decoded.items():
+            part = self.partitions.get(number)
+            if part is None:
+                continue
+            try:
+                batches.append(self._process(part, items))
+            except _Poison as poison:
+                self._quarantine(part, poison)
+        phases["process"] = time.monotonic() - mark
+        if batches:
+            self._commit(batches, phases)
+
+    def _load_tables(self, decoded: dict[int, list[tuple[str, bytes, Any]]]) -> None:
+        """Fetch, in one round trip, every table these entries name that is not in memory."""
+        wanted: list[tuple[Partition, str]] = []
+        for number, items in decoded.items():
+            part = self.partitions.get(number)
+            if part is None:
+                continue
+            seen: set[str] = set()
+            for _, _, msg in items:
+                if isinstance(msg, dict):
+                    tid = msg["table"]
+                    if tid not in part.tables and tid not in seen and self._owns(part, tid):
+                        seen.add(tid)
+                        wanted.append((part, tid))
+        if not wanted:
+            return
+        batch = Batch(self.redis)
+        for part, tid in wanted:
+            key = keys.table(part.number, tid)
+            batch.add(key, lambda p, key=key: p.hmget(key, "v", "s"))
+        for (part, tid), result in zip(wanted, batch.execute(), strict=True):
+            if isinstance(result, Exception):
+                raise result
+            version, blob = result
+            if blob is None:
+                continue
+            try:
+                table = part.tables[tid] = Table.from_bytes(blob)
+                table.limits = self.limits
+            except Exception as exc:  # a record our code cannot read: never block the partition
+                self.log.error("table_unreadable", partition=part.number, table=tid, error=str(exc))
+                continue
+            part.stored[tid] = int(version)
+
+    def _rng(self, table_id: str, version: int) -> random.Random:
+        if self.settings.seed is None:
+            return self.rng
+        return random.Random(f"{self.settings.seed}:{table_id}:{version}")
+
+    def _owns(self, part: Partition, table_id: str) -> bool:
+        return keys.partition_of(table_id, self.settings.partitions) == part.number
+
+    def _process(self, part: Partition, items: list[tuple[str, bytes, Any]]) -> _Batch:
+        batch = _Batch(part)
+        touched: dict[str, Table] = {}
+        now = self.now()
+        for entry_id, raw, msg in items:
+            batch.acks.append(entry_id)
+            if isinstance(msg, WireError):
+                batch.dead.append((entry_id, f"{msg.code}: {msg.message}", raw))
+                reply = error_for(msg.known, msg.code, msg.message)
+                if reply:
+                    batch.outputs.append(reply)
+                continue
+            tid = msg["table"]
+            table = part.tables.get(tid)  # a table in memory is one this partition owns
+            if table is None and not self._owns(part, tid):
+                reason = f"table {tid} belongs to another partition"
+                batch.dead.append((entry_id, f"{wire.BAD_MESSAGE}: {reason}", raw))
+                reply = error_for(msg, wire.BAD_MESSAGE, reason)
+                if reply:
+                    batch.outputs.append(reply)
+                continue
+            try:
+                rng = self._rng(tid, table.version if table else 0)
+                if table is None:
+                    if msg["type"] == "create":
+                        table = part.tables[tid] = Table.create(msg, now, self.limits)
+                        part.stored[tid] = 0
+                        self.log.info(
+                            "table_created",
+                            preset=table.rules.preset,
+                            **_where(part, msg),
+                        )
+                    else:
+                        if msg["type"] != "timeout":
+                            reply = error_for(msg, wire.UNKNOWN_TABLE, f"no table {tid}")
+                            if reply:
+                                batch.outputs.append(reply)
+                        continue
+                else:
+                    table.handle(msg, now, rng)
+            except WireError as exc:
+                reply = error_for(msg, exc.code, exc.message)
+                if reply:
+                    batch.outputs.append(reply)
+                continue
+            except Exception as exc:
+                self.log.exception("entry_failed", entry=entry_id, **_where(part, msg))
+                raise _Poison(entry_id, raw, f"{wire.INTERNAL}: {exc!r}") from exc
+            touched[tid] = table
+            if self.debug:
+                self.log.debug(
+                    "applied", type=msg["type"], version=table.version, **_where(part, msg)
+                )
+
+        for tid, table in touched.items():
+            flush = table.flush()
+            batch.outputs.extend(flush.outputs)
+            if flush.record is not None:
+                ttl = self.settings.finished_ttl_ms if flush.finished else 0
+                batch.writes.append((tid, part.stored[tid], flush.version, flush.record, ttl))
+            if flush.lobby is not False:
+                entry = flush.lobby
+                # The lobby hash is written by the commit (fenced); the news carries
+                # the table version, so a late copy from a paused owner is dropped.
+                batch.lobby.append((tid, wire.encode(entry) if entry is not None else b""))
+                batch.notes.append(
+                    wire.encode(
+                        wire.message("lobby", table=tid, entry=entry, version=flush.version)
+                    )
+                )
+            if flush.timer_remove:
+                batch.timers_rm.append(flush.timer_remove)
+            if flush.timer_add:
+                batch.timers_add.append(flush.timer_add)
+            if flush.finished:
+                batch.finished.append(tid)
+                self.log.info("table_finished", partition=part.number, table=tid)
+        if batch.outputs or batch.notes:
+            by_gateway: dict[str, list[bytes]] = defaultdict(list)
+            for gateway, data in batch.outputs:
+                by_gateway[gateway].append(data)
+            batch.content = [list(by_gateway.items()), batch.notes]
+            batch.record = wire.encode(batch.content)
+        return batch
+
+    def _quarantine(self, part: Partition, poison: _Poison) -> None:
+        """Dead-letter one entry that broke our code; replay the rest from Redis."""
+        part.tables.clear()
+        part.stored.clear()
+        part.mode = "pending"
+        self._commit(
+            [
+                _Batch(
+                    part,
+                    acks=[poison.entry_id],
+                    dead=[(poison.entry_id, poison.reason, poison.payload)],
+                )
+            ]
+        )
+
+
+def _where(part: Partition, msg: dict[str, Any]) -> dict[str, Any]:
+    """The log fields that place an entry: partition, table, message id."""
+    return {"partition": part.number, "table": msg["table"], "id": msg.get("id")}
+
+
+def _decode(raw: bytes) -> dict[str, Any] | WireError:
+    try:
+        return wire.decode(raw)
+    except WireError as exc:
+        return exc
+    except Exception as exc:  # the codec promises typed errors; never die on an entry anyway
+        return WireError(wire.BAD_MESSAGE, f"undecodable entry ({exc.__class__.__name__})")
