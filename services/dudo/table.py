@@ -150,7 +150,7 @@ class Table:
     # the end of a bot seat's grace, of an open table's or an idle game's life.
     wake: int | None = None
     # Transient, per batch: not persisted.
-    limits: Limits = DEFAULT_LIMITS
+    limits: Limits = field(default=DEFAULT_LIMITS, compare=False, repr=False)
     timer_member: str | None = None
     _events: list[dict[str, Any]] = field(default_factory=list)
     _direct: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
