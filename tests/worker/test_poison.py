@@ -119,3 +119,35 @@ def test_a_deleted_inbox_stalls_no_other_partition_and_is_remade(client: Any) ->
     assert stored(client, lost_table).status == "open"  # the group was remade, entry read
     assert client.xlen(keys.inbox(broken)) == 0
     assert set(worker.partitions) == set(range(P))  # no lease given up over it
+
+
+def test_an_entry_that_kills_its_reader_takes_no_other_entry_with_it(client: Any) -> None:
+    """A poison entry read in one batch with innocent ones: every crash counts a
+    delivery for the whole batch. An entry read more than twice is then handed out
+    alone, so the innocent ones are applied and only the poison is dead-lettered."""
+    worker = make_worker(client, max_deliveries=4)
+    link = GatewayLink(client, "gw-1", P)
+    tables = [t for t in (f"t{i}" for i in range(60)) if keys.partition_of(t, P) == 0][:5]
+    poison_table = tables[2]
+    for tid in tables:
+        link.send(link.message("create", id=f"c-{tid}", table=tid, rules={},
+                               seats=[{"kind": "open"}] * 2))  # fmt: skip
+    part = worker.partitions[0]
+    crashes = 0
+    for _ in range(30):
+        entries = worker._read().get(0, [])
+        if not entries:
+            break
+        ids = {wire.decode(raw)["table"] for _, raw in entries}
+        if poison_table in ids:  # the worker "dies" on this batch: nothing committed
+            crashes += 1
+            worker._forget(part)
+            continue
+        worker._handle({0: entries})
+    for tid in tables:
+        record = client.hget(keys.table_of(tid, P), "s")
+        assert (record is None) == (tid == poison_table), tid
+    dead = client.xrange(keys.dead_letters(0))
+    assert [wire.decode(d[1][b"m"])["table"] for d in dead] == [poison_table]
+    assert 3 <= crashes <= 6
+    assert client.xpending(keys.inbox(0), keys.CONSUMER_GROUP)["pending"] == 0

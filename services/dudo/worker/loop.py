@@ -285,14 +285,15 @@ class Worker(Membership, Processing, Delivery):
             self.log.error("inbox_broken", partition=part.number, error=_text(flat))
             self._repair_inbox(part)
             return []
+        more = int(flat[0])  # pending entries may remain after these
         got = [
             (_text(flat[i]), flat[i + 1] if isinstance(flat[i + 1], bytes) else b"")
-            for i in range(0, len(flat), 2)
+            for i in range(1, len(flat), 2)
         ]
         if got and _newer(got[-1][0], part.newest):
             part.newest = got[-1][0]
-        if part.mode == "pending" and len(got) < self.settings.batch:
-            part.mode = "new"  # every pending entry is in this batch
+        if part.mode == "pending" and not more:
+            part.mode = "new"  # every pending entry has been handed out
         return got
 
     def _repair_inbox(self, part: Partition) -> None:

@@ -117,8 +117,9 @@ return 1
 # to the dead letters (acked and deleted) instead of being returned, so one entry
 # can never stop a partition for good.
 # Returns one element per partition: false when fenced, a string 'broken: <error>'
-# when the inbox or its group is missing (the worker recreates it), else a flat list id1,
-# payload1, id2, payload2, ... Several partitions per call on a standalone Redis
+# when the inbox or its group is missing (the worker recreates it), else a flat list
+# more, id1, payload1, id2, payload2, ... where `more` is 1 when pending entries may
+# remain after these (stay in pending mode). Several partitions per call on a standalone Redis
 # (one call per cycle, whatever the partition count); one per call on a Cluster,
 # whose scripts may only touch one hash slot.
 READ = (
@@ -126,55 +127,69 @@ READ = (
     + """
 local owner, group, consumer, count = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local max_deliveries = tonumber(ARGV[5])
+local function dead_letter(inbox, dead, e, times)
+  local payload = ''
+  local fields = e[2]
+  if fields then
+    for i = 1, #fields, 2 do
+      if fields[i] == 'm' then payload = fields[i + 1] end
+    end
+  end
+  redis.call('XADD', dead, 'MAXLEN', '~', 10000, '*', 'entry', e[1],
+             'reason', 'internal: read ' .. times .. ' times and never committed',
+             'm', payload)
+  redis.call('XACK', inbox, group, e[1])
+  redis.call('XDEL', inbox, e[1])
+end
+-- This consumer's pending entries, oldest first, and whether more may follow.
+-- The oldest is read alone first: if it was read more than twice without a
+-- commit, it may be what keeps failing (a crash, say), and it is returned alone,
+-- so that neither the entries behind it nor their delivery counts suffer with
+-- it; past `max deliveries` it is dead-lettered and the next one looked at.
 local function read_pending(lease, inbox, dead)
   local start = '0-0'
   repeat
     local claimed, err = try('XAUTOCLAIM', inbox, group, consumer, 0, start,
                              'COUNT', 1000, 'JUSTID')
-    if not claimed then return nil, err end
+    if not claimed then return nil, 0, err end
     start = claimed[1]
   until start == '0-0'
-  local pending = entries_of(redis.call('XREADGROUP', 'GROUP', group, consumer,
-                                        'COUNT', count, 'STREAMS', inbox, '0'))
-  if #pending == 0 then return pending end
-  local deliveries = {}
-  for _, row in ipairs(redis.call('XPENDING', inbox, group, '-', '+', count, consumer)) do
-    deliveries[row[1]] = tonumber(row[4])
-  end
-  local keep = {}
-  for _, e in ipairs(pending) do
-    local times = deliveries[e[1]] or 0
+  local cursor, wanted = '0', tonumber(count)
+  while true do
+    local first = entries_of(redis.call('XREADGROUP', 'GROUP', group, consumer,
+                                        'COUNT', 1, 'STREAMS', inbox, cursor))
+    if #first == 0 then return {}, 0 end
+    local e = first[1]
+    local row = redis.call('XPENDING', inbox, group, e[1], e[1], 1, consumer)[1]
+    local times = row and tonumber(row[4]) or 0
     if times > max_deliveries then
-      local payload = ''
-      local fields = e[2]
-      if fields then
-        for i = 1, #fields, 2 do
-          if fields[i] == 'm' then payload = fields[i + 1] end
-        end
-      end
-      redis.call('XADD', dead, 'MAXLEN', '~', 10000, '*', 'entry', e[1],
-                 'reason', 'internal: read ' .. times .. ' times and never committed',
-                 'm', payload)
-      redis.call('XACK', inbox, group, e[1])
-      redis.call('XDEL', inbox, e[1])
+      dead_letter(inbox, dead, e, times)
+      cursor = e[1]
+    elseif times > 2 then
+      return {e}, 1
     else
-      keep[#keep + 1] = e
+      local batch = {e}
+      if wanted > 1 then
+        local rest = entries_of(redis.call('XREADGROUP', 'GROUP', group, consumer,
+                                           'COUNT', wanted - 1, 'STREAMS', inbox, e[1]))
+        for _, r in ipairs(rest) do batch[#batch + 1] = r end
+      end
+      return batch, (#batch >= wanted) and 1 or 0
     end
   end
-  return keep
 end
 local result = {}
 for p = 1, #KEYS / 3 do
   local lease, inbox, dead = KEYS[3 * p - 2], KEYS[3 * p - 1], KEYS[3 * p]
   local gen, mode = ARGV[4 + 2 * p], ARGV[5 + 2 * p]
-  local out = {}
+  local out = {0}
   if not holds(lease, owner, gen) then
     out = false
   else
-    local pending = {}
-    local err
-    if mode == 'pending' then pending, err = read_pending(lease, inbox, dead) end
+    local pending, more, err = {}, 0, nil
+    if mode == 'pending' then pending, more, err = read_pending(lease, inbox, dead) end
     if pending and #pending > 0 then
+      out[1] = more
       flatten(pending, out)
     elseif pending then
       local fresh
