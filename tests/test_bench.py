@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
-from .servers import RedisServer
+from .servers import RedisServer, require_binary
 
 
 def _bench(*args: str) -> dict:
@@ -73,3 +74,28 @@ def test_bench_gateway_plays_through_websockets_and_prints_the_published_fields(
     assert result["actions"] > 0 and result["actions_per_s"] > 0
     assert 0 < result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]
     assert result["errors"] == {}
+
+
+def test_bench_path_drives_workers_and_gateways_and_prints_the_published_fields() -> None:
+    require_binary()
+    result = _bench(
+        "path", "--tables", "2", "--seconds", "2", "--workers", "2", "--gateways", "2"
+    )  # fmt: skip
+    assert result["bench"] == "path" and result["workers"] == 2 and result["gateways"] == 2
+    assert result["moves"] > 0 and result["moves_per_s"] > 0 and result["errors"] == {}
+    assert 0 < result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]
+    # every server role did work, and it is accounted per move
+    by_role = result["server_cpu_us_per_move_by_role"]
+    assert set(by_role) == {"gateway", "worker", "redis"}
+    assert all(us > 0 for us in by_role.values())
+    assert result["server_cpu_us_per_move"] >= max(by_role.values())
+    assert result["load_cpu_pct"] > 0
+
+
+def test_bench_path_embedded_measures_dudo_serve_on_a_real_redis() -> None:
+    require_binary()
+    result = _bench("path", "--embedded", "--tables", "1", "--seconds", "2")
+    # a real redis-server was found (on PATH here), not fakeredis
+    assert re.search(r"embedded, redis-server [\d.]+ from PATH$", result["embedded"])
+    assert result["moves"] > 0 and result["errors"] == {}
+    assert set(result["server_cpu_us_per_move_by_role"]) == {"serve"}

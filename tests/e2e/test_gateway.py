@@ -348,14 +348,16 @@ def test_health_readiness_and_metrics(served: str) -> None:
 
 def test_spliced_snapshot_text_equals_the_snapshot() -> None:
     from dudo import wire
-    from dudo.gateway.clients import SnapshotTexts
+    from dudo.gateway.clients import SnapshotTexts, encode_json
 
     root = Path(__file__).resolve().parents[2] / "protocol" / "examples"
     for name in ("out-view.json", "out-view-open.json", "out-view-spectator.json"):
         view = json.loads((root / name).read_text(encoding="utf-8"))
+        view["game"] and view["game"].update(note="Ñandú 🎲 \"quoted\"")  # UTF-8, escapes
         texts = SnapshotTexts(view)
         for private in view["seats"]:
-            assert texts.seat(private) == json.dumps(
-                wire.seat_snapshot(view, private), separators=(",", ":")
-            )
-        assert texts.spectator() == json.dumps(wire.spectator_view(view), separators=(",", ":"))
+            snapshot = wire.seat_snapshot(view, private)
+            assert texts.seat(private) == encode_json(snapshot)
+            assert json.loads(texts.seat(private)) == snapshot
+        assert texts.spectator() == encode_json(wire.spectator_view(view))
+        assert json.loads(texts.spectator()) == wire.spectator_view(view)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import random
 import secrets
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,9 +22,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import redis
-
 from ..bench.common import free_port, wait_ready
+from ..redis_server import RedisServer, find_binary
 
 # Short leases: a dead or frozen worker's partitions move within ~2 s.
 WORKER_FLAGS = ["--lease-ms", "2000", "--heartbeat", "0.25", "--dead-after-ms", "1200"]
@@ -39,63 +37,40 @@ class Fleet:
     secret: str = field(default_factory=lambda: secrets.token_hex(16))
     procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     ports: dict[str, int] = field(default_factory=dict)
-    redis_proc: subprocess.Popen[bytes] | None = None
-    redis_port: int = 0
+    redis_server: RedisServer | None = None
+    worker_flags: list[str] = field(default_factory=lambda: list(WORKER_FLAGS))
+    gateway_flags: list[str] = field(default_factory=list)  # added to every gateway's
     serial: int = 0
 
     # -- Redis -------------------------------------------------------------------------
 
     @property
     def owns_redis(self) -> bool:
-        return self.redis_proc is not None or self.redis_url is None
+        return self.redis_server is not None or self.redis_url is None
 
     def start_redis(self) -> str:
         """Our own redis-server (AOF on, everysec) in ``folder``, or the given URL."""
-        if self.redis_url is not None and self.redis_proc is None and not self.redis_port:
+        if self.redis_url is not None and self.redis_server is None:
             return self.redis_url
-        binary = shutil.which("redis-server")
-        if binary is None:
-            raise SystemExit("dudo chaos needs redis-server on PATH (or --redis URL)")
-        if not self.redis_port:
-            self.redis_port = free_port()
-        (self.folder / "redis").mkdir(parents=True, exist_ok=True)
-        self.redis_proc = subprocess.Popen(
-            [
-                binary,
-                "--port", str(self.redis_port),
-                "--bind", "127.0.0.1",
-                "--dir", str(self.folder / "redis"),
-                "--save", "",
-                "--appendonly", "yes",
-                "--appendfsync", "everysec",
-                "--logfile", str(self.folder / "redis" / "redis.log"),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                redis.Redis(port=self.redis_port).ping()
-                return self.redis_url
-            except redis.ConnectionError:
-                if time.monotonic() > deadline or self.redis_proc.poll() is not None:
-                    raise RuntimeError("redis-server did not start") from None
-                time.sleep(0.05)
+        if self.redis_server is None:
+            found = find_binary()
+            if found is None:
+                raise SystemExit("no redis-server on PATH (or give --redis URL)")
+            self.redis_server = RedisServer(found[0], self.folder / "redis", aof=True)
+        self.redis_url = self.redis_server.start()
+        return self.redis_url
 
     def restart_redis(self, down_for: float) -> None:
         """SIGTERM (Redis finishes its append-only file), ``down_for`` seconds of
         nothing, then the same server again."""
-        assert self.redis_proc is not None, "not our Redis: never restarted"
-        self.redis_proc.terminate()
-        self.redis_proc.wait(15)
+        assert self.redis_server is not None, "not our Redis: never restarted"
+        self.redis_server.stop()
         time.sleep(down_for)
         self.start_redis()
 
     # -- dudo processes ------------------------------------------------------------------
 
-    def _spawn(self, name: str, *args: str) -> subprocess.Popen[bytes]:
+    def spawn(self, name: str, *args: str) -> subprocess.Popen[bytes]:
         log = open(self.folder / f"{name}.log", "ab")  # noqa: SIM115 - lives with the process
         env = {**os.environ, "DUDO_GATEWAY_SECRET": self.secret}
         proc = subprocess.Popen(
@@ -107,21 +82,21 @@ class Fleet:
     def start_worker(self) -> str:
         self.serial += 1
         name = f"worker-{self.serial}"
-        self._spawn(
+        self.spawn(
             name, "worker", "--redis", str(self.redis_url), "--partitions", str(self.partitions),
-            "--id", name, "--log-level", "warning", *WORKER_FLAGS,
+            "--id", name, "--log-level", "warning", *self.worker_flags,
         )  # fmt: skip
         return name
 
     def start_gateway(self, name: str) -> str:
         """A gateway (the same port again when restarted); returns its base URL."""
         port = self.ports.setdefault(name, free_port())
-        self._spawn(
+        self.spawn(
             name, "gateway", "--redis", str(self.redis_url), "--port", str(port),
             "--partitions", str(self.partitions), "--id", name, "--log-level", "warning",
             # Every scripted client comes from this machine: per-address limits off.
             "--creates-per-min", "1e9", "--joins-per-min", "1e9",
-            "--conns-per-address", "1000000", "--reply-timeout", "3",
+            "--conns-per-address", "1000000", "--reply-timeout", "3", *self.gateway_flags,
         )  # fmt: skip
         return f"http://127.0.0.1:{port}"
 
@@ -173,9 +148,8 @@ class Fleet:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-        if self.redis_proc is not None and self.redis_proc.poll() is None:
-            self.redis_proc.terminate()
-            self.redis_proc.wait(15)
+        if self.redis_server is not None:
+            self.redis_server.stop()
 
     def alive(self) -> dict[str, bool]:
         return {name: proc.poll() is None for name, proc in self.procs.items()}

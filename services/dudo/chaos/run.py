@@ -148,7 +148,7 @@ async def _play(
             recovery[kind].append(min(time.monotonic() - since, RECOVERY_LIMIT))
 
         helpers = [asyncio.create_task(resend()), asyncio.create_task(replace_finished())]
-        kinds = [k for k in KINDS if k != "restart_redis" or fleet.redis_proc is not None]
+        kinds = [k for k in KINDS if k != "restart_redis" or fleet.redis_server is not None]
         order: list[str] = []
         while time.monotonic() < stop_at:
             await asyncio.sleep(rng.uniform(*every))

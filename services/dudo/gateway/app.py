@@ -36,7 +36,7 @@ from aiohttp import WSCloseCode, web
 from .. import keys, wire
 from ..connection import connect, connect_async, ensure_partitions
 from ..link import AsyncGatewayLink
-from ..runtime import quiet_collector, settle_heap
+from ..runtime import new_event_loop, quiet_collector, settle_heap
 from ..service import REDIS_DOWN, Backoff
 from .audience import Audience
 from .clients import Connection, Metrics
@@ -73,6 +73,7 @@ class Gateway(HttpApi, Sockets):
         self.by_address = Counts()  # open sockets per client address
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # message id -> reply
         self.hellos: dict[str, Connection] = {}  # join message id -> connection saying hello
+        self.sockets: set[Connection] = set()  # every open WebSocket
         self.created: dict[str, asyncio.Future[dict[str, Any]]] = {}  # table -> first view
         self.acts: dict[str, tuple[Connection, str]] = {}  # message id -> sender, client's id
         self.timing: dict[str, list[tuple[float, int, str]]] = defaultdict(list)  # per table
@@ -141,6 +142,7 @@ class Gateway(HttpApi, Sockets):
         self.tasks = [
             asyncio.create_task(self._read_outbox()),
             asyncio.create_task(self._heartbeat()),
+            asyncio.create_task(self._watchdog()),
         ]
         self.ready = True
         self.log.info("gateway_started", partitions=self.settings.partitions)
@@ -163,7 +165,7 @@ class Gateway(HttpApi, Sockets):
                     conn.ws.close(code=WSCloseCode.GOING_AWAY, message=b"gateway stopping"),
                     CLOSE_TIMEOUT,
                 )
-                for conn in self.audience.connections()
+                for conn in list(self.sockets)
             ),
             return_exceptions=True,
         )
@@ -200,6 +202,16 @@ class Gateway(HttpApi, Sockets):
                 )
             except Exception as exc:
                 self.log.warning("heartbeat_failed", error=str(exc))
+
+    async def _watchdog(self) -> None:
+        """Drop, every second, the connections whose current send has hung past
+        ``send_timeout`` (a client that stopped reading with full buffers)."""
+        while True:
+            await asyncio.sleep(1.0)
+            now = time.monotonic()
+            for conn in [c for c in self.sockets if c.stuck(now)]:
+                self.log.info("client_too_slow", conn=conn.id)
+                conn.drop_stuck()
 
     # -- waiting for a worker's answer ---------------------------------------------
 
@@ -329,5 +341,10 @@ def run(settings: GatewaySettings) -> None:
     """Serve until SIGTERM/SIGINT (aiohttp then runs the graceful shutdown)."""
     gateway = Gateway(settings)
     web.run_app(
-        gateway.app(), host=settings.host, port=settings.port, print=None, shutdown_timeout=5
+        gateway.app(),
+        host=settings.host,
+        port=settings.port,
+        print=None,
+        shutdown_timeout=5,
+        loop=new_event_loop(),
     )

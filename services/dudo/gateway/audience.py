@@ -102,11 +102,6 @@ class Audience:
                 conn.send(wire.message("error", id=None, code=code, message=text))
                 self.metrics.errors.labels(code).inc()
 
-    def connections(self) -> set[Connection]:
-        conns = {c for group in self.seated.values() for c in group}
-        conns |= {c for group in self.spectators.values() for c in group}
-        return conns | self.lobby
-
     # -- relaying -----------------------------------------------------------------------
 
     def relay_view(self, msg: dict[str, Any]) -> bool:
@@ -122,15 +117,25 @@ class Audience:
             conns = self.seated.get((table, holder))
             if not conns:
                 continue
-            snapshot, text = wire.seat_snapshot(msg, private), texts.seat(private)
+            text = snapshot = None  # each made once, if some connection speaks it
             for conn in conns:
                 conn.seat = private["seat"]  # follows a renumbering at the start
-                conn.send(snapshot, text)
+                if conn.binary:
+                    snapshot = snapshot or wire.seat_snapshot(msg, private)
+                    conn.send(snapshot)
+                else:
+                    text = text or texts.seat(private)
+                    conn.send(None, text)
         watchers = self.spectators.get(table)
         if watchers:
-            snapshot, text = wire.spectator_view(msg), texts.spectator()
+            text = snapshot = None
             for conn in watchers:
-                conn.send(snapshot, text)
+                if conn.binary:
+                    snapshot = snapshot or wire.spectator_view(msg)
+                    conn.send(snapshot)
+                else:
+                    text = text or texts.spectator()
+                    conn.send(None, text)
         if msg["status"] == "over":
             self.versions.pop(table, None)
         return True

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import secrets
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import msgpack
-from aiohttp import web
+import msgspec
+from aiohttp import WSMsgType, web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from .limits import Bucket
@@ -78,11 +78,12 @@ class Connection:
         self.last_costly = -1e9  # when it last asked for something expensive (resync, lobby)
         self.address = ""  # the client's address, for per-address limits
         self.transport: Any = None  # to drop a client that does not even take a close frame
-        self._queue: deque[tuple[dict[str, Any], str | None]] = deque()
+        self._queue: deque[tuple[dict[str, Any] | None, bytes | None]] = deque()
         self._limit = settings.send_queue
         self._send_timeout = settings.send_timeout
         self._wakeup = asyncio.Event()
         self._writing = False  # a send is in progress
+        self._write_started = 0.0  # since when (time.monotonic())
         self.closing: tuple[int, str] | None = None  # why we close it, once decided
 
     def allow(self) -> bool:
@@ -100,8 +101,9 @@ class Connection:
     def queued(self) -> int:
         return len(self._queue)
 
-    def send(self, message: dict[str, Any], text: str | None = None) -> None:
-        """Queue a message; ``text`` is its JSON when the caller already has it. Never waits."""
+    def send(self, message: dict[str, Any] | None, text: bytes | None = None) -> None:
+        """Queue a message; ``text`` is its JSON when the caller already has it (then
+        ``message`` may be None for a connection that speaks JSON). Never waits."""
         if self.closing is not None or self.ws.closed:
             return
         if len(self._queue) >= self._limit:
@@ -128,33 +130,42 @@ class Connection:
             with contextlib.suppress(Exception):
                 self.transport.abort()
 
+    def stuck(self, now: float) -> bool:
+        """Has the message being sent now been going out for longer than allowed?"""
+        return self._writing and now - self._write_started > self._send_timeout
+
+    def drop_stuck(self) -> None:
+        """Close it as too slow, at once (called by the gateway's watchdog for a
+        connection whose send hung: its buffers are full, a close frame could not
+        get through either)."""
+        self.closing = (CLOSE_TOO_SLOW, "too slow: a message could not be sent")
+        self.abort()
+
     async def write_loop(self) -> None:
-        """Drain the queue into the socket, one message at a time, until closed."""
+        """Drain the queue into the socket, one message at a time, until closed.
+
+        A send that waits (the client's buffers are full) is watched from outside
+        (:meth:`stuck`), not with a timer per message: a timer per message cost
+        more than the send itself."""
         while not self.ws.closed:
             await self._wakeup.wait()
             self._wakeup.clear()
             while self._queue and self.closing is None:
                 message, text = self._queue.popleft()
                 self._writing = True
+                self._write_started = time.monotonic()
                 try:
-                    await asyncio.wait_for(self._write(message, text), self._send_timeout)
-                except TimeoutError:
-                    self.closing = (CLOSE_TOO_SLOW, "too slow: a message could not be sent")
-                    self.abort()
-                    return
+                    if self.binary and message is not None:
+                        await self.ws.send_bytes(msgpack.packb(message, use_bin_type=True))
+                    else:
+                        await self.ws.send_frame(text or encode_json(message), WSMsgType.TEXT)
                 except (ConnectionError, RuntimeError):
-                    return  # the peer went away; the reader side cleans up
+                    return  # the peer went away (or was dropped); the reader side cleans up
                 finally:
                     self._writing = False
             if self.closing is not None:
                 await self._close(*self.closing)
                 return
-
-    async def _write(self, message: dict[str, Any], text: str | None) -> None:
-        if self.binary:
-            await self.ws.send_bytes(msgpack.packb(message, use_bin_type=True))
-        else:
-            await self.ws.send_str(text or json.dumps(message, separators=(",", ":")))
 
     async def _close(self, code: int, reason: str) -> None:
         """A close frame if the client takes it in time, else drop the TCP connection."""
@@ -164,8 +175,7 @@ class Connection:
         self.abort()
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+encode_json = msgspec.json.Encoder().encode  # compact JSON, UTF-8, as bytes
 
 
 class SnapshotTexts:
@@ -179,13 +189,17 @@ class SnapshotTexts:
 
     def __init__(self, view: dict[str, Any]) -> None:
         wrapper = {k: v for k, v in view.items() if k not in ("game", "seats")}
-        self.head = _json(wrapper)[:-1]
-        self.public = _json(view["game"]) if view["game"] is not None else None
+        self.head = encode_json(wrapper)[:-1]
+        self.public = encode_json(view["game"]) if view["game"] is not None else None
 
-    def seat(self, private: dict[str, Any]) -> str:
-        game = "null" if self.public is None else f"{self.public[:-1]},{_json(private)[1:]}"
-        return f'{self.head},"seat":{private["seat"]},"game":{game}}}'
+    def seat(self, private: dict[str, Any]) -> bytes:
+        seat = str(private["seat"]).encode()
+        if self.public is None:
+            return b"%b,\"seat\":%b,\"game\":null}" % (self.head, seat)
+        game = b"%b,%b" % (self.public[:-1], encode_json(private)[1:])
+        return b"%b,\"seat\":%b,\"game\":%b}" % (self.head, seat, game)
 
-    def spectator(self) -> str:
-        game = "null" if self.public is None else f'{self.public[:-1]},"seat":null}}'
-        return f'{self.head},"seat":null,"game":{game}}}'
+    def spectator(self) -> bytes:
+        if self.public is None:
+            return b"%b,\"seat\":null,\"game\":null}" % self.head
+        return b"%b,\"seat\":null,\"game\":%b,\"seat\":null}}" % (self.head, self.public[:-1])

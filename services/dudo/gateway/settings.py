@@ -30,6 +30,10 @@ class GatewaySettings:
     heartbeat: float = 2.0
     send_queue: int = 256  # messages queued for one connection before it is closed as too slow
     send_timeout: float = 10.0  # seconds one message may take to go out before that
+    # permessage-deflate when a client asks for it: a view shrinks ~3x, but zlib per
+    # message per connection costs more CPU than the rest of the gateway's path
+    # (docs/benchmarks.md); off, as in the peers' servers.
+    ws_compress: bool = False
     # What one client may cost (docs/operations.md, "Limits"): per client address,
     # per token, per connection. Limits are per gateway instance.
     creates_per_min: float = 30.0  # tables one address may create per minute (and at once)

@@ -54,17 +54,24 @@ class Sockets:
     by_token: Counts
     by_address: Counts
     hellos: dict[str, Connection]
+    sockets: set[Connection]
     acts: dict[str, tuple[Connection, str]]
     timing: dict[str, list[tuple[float, int, str]]]
     log: Any
 
     async def websocket(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=64 * 1024, timeout=CLOSE_TIMEOUT)
+        ws = web.WebSocketResponse(
+            heartbeat=20,
+            max_msg_size=64 * 1024,
+            timeout=CLOSE_TIMEOUT,
+            compress=self.settings.ws_compress,
+        )
         await ws.prepare(request)
         conn = Connection(ws, self.settings)
         conn.transport = request.transport
         conn.address = self._address(request)
         writer = asyncio.create_task(conn.write_loop())
+        self.sockets.add(conn)
         self.by_address.add(conn.address)
         if self.by_address.get(conn.address) > self.settings.conns_per_address:
             conn.close_soon(CLOSE_TOO_MANY, "too many connections from your address")
@@ -87,6 +94,7 @@ class Sockets:
         finally:
             idle.cancel()
             await self._disconnect(conn)
+            self.sockets.discard(conn)
             self.by_address.remove(conn.address)
             writer.cancel()
         return ws

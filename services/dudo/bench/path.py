@@ -1,0 +1,204 @@
+"""``dudo bench path``: the whole path, client to client, as the peers are measured.
+
+client → gateway → Redis → worker → Redis → gateway → every client at the
+table. It starts (or uses) a Redis, ``workers`` worker processes and
+``gateways`` gateway processes (or, with ``embedded``, one ``dudo serve``),
+then drives ``tables`` × ``seats`` WebSocket clients in this process
+(:mod:`dudo.bench.players`, closed loop, the peer harnesses' policy). Table
+``i``'s clients use gateway ``i mod gateways``.
+
+It reports moves per second, latency percentiles (send → the mover's own view
+showing the move), and CPU from ``/proc``: each server role's, per move, and
+the load generator's (this process), plus how busy the whole machine was, so
+a run disturbed by something else shows it.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from ..chaos.fleet import Fleet, temporary_folder
+from ..keys import DEFAULT_PARTITIONS
+from ..runtime import run_async
+from .common import free_port, percentile, wait_ready
+from .players import Players, measure
+
+TICK = os.sysconf("SC_CLK_TCK")
+# Every client of the benchmark comes from this machine and plays as fast as it can.
+UNLIMITED = ["--rate-per-s", "1e9", "--burst", "1000000"]
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of ``pid`` and every process below it."""
+    total = 0.0
+    for each in [pid, *_descendants(pid)]:
+        try:
+            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / TICK
+    return total
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def machine_busy() -> float:
+    """Seconds of CPU busy on all cores since boot (everything but idle and iowait)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:9]]
+    return (sum(values) - values[3] - values[4]) / TICK
+
+
+class Roles:
+    """The server processes measured, by role: name -> pid."""
+
+    def __init__(self, roles: dict[str, list[int]]) -> None:
+        self.roles = roles
+
+    def sample(self) -> dict[str, float]:
+        return {role: sum(process_cpu(p) for p in pids) for role, pids in self.roles.items()}
+
+
+async def _measure(
+    bases: list[str], roles: Roles, tables: int, seats: int, seconds: float, codec: str
+) -> dict[str, Any]:
+    players = Players(bases, tables, seats=seats, codec=codec)
+
+    def sample() -> tuple[dict[str, float], float, float]:
+        return roles.sample(), time.process_time(), machine_busy()
+
+    measured = await measure(players, seconds, sample)
+    (cpu0, load0, busy0), (cpu1, load1, busy1) = measured.before, measured.after
+    elapsed, rates = measured.elapsed, measured.rates
+    moves = players.applied
+    ms = [x * 1000 for x in players.latencies]
+    used = {role: cpu1[role] - cpu0[role] for role in cpu0}
+    server = sum(used.values())
+    per_move = lambda s: round(s / moves * 1e6, 1) if moves else None  # noqa: E731
+    return {
+        "moves": moves,
+        "moves_per_s": round(moves / elapsed, 1),
+        "moves_per_s_median_second": round(statistics.median(rates), 1) if rates else 0,
+        "p50_ms": round(percentile(ms, 50), 2),
+        "p99_ms": round(percentile(ms, 99), 2),
+        "max_ms": round(max(ms), 2) if ms else None,
+        "games": players.games,
+        "errors": players.errors,
+        "server_cpu_pct": round(100 * server / elapsed),
+        "server_cpu_pct_by_role": {r: round(100 * s / elapsed) for r, s in used.items()},
+        "server_cpu_us_per_move": per_move(server),
+        "server_cpu_us_per_move_by_role": {r: per_move(s) for r, s in used.items()},
+        "load_cpu_pct": round(100 * (load1 - load0) / elapsed),
+        "machine_cpu_pct": round(100 * (busy1 - busy0) / elapsed),
+    }
+
+
+def run(
+    *,
+    tables: int = 10,
+    seats: int = 4,
+    seconds: float = 20.0,
+    workers: int = 1,
+    gateways: int = 1,
+    redis_url: str | None = None,
+    embedded: str | None = None,
+    partitions: int = DEFAULT_PARTITIONS,
+    codec: str = "json",
+    folder: str | None = None,
+) -> dict[str, Any]:
+    """Measure; ``embedded`` (``auto``, ``redis-server`` or ``fakeredis``) runs one
+    ``dudo serve`` instead of separate processes; ``redis_url`` uses that Redis (empty)."""
+    fleet = Fleet(
+        Path(folder) if folder else temporary_folder(),
+        partitions=partitions,
+        redis_url=redis_url,
+        worker_flags=[],
+        gateway_flags=UNLIMITED,
+    )
+    try:
+        if embedded:
+            port = free_port()
+            proc = fleet.spawn(
+                "serve", "serve", "--port", str(port), "--embedded", embedded,
+                "--log-level", "warning", "--creates-per-min", "1e9", "--joins-per-min", "1e9",
+                "--conns-per-address", "1000000", *UNLIMITED,
+            )  # fmt: skip
+            bases = [f"http://127.0.0.1:{port}"]
+            wait_ready(bases[0], proc, timeout=60)
+            roles = Roles({"serve": [proc.pid]})
+            shape: dict[str, Any] = {"embedded": _embedded_line(fleet.folder / "serve.log")}
+        else:
+            url = fleet.start_redis()
+            _empty(url)
+            names = [fleet.start_worker() for _ in range(workers)]
+            bases = [fleet.start_gateway(f"gateway-{i + 1}") for i in range(gateways)]
+            for i in range(gateways):
+                fleet.wait_gateway(f"gateway-{i + 1}", timeout=60)
+            roles = Roles(
+                {
+                    "gateway": [fleet.procs[f"gateway-{i + 1}"].pid for i in range(gateways)],
+                    "worker": [fleet.procs[n].pid for n in names],
+                    **(
+                        {"redis": [fleet.redis_server.proc.pid]}
+                        if fleet.redis_server is not None and fleet.redis_server.proc
+                        else {}
+                    ),
+                }
+            )
+            shape = {"workers": workers, "gateways": gateways, "redis": _redis_version(url)}
+        result = run_async(_measure(bases, roles, tables, seats, seconds, codec))
+    finally:
+        fleet.stop()
+    return {
+        "bench": "path",
+        "tables": tables,
+        "seats": seats,
+        "seconds": seconds,
+        "codec": codec,
+        **shape,
+        **result,
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def _empty(url: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    if client.dbsize():
+        raise SystemExit("dudo bench path needs an empty Redis")
+
+
+def _redis_version(url: str) -> str:
+    import redis
+
+    return str(redis.Redis.from_url(url).info("server")["redis_version"])
+
+
+def _embedded_line(log: Path) -> str:
+    """What ``dudo serve`` said it embeds (its startup line)."""
+    for line in log.read_text().splitlines():
+        if "Redis:" in line:
+            return line.split("Redis:", 1)[1].strip(" )")
+    return "unknown"

