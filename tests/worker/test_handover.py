@@ -21,16 +21,18 @@ from .test_worker import P, make_worker, pump, stored
 
 
 def test_a_paused_owners_late_delivery_cannot_relist_a_started_table(client: Any) -> None:
+    """Delivery records (the Cluster's way, forced with slot_per_call): a late delivery
+    is possible, and every reader can tell it is old."""
     link = GatewayLink(client, "gw-1", P)
     link.register()
-    a = make_worker(client, "wa", lease_ms=300)
+    a = make_worker(client, "wa", lease_ms=300, slot_per_call=True)
     link.send(link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
     a.run_once()  # committed: the table is open and listed; its news waits in a's memory
     assert link.open_tables()["t1"]["taken"] == 0
     stale = list(a._unsent)
     a._unsent.clear()  # a is frozen before delivering
     time.sleep(0.4)
-    b = make_worker(client, "wb", dead_after_ms=200)
+    b = make_worker(client, "wb", dead_after_ms=200, slot_per_call=True)
     b.live_gateways = ["gw-1"]
     for i in range(2):
         link.send(link.message("join", id=f"j{i}", table="t1", player=f"p{i}", name=f"P{i}"))

@@ -73,8 +73,10 @@ def test_an_entry_read_many_times_without_a_commit_is_dead_lettered(client: Any)
 def test_a_commit_whose_reply_is_lost_is_delivered_all_the_same(client: Any) -> None:
     """Issue 10, defect 6: the commit ran but its reply never came (a dropped
     connection). The delivery record it wrote used to wait for the next owner of
-    the partition; the living worker now reads it back and delivers it."""
-    worker = make_worker(client)
+    the partition; the living worker now reads it back and delivers it. (Delivery
+    records are the Cluster's way, forced here with slot_per_call; on a standalone
+    Redis the commit delivers itself: the next test.)"""
+    worker = make_worker(client, slot_per_call=True)
     link = GatewayLink(client, "gw-1", P)
     link.send(link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
     entries = worker._read()
@@ -94,6 +96,33 @@ def test_a_commit_whose_reply_is_lost_is_delivered_all_the_same(client: Any) -> 
     assert views, "the committed view was delivered without a new owner"
     p = keys.partition_of("t1", P)
     assert client.xlen(keys.deliveries(p)) == 0  # and its record cleaned up
+
+
+def test_a_standalone_commit_delivers_with_itself_even_if_its_reply_is_lost(
+    client: Any,
+) -> None:
+    """On a standalone Redis the commit script appends the gateways' messages itself:
+    a lost reply loses nothing, no delivery record is written, nothing is sent twice."""
+    worker = make_worker(client)
+    link = GatewayLink(client, "gw-1", P)
+    link.send(link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
+    entries = worker._read()
+    execute = worker._execute
+
+    def lost_reply(batch: Any) -> Any:
+        worker._execute = execute  # once
+        execute(batch)
+        raise redis.ConnectionError("connection reset (the commit went through)")
+
+    worker._execute = lost_reply  # type: ignore[method-assign]
+    worker._handle(entries)
+    views = [m for m in link.read(block_ms=None) if m["type"] == "view"]
+    assert [v["table"] for v in views] == ["t1"]  # delivered by the commit itself
+    p = keys.partition_of("t1", P)
+    assert not client.exists(keys.deliveries(p))  # no record
+    again = [m for m in pump(worker, link, cycles=3) if m["type"] == "view"]
+    assert again == []  # the entry was acked by the commit: not applied twice
+    assert stored(client, "t1").version == views[0]["version"]
 
 
 def test_a_deleted_inbox_stalls_no_other_partition_and_is_remade(client: Any) -> None:

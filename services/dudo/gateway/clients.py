@@ -195,11 +195,11 @@ class SnapshotTexts:
     def seat(self, private: dict[str, Any]) -> bytes:
         seat = str(private["seat"]).encode()
         if self.public is None:
-            return b"%b,\"seat\":%b,\"game\":null}" % (self.head, seat)
+            return b'%b,"seat":%b,"game":null}' % (self.head, seat)
         game = b"%b,%b" % (self.public[:-1], encode_json(private)[1:])
-        return b"%b,\"seat\":%b,\"game\":%b}" % (self.head, seat, game)
+        return b'%b,"seat":%b,"game":%b}' % (self.head, seat, game)
 
     def spectator(self) -> bytes:
         if self.public is None:
-            return b"%b,\"seat\":null,\"game\":null}" % self.head
-        return b"%b,\"seat\":null,\"game\":%b,\"seat\":null}}" % (self.head, self.public[:-1])
+            return b'%b,"seat":null,"game":null}' % self.head
+        return b'%b,"seat":null,"game":%b,"seat":null}}' % (self.head, self.public[:-1])

@@ -1,11 +1,15 @@
 """What leaves the partitions besides commits: outbox deliveries and due timers.
 
-A mixin of :class:`~dudo.worker.loop.Worker`. Committed records are fanned out
-to gateways' outboxes with the next cycle's reads (one entry per gateway); a
-record is deleted once delivered, and read back and delivered again whenever
-its delivery or its commit's reply is in doubt (at least once: views carry
-versions). Due timers become ordinary inbox entries (fenced, ordered with
-everything else).
+A mixin of :class:`~dudo.worker.loop.Worker`. On a standalone Redis the commit
+script itself appends each gateway's messages to its outbox (atomically with
+the commit, fenced by it: nothing to record, nothing to deliver later). On a
+Cluster a script may touch one hash slot, and outboxes live in their own
+slots: there a commit stores a delivery record in its partition, the records
+are fanned out to gateways' outboxes with the next cycle's reads (one entry
+per gateway), deleted once delivered, and read back and delivered again
+whenever their delivery or their commit's reply is in doubt (at least once:
+views carry versions). Due timers become ordinary inbox entries (fenced,
+ordered with everything else).
 """
 
 from __future__ import annotations
@@ -19,6 +23,24 @@ from .common import Partition, _text
 
 if TYPE_CHECKING:
     from .common import WorkerSettings
+
+
+def fan_out(contents: list[Any], live_gateways: list[str]) -> dict[str, list[bytes]]:
+    """What each gateway gets of committed contents (``[outputs, notes]`` each): its
+    own messages, and the lobby notes, which go to every live gateway."""
+    by_gateway: dict[str, list[bytes]] = defaultdict(list)
+    for outputs, notes in contents:
+        for gateway, messages in outputs:
+            by_gateway[gateway].extend(messages)
+        for note in notes:
+            for gateway in live_gateways:
+                by_gateway[gateway].append(note)
+    return by_gateway
+
+
+def outbox_entries(by_gateway: dict[str, list[bytes]]) -> list[tuple[str, bytes]]:
+    """One outbox entry per gateway: (outbox key, packed messages)."""
+    return [(keys.outbox(g), wire.pack_batch(messages)) for g, messages in by_gateway.items()]
 
 
 class Delivery:
@@ -37,19 +59,14 @@ class Delivery:
         records, self._unsent = self._unsent, []
         if not records:
             return [], 0
-        by_gateway: dict[str, list[bytes]] = defaultdict(list)
-        for _, _, record, content in records:
-            outputs, notes = content or wire.unpack(record)
-            for gateway, messages in outputs:
-                by_gateway[gateway].extend(messages)
-            for note in notes:
-                for gateway in self.live_gateways:
-                    by_gateway[gateway].append(note)
+        by_gateway = fan_out(
+            [content or wire.unpack(record) for _, _, record, content in records],
+            self.live_gateways,
+        )
         before = len(batch.items)
         maxlen, ttl = self.settings.outbox_maxlen, self.settings.outbox_ttl_ms
-        for gateway, messages in by_gateway.items():
-            stream = keys.outbox(gateway)
-            fields = {wire.ENTRY_FIELD: wire.pack_batch(messages)}
+        for stream, packed in outbox_entries(by_gateway):
+            fields = {wire.ENTRY_FIELD: packed}
             batch.add(
                 stream,
                 lambda p, stream=stream, fields=fields: p.xadd(

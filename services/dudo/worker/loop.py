@@ -7,13 +7,14 @@ One cycle of :meth:`Worker.run_once`:
 2. **process**: decode each entry, load the tables not yet in memory, and let
    each :class:`~dudo.table.Table` handle its messages, in inbox order;
 3. **commit**: one Lua script per partition checks the lease generation and
-   every table's version, writes the tables, appends the delivery record,
-   updates the turn clocks, dead-letters what could not be processed and
-   XACKs + deletes the entries, all at once;
-4. **deliver**: fan the committed messages out to each gateway's outbox (one
-   entry per gateway). This rides in the next cycle's first round trip, with
-   its reads, so a cycle costs two round trips; the delivery records are
-   deleted once delivered.
+   every table's version, writes the tables, updates the turn clocks,
+   dead-letters what could not be processed, XACKs + deletes the entries and,
+   on a standalone Redis, appends each gateway's messages to its outbox, all
+   at once: a cycle costs two round trips, and what a commit says leaves with it;
+4. **deliver** (Redis Cluster only, where outboxes live in other hash slots than
+   the partition): the commit stores a delivery record instead, fanned out to
+   the gateways' outboxes in the next cycle's first round trip, with its reads,
+   and deleted once delivered.
 
 Every ``heartbeat`` seconds the worker refreshes its registration, renews its
 leases, and rebalances: it releases partitions no longer assigned to it and
@@ -41,7 +42,7 @@ from typing import Any
 import structlog
 from redis.exceptions import NoScriptError
 
-from .. import keys
+from .. import keys, wire
 from ..connection import (
     Batch,
     Client,
@@ -54,7 +55,7 @@ from ..runtime import quiet_collector, settle_heap
 from ..service import Health, retry_until_ready, run_until_stopped
 from ..table import Limits
 from .common import Partition, WorkerSettings, _newer, _text, default_worker_id, now_ms
-from .delivery import Delivery
+from .delivery import Delivery, fan_out, outbox_entries
 from .membership import Membership
 from .process import Processing, _Batch
 from .scripts import (
@@ -316,6 +317,11 @@ class Worker(Membership, Processing, Delivery):
         pipe = Batch(self.redis)
         groups = commit_groups([len(b.writes) for b in batches], cluster=self._slot_per_call)
         calls = [[batches[i] for i in group] for group in groups]
+        # Standalone: the commit delivers; Cluster: it stores a record, delivered later.
+        direct = not self._slot_per_call
+        records = {
+            id(b): wire.encode(b.content) if b.content and not direct else b"" for b in batches
+        }
         for group in calls:
             script_keys, args = commit_call(
                 self.id,
@@ -325,14 +331,19 @@ class Worker(Membership, Processing, Delivery):
                         b.partition.generation,
                         b.acks,
                         b.writes,
-                        b.record,
+                        records[id(b)],
                         b.timers_rm,
                         b.timers_add,
                         b.dead,
                         b.lobby,
+                        outbox_entries(fan_out([b.content], self.live_gateways))
+                        if direct and b.content
+                        else (),
                     )
                     for b in group
                 ],
+                self.settings.outbox_maxlen,
+                self.settings.outbox_ttl_ms,
             )
             pipe.add(script_keys[0], self._call("commit", script_keys, args))
         try:
@@ -370,8 +381,8 @@ class Worker(Membership, Processing, Delivery):
             for tid in b.finished:
                 part.tables.pop(tid, None)
                 part.stored.pop(tid, None)
-            if b.record:
-                delivered.append((part.number, _text(result[1]), b.record, b.content))
+            if records[id(b)]:
+                delivered.append((part.number, _text(result[1]), records[id(b)], b.content))
         if phases is not None:
             phases["commit"] = time.monotonic() - mark
         # Delivered at the start of the next cycle, in the same round trip as its read.

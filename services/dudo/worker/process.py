@@ -39,8 +39,9 @@ class _Batch:
     timers_rm: list[str] = field(default_factory=list)
     timers_add: list[tuple[str, int]] = field(default_factory=list)
     finished: list[str] = field(default_factory=list)
-    record: bytes = b""  # what the commit stores in the delivery record
-    content: Any = None  # the same, undecoded, for delivering right after the commit
+    # What leaves with the commit: [[(gateway, [encoded message, ...]), ...], lobby notes]
+    # (delivered by the commit itself, or stored as a delivery record: Worker._commit).
+    content: Any = None
 
 
 class _Poison(Exception):
@@ -206,7 +207,6 @@ class Processing:
             for gateway, data in batch.outputs:
                 by_gateway[gateway].append(data)
             batch.content = [list(by_gateway.items()), batch.notes]
-            batch.record = wire.encode(batch.content)
         return batch
 
     def _quarantine(self, part: Partition, poison: _Poison) -> None:

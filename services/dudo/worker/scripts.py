@@ -17,6 +17,7 @@ skewed clocks still agree on when a lease expires.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from hashlib import sha1
 from typing import Any, ClassVar
 
@@ -207,8 +208,9 @@ return result
 
 # One or more partitions per call, like READ (all of them on a standalone Redis,
 # one per call on a Cluster). KEYS, per partition: lease, inbox, deliveries,
-# timers, dead letters, lobby, then one key per table written. ARGV: owner, group,
-# then per partition a section (see commit_section):
+# timers, dead letters, lobby, then one key per table written, then one per gateway
+# outbox delivered to. ARGV: owner, group, outbox max length, outbox ttl ms, then per
+# partition a section (see commit_section):
 #   generation
 #   n, inbox ids to ack and delete
 #   n, per table: expected version (0 = must not exist), new version, record, ttl ms (0 = keep)
@@ -217,6 +219,7 @@ return result
 #   n, per timer: member, deadline
 #   n, per dead letter: entry id, reason, raw payload
 #   n, per lobby change: table, entry ('' = no longer open)
+#   n, per outbox: the entry appended (messages delivered with the commit itself)
 # Returns, per partition: {1, delivery record id or ''}; {-1} when fenced; {-2, i}
 # when table i is not at its expected version (nothing of that partition is
 # written then). Each partition commits or not on its own.
@@ -224,6 +227,7 @@ COMMIT = (
     _PRELUDE
     + """
 local owner, group = ARGV[1], ARGV[2]
+local outbox_maxlen, outbox_ttl = ARGV[3], ARGV[4]
 local function commit_one(k, i)
   local lease, inbox, deliveries, timers, dead, lobby = KEYS[k], KEYS[k + 1],
     KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5]
@@ -235,7 +239,8 @@ local function commit_one(k, i)
   local n_add = tonumber(ARGV[i]); local adds = i + 1; i = i + 1 + 2 * n_add
   local n_dead = tonumber(ARGV[i]); local deads = i + 1; i = i + 1 + 3 * n_dead
   local n_lobby = tonumber(ARGV[i]); local lobbies = i + 1; i = i + 1 + 2 * n_lobby
-  local next_k, next_i = k + 6 + n_tab, i
+  local n_out = tonumber(ARGV[i]); local outs = i + 1; i = i + 1 + n_out
+  local next_k, next_i = k + 6 + n_tab + n_out, i
   if not holds(lease, owner, gen) then return {-1}, next_k, next_i end
   for t = 0, n_tab - 1 do
     local current = tonumber(redis.call('HGET', KEYS[k + 6 + t], 'v') or '0')
@@ -267,6 +272,11 @@ local function commit_one(k, i)
       redis.call('HSET', lobby, tid, entry)
     end
   end
+  for o = 0, n_out - 1 do
+    local outbox = KEYS[k + 6 + n_tab + o]
+    redis.call('XADD', outbox, 'MAXLEN', '~', outbox_maxlen, '*', 'm', ARGV[outs + o])
+    redis.call('PEXPIRE', outbox, outbox_ttl)  -- a dead gateway's outbox goes
+  end
   for a = 0, n_ack - 1 do
     -- pcall: the group may have vanished since the read; the entry is deleted anyway
     redis.pcall('XACK', inbox, group, ARGV[acks + a])
@@ -275,7 +285,7 @@ local function commit_one(k, i)
   return {1, record}, next_k, next_i
 end
 local results = {}
-local k, i = 1, 3
+local k, i = 1, 5
 while i <= #ARGV do
   local result
   result, k, i = commit_one(k, i)
@@ -330,11 +340,14 @@ def commit_section(
     timers_add: list[tuple[str, int]],
     dead: list[tuple[str, str, bytes]],
     lobby: list[tuple[str, bytes]],
+    outboxes: Sequence[tuple[str, bytes]] = (),
 ) -> tuple[list[str], list[Any]]:
     """One partition's keys and arguments in a ``commit`` call.
 
     ``writes``: (table, expected version, new version, record, ttl ms) per table;
-    ``lobby``: (table, encoded entry, or b"" when it is no longer open).
+    ``lobby``: (table, encoded entry, or b"" when it is no longer open);
+    ``outboxes``: (outbox key, entry) appended if the partition commits (standalone
+    Redis only: outboxes are in other hash slots).
     """
     script_keys = [
         keys.lease(number),
@@ -344,6 +357,7 @@ def commit_section(
         keys.dead_letters(number),
         keys.lobby(number),
         *[keys.table(number, tid) for tid, *_ in writes],
+        *[outbox for outbox, _ in outboxes],
     ]
     args: list[Any] = [generation, len(acks), *acks, len(writes)]
     for _, expected, version, blob, ttl in writes:
@@ -357,6 +371,8 @@ def commit_section(
     args.append(len(lobby))
     for tid, entry in lobby:
         args += [tid, entry]
+    args.append(len(outboxes))
+    args += [entry for _, entry in outboxes]
     return script_keys, args
 
 
@@ -395,11 +411,14 @@ def commit_groups(sizes: list[int], *, cluster: bool) -> list[list[int]]:
 
 
 def commit_call(
-    owner: str, sections: list[tuple[list[str], list[Any]]]
+    owner: str,
+    sections: list[tuple[list[str], list[Any]]],
+    outbox_maxlen: int = 5000,
+    outbox_ttl_ms: int = 3_600_000,
 ) -> tuple[list[str], list[Any]]:
     """Keys and arguments of one ``commit`` call over partition sections."""
     script_keys: list[str] = []
-    args: list[Any] = [owner, keys.CONSUMER_GROUP]
+    args: list[Any] = [owner, keys.CONSUMER_GROUP, outbox_maxlen, outbox_ttl_ms]
     for section_keys, section_args in sections:
         script_keys += section_keys
         args += section_args

