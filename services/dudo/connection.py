@@ -100,6 +100,24 @@ def create_groups(client: Client, partitions: int | list[int]) -> None:
                 raise
 
 
+def xread(
+    client: Any, streams: dict[str, str], *, count: int | None = None, block: int | None = None
+) -> Any:
+    """XREAD, straight to ``execute_command`` (a coroutine for an asyncio client).
+
+    redis-py's own ``xread`` walks every reply to record streaming-lag metrics
+    (redis-py 7+), whether or not anyone collects them: 9% of a busy gateway's CPU."""
+    pieces: list[Any] = []
+    if block is not None:
+        pieces += [b"BLOCK", block]
+    if count is not None:
+        pieces += [b"COUNT", count]
+    names = list(streams)
+    return client.execute_command(
+        "XREAD", *pieces, b"STREAMS", *names, *streams.values(), keys=names
+    )
+
+
 class Batch:
     """Commands sent in as few round trips as possible, on Redis or on Redis Cluster.
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import keys, wire
-from .connection import Client
+from .connection import Client, xread
 
 
 class _LinkBase:
@@ -108,7 +108,7 @@ class GatewayLink(_LinkBase):
         args = self._read_args(block_ms, count)
         if self.last_id != "0-0":
             self.redis.xtrim(self.outbox, minid=self.last_id, approximate=False)
-        return self._unpack(self.redis.xread(**args))
+        return self._unpack(xread(self.redis, **args))
 
 
 class AsyncGatewayLink(_LinkBase):
@@ -190,7 +190,7 @@ class AsyncGatewayLink(_LinkBase):
         ):
             await self.redis.xtrim(self.outbox, minid=self.last_id, approximate=False)
             self._read_since_trim, self._trimmed_at = 0, now
-        messages = self._unpack(await self.redis.xread(**args))
+        messages = self._unpack(await xread(self.redis, **args))
         self._read_since_trim += len(messages)
         return messages
 

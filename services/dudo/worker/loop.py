@@ -50,6 +50,7 @@ from ..connection import (
     create_groups,
     ensure_partitions,
     is_cluster,
+    xread,
 )
 from ..runtime import quiet_collector, settle_heap
 from ..service import Health, retry_until_ready, run_until_stopped
@@ -196,9 +197,25 @@ class Worker(Membership, Processing, Delivery):
                 entries=count,
                 **{k: round(v * 1000, 1) for k, v in phases.items()},
             )
-        if not count:
+        if not count or self._caught_up(entries):
             self._wait_for_entries()
         return count
+
+    def _caught_up(self, entries: dict[int, list[tuple[str, bytes]]]) -> bool:
+        """After a busy cycle, may the next one start with the cheap blocking XREAD
+        (which returns at once if entries came meanwhile) rather than the read script
+        over every partition, which would come back empty at light load?
+
+        Only on a standalone Redis, with nothing left to deliver, no partition
+        replaying pending entries and no partition that filled its batch."""
+        return (
+            self._can_block
+            and not self._unsent
+            and all(
+                part.mode == "new" and not part.redeliver for part in self.partitions.values()
+            )
+            and all(len(got) < self.settings.batch for got in entries.values())
+        )
 
     def _wait_for_entries(self) -> None:
         """Idle: wait until an owned inbox gets an entry (or a timer or heartbeat is due).
@@ -218,7 +235,7 @@ class Worker(Membership, Processing, Delivery):
         due = min(self._next_heartbeat, self._next_timers) - time.monotonic()
         block = int(min(self.settings.idle_block_ms, max(due * 1000, 1)))
         streams = {keys.inbox(n): p.newest for n, p in self.partitions.items()}
-        for stream, entries in self.redis.xread(streams, count=1, block=block) or []:
+        for stream, entries in xread(self.redis, streams, count=1, block=block) or []:
             number = keys.partition_of_inbox(_text(stream))
             part = self.partitions.get(number)
             if part is not None and entries:
