@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 CLOSE_NO_HELLO = 4001  # neither hello nor watch_lobby in time
 CLOSE_TOO_SLOW = 4002  # stopped reading: its send queue overflowed, or a send hung
 CLOSE_TOO_MANY = 4003  # too many connections for this token or address
+# Bytes waiting in a socket's buffer past which messages queue instead of being written.
+WRITE_BUFFER_HIGH = 64 * 1024
 
 
 class Metrics:
@@ -78,6 +80,7 @@ class Connection:
         self.last_costly = -1e9  # when it last asked for something expensive (resync, lobby)
         self.address = ""  # the client's address, for per-address limits
         self.transport: Any = None  # to drop a client that does not even take a close frame
+        self.direct = False  # frames written to the transport ourselves (no compression)
         self._queue: deque[tuple[dict[str, Any] | None, bytes | None]] = deque()
         self._limit = settings.send_queue
         self._send_timeout = settings.send_timeout
@@ -102,9 +105,16 @@ class Connection:
         return len(self._queue)
 
     def send(self, message: dict[str, Any] | None, text: bytes | None = None) -> None:
-        """Queue a message; ``text`` is its JSON when the caller already has it (then
-        ``message`` may be None for a connection that speaks JSON). Never waits."""
+        """Send a message, or queue it; ``text`` is its JSON when the caller already has
+        it (then ``message`` may be None for a connection that speaks JSON). Never waits.
+
+        With nothing queued and room in the socket's buffer, the frame is written at
+        once: no task switch per message (which cost a busy gateway more than the
+        write). Otherwise it joins the queue that :meth:`write_loop` drains."""
         if self.closing is not None or self.ws.closed:
+            return
+        if not self._queue and not self._writing and self._writable():
+            self._write_now(message, text)
             return
         if len(self._queue) >= self._limit:
             self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were not read in time")
@@ -141,6 +151,34 @@ class Connection:
         self.closing = (CLOSE_TOO_SLOW, "too slow: a message could not be sent")
         self.abort()
 
+    def _writable(self) -> bool:
+        """May a frame be written straight to the socket now? Not when aiohttp compresses
+        (permessage-deflate keeps state per connection), nor when the client is
+        behind (bytes waiting in the transport's buffer)."""
+        t = self.transport
+        return (
+            self.direct
+            and t is not None
+            and not t.is_closing()
+            and t.get_write_buffer_size() < WRITE_BUFFER_HIGH
+        )
+
+    def _write_now(self, message: dict[str, Any] | None, text: bytes | None) -> None:
+        """One whole WebSocket frame, unmasked as a server's are (RFC 6455 §5.2). Whole
+        frames only, so they never interleave with aiohttp's own (ping, close)."""
+        if self.binary and message is not None:
+            opcode, payload = 0x82, msgpack.packb(message, use_bin_type=True)
+        else:
+            opcode, payload = 0x81, text or encode_json(message)
+        n = len(payload)
+        if n < 126:
+            header = bytes((opcode, n))
+        elif n < 65536:
+            header = bytes((opcode, 126)) + n.to_bytes(2, "big")
+        else:
+            header = bytes((opcode, 127)) + n.to_bytes(8, "big")
+        self.transport.write(header + payload)
+
     async def write_loop(self) -> None:
         """Drain the queue into the socket, one message at a time, until closed.
 
@@ -155,7 +193,13 @@ class Connection:
                 self._writing = True
                 self._write_started = time.monotonic()
                 try:
-                    if self.binary and message is not None:
+                    if self.direct:
+                        while not self._writable():  # the client is behind: let it read
+                            if self.transport is None or self.transport.is_closing():
+                                return
+                            await asyncio.sleep(0.005)
+                        self._write_now(message, text)
+                    elif self.binary and message is not None:
                         await self.ws.send_bytes(msgpack.packb(message, use_bin_type=True))
                     else:
                         await self.ws.send_frame(text or encode_json(message), WSMsgType.TEXT)

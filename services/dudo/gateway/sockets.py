@@ -69,6 +69,7 @@ class Sockets:
         await ws.prepare(request)
         conn = Connection(ws, self.settings)
         conn.transport = request.transport
+        conn.direct = not ws.compress  # no permessage-deflate negotiated
         conn.address = self._address(request)
         writer = asyncio.create_task(conn.write_loop())
         self.sockets.add(conn)
