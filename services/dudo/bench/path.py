@@ -7,10 +7,18 @@ then drives ``tables`` × ``seats`` WebSocket clients in this process
 (:mod:`dudo.bench.players`, closed loop, the peer harnesses' policy). Table
 ``i``'s clients use gateway ``i mod gateways``.
 
-It reports moves per second, latency percentiles (send → the mover's own view
-showing the move), and CPU from ``/proc``: each server role's, per move, and
-the load generator's (this process), plus how busy the whole machine was, so
-a run disturbed by something else shows it.
+It reports, as one JSON object:
+
+- ``moves``, ``moves_per_s`` (over the measured phase) and
+  ``moves_per_s_median_second``; ``games`` finished meanwhile; ``errors`` the
+  clients received, by code (none expected);
+- ``p50_ms``, ``p99_ms``, ``max_ms``: from sending ``act`` to the mover's own
+  view that shows the move;
+- ``server_cpu_pct`` (100 = one core) and ``server_cpu_us_per_move``, in all
+  and ``_by_role`` (gateway, worker, redis; or serve), from ``/proc`` (each
+  process and its children);
+- ``load_cpu_pct``: this process, the clients; ``machine_cpu_pct``: every core,
+  so that a run disturbed by something else shows it.
 """
 
 from __future__ import annotations
