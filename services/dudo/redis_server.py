@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -18,7 +19,12 @@ from pathlib import Path
 
 import redis
 
-from .bench.common import free_port
+
+def free_port() -> int:
+    """A TCP port free on loopback now (the kernel's choice)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def find_binary() -> tuple[str, str] | None:

@@ -353,7 +353,8 @@ def test_spliced_snapshot_text_equals_the_snapshot() -> None:
     root = Path(__file__).resolve().parents[2] / "protocol" / "examples"
     for name in ("out-view.json", "out-view-open.json", "out-view-spectator.json"):
         view = json.loads((root / name).read_text(encoding="utf-8"))
-        view["game"] and view["game"].update(note='Ñandú 🎲 "quoted"')  # UTF-8, escapes
+        if view["game"] is not None:  # UTF-8 and escapes, spliced as msgspec encodes them
+            view["game"]["note"] = 'Ñandú 🎲 "quoted" \\ \n'
         texts = SnapshotTexts(view)
         for private in view["seats"]:
             snapshot = wire.seat_snapshot(view, private)

@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 import redis
 
-from dudo.bench.driver import TableDriver
 from dudo.link import GatewayLink
 from dudo.redis_server import RedisServer, find_binary
 
-from ..worker.test_worker import make_worker, stored
+from ..worker.test_worker import make_worker, play_to_the_end, stored
 
 pytestmark = pytest.mark.skipif(
     not (sys.platform == "linux" and platform.machine() == "x86_64"),
@@ -45,14 +44,7 @@ def test_games_play_to_the_end_on_the_bundled_redis(
         assert client.info("server")["redis_version"].startswith("6.2")
         worker = make_worker(client, lease_ms=300, slot_per_call=slot_per_call)
         link = GatewayLink(client, "gw-lite", worker.settings.partitions)
-        driver = TableDriver(link, seats=3, rules={"preset": "classic", "start_dice": 2}, seed=5)
-        driver.create([f"t{i}" for i in range(6)])
-        deadline = time.monotonic() + 60
-        while not driver.done:
-            assert time.monotonic() < deadline
-            worker.run_once()
-            driver.pump(block_ms=None)
-        assert driver.errors == []
+        driver = play_to_the_end(worker, link, [f"t{i}" for i in range(6)], seed=5)
         for tid in driver.tables:
             assert stored(client, tid).status == "over"
         # a worker that died with entries pending: the next one claims them (XAUTOCLAIM,

@@ -70,6 +70,20 @@ def test_an_entry_read_many_times_without_a_commit_is_dead_lettered(client: Any)
     assert client.xlen(keys.inbox(p)) == 0
 
 
+def handle_with_lost_reply(worker: Any, entries: Any) -> None:
+    """Process ``entries``; the commit goes through but its reply is lost (a dropped
+    connection)."""
+    execute = worker._execute
+
+    def lost_reply(batch: Any) -> Any:
+        worker._execute = execute  # once
+        execute(batch)
+        raise redis.ConnectionError("connection reset (the commit went through)")
+
+    worker._execute = lost_reply
+    worker._handle(entries)
+
+
 def test_a_commit_whose_reply_is_lost_is_delivered_all_the_same(client: Any) -> None:
     """Issue 10, defect 6: the commit ran but its reply never came (a dropped
     connection). The delivery record it wrote used to wait for the next owner of
@@ -79,16 +93,7 @@ def test_a_commit_whose_reply_is_lost_is_delivered_all_the_same(client: Any) -> 
     worker = make_worker(client, slot_per_call=True)
     link = GatewayLink(client, "gw-1", P)
     link.send(link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
-    entries = worker._read()
-    execute = worker._execute
-
-    def lost_reply(batch: Any) -> Any:
-        worker._execute = execute  # once
-        execute(batch)
-        raise redis.ConnectionError("connection reset (the commit went through)")
-
-    worker._execute = lost_reply  # type: ignore[method-assign]
-    worker._handle(entries)
+    handle_with_lost_reply(worker, worker._read())
     assert stored(client, "t1").status == "open"  # it was committed
     assert link.read(block_ms=None) == []  # but not delivered
     out = pump(worker, link, cycles=3)
@@ -106,16 +111,7 @@ def test_a_standalone_commit_delivers_with_itself_even_if_its_reply_is_lost(
     worker = make_worker(client)
     link = GatewayLink(client, "gw-1", P)
     link.send(link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2))
-    entries = worker._read()
-    execute = worker._execute
-
-    def lost_reply(batch: Any) -> Any:
-        worker._execute = execute  # once
-        execute(batch)
-        raise redis.ConnectionError("connection reset (the commit went through)")
-
-    worker._execute = lost_reply  # type: ignore[method-assign]
-    worker._handle(entries)
+    handle_with_lost_reply(worker, worker._read())
     views = [m for m in link.read(block_ms=None) if m["type"] == "view"]
     assert [v["table"] for v in views] == ["t1"]  # delivered by the commit itself
     p = keys.partition_of("t1", P)

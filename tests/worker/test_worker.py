@@ -36,6 +36,20 @@ def pump(worker: Worker, link: GatewayLink, cycles: int = 5) -> list[dict[str, A
     return out
 
 
+def play_to_the_end(worker: Worker, link: GatewayLink, tables: list[str], seed: int) -> TableDriver:
+    """Three-seat, two-dice games at ``tables``, played by bots through ``worker`` until
+    every one is over (within a minute); no error seen on the way."""
+    driver = TableDriver(link, seats=3, rules={"preset": "classic", "start_dice": 2}, seed=seed)
+    driver.create(tables)
+    deadline = time.monotonic() + 60
+    while not driver.done:
+        assert time.monotonic() < deadline
+        worker.run_once()
+        driver.pump(block_ms=None)
+    assert driver.errors == []
+    return driver
+
+
 def stored(client: Any, table_id: str) -> Table:
     return Table.from_bytes(client.hget(keys.table_of(table_id, P), "s"))
 
@@ -56,14 +70,7 @@ def test_worker_takes_every_partition_and_plays_games_to_the_end(
 
     worker.scripts.queue = spy  # type: ignore[method-assign]
     link = GatewayLink(client, "gw-1", P)
-    driver = TableDriver(link, seats=3, rules={"preset": "classic", "start_dice": 2}, seed=3)
-    driver.create([f"t{i}" for i in range(12)])
-    deadline = time.monotonic() + 60
-    while not driver.done:
-        assert time.monotonic() < deadline
-        worker.run_once()
-        driver.pump(block_ms=None)
-    assert driver.errors == []
+    driver = play_to_the_end(worker, link, [f"t{i}" for i in range(12)], seed=3)
     assert set(read_keys) == ({3} if slot_per_call else {3 * P})  # one slot, or all at once
     for tid in driver.tables:
         table = stored(client, tid)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
 from typing import Any
 
 from ..connection import connect, create_groups, ensure_partitions
+from ..redis_server import free_port
+
+__all__ = ["free_port", "fresh_redis", "percentile", "stop", "wait_ready"]
 
 
 def fresh_redis(url: str, partitions: int, *, flush: bool, bench: str) -> Any:
@@ -24,12 +26,6 @@ def fresh_redis(url: str, partitions: int, *, flush: bool, bench: str) -> Any:
     ensure_partitions(client, partitions)
     create_groups(client, partitions)
     return client
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_ready(base: str, proc: subprocess.Popen[Any] | None = None, timeout: float = 20) -> None:

@@ -211,9 +211,7 @@ class Worker(Membership, Processing, Delivery):
         return (
             self._can_block
             and not self._unsent
-            and all(
-                part.mode == "new" and not part.redeliver for part in self.partitions.values()
-            )
+            and all(part.mode == "new" and not part.redeliver for part in self.partitions.values())
             and all(len(got) < self.settings.batch for got in entries.values())
         )
 
