@@ -172,12 +172,13 @@ class AsyncGatewayLink(_LinkBase):
                 for inbox, payload in outgoing.entries:
                     pipe.execute_command("XADD", inbox, "*", wire.ENTRY_FIELD, payload)
                 await pipe.execute()
-        except BaseException as exc:
+        except asyncio.CancelledError:  # shutting down: every sender is cancelled too
+            done.cancel()
+            raise
+        except Exception as exc:
             if not done.done():
                 done.set_exception(exc)
                 done.add_done_callback(_retrieve)  # nobody may be waiting any more
-            if not isinstance(exc, Exception):
-                raise
         else:
             if not done.done():
                 done.set_result(None)
