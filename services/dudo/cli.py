@@ -60,6 +60,7 @@ def _bench(args: argparse.Namespace) -> int:
             partitions=args.partitions,
             codec=args.codec,
             folder=args.log_dir,
+            flush=args.flush,
         )
     elif args.target == "gateway":
         from .bench import gateway
@@ -514,7 +515,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--codec", choices=["json", "msgpack"], default="json", help="path: what clients speak"
     )
     bench.add_argument("--partitions", type=int, default=16, help="workers: partitions")
-    bench.add_argument("--flush", action="store_true", help="workers: erase the Redis first")
+    bench.add_argument(
+        "--flush", action="store_true", help="workers, gateway, path: erase the Redis first"
+    )
     bench.add_argument("--log-dir", help="workers, path: keep process logs here")
     bench.add_argument("--clients", type=int, default=500, help="gateway: WebSocket clients")
     bench.add_argument("--think-ms", type=float, default=300.0, help="gateway: pause per move")

@@ -46,6 +46,15 @@ def find_binary(name: str = "redis-server") -> tuple[str, str] | None:
     return None
 
 
+def redis_version(url: str) -> str:
+    """What the Redis at ``url`` says its version is."""
+    client = redis.Redis.from_url(url)
+    try:
+        return str(client.info("server")["redis_version"])
+    finally:
+        client.close()
+
+
 def _die_with_parent() -> None:
     """In the child, before exec: on Linux, SIGTERM it when the thread that started it
     dies, even by SIGKILL (a killed ``dudo serve`` must not leave its Redis behind)."""

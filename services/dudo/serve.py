@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import redis
 import structlog
 
 from .bots.service import BotService
 from .connection import connect
 from .gateway.app import Gateway, GatewaySettings
 from .keys import DEFAULT_PARTITIONS
-from .redis_server import RedisServer, find_binary
+from .redis_server import RedisServer, find_binary, redis_version
 from .runtime import new_event_loop
 from .worker import Worker, WorkerSettings
 
@@ -53,8 +52,8 @@ class Embedded:
             folder = tempfile.mkdtemp(prefix="dudo-serve-redis-")
             server = RedisServer(found[0], Path(folder), die_with_parent=True)
             url = server.start()
-            version = redis.Redis.from_url(url).info("server")["redis_version"]
-            return cls(url, f"redis-server {version} from {found[1]}", server=server, folder=folder)
+            what = f"redis-server {redis_version(url)} from {found[1]}"
+            return cls(url, what, server=server, folder=folder)
         return cls.fakeredis()
 
     @classmethod

@@ -32,6 +32,22 @@ from ..servers import RedisServer, free_port
 from .procs import P, Workers, owners, wait_for
 
 
+def hello_answer(base: str, token: str) -> dict[str, Any]:
+    """Say hello with ``token`` on a new WebSocket; the gateway's answer (welcome or error)."""
+
+    async def hello() -> dict[str, Any]:
+        async with aiohttp.ClientSession() as session:
+            ws = await session.ws_connect(base.replace("http", "ws") + "/ws")
+            await ws.send_str(json.dumps({"v": 1, "type": "hello", "token": token}))
+            while True:
+                msg = json.loads((await ws.receive(timeout=10)).data)
+                if msg["type"] in ("welcome", "error"):
+                    await ws.close()
+                    return msg
+
+    return asyncio.run(hello())
+
+
 def test_one_malformed_entry_does_not_stop_any_worker(
     workers: Workers, real_redis: redis.Redis
 ) -> None:
@@ -224,17 +240,7 @@ def test_a_join_answered_with_a_timeout_seats_no_ghost(
     assert status == 504 and ben["code"] == "timeout"
     assert ben["table"] == ana["table"] and ben["token"] and ben["player"]
 
-    async def hello() -> dict[str, Any]:
-        async with aiohttp.ClientSession() as session:
-            ws = await session.ws_connect(base.replace("http", "ws") + "/ws")
-            await ws.send_str(json.dumps({"v": 1, "type": "hello", "token": ben["token"]}))
-            while True:
-                msg = json.loads((await ws.receive(timeout=10)).data)
-                if msg["type"] in ("welcome", "error"):
-                    await ws.close()
-                    return msg
-
-    welcome = asyncio.run(hello())
+    welcome = hello_answer(base, ben["token"])
     assert welcome["type"] == "welcome" and welcome["player"] == ben["player"]
     assert welcome["seat"] == 1
     table = Table.from_bytes(real_redis.hget(keys.table_of(ana["table"], P), "s"))
@@ -387,17 +393,7 @@ def test_a_join_that_meets_a_redis_outage_leaves_no_ghost(tmp_path: Path) -> Non
         server.restart(down_for=0)
         wait_for(lambda: _ready(base), 20, "the gateway ready again")
 
-        async def hello() -> dict[str, Any]:
-            async with aiohttp.ClientSession() as session:
-                ws = await session.ws_connect(base.replace("http", "ws") + "/ws")
-                await ws.send_str(json.dumps({"v": 1, "type": "hello", "token": ben["token"]}))
-                while True:
-                    msg = json.loads((await ws.receive(timeout=10)).data)
-                    if msg["type"] in ("welcome", "error"):
-                        await ws.close()
-                        return msg
-
-        welcome = asyncio.run(hello())
+        welcome = hello_answer(base, ben["token"])
         assert welcome["type"] == "welcome" and welcome["player"] == ben["player"]
         table = Table.from_bytes(server.client().hget(keys.table_of(ana["table"], P), "s"))
         seated = {wire.public_id(s.player) for s in table.seats if s.player is not None}

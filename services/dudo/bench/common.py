@@ -12,7 +12,18 @@ from typing import Any
 from ..connection import connect, create_groups, ensure_partitions
 from ..redis_server import free_port
 
-__all__ = ["free_port", "fresh_redis", "percentile", "stop", "wait_ready"]
+__all__ = ["ONE_ADDRESS", "free_port", "fresh_redis", "percentile", "stop", "wait_ready"]
+
+# Gateway flags for scripted clients (benchmarks, chaos runs): they all come from this
+# machine, so the per-address limits are off.
+ONE_ADDRESS = [
+    "--creates-per-min",
+    "1e9",
+    "--joins-per-min",
+    "1e9",
+    "--conns-per-address",
+    "1000000",
+]
 
 
 def fresh_redis(url: str, partitions: int, *, flush: bool, bench: str) -> Any:

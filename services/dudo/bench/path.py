@@ -32,8 +32,9 @@ from typing import Any
 
 from ..chaos.fleet import Fleet, temporary_folder
 from ..keys import DEFAULT_PARTITIONS
+from ..redis_server import redis_version
 from ..runtime import run_async
-from .common import free_port, percentile, wait_ready
+from .common import ONE_ADDRESS, free_port, fresh_redis, percentile, wait_ready
 from .players import Players, measure
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -111,7 +112,7 @@ async def _measure(
         "p99_ms": round(percentile(ms, 99), 2),
         "max_ms": round(max(ms), 2) if ms else None,
         "games": players.games,
-        "errors": players.errors,
+        "errors": dict(players.errors),
         "server_cpu_pct": round(100 * server / elapsed),
         "server_cpu_pct_by_role": {r: round(100 * s / elapsed) for r, s in used.items()},
         "server_cpu_us_per_move": per_move(server),
@@ -133,9 +134,11 @@ def run(
     partitions: int = DEFAULT_PARTITIONS,
     codec: str = "json",
     folder: str | None = None,
+    flush: bool = False,
 ) -> dict[str, Any]:
     """Measure; ``embedded`` (``auto``, ``redis-server`` or ``fakeredis``) runs one
-    ``dudo serve`` instead of separate processes; ``redis_url`` uses that Redis (empty)."""
+    ``dudo serve`` instead of separate processes; ``redis_url`` uses that Redis (empty,
+    or erased first with ``flush``)."""
     fleet = Fleet(
         Path(folder) if folder else temporary_folder(),
         partitions=partitions,
@@ -148,8 +151,7 @@ def run(
             port = free_port()
             proc = fleet.spawn(
                 "serve", "serve", "--port", str(port), "--embedded", embedded,
-                "--log-level", "warning", "--creates-per-min", "1e9", "--joins-per-min", "1e9",
-                "--conns-per-address", "1000000", *UNLIMITED,
+                "--log-level", "warning", *ONE_ADDRESS, *UNLIMITED,
             )  # fmt: skip
             bases = [f"http://127.0.0.1:{port}"]
             wait_ready(bases[0], proc, timeout=60)
@@ -157,7 +159,7 @@ def run(
             shape: dict[str, Any] = {"embedded": _embedded_line(fleet.folder / "serve.log")}
         else:
             url = fleet.start_redis()
-            _empty(url)
+            fresh_redis(url, partitions, flush=flush, bench="path")
             names = [fleet.start_worker() for _ in range(workers)]
             bases = [fleet.start_gateway(f"gateway-{i + 1}") for i in range(gateways)]
             for i in range(gateways):
@@ -173,7 +175,7 @@ def run(
                     ),
                 }
             )
-            shape = {"workers": workers, "gateways": gateways, "redis": _redis_version(url)}
+            shape = {"workers": workers, "gateways": gateways, "redis": redis_version(url)}
         result = run_async(_measure(bases, roles, tables, seats, seconds, codec))
     finally:
         fleet.stop()
@@ -188,20 +190,6 @@ def run(
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
     }
-
-
-def _empty(url: str) -> None:
-    import redis
-
-    client = redis.Redis.from_url(url)
-    if client.dbsize():
-        raise SystemExit("dudo bench path needs an empty Redis")
-
-
-def _redis_version(url: str) -> str:
-    import redis
-
-    return str(redis.Redis.from_url(url).info("server")["redis_version"])
 
 
 def _embedded_line(log: Path) -> str:

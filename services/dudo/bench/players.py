@@ -25,6 +25,7 @@ import asyncio
 import random
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -127,7 +128,7 @@ class Players:
         self.latencies: list[float] = []
         self.applied = 0
         self.games = 0
-        self.errors: dict[str, int] = {}
+        self.errors: Counter[str] = Counter()  # errors the clients received, by code
         self.measuring = False
         self.connected = 0
         self.acting: set[asyncio.Task[None]] = set()
@@ -165,7 +166,7 @@ class Players:
             try:
                 group = await self.new_group(session, base)
             except (aiohttp.ClientError, RuntimeError) as exc:
-                self._count(type(exc).__name__)
+                self.errors[type(exc).__name__] += 1
                 await asyncio.sleep(0.2)
                 continue
             for seat in group.seats:
@@ -184,9 +185,6 @@ class Players:
             await ws.send_bytes(msgpack.packb(message))
         else:
             await ws.send_str(_json_encode(message).decode())
-
-    def _count(self, code: str) -> None:
-        self.errors[code] = self.errors.get(code, 0) + 1
 
     async def seat_loop(self, group: Group, seat: Seat, stop: asyncio.Event) -> None:
         """Read this seat's messages until the game is over or the run stops (the socket
@@ -211,7 +209,7 @@ class Players:
             now = time.perf_counter()
             kind = msg["type"]
             if kind == "error":
-                self._count(msg["code"])
+                self.errors[msg["code"]] += 1
                 seat.pending = None
                 continue
             if kind != "view" or msg["version"] < seat.version:

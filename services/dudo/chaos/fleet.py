@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..bench.common import free_port, wait_ready
+from ..bench.common import ONE_ADDRESS, free_port, wait_ready
 from ..redis_server import RedisServer, find_binary
 
 # Short leases: a dead or frozen worker's partitions move within ~2 s.
@@ -94,9 +94,7 @@ class Fleet:
         self.spawn(
             name, "gateway", "--redis", str(self.redis_url), "--port", str(port),
             "--partitions", str(self.partitions), "--id", name, "--log-level", "warning",
-            # Every scripted client comes from this machine: per-address limits off.
-            "--creates-per-min", "1e9", "--joins-per-min", "1e9",
-            "--conns-per-address", "1000000", "--reply-timeout", "3", *self.gateway_flags,
+            *ONE_ADDRESS, "--reply-timeout", "3", *self.gateway_flags,
         )  # fmt: skip
         return f"http://127.0.0.1:{port}"
 

@@ -21,6 +21,7 @@ import contextlib
 import json
 import random
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,7 +72,7 @@ class Players:
         self.serial = 0
         self.sent = 0  # act messages written, resends included
         self.resent = 0
-        self.errors: dict[str, int] = {}
+        self.errors: Counter[str] = Counter()  # what players were refused, by code
         self.leaks: list[str] = []
         self.views = 0
         self.reconnects = 0
@@ -94,9 +95,7 @@ class Players:
                     answer = await r.json()
                 if r.status in (200, 201):
                     return answer
-                self.errors[f"http_{answer.get('code', r.status)}"] = (
-                    self.errors.get(f"http_{answer.get('code', r.status)}", 0) + 1
-                )
+                self.errors[f"http_{answer.get('code', r.status)}"] += 1
             except (aiohttp.ClientError, TimeoutError, json.JSONDecodeError, ValueError):
                 pass
             await asyncio.sleep(delay)
@@ -113,7 +112,7 @@ class Players:
                 "/api/tables", {"rules": RULES, "seats": SEATS, "name": names[0]}
             )
         except RuntimeError:
-            self.errors["create_failed"] = self.errors.get("create_failed", 0) + 1
+            self.errors["create_failed"] += 1
             return None
         run = self.tables[created["table"]] = TableRun(created["table"])
         run.seats.append(Seat(run, names[0], created["token"]))
@@ -121,7 +120,7 @@ class Players:
             try:
                 joined = await self._post(f"/api/tables/{run.id}/join", {"name": name})
             except RuntimeError:
-                self.errors["join_failed"] = self.errors.get("join_failed", 0) + 1
+                self.errors["join_failed"] += 1
                 break
             run.seats.append(Seat(run, name, joined["token"]))
         for seat in run.seats:
@@ -164,7 +163,7 @@ class Players:
             seat.welcomed = True
         if kind == "error":
             if msg["code"] != "duplicate":  # a resend of what took effect: fine
-                self.errors[msg["code"]] = self.errors.get(msg["code"], 0) + 1
+                self.errors[msg["code"]] += 1
             if msg["code"] in ("unavailable", "timeout") and not seat.welcomed:
                 # Our hello was not taken (Redis away, no worker in time): again,
                 # as every client must, or the socket stays open without its seat.

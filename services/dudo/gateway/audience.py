@@ -16,6 +16,7 @@ player leaves, when the seat is attached to another gateway, or when it closes.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from .. import wire
@@ -117,25 +118,16 @@ class Audience:
             conns = self.seated.get((table, holder))
             if not conns:
                 continue
-            text = snapshot = None  # each made once, if some connection speaks it
             for conn in conns:
                 conn.seat = private["seat"]  # follows a renumbering at the start
-                if conn.binary:
-                    snapshot = snapshot or wire.seat_snapshot(msg, private)
-                    conn.send(snapshot)
-                else:
-                    text = text or texts.seat(private)
-                    conn.send(None, text)
+            _send_each(
+                conns,
+                lambda private=private: wire.seat_snapshot(msg, private),
+                lambda private=private: texts.seat(private),
+            )
         watchers = self.spectators.get(table)
         if watchers:
-            text = snapshot = None
-            for conn in watchers:
-                if conn.binary:
-                    snapshot = snapshot or wire.spectator_view(msg)
-                    conn.send(snapshot)
-                else:
-                    text = text or texts.spectator()
-                    conn.send(None, text)
+            _send_each(watchers, lambda: wire.spectator_view(msg), texts.spectator)
         if msg["status"] == "over":
             self.versions.pop(table, None)
         return True
@@ -160,6 +152,26 @@ class Audience:
         note = wire.message("lobby", table=table, entry=msg["entry"])
         for conn in self.lobby:
             conn.send(note)
+
+
+def _send_each(
+    conns: set[Connection],
+    snapshot: Callable[[], dict[str, Any]],
+    text: Callable[[], bytes],
+) -> None:
+    """Send one snapshot to ``conns``, made at most once in each encoding a connection
+    speaks: the dict for msgpack connections, the spliced JSON for the others."""
+    as_dict: dict[str, Any] | None = None
+    as_json: bytes | None = None
+    for conn in conns:
+        if conn.binary:
+            if as_dict is None:
+                as_dict = snapshot()
+            conn.send(as_dict)
+        else:
+            if as_json is None:
+                as_json = text()
+            conn.send(None, as_json)
 
 
 def _remember(versions: dict[str, int], table: str, version: int) -> None:

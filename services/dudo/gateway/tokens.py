@@ -53,8 +53,7 @@ class Tokens:
     def derive(self, *parts: str) -> str:
         """A base64url HMAC of ``parts`` under the secret: the same on every gateway of
         the deployment, unguessable without the secret."""
-        digest = hmac.new(self.secret, "\0".join(parts).encode(), hashlib.sha256).digest()
-        return _b64(digest)
+        return self._sign("\0".join(parts))
 
     def issue(self, table: str, player: str | None, name: str | None, kind: str = "seat") -> str:
         body = {"t": table, "p": player, "n": name, "k": kind, "e": int(time.time()) + self.ttl}

@@ -333,10 +333,13 @@ class Worker(Membership, Processing, Delivery):
         groups = commit_groups([len(b.writes) for b in batches], cluster=self._slot_per_call)
         calls = [[batches[i] for i in group] for group in groups]
         # Standalone: the commit delivers; Cluster: it stores a record, delivered later.
-        direct = not self._slot_per_call
-        records = {
-            id(b): wire.encode(b.content) if b.content and not direct else b"" for b in batches
-        }
+        for b in batches:
+            if not b.content:
+                continue
+            if self._slot_per_call:
+                b.record = wire.encode(b.content)
+            else:
+                b.outboxes = outbox_entries(fan_out([b.content], self.live_gateways))
         for group in calls:
             script_keys, args = commit_call(
                 self.id,
@@ -346,14 +349,12 @@ class Worker(Membership, Processing, Delivery):
                         b.partition.generation,
                         b.acks,
                         b.writes,
-                        records[id(b)],
+                        b.record,
                         b.timers_rm,
                         b.timers_add,
                         b.dead,
                         b.lobby,
-                        outbox_entries(fan_out([b.content], self.live_gateways))
-                        if direct and b.content
-                        else (),
+                        b.outboxes,
                     )
                     for b in group
                 ],
@@ -396,8 +397,8 @@ class Worker(Membership, Processing, Delivery):
             for tid in b.finished:
                 part.tables.pop(tid, None)
                 part.stored.pop(tid, None)
-            if records[id(b)]:
-                delivered.append((part.number, _text(result[1]), records[id(b)], b.content))
+            if b.record:
+                delivered.append((part.number, _text(result[1]), b.record, b.content))
         if phases is not None:
             phases["commit"] = time.monotonic() - mark
         # Delivered at the start of the next cycle, in the same round trip as its read.

@@ -39,9 +39,12 @@ class _Batch:
     timers_rm: list[str] = field(default_factory=list)
     timers_add: list[tuple[str, int]] = field(default_factory=list)
     finished: list[str] = field(default_factory=list)
-    # What leaves with the commit: [[(gateway, [encoded message, ...]), ...], lobby notes]
-    # (delivered by the commit itself, or stored as a delivery record: Worker._commit).
+    # What leaves with the commit: [[(gateway, [encoded message, ...]), ...], lobby notes],
+    # as the outbox entries the commit appends (standalone Redis) or as a delivery
+    # record it stores (Cluster): Worker._commit fills in one of the two.
     content: Any = None
+    outboxes: list[tuple[str, bytes]] = field(default_factory=list)
+    record: bytes = b""
 
 
 class _Poison(Exception):
