@@ -131,7 +131,8 @@ def run(
         "actions_per_worker_cycle": cycle_actions,
         "actions_per_outbox_read": read_actions,
         "floor_actions_per_s": round(floor),
-        "ratio_to_floor": round(rate / floor, 3) if floor else None,
+        # Of the published (rounded) rates, so that the printed figures agree.
+        "ratio_to_floor": round(round(rate) / round(floor), 3) if round(floor) else None,
         "ratio_ceiling": ratio_ceiling(cpu, workers, floor),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
