@@ -20,12 +20,7 @@ ever frozen).
 
 from __future__ import annotations
 
-import asyncio
 import gc
-from collections.abc import Coroutine
-from typing import Any, TypeVar
-
-T = TypeVar("T")
 
 # A full collection runs once this many objects (or half the frozen set, if more)
 # were frozen since the last one.
@@ -51,22 +46,3 @@ def settle_heap() -> bool:
     if full:
         _state["after_full"] = gc.get_freeze_count()
     return full
-
-
-def new_event_loop() -> asyncio.AbstractEventLoop:
-    """uvloop's event loop where it is installed (Linux, macOS), else asyncio's.
-
-    The gateway's work is mostly the event loop's: a socket write per client
-    message, timers, futures. uvloop does that in C (docs/benchmarks.md, "The
-    whole path", says what it bought)."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.new_event_loop()
-    return uvloop.new_event_loop()
-
-
-def run_async(main: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run`` on :func:`new_event_loop`."""
-    with asyncio.Runner(loop_factory=new_event_loop) as runner:
-        return runner.run(main)

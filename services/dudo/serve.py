@@ -22,7 +22,6 @@ from .connection import connect
 from .gateway.app import Gateway, GatewaySettings
 from .keys import DEFAULT_PARTITIONS
 from .redis_server import RedisServer, find_binary, redis_version
-from .runtime import new_event_loop
 from .worker import Worker, WorkerSettings
 
 log = structlog.get_logger("dudo.serve")
@@ -126,9 +125,7 @@ def serve(
     which = f" embedded, {embedded.what}" if embedded is not None else ""
     print(f"Dudo is running: open {where}  (Redis: {url}{which})", flush=True)
     try:
-        web.run_app(
-            app, host=host, port=port, print=None, shutdown_timeout=3, loop=new_event_loop()
-        )
+        web.run_app(app, host=host, port=port, print=None, shutdown_timeout=3)
     finally:
         worker.stop()
         bots.stop()

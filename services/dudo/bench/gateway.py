@@ -11,6 +11,7 @@ client: from sending an action to receiving the view that shows it.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import platform
 import secrets
@@ -20,7 +21,6 @@ import sys
 from typing import Any
 
 from ..keys import DEFAULT_PARTITIONS
-from ..runtime import run_async
 from .common import ONE_ADDRESS, free_port, fresh_redis, percentile, stop, wait_ready
 from .players import Players, measure
 
@@ -67,7 +67,7 @@ def run(
     base = f"http://127.0.0.1:{port}"
     try:
         wait_ready(base)
-        result = run_async(_measure(base, clients, seconds, think_ms))
+        result = asyncio.run(_measure(base, clients, seconds, think_ms))
     finally:
         stop(procs)
     return {

@@ -23,6 +23,7 @@ It reports, as one JSON object:
 
 from __future__ import annotations
 
+import asyncio
 import os
 import platform
 import statistics
@@ -33,7 +34,6 @@ from typing import Any
 from ..chaos.fleet import Fleet, temporary_folder
 from ..keys import DEFAULT_PARTITIONS
 from ..redis_server import redis_version
-from ..runtime import run_async
 from .common import ONE_ADDRESS, free_port, fresh_redis, percentile, wait_ready
 from .players import Players, measure
 
@@ -176,7 +176,7 @@ def run(
                 }
             )
             shape = {"workers": workers, "gateways": gateways, "redis": redis_version(url)}
-        result = run_async(_measure(bases, roles, tables, seats, seconds, codec))
+        result = asyncio.run(_measure(bases, roles, tables, seats, seconds, codec))
     finally:
         fleet.stop()
     return {

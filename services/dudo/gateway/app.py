@@ -36,7 +36,7 @@ from aiohttp import WSCloseCode, web
 from .. import keys, wire
 from ..connection import connect, connect_async, ensure_partitions
 from ..link import AsyncGatewayLink
-from ..runtime import new_event_loop, quiet_collector, settle_heap
+from ..runtime import quiet_collector, settle_heap
 from ..service import REDIS_DOWN, Backoff
 from .audience import Audience
 from .clients import Connection, Metrics
@@ -346,5 +346,4 @@ def run(settings: GatewaySettings) -> None:
         port=settings.port,
         print=None,
         shutdown_timeout=5,
-        loop=new_event_loop(),
     )
