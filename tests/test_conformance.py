@@ -46,6 +46,10 @@ def test_at_least_sixty_published_vectors_all_pass() -> None:
 def test_vector_matches_schema_and_traces_to_a_seed(path: Path) -> None:
     vector = load(path)
     validator().validate(vector)
+    if path.parent.name == "seating":
+        # Tournament seating is our extension: the seeds know one table only.
+        assert "source" not in vector and "Seats between rounds" in vector["note"]
+        return
     source = vector["source"]
     seed_text = (SEEDS / source["seed"]).read_text(encoding="utf-8")
     assert source["quote"] in seed_text, "the quote must appear verbatim in the seed"
@@ -70,7 +74,34 @@ def test_vectors_cover_every_error_code_and_preset_and_option() -> None:
     } <= overridden
     calza_modes = {v["rules"].get("calza") for v in vectors}
     assert {"anyone"} <= calza_modes
-    assert {v["source"]["seed"] for v in vectors} == {p.name for p in SEEDS.glob("*.txt")}
+    assert {v["source"]["seed"] for v in vectors if "source" in v} == {
+        p.name for p in SEEDS.glob("*.txt")
+    }
+
+
+def test_seating_vectors_cover_leave_join_halt_refill_and_every_refusal() -> None:
+    seating = [load(p) for p in sorted((VECTORS / "seating").glob("*.json"))]
+    rounds = [r for v in seating for r in v["rounds"]]
+    changes = [r["reseat"] for r in rounds if "reseat" in r]
+    assert any(c.get("leave") for c in changes) and any(c.get("join") for c in changes)
+    assert any("opener" in c for c in changes)
+    refusals = {s["error"] for r in rounds for s in r.get("steps", []) if "reseat" in s}
+    assert refusals == {"not_between_rounds", "bad_action"}
+    # A halted table (no steps, no winner) and a finished one brought back both appear.
+    assert any("steps" not in r and r["expect"]["winner"] is None for r in rounds if "reseat" in r)
+    assert any(r.get("expect", {}).get("winner") is not None for r in rounds)
+
+
+def test_runner_catches_a_reseat_the_engine_refuses_and_one_it_should_have() -> None:
+    vector = load(VECTORS / "seating" / "leave-keeps-the-rest-of-the-table.json")
+    assert run_vector(vector) == []
+    mid_round = copy.deepcopy(vector)
+    mid_round["rounds"][1]["steps"].insert(2, {"reseat": {"leave": [2]}, "error": "bad_action"})
+    assert "refused with not_between_rounds" in run_vector(mid_round)[0]
+    legal = copy.deepcopy(vector)
+    legal["rounds"][1]["steps"].insert(0, {"reseat": {"leave": [3]}, "error": "bad_action"})
+    legal["rounds"][1]["steps"][0]["reseat"] = {"leave": [0]}
+    assert "accepted, the vector expects bad_action" in run_vector(legal)[0]
 
 
 def test_runner_fails_a_vector_whose_expectation_is_wrong(tmp_path: Path) -> None:

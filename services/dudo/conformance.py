@@ -12,7 +12,7 @@ and reports one line per failure.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from .engine import (
     State,
     action_from_dict,
     new_game,
+    reseat,
     to_bytes,
 )
 
@@ -125,7 +126,13 @@ def run_vector(vector: Any) -> list[str]:
         where = f"round {r}"
         if not isinstance(rnd, dict):
             raise VectorError(f"{where} must be an object")
-        if state.phase == OVER:
+        if "reseat" in rnd:
+            problem = _reseat(state, rnd["reseat"], f"{where} reseat")
+            if problem:
+                problems.append(problem)
+                break
+        playing = "steps" in rnd or "dice" in rnd
+        if state.phase == OVER and playing:
             problems.append(f"{where}: the game is already over")
             break
         if "opener" in rnd and rnd["opener"] != state.opener:
@@ -144,22 +151,52 @@ def run_vector(vector: Any) -> list[str]:
                 return problems
         expect = rnd.get("expect")
         if expect is not None:
-            if state.round_no == round_no and state.phase != OVER:
+            if playing and state.round_no == round_no and state.phase != OVER:
                 problems.append(f"{where}: the round did not end, so its expectations cannot hold")
                 break
             problems.extend(_check_expect(state, expect, where))
     return problems
 
 
+def _reseat(state: State, change: Any, where: str, wanted: str | None = None) -> str | None:
+    """Apply a ``reseat`` object ({"leave": [seat], "join": [[seat, dice]], "opener": seat})."""
+    if not isinstance(change, dict) or set(change) - {"leave", "join", "opener"}:
+        raise VectorError(f"{where}: reseat takes 'leave', 'join' and 'opener'")
+    join = change.get("join", [])
+    if not isinstance(join, list) or any(not isinstance(p, list) or len(p) != 2 for p in join):
+        raise VectorError(f"{where}: join is a list of [seat, dice] pairs")
+    return _refused_or_not(
+        state,
+        lambda: reseat(
+            state, change.get("leave", []), [(s, d) for s, d in join], opener=change.get("opener")
+        ),
+        where,
+        wanted,
+    )
+
+
 def _play_step(state: State, step: Any, where: str) -> str | None:
+    if isinstance(step, dict) and "reseat" in step:
+        if "error" not in step or set(step) != {"reseat", "error"}:
+            raise VectorError(f"{where}: a reseat step is a refusal: 'reseat' and 'error'")
+        return _reseat(state, step["reseat"], where, step["error"])
     if not isinstance(step, dict) or "action" not in step:
         raise VectorError(f"{where}: a step needs 'seat' and 'action'")
     seat = _int(step, "seat")
-    wanted = step.get("error")
+
+    def act() -> None:
+        state.apply(seat, action_from_dict(step["action"]))
+
+    return _refused_or_not(state, act, where, step.get("error"))
+
+
+def _refused_or_not(
+    state: State, change: Callable[[], object], where: str, wanted: str | None
+) -> str | None:
+    """Make ``change``; it must be refused with ``wanted`` (and change nothing), or succeed."""
     before = to_bytes(state)
     try:
-        action = action_from_dict(step["action"])
-        state.apply(seat, action)
+        change()
     except RuleError as exc:
         if wanted is None:
             return f"{where}: refused with {exc.code} ({exc.message}), the vector expects it legal"

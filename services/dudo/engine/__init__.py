@@ -6,6 +6,7 @@ Public API::
     state = new_game(rules, seats=4, secret=os.urandom(32))
     events = state.apply(seat, action_from_dict({"type": "bid", "quantity": 3, "face": 5}))
     view = seat_view(state, seat)          # what that seat may see
+    events = reseat(state, leave=[2], join=[(3, 4)])   # between rounds only (tournaments)
     blob = to_bytes(state); same = from_bytes(blob)
 
 Everything a client receives is a view or an event; both are plain data.
@@ -16,6 +17,7 @@ from .dice import commitment, roll, round_seed
 from .errors import RULE_ERROR_CODES, RuleError, RulesConfigError
 from .observer import all_views, private_view, public_view, seat_view, spectator_view
 from .rules import PRESETS, Rules, preset, rules_dict, rules_from_tuple, rules_tuple
+from .seating import reseat
 from .serialize import StateFormatError, from_bytes, to_bytes
 from .state import BIDDING, DIRECTION, OVER, State, new_game
 
@@ -43,6 +45,7 @@ __all__ = [
     "preset",
     "private_view",
     "public_view",
+    "reseat",
     "roll",
     "round_seed",
     "rules_dict",

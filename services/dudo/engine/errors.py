@@ -21,6 +21,9 @@ GAME_OVER = "game_over"
 # table ever allows at this point (a direction choice nobody asked for, a seat
 # number that does not exist).
 BAD_ACTION = "bad_action"
+# Engine extension for tournaments: a seat may come in or go out only between
+# rounds (before the first action of a round, or once the game is over).
+NOT_BETWEEN_ROUNDS = "not_between_rounds"
 
 RULE_ERROR_CODES: frozenset[str] = frozenset(
     {
@@ -34,6 +37,7 @@ RULE_ERROR_CODES: frozenset[str] = frozenset(
         DIRECTION_REQUIRED,
         GAME_OVER,
         BAD_ACTION,
+        NOT_BETWEEN_ROUNDS,
     }
 )
 

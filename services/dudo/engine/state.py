@@ -114,6 +114,14 @@ class State:
         return rules.wild_ones and (not self.palifico or rules.palifico_wild_ones)
 
     @property
+    def between_rounds(self) -> bool:
+        """May seats come and go now? Yes once the game is over, and at the start of a
+        round before anyone has acted in it (not even the opener's direction choice)."""
+        if self.phase == OVER:
+            return True
+        return not self.bids and not (self.phase == BIDDING and self.rules.loser_chooses_direction)
+
+    @property
     def standing_bid(self) -> BidRecord | None:
         return self.bids[-1] if self.bids else None
 
@@ -401,7 +409,7 @@ class State:
         """
         if self.phase == OVER:
             raise ValueError("the game is over")
-        if self.bids or (self.phase == BIDDING and self.rules.loser_chooses_direction):
+        if not self.between_rounds:
             raise ValueError("dice can only be dealt before the round's first action")
         if len(hands) != len(self.counts):
             raise ValueError(f"expected {len(self.counts)} hands, got {len(hands)}")
