@@ -15,6 +15,7 @@ from dudo.engine import (
     Rules,
     all_views,
     from_bytes,
+    leavers,
     preset,
     reseat,
     roll,
@@ -147,3 +148,17 @@ def test_random_play_with_seats_moving_between_rounds_keeps_every_invariant(
         seat, action = pick(rng, legal_moves(state))
         state.apply(seat, action)
         assert sum(1 for c in state.counts if c > 0) >= (1 if state.phase == OVER else 2)
+
+
+def test_leavers_are_the_seats_that_would_act_last() -> None:
+    state = game("classic", seats=5, dice_counts=[2, 0, 3, 1, 4], opener=3)
+    # Play order from the opener: 3, 4, 0, 2 (seat 1 is out).
+    assert leavers(state, 1) == [2]
+    assert leavers(state, 2) == [0, 2]
+    assert leavers(state, 3) == [0, 2, 4]
+    assert leavers(state, 4) == leavers(state, 9) == [0, 2, 3, 4]
+    assert leavers(state, 0) == []
+    backwards = game("classic", seats=5, dice_counts=[2, 0, 3, 1, 4], opener=3, direction=-1)
+    # Play order: 3, 2, 0, 4.
+    assert leavers(backwards, 1) == [4]
+    assert leavers(backwards, 2) == [0, 4]

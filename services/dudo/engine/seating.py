@@ -86,6 +86,25 @@ def reseat(
     return events
 
 
+def leavers(state: State, count: int) -> list[int]:
+    """Which ``count`` seats a table gives up when told to send that many away.
+
+    The seats that would act last in the round about to be played: the play
+    order from the opener in the direction of play, taken from its end, so the
+    opener (who lost the last round and earned the first word) stays. All seats
+    with dice when ``count`` is as many or more."""
+    alive = [s for s, c in enumerate(state.counts) if c > 0]
+    if count >= len(alive):
+        return alive
+    if count <= 0:
+        return []
+    start = state.opener if state.opener is not None and state.counts[state.opener] else alive[0]
+    order = [start]
+    while len(order) < len(alive):
+        order.append(state.next_alive(order[-1]))
+    return sorted(order[-count:])
+
+
 def _new_counts(state: State, leaving: list[int], joining: list[tuple[int, int]]) -> list[int]:
     """The dice counts after the change, or the reason it is refused."""
     if not state.between_rounds:

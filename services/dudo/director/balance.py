@@ -1,0 +1,233 @@
+"""Table balancing for multi-table tournaments, as pure functions (no Redis, no clock).
+
+The director keeps, per table, what the table last reported and what it has
+ordered since (:class:`TableCount`). Tables play on while the director thinks,
+so every order takes effect at the table's *next* round boundary: a table told
+to send ``k`` players away gives up, when its round ends, the ``k`` seats that
+would act last (:func:`dudo.engine.leavers`); each player who leaves is then
+placed by :func:`place` at the table that is shortest *at that moment*. So the
+director decides how many leave where, never mid-round, and where each goes
+only once they are actually up.
+
+:func:`plan` is called after every report. On paper (every order carried out),
+it brings the tables to the poker rules of a multi-table tournament:
+
+1. as few tables as the players need: while the others can seat everyone, the
+   table with the fewest players is broken (all its players leave); so when
+   the players left fit one table, every other table breaks and the last one
+   is the final table;
+2. a table whose players are down to one (the rest were eliminated) is broken,
+   unless players are on their way to it;
+3. no two tables differ by more than one player: the fullest table sends one
+   player at a time while it is two or more above the shortest.
+
+A table with players on their way to it is never broken (they would have to
+move twice), and no order leaves a table that is not being broken with fewer
+than two players who are still there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+
+@dataclass
+class TableCount:
+    """One table as the director sees it."""
+
+    table: str
+    seated: int  # players with dice at the table, as it last reported
+    arriving: int = 0  # placed here, not seated yet (they sit at its next boundary)
+    breaking: bool = False  # every player leaves at its next boundary; then it closes
+    order: int = 0  # players it was last told to send at its next boundary (not yet done)
+    order_seq: int = 0  # that order's number (0: none outstanding)
+
+    @property
+    def on_paper(self) -> int:
+        """Players here once every player on the way has sat down."""
+        return 0 if self.breaking else self.seated + self.arriving
+
+
+@dataclass
+class Plan:
+    """What :func:`plan` decided: tables to break now, and how many each table sends."""
+
+    breaks: list[str] = field(default_factory=list)
+    sends: dict[str, int] = field(default_factory=dict)  # absolute, not increments
+
+
+def tables_needed(players: int, seats: int) -> int:
+    """How many tables ``players`` need at ``seats`` per table (at least one)."""
+    return max(1, -(-players // seats))
+
+
+def plan(tables: Iterable[TableCount], seats: int, waiting: int = 0) -> Plan:
+    """Decide, from scratch, which tables break now and how many players each sends.
+
+    ``waiting`` players have left their table and found no seat yet. Idempotent:
+    the same counts give the same plan, so it is simply computed again after
+    every report, and orders change only where the answer changed.
+    """
+    result = Plan()
+    live = sorted((t for t in tables if not t.breaking), key=_order)
+    breaking = [t for t in tables if t.breaking]
+    paper = {t.table: t.seated + t.arriving for t in live}
+    pending = waiting + sum(t.seated for t in breaking)
+    total = sum(paper.values()) + pending
+
+    def break_table(victim: TableCount) -> None:
+        nonlocal pending
+        result.breaks.append(victim.table)
+        live.remove(victim)
+        pending += paper.pop(victim.table)
+
+    for table in list(live):
+        if len(live) > 1 and table.seated < 2 and table.arriving == 0:
+            break_table(table)
+    while len(live) > tables_needed(total, seats):
+        candidates = [t for t in live if t.arriving == 0]
+        if not candidates:
+            break
+        break_table(min(candidates, key=lambda t: (paper[t.table], _desc(t.table))))
+
+    # Everyone who is leaving takes the shortest table, on paper.
+    for _ in range(pending):
+        room = [t for t in live if paper[t.table] < seats]
+        if not room:
+            break
+        shortest = min(room, key=lambda t: (paper[t.table], _order(t)))
+        paper[shortest.table] += 1
+
+    # Then the fullest tables send one player at a time to the shortest, never
+    # leaving fewer than two of their own.
+    while len(live) > 1:
+        shortest = min(live, key=lambda t: (paper[t.table], _order(t)))
+        senders = [
+            t
+            for t in live
+            if paper[t.table] - paper[shortest.table] > 1
+            and t.seated - result.sends.get(t.table, 0) > 2
+        ]
+        if not senders:
+            break
+        fullest = max(senders, key=lambda t: (paper[t.table], _desc(t.table)))
+        result.sends[fullest.table] = result.sends.get(fullest.table, 0) + 1
+        paper[fullest.table] -= 1
+        paper[shortest.table] += 1
+    return result
+
+
+def place(tables: Iterable[TableCount], seats: int) -> str | None:
+    """The table a player who just left goes to: the shortest with room, on paper
+    (ties: the first table), or None if every table is full or breaking."""
+    room = [t for t in tables if not t.breaking and t.on_paper < seats]
+    if not room:
+        return None
+    return min(room, key=lambda t: (t.on_paper, _order(t))).table
+
+
+@dataclass
+class Order:
+    """Tell ``table``: at your next round boundary send ``count`` players away
+    (``None``: all of them, the table breaks). A later order replaces an earlier one."""
+
+    table: str
+    seq: int
+    count: int | None
+
+
+@dataclass
+class Decisions:
+    """What the director does after a report."""
+
+    moves: list[tuple[str, str]] = field(default_factory=list)  # (player, table they go to)
+    orders: list[Order] = field(default_factory=list)
+    closed: list[str] = field(default_factory=list)  # broken tables now empty
+
+
+@dataclass
+class Balancer:
+    """The director's balancing bookkeeping for one tournament's tables (plain data).
+
+    Feed it every table report with :meth:`boundary`; do what it returns. A report
+    says how many players the table now seats, which order it carried out (by
+    number), who left with it and how many of the players sent to it sat down.
+    """
+
+    seats: int
+    tables: dict[str, TableCount] = field(default_factory=dict)
+    waiting: list[str] = field(default_factory=list)  # left their table, no seat yet
+    last_seq: int = 0
+
+    def open(self, table: str, seated: int) -> None:
+        self.tables[table] = TableCount(table, seated)
+
+    def boundary(
+        self, table: str, seated: int, done: int, left: Iterable[str] = (), joined: int = 0
+    ) -> Decisions:
+        decisions = Decisions()
+        count = self.tables[table]
+        count.seated = seated
+        count.arriving -= joined
+        if done and done == count.order_seq:
+            count.order, count.order_seq = 0, 0
+        if count.breaking and seated == 0 and count.arriving == 0:
+            del self.tables[table]
+            decisions.closed.append(table)
+        self.waiting.extend(left)
+        self._seat_waiting(decisions)
+        self._replan(decisions)
+        self._seat_waiting(decisions)
+        return decisions
+
+    def _seat_waiting(self, decisions: Decisions) -> None:
+        while self.waiting:
+            target = place(self.tables.values(), self.seats)
+            if target is None:
+                return
+            self.tables[target].arriving += 1
+            decisions.moves.append((self.waiting.pop(0), target))
+
+    def _replan(self, decisions: Decisions) -> None:
+        decided = plan(self.tables.values(), self.seats, len(self.waiting))
+        for name in decided.breaks:
+            self.tables[name].breaking = True
+        for name, count in self.tables.items():
+            if count.breaking:
+                wanted: int | None = None
+                if count.order_seq and count.order == -1:
+                    continue  # already told to break
+            else:
+                wanted = decided.sends.get(name, 0)
+                if wanted == (count.order if count.order_seq else 0):
+                    continue
+            self.last_seq += 1
+            count.order = -1 if wanted is None else wanted
+            count.order_seq = self.last_seq
+            decisions.orders.append(Order(name, self.last_seq, wanted))
+
+
+def imbalance(sizes: Iterable[int]) -> int:
+    """The largest difference in players between two tables (0 for one table)."""
+    values = list(sizes)
+    return max(values) - min(values) if len(values) > 1 else 0
+
+
+def first_seating(players: int, seats: int) -> list[int]:
+    """Table sizes for ``players`` at the start: as few tables as possible, sizes within one.
+
+    Heats reseat their survivors the same way."""
+    tables = tables_needed(players, seats)
+    base, extra = divmod(players, tables)
+    return [base + 1 if i < extra else base for i in range(tables)]
+
+
+def _order(table: TableCount) -> tuple[int, str]:
+    """Tables in the order they were opened: ids sort by length, then text (t2 < t10)."""
+    return len(table.table), table.table
+
+
+def _desc(name: str) -> tuple[int, str]:
+    # For "ties go to the table opened last": the negation of _order, for min().
+    return -len(name), "".join(chr(0x10FFFF - ord(c)) for c in name)
