@@ -46,3 +46,13 @@ def test_only_keys_module_formats_dudo_keys() -> None:
         if path.name != "keys.py" and re.search(r"[\"']dudo:", path.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+def test_tournament_space_mirrors_the_table_space_under_its_own_tag() -> None:
+    space = keys.TOURNAMENTS
+    names = [*space.partition_keys(12), space.record(12, "cup")]
+    assert {re.search(r"\{(.*?)\}", name).group(1) for name in names} == {"d12"}
+    assert space.inbox(12) == "dudo:{d12}:in" and space.partition_of_inbox("dudo:{d12}:in") == 12
+    assert keys.TABLES.partition_of_inbox(keys.inbox(7)) == 7
+    assert space.group != keys.TABLES.group and space.registry != keys.TABLES.registry
+    assert keys.tournament_of("cup", 4) == space.record(keys.partition_of("cup", 4), "cup")

@@ -65,18 +65,21 @@ def is_cluster(client: Client) -> bool:
     return isinstance(client, RedisCluster)
 
 
-def ensure_partitions(client: Client, partitions: int) -> int:
-    """Store the partition count if none is stored; refuse a different one."""
+def ensure_partitions(client: Client, partitions: int, space: keys.Space = keys.TABLES) -> int:
+    """Store the partition count (of tables, or of tournaments) if none is stored;
+    refuse a different one."""
     if not 1 <= partitions <= keys.MAX_PARTITIONS:
         raise ConfigMismatch(f"partitions must be 1..{keys.MAX_PARTITIONS}, got {partitions}")
-    client.hsetnx(keys.CONFIG, "partitions", partitions)
+    field = space.config_field
+    client.hsetnx(keys.CONFIG, field, partitions)
     client.hsetnx(keys.CONFIG, "protocol", wire.PROTOCOL_VERSION)
-    stored = int(client.hget(keys.CONFIG, "partitions"))
+    stored = int(client.hget(keys.CONFIG, field))
     if stored != partitions:
+        option = field.replace("_", "-")
         raise ConfigMismatch(
-            f"this Redis is set up for {stored} partitions but this process was started "
-            f"with {partitions}; every worker and gateway of a deployment must use the same "
-            f"count (start with --partitions {stored}, or use a fresh Redis)"
+            f"this Redis is set up for {stored} {field.replace('_', ' ')} but this process "
+            f"was started with {partitions}; every process of a deployment must use the same "
+            f"count (start with --{option} {stored}, or use a fresh Redis)"
         )
     protocol = int(client.hget(keys.CONFIG, "protocol"))
     if protocol != wire.PROTOCOL_VERSION:
@@ -86,15 +89,17 @@ def ensure_partitions(client: Client, partitions: int) -> int:
     return stored
 
 
-def create_groups(client: Client, partitions: int | list[int]) -> None:
-    """Make sure every partition inbox (or those listed) exists with the ``workers``
-    consumer group.
+def create_groups(
+    client: Client, partitions: int | list[int], space: keys.Space = keys.TABLES
+) -> None:
+    """Make sure every partition inbox (or those listed) exists with the space's
+    consumer group (``workers`` for tables).
 
     The group starts at 0, so entries written before any worker ran are kept.
     """
     for p in range(partitions) if isinstance(partitions, int) else partitions:
         try:
-            client.xgroup_create(keys.inbox(p), keys.CONSUMER_GROUP, id="0", mkstream=True)
+            client.xgroup_create(space.inbox(p), space.group, id="0", mkstream=True)
         except redis.ResponseError as exc:
             if "BUSYGROUP" not in str(exc):
                 raise

@@ -1,7 +1,8 @@
 """Every Redis key name, in one place (DESIGN §3). Nothing else formats a key.
 
 Keys that one Lua script touches together carry the same hash tag, so the
-scripts stay legal on Redis Cluster: ``{pN}`` for everything of partition N,
+scripts stay legal on Redis Cluster: ``{pN}`` for everything of table
+partition N, ``{dN}`` for everything of tournament (director) partition N,
 ``{g:<gateway>}`` for a gateway's outbox.
 
 A table's partition is a pure function of its id (:func:`partition_of`), so
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from dataclasses import dataclass
 
 PREFIX = "dudo"
 DEFAULT_PARTITIONS = 16
@@ -27,82 +29,109 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CONFIG = f"{PREFIX}:config"  # hash: partitions, protocol
 WORKERS = f"{PREFIX}:workers"  # zset: worker id -> last heartbeat (ms)
 GATEWAYS = f"{PREFIX}:gateways"  # zset: gateway id -> last heartbeat (ms)
+DIRECTORS = f"{PREFIX}:directors"  # zset: director id -> last heartbeat (ms)
+DEFAULT_DIRECTOR_PARTITIONS = 4
 
 
 def partition_of(table_id: str, partitions: int) -> int:
-    """The partition that owns ``table_id``."""
+    """The partition that owns ``table_id`` (or a tournament id, among the director's)."""
     return zlib.crc32(table_id.encode("utf-8")) % partitions
 
 
-def _p(partition: int) -> str:
-    return f"{PREFIX}:{{p{partition}}}"
+@dataclass(frozen=True)
+class Space:
+    """A family of partitions and every key of one partition.
+
+    Tables live in ``{pN}`` partitions, processed by workers; tournaments in
+    ``{dN}`` partitions, processed by directors. Both are the same machinery
+    (leases with fencing, a fenced commit script, timers, dead letters), so one
+    class names the keys of either, and the worker loop is given the space it
+    serves.
+    """
+
+    tag: str  # "p" or "d": the hash tag is {p3} or {d3}
+    group: str  # the inbox streams' consumer group
+    registry: str  # zset of the live processes serving this space -> last heartbeat (ms)
+    config_field: str  # where the partition count is stored in CONFIG
+
+    def _p(self, partition: int) -> str:
+        return f"{PREFIX}:{{{self.tag}{partition}}}"
+
+    def inbox(self, partition: int) -> str:
+        """Stream of messages for the entities (tables, tournaments) of a partition."""
+        return f"{self._p(partition)}:in"
+
+    def partition_of_inbox(self, key: str) -> int:
+        """The partition number in an inbox key (the inverse of :meth:`inbox`)."""
+        return int(key[len(PREFIX) + 2 + len(self.tag) : key.index("}")])
+
+    def record(self, partition: int, entity: str) -> str:
+        """Hash ``{v: version, s: msgpack record}`` of one table or tournament."""
+        return f"{self._p(partition)}:t:{entity}"
+
+    def lease(self, partition: int) -> str:
+        """String ``<generation>|<owner>|<expires ms>``: who holds the partition."""
+        return f"{self._p(partition)}:lease"
+
+    def timers(self, partition: int) -> str:
+        """Zset ``<entity>|<version>`` -> when its timer fires (ms)."""
+        return f"{self._p(partition)}:timers"
+
+    def deliveries(self, partition: int) -> str:
+        """Stream of committed but not yet fanned-out messages (the delivery record)."""
+        return f"{self._p(partition)}:deliver"
+
+    def lobby(self, partition: int) -> str:
+        """Hash: entity id -> msgpack summary, for listing (open tables, tournaments).
+
+        Written by the commit script only (fenced, atomic with the entity), so a
+        paused former owner can never list a table that has since started. The
+        listing is the union over every partition (:meth:`lobbies`)."""
+        return f"{self._p(partition)}:lobby"
+
+    def lobbies(self, partitions: int) -> list[str]:
+        return [self.lobby(p) for p in range(partitions)]
+
+    def dead_letters(self, partition: int) -> str:
+        """Stream of inbox entries that could not be processed, with the reason."""
+        return f"{self._p(partition)}:dead"
+
+    def partition_keys(self, partition: int) -> list[str]:
+        """Every fixed key of a partition (entities excluded), for cleanup and inspection."""
+        return [
+            self.inbox(partition),
+            self.lease(partition),
+            self.timers(partition),
+            self.deliveries(partition),
+            self.dead_letters(partition),
+            self.lobby(partition),
+        ]
 
 
-def inbox(partition: int) -> str:
-    """Stream of actions and control messages for the tables of a partition."""
-    return f"{_p(partition)}:in"
+TABLES = Space("p", CONSUMER_GROUP, WORKERS, "partitions")
+TOURNAMENTS = Space("d", "directors", DIRECTORS, "director_partitions")
 
-
-def partition_of_inbox(key: str) -> int:
-    """The partition number in an inbox key (the inverse of :func:`inbox`)."""
-    return int(key[len(PREFIX) + 3 : key.index("}")])
-
-
-def table(partition: int, table_id: str) -> str:
-    """Hash ``{v: version, s: msgpack table record}``."""
-    return f"{_p(partition)}:t:{table_id}"
+# The table space's keys, by the names every service has always used.
+inbox = TABLES.inbox
+partition_of_inbox = TABLES.partition_of_inbox
+table = TABLES.record
+lease = TABLES.lease
+timers = TABLES.timers
+deliveries = TABLES.deliveries
+lobby = TABLES.lobby
+lobbies = TABLES.lobbies
+dead_letters = TABLES.dead_letters
+partition_keys = TABLES.partition_keys
 
 
 def table_of(table_id: str, partitions: int) -> str:
     return table(partition_of(table_id, partitions), table_id)
 
 
-def lease(partition: int) -> str:
-    """String ``<generation>|<owner>|<expires ms>``: who holds the partition."""
-    return f"{_p(partition)}:lease"
-
-
-def timers(partition: int) -> str:
-    """Zset ``<table>|<version>`` -> turn deadline (ms)."""
-    return f"{_p(partition)}:timers"
-
-
-def deliveries(partition: int) -> str:
-    """Stream of committed but not yet fanned-out messages (the delivery record)."""
-    return f"{_p(partition)}:deliver"
-
-
-def lobby(partition: int) -> str:
-    """Hash: table id -> msgpack summary of an open table of this partition.
-
-    Written by the commit script only (fenced, atomic with the table), so a
-    paused former owner can never list a table that has since started. The
-    lobby is the union over every partition (:func:`lobbies`)."""
-    return f"{_p(partition)}:lobby"
-
-
-def lobbies(partitions: int) -> list[str]:
-    """Every partition's lobby hash: together, the list of open tables."""
-    return [lobby(p) for p in range(partitions)]
-
-
-def dead_letters(partition: int) -> str:
-    """Stream of inbox entries that could not be processed, with the reason."""
-    return f"{_p(partition)}:dead"
+def tournament_of(tournament_id: str, partitions: int) -> str:
+    return TOURNAMENTS.record(partition_of(tournament_id, partitions), tournament_id)
 
 
 def outbox(gateway: str) -> str:
     """Stream of views and errors for the seats one gateway instance hosts."""
     return f"{PREFIX}:{{g:{gateway}}}:out"
-
-
-def partition_keys(partition: int) -> list[str]:
-    """Every fixed key of a partition (tables excluded), for cleanup and inspection."""
-    return [
-        inbox(partition),
-        lease(partition),
-        timers(partition),
-        deliveries(partition),
-        dead_letters(partition),
-        lobby(partition),
-    ]

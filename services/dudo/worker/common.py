@@ -48,6 +48,8 @@ class WorkerSettings:
     # An inbox entry read this many times without being committed (each read
     # followed by a crash, a lost lease or a failed commit) is dead-lettered.
     max_deliveries: int = 5
+    # Which partitions this loop serves: tables (a worker) or tournaments (a director).
+    space: keys.Space = keys.TABLES
 
 
 @dataclass

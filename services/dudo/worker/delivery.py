@@ -45,6 +45,7 @@ def outbox_entries(by_gateway: dict[str, list[bytes]]) -> list[tuple[str, bytes]
 
 class Delivery:
     settings: WorkerSettings
+    space: keys.Space
     redis: Any
     id: str
     partitions: dict[int, Partition]
@@ -101,7 +102,7 @@ class Delivery:
 
     def _redeliver(self, number: int) -> None:
         """Queue for delivery what a previous owner committed but may not have delivered."""
-        stream = keys.deliveries(number)
+        stream = self.space.deliveries(number)
         start = "-"
         while True:
             rows = self.redis.xrange(stream, min=start, max="+", count=500)
@@ -117,7 +118,7 @@ class Delivery:
         now = self.now()
         scan = Batch(self.redis)
         for part in owned:
-            key = keys.timers(part.number)
+            key = self.space.timers(part.number)
             scan.add(key, lambda p, key=key: p.zrangebyscore(key, "-inf", now, start=0, num=256))
         due = [
             (part, members)
@@ -139,6 +140,6 @@ class Delivery:
                     "timeout", id=f"t:{version}", table=tid, version=int(version)
                 )
                 args += [name, wire.encode(timeout)]
-            script_keys = [keys.lease(n), keys.timers(n), keys.inbox(n)]
-            fire.add(keys.lease(n), self._call("fire", script_keys, args))
+            script_keys = [self.space.lease(n), self.space.timers(n), self.space.inbox(n)]
+            fire.add(self.space.lease(n), self._call("fire", script_keys, args))
         self._execute(fire)

@@ -42,7 +42,7 @@ from typing import Any
 import structlog
 from redis.exceptions import NoScriptError
 
-from .. import keys, wire
+from .. import wire
 from ..connection import (
     Batch,
     Client,
@@ -78,6 +78,7 @@ class Worker(Membership, Processing, Delivery):
         self.settings = settings
         self.id = settings.worker_id
         self.redis = client if client is not None else connect(settings.redis_url)
+        self.space = settings.space
         self.scripts = Scripts(self.redis)
         self.partitions: dict[int, Partition] = {}
         self.live_gateways: list[str] = []
@@ -103,8 +104,8 @@ class Worker(Membership, Processing, Delivery):
     # -- lifecycle ------------------------------------------------------------------
 
     def setup(self) -> None:
-        ensure_partitions(self.redis, self.settings.partitions)
-        create_groups(self.redis, self.settings.partitions)
+        ensure_partitions(self.redis, self.settings.partitions, self.space)
+        create_groups(self.redis, self.settings.partitions, self.space)
         self.scripts.load()
         self.log.info("worker_started", partitions=self.settings.partitions)
         if self.settings.seed is not None:
@@ -164,7 +165,7 @@ class Worker(Membership, Processing, Delivery):
             with contextlib.suppress(Exception):
                 self._release(number)
         with contextlib.suppress(Exception):
-            self.redis.zrem(keys.WORKERS, self.id)
+            self.redis.zrem(self.space.registry, self.id)
         self.health.set_ready(False, "stopped")
         self.log.info("worker_stopped")
 
@@ -232,9 +233,9 @@ class Worker(Membership, Processing, Delivery):
             return
         due = min(self._next_heartbeat, self._next_timers) - time.monotonic()
         block = int(min(self.settings.idle_block_ms, max(due * 1000, 1)))
-        streams = {keys.inbox(n): p.newest for n, p in self.partitions.items()}
+        streams = {self.space.inbox(n): p.newest for n, p in self.partitions.items()}
         for stream, entries in xread(self.redis, streams, count=1, block=block) or []:
-            number = keys.partition_of_inbox(_text(stream))
+            number = self.space.partition_of_inbox(_text(stream))
             part = self.partitions.get(number)
             if part is not None and entries:
                 part.newest = _text(entries[-1][0])
@@ -259,9 +260,8 @@ class Worker(Membership, Processing, Delivery):
         for part in owned:
             if part.delivered:
                 n, ids, part.delivered = part.number, part.delivered, []
-                batch.add(
-                    keys.deliveries(n), lambda p, n=n, ids=ids: p.xdel(keys.deliveries(n), *ids)
-                )
+                stream = self.space.deliveries(n)
+                batch.add(stream, lambda p, stream=stream, ids=ids: p.xdel(stream, *ids))
         deletions = len(batch.items) - sending[1]
         groups = read_groups(len(owned), cluster=self._slot_per_call)
         calls = [[owned[i] for i in group] for group in groups]
@@ -272,6 +272,7 @@ class Worker(Membership, Processing, Delivery):
                 self.settings.batch,
                 [(part.number, part.generation, part.mode) for part in group],
                 self.settings.max_deliveries,
+                self.space,
             )
             batch.add(script_keys[0], self._call("read", script_keys, args))
         if not batch.items:
@@ -317,7 +318,7 @@ class Worker(Membership, Processing, Delivery):
         XADD recreated it without the group). It starts at 0: every entry still in
         the stream is read; the pending ones of the lost group cannot be known, and
         entries applied before are refused by their ids (tables remember them)."""
-        create_groups(self.redis, [part.number])
+        create_groups(self.redis, [part.number], self.space)
         self._forget(part)
         part.redeliver = True
         part.newest = "0-0"
@@ -355,6 +356,7 @@ class Worker(Membership, Processing, Delivery):
                         b.dead,
                         b.lobby,
                         b.outboxes,
+                        self.space,
                     )
                     for b in group
                 ],

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 class Membership:
     settings: WorkerSettings
+    space: keys.Space
     redis: Any
     id: str
     scripts: Scripts
@@ -46,14 +47,15 @@ class Membership:
         now = self.now()
         s = self.settings
         batch = Batch(self.redis)
-        batch.add(keys.WORKERS, lambda p: p.time())
-        batch.add(keys.WORKERS, lambda p: p.zadd(keys.WORKERS, {self.id: now}))
+        batch.add(self.space.registry, lambda p: p.time())
+        batch.add(self.space.registry, lambda p: p.zadd(self.space.registry, {self.id: now}))
         batch.add(
-            keys.WORKERS, lambda p: p.zrangebyscore(keys.WORKERS, now - s.dead_after_ms, "+inf")
+            self.space.registry,
+            lambda p: p.zrangebyscore(self.space.registry, now - s.dead_after_ms, "+inf"),
         )
         batch.add(
-            keys.WORKERS,
-            lambda p: p.zremrangebyscore(keys.WORKERS, "-inf", now - 20 * s.dead_after_ms),
+            self.space.registry,
+            lambda p: p.zremrangebyscore(self.space.registry, "-inf", now - 20 * s.dead_after_ms),
         )
         batch.add(
             keys.GATEWAYS,
@@ -65,7 +67,7 @@ class Membership:
         )
         owned = list(self.partitions.values())
         for part in owned:
-            lease = keys.lease(part.number)
+            lease = self.space.lease(part.number)
             batch.add(
                 lease,
                 self._call("renew", [lease], [self.id, part.generation, s.lease_ms]),
@@ -110,7 +112,9 @@ class Membership:
 
     def _acquire(self, number: int) -> None:
         generation = int(
-            self.scripts.run("acquire", [keys.lease(number)], [self.id, self.settings.lease_ms])
+            self.scripts.run(
+                "acquire", [self.space.lease(number)], [self.id, self.settings.lease_ms]
+            )
         )
         if not generation:
             return  # still held by a live worker; it will release, we retry next heartbeat
@@ -119,7 +123,7 @@ class Membership:
         part = self.partitions[number] = Partition(number, generation, redeliver=True)
         self.log.info("lease_acquired", partition=number, generation=generation)
         try:
-            info = self.redis.xinfo_stream(keys.inbox(number))
+            info = self.redis.xinfo_stream(self.space.inbox(number))
         except ResponseError:  # no inbox: the first read says so, and it is remade
             return
         part.newest = _text(info.get("last-generated-id") or info.get(b"last-generated-id"))
@@ -129,8 +133,8 @@ class Membership:
         if part is None:
             return
         if part.delivered:
-            self.redis.xdel(keys.deliveries(number), *part.delivered)
-        self.scripts.run("release", [keys.lease(number)], [self.id, part.generation])
+            self.redis.xdel(self.space.deliveries(number), *part.delivered)
+        self.scripts.run("release", [self.space.lease(number)], [self.id, part.generation])
         self.log.info("lease_released", partition=number, generation=part.generation)
 
     def _lost(self, number: int, why: str) -> None:

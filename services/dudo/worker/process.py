@@ -59,6 +59,7 @@ class Processing:
     """Turns read entries into per-partition batches ready to commit."""
 
     settings: WorkerSettings
+    space: keys.Space
     redis: Any
     partitions: dict[int, Partition]
     limits: Limits
@@ -104,7 +105,7 @@ class Processing:
             return
         batch = Batch(self.redis)
         for part, tid in wanted:
-            key = keys.table(part.number, tid)
+            key = self.space.record(part.number, tid)
             batch.add(key, lambda p, key=key: p.hmget(key, "v", "s"))
         for (part, tid), result in zip(wanted, batch.execute(), strict=True):
             if isinstance(result, Exception):

@@ -319,12 +319,13 @@ def read_call(
     count: int,
     parts: list[tuple[int, int, str]],
     max_deliveries: int = 5,
+    space: keys.Space = keys.TABLES,
 ) -> tuple[list[str], list[Any]]:
     """Keys and arguments of one ``read`` call over ``parts`` = (partition, generation, mode)."""
     script_keys = [
-        key for n, _, _ in parts for key in (keys.lease(n), keys.inbox(n), keys.dead_letters(n))
+        key for n, _, _ in parts for key in (space.lease(n), space.inbox(n), space.dead_letters(n))
     ]
-    args: list[Any] = [owner, keys.CONSUMER_GROUP, consumer, count, max_deliveries]
+    args: list[Any] = [owner, space.group, consumer, count, max_deliveries]
     for _, generation, mode in parts:
         args += [generation, mode]
     return script_keys, args
@@ -341,6 +342,7 @@ def commit_section(
     dead: list[tuple[str, str, bytes]],
     lobby: list[tuple[str, bytes]],
     outboxes: Sequence[tuple[str, bytes]] = (),
+    space: keys.Space = keys.TABLES,
 ) -> tuple[list[str], list[Any]]:
     """One partition's keys and arguments in a ``commit`` call.
 
@@ -350,13 +352,13 @@ def commit_section(
     Redis only: outboxes are in other hash slots).
     """
     script_keys = [
-        keys.lease(number),
-        keys.inbox(number),
-        keys.deliveries(number),
-        keys.timers(number),
-        keys.dead_letters(number),
-        keys.lobby(number),
-        *[keys.table(number, tid) for tid, *_ in writes],
+        space.lease(number),
+        space.inbox(number),
+        space.deliveries(number),
+        space.timers(number),
+        space.dead_letters(number),
+        space.lobby(number),
+        *[space.record(number, tid) for tid, *_ in writes],
         *[outbox for outbox, _ in outboxes],
     ]
     args: list[Any] = [generation, len(acks), *acks, len(writes)]
@@ -415,10 +417,11 @@ def commit_call(
     sections: list[tuple[list[str], list[Any]]],
     outbox_maxlen: int = 5000,
     outbox_ttl_ms: int = 3_600_000,
+    space: keys.Space = keys.TABLES,
 ) -> tuple[list[str], list[Any]]:
     """Keys and arguments of one ``commit`` call over partition sections."""
     script_keys: list[str] = []
-    args: list[Any] = [owner, keys.CONSUMER_GROUP, outbox_maxlen, outbox_ttl_ms]
+    args: list[Any] = [owner, space.group, outbox_maxlen, outbox_ttl_ms]
     for section_keys, section_args in sections:
         script_keys += section_keys
         args += section_args
