@@ -13,10 +13,8 @@ to; spectator views go to gateways that asked to watch. Nothing else leaves.
 from __future__ import annotations
 
 import random
-from collections import deque
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from . import wire
 from .bots.policies import HOUSE_POLICY
@@ -37,10 +35,10 @@ from .engine import (
     seat_view,
     to_bytes,
 )
+from .entity import SEEN_IDS, Flush, RecentIds  # noqa: F401  (SEEN_IDS: re-exported)
 from .wire import WireError, message
 
 FORMAT = 2  # 2 added `wake`; records of format 1 are still read
-SEEN_IDS = 64  # how many recent message ids a table remembers, to take each once
 OPEN, PLAYING, DONE = wire.TABLE_STATUSES
 
 
@@ -80,60 +78,16 @@ class Seat:
         return {"name": self.name, "bot": self.bot, "away": self.away}
 
 
-class RecentIds:
-    """The last ``SEEN_IDS`` message ids a table applied, oldest first.
-
-    Kept in order (the record stores them so), with a set beside the deque:
-    every inbox entry is checked against them, and a scan of 64 strings per
-    entry was a visible share of the worker's time."""
-
-    __slots__ = ("_order", "_set")
-
-    def __init__(self, ids: Iterable[str] = ()) -> None:
-        self._order: deque[str] = deque(maxlen=SEEN_IDS)
-        self._set: set[str] = set()
-        for msg_id in ids:
-            self.add(msg_id)
-
-    def __contains__(self, msg_id: object) -> bool:
-        return msg_id in self._set
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._order)
-
-    def __len__(self) -> int:
-        return len(self._order)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, RecentIds) and self._order == other._order
-
-    def __repr__(self) -> str:
-        return f"RecentIds({list(self._order)!r})"
-
-    def add(self, msg_id: str) -> None:
-        if msg_id in self._set:
-            return
-        if len(self._order) == SEEN_IDS:
-            self._set.discard(self._order[0])  # the deque drops it on append
-        self._order.append(msg_id)
-        self._set.add(msg_id)
-
-
-@dataclass
-class Flush:
-    """What one batch did to a table: bytes to store and messages to deliver."""
-
-    record: bytes | None  # new record to store, or None if nothing to persist
-    version: int
-    outputs: list[tuple[str, bytes]]  # (gateway, encoded message)
-    lobby: dict[str, Any] | bool | None  # entry, None (remove), or False (unchanged)
-    timer_remove: str | None
-    timer_add: tuple[str, int] | None  # (member, wake-up time ms)
-    finished: bool
-
-
 @dataclass
 class Table:
+    """One table (an :class:`~dudo.entity.Entity` of the worker's partitions)."""
+
+    KEY: ClassVar[str] = "table"
+    CREATE: ClassVar[str] = "create"
+    TYPES: ClassVar[frozenset[str]] = frozenset(
+        {"create", "join", "leave", "attach", "act", "resync", "watch", "start", "timeout"}
+    )
+
     id: str
     rules: Rules
     plan: list[dict[str, Any]]
@@ -540,6 +494,23 @@ class Table:
             self.wake = now + limits.bot_grace_ms
         else:
             self.wake = now + limits.idle_ttl_ms
+
+    # -- what the partition loop asks of every entity --------------------------------
+
+    @staticmethod
+    def error_for(msg: dict[str, Any], code: str, text: str) -> tuple[str, bytes] | None:
+        return error_for(msg, code, text)
+
+    @staticmethod
+    def lobby_note(entity: str, entry: dict[str, Any] | None, version: int) -> bytes:
+        """News of an open table for every gateway's lobby (None: no longer open)."""
+        return wire.encode(wire.message("lobby", table=entity, entry=entry, version=version))
+
+    @staticmethod
+    def timeout(entity: str, version: int) -> dict[str, Any]:
+        """The inbox message a due timer becomes. Its id only has to be unique within
+        its table (a 64-character table id in it made it too long for the id field)."""
+        return wire.message("timeout", id=f"t:{version}", table=entity, version=version)
 
     # -- output ---------------------------------------------------------------------
 

@@ -22,14 +22,15 @@ from ..connection import Batch
 from .common import Partition, _text
 
 if TYPE_CHECKING:
+    from ..entity import Entity
     from .common import WorkerSettings
 
 
 def fan_out(contents: list[Any], live_gateways: list[str]) -> dict[str, list[bytes]]:
-    """What each gateway gets of committed contents (``[outputs, notes]`` each): its
-    own messages, and the lobby notes, which go to every live gateway."""
+    """What each gateway gets of committed contents (``[outputs, notes, sends]`` each):
+    its own messages, and the lobby notes, which go to every live gateway."""
     by_gateway: dict[str, list[bytes]] = defaultdict(list)
-    for outputs, notes in contents:
+    for outputs, notes, *_ in contents:
         for gateway, messages in outputs:
             by_gateway[gateway].extend(messages)
         for note in notes:
@@ -50,6 +51,7 @@ class Delivery:
     id: str
     partitions: dict[int, Partition]
     live_gateways: list[str]
+    entity: type[Entity]
     log: Any
     _unsent: list[tuple[int, str, bytes, Any]]
 
@@ -60,11 +62,13 @@ class Delivery:
         records, self._unsent = self._unsent, []
         if not records:
             return [], 0
-        by_gateway = fan_out(
-            [content or wire.unpack(record) for _, _, record, content in records],
-            self.live_gateways,
-        )
+        contents = [content or wire.unpack(record) for _, _, record, content in records]
+        by_gateway = fan_out(contents, self.live_gateways)
         before = len(batch.items)
+        for content in contents:
+            for stream, entry in content[2] if len(content) > 2 else ():
+                fields = {wire.ENTRY_FIELD: entry}
+                batch.add(stream, lambda p, stream=stream, fields=fields: p.xadd(stream, fields))
         maxlen, ttl = self.settings.outbox_maxlen, self.settings.outbox_ttl_ms
         for stream, packed in outbox_entries(by_gateway):
             fields = {wire.ENTRY_FIELD: packed}
@@ -134,12 +138,7 @@ class Delivery:
             for member in members:
                 name = _text(member)
                 tid, _, version = name.rpartition("|")
-                # The id only has to be unique within its table (a 64-character
-                # table id in it made it too long, and the clock never fired).
-                timeout = wire.message(
-                    "timeout", id=f"t:{version}", table=tid, version=int(version)
-                )
-                args += [name, wire.encode(timeout)]
+                args += [name, wire.encode(self.entity.timeout(tid, int(version)))]
             script_keys = [self.space.lease(n), self.space.timers(n), self.space.inbox(n)]
             fire.add(self.space.lease(n), self._call("fire", script_keys, args))
         self._execute(fire)

@@ -52,9 +52,10 @@ from ..connection import (
     is_cluster,
     xread,
 )
+from ..entity import Entity
 from ..runtime import quiet_collector, settle_heap
 from ..service import Health, retry_until_ready, run_until_stopped
-from ..table import Limits
+from ..table import Limits, Table
 from .common import Partition, WorkerSettings, _newer, _text, default_worker_id, now_ms
 from .delivery import Delivery, fan_out, outbox_entries
 from .membership import Membership
@@ -74,8 +75,14 @@ log = structlog.get_logger("dudo.worker")
 
 
 class Worker(Membership, Processing, Delivery):
-    def __init__(self, settings: WorkerSettings, client: Client | None = None) -> None:
+    def __init__(
+        self,
+        settings: WorkerSettings,
+        client: Client | None = None,
+        entity: type[Entity] = Table,
+    ) -> None:
         self.settings = settings
+        self.entity = entity
         self.id = settings.worker_id
         self.redis = client if client is not None else connect(settings.redis_url)
         self.space = settings.space
@@ -357,6 +364,7 @@ class Worker(Membership, Processing, Delivery):
                         b.lobby,
                         b.outboxes,
                         self.space,
+                        [] if self._slot_per_call else b.sends,
                     )
                     for b in group
                 ],

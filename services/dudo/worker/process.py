@@ -1,4 +1,7 @@
-"""Processing a batch: decode each entry, load its table, let the table handle it.
+"""Processing a batch: decode each entry, load its entity, let the entity handle it.
+
+The entity is a :class:`~dudo.table.Table` in a worker, a tournament in a director
+(:class:`~dudo.entity.Entity`: the loop only calls what that protocol lists).
 
 A mixin of :class:`~dudo.worker.loop.Worker`. An entry never takes the worker
 down: anything malformed is a typed error (dead-lettered, answered to its
@@ -16,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from .. import keys, wire
 from ..connection import Batch
-from ..table import Table, error_for
 from ..wire import WireError
 from .common import Partition
 
 if TYPE_CHECKING:
+    from ..entity import Entity
     from ..table import Limits
     from .common import WorkerSettings
 
@@ -35,11 +38,14 @@ class _Batch:
     outputs: list[tuple[str, bytes]] = field(default_factory=list)
     lobby: list[tuple[str, bytes]] = field(default_factory=list)  # (table, entry or b"")
     notes: list[bytes] = field(default_factory=list)  # `lobby` news for every gateway
+    # (stream key, entry) for other partitions' inboxes, appended untrimmed with the commit
+    sends: list[tuple[str, bytes]] = field(default_factory=list)
     writes: list[tuple[str, int, int, bytes, int]] = field(default_factory=list)
     timers_rm: list[str] = field(default_factory=list)
     timers_add: list[tuple[str, int]] = field(default_factory=list)
     finished: list[str] = field(default_factory=list)
-    # What leaves with the commit: [[(gateway, [encoded message, ...]), ...], lobby notes],
+    # What leaves with the commit: [[(gateway, [encoded message, ...]), ...], lobby notes,
+    # sends],
     # as the outbox entries the commit appends (standalone Redis) or as a delivery
     # record it stores (Cluster): Worker._commit fills in one of the two.
     content: Any = None
@@ -62,6 +68,7 @@ class Processing:
     space: keys.Space
     redis: Any
     partitions: dict[int, Partition]
+    entity: type[Entity]
     limits: Limits
     rng: random.Random
     log: Any
@@ -96,8 +103,8 @@ class Processing:
                 continue
             seen: set[str] = set()
             for _, _, msg in items:
-                if isinstance(msg, dict):
-                    tid = msg["table"]
+                if isinstance(msg, dict) and msg["type"] in self.entity.TYPES:
+                    tid = msg[self.entity.KEY]
                     if tid not in part.tables and tid not in seen and self._owns(part, tid):
                         seen.add(tid)
                         wanted.append((part, tid))
@@ -114,10 +121,10 @@ class Processing:
             if blob is None:
                 continue
             try:
-                table = part.tables[tid] = Table.from_bytes(blob)
+                table = part.tables[tid] = self.entity.from_bytes(blob)
                 table.limits = self.limits
             except Exception as exc:  # a record our code cannot read: never block the partition
-                self.log.error("table_unreadable", partition=part.number, table=tid, error=str(exc))
+                self.log.error("record_unreadable", partition=part.number, id=tid, error=str(exc))
                 continue
             part.stored[tid] = int(version)
 
@@ -131,20 +138,26 @@ class Processing:
 
     def _process(self, part: Partition, items: list[tuple[str, bytes, Any]]) -> _Batch:
         batch = _Batch(part)
-        touched: dict[str, Table] = {}
+        entity = self.entity
+        error_for = entity.error_for
+        touched: dict[str, Entity] = {}
         now = self.now()
         for entry_id, raw, msg in items:
             batch.acks.append(entry_id)
+            if not isinstance(msg, WireError) and msg["type"] not in entity.TYPES:
+                msg = WireError(
+                    wire.BAD_MESSAGE, f"{msg['type']} is not for a {entity.KEY} inbox", msg
+                )
             if isinstance(msg, WireError):
                 batch.dead.append((entry_id, f"{msg.code}: {msg.message}", raw))
                 reply = error_for(msg.known, msg.code, msg.message)
                 if reply:
                     batch.outputs.append(reply)
                 continue
-            tid = msg["table"]
+            tid = msg[entity.KEY]
             table = part.tables.get(tid)  # a table in memory is one this partition owns
             if table is None and not self._owns(part, tid):
-                reason = f"table {tid} belongs to another partition"
+                reason = f"{entity.KEY} {tid} belongs to another partition"
                 batch.dead.append((entry_id, f"{wire.BAD_MESSAGE}: {reason}", raw))
                 reply = error_for(msg, wire.BAD_MESSAGE, reason)
                 if reply:
@@ -153,17 +166,13 @@ class Processing:
             try:
                 rng = self._rng(tid, table.version if table else 0)
                 if table is None:
-                    if msg["type"] == "create":
-                        table = part.tables[tid] = Table.create(msg, now, self.limits)
+                    if msg["type"] == entity.CREATE:
+                        table = part.tables[tid] = entity.create(msg, now, self.limits)
                         part.stored[tid] = 0
-                        self.log.info(
-                            "table_created",
-                            preset=table.rules.preset,
-                            **_where(part, msg),
-                        )
+                        self.log.info(f"{entity.KEY}_created", **_where(part, msg, entity.KEY))
                     else:
                         if msg["type"] != "timeout":
-                            reply = error_for(msg, wire.UNKNOWN_TABLE, f"no table {tid}")
+                            reply = error_for(msg, wire.UNKNOWN_TABLE, f"no {entity.KEY} {tid}")
                             if reply:
                                 batch.outputs.append(reply)
                         continue
@@ -175,17 +184,21 @@ class Processing:
                     batch.outputs.append(reply)
                 continue
             except Exception as exc:
-                self.log.exception("entry_failed", entry=entry_id, **_where(part, msg))
+                self.log.exception("entry_failed", entry=entry_id, **_where(part, msg, entity.KEY))
                 raise _Poison(entry_id, raw, f"{wire.INTERNAL}: {exc!r}") from exc
             touched[tid] = table
             if self.debug:
                 self.log.debug(
-                    "applied", type=msg["type"], version=table.version, **_where(part, msg)
+                    "applied",
+                    type=msg["type"],
+                    version=table.version,
+                    **_where(part, msg, entity.KEY),
                 )
 
         for tid, table in touched.items():
             flush = table.flush()
             batch.outputs.extend(flush.outputs)
+            batch.sends.extend(flush.sends)
             if flush.record is not None:
                 ttl = self.settings.finished_ttl_ms if flush.finished else 0
                 batch.writes.append((tid, part.stored[tid], flush.version, flush.record, ttl))
@@ -194,23 +207,19 @@ class Processing:
                 # The lobby hash is written by the commit (fenced); the news carries
                 # the table version, so a late copy from a paused owner is dropped.
                 batch.lobby.append((tid, wire.encode(entry) if entry is not None else b""))
-                batch.notes.append(
-                    wire.encode(
-                        wire.message("lobby", table=tid, entry=entry, version=flush.version)
-                    )
-                )
+                batch.notes.append(entity.lobby_note(tid, entry, flush.version))
             if flush.timer_remove:
                 batch.timers_rm.append(flush.timer_remove)
             if flush.timer_add:
                 batch.timers_add.append(flush.timer_add)
             if flush.finished:
                 batch.finished.append(tid)
-                self.log.info("table_finished", partition=part.number, table=tid)
-        if batch.outputs or batch.notes:
+                self.log.info(f"{entity.KEY}_finished", partition=part.number, id=tid)
+        if batch.outputs or batch.notes or batch.sends:
             by_gateway: dict[str, list[bytes]] = defaultdict(list)
             for gateway, data in batch.outputs:
                 by_gateway[gateway].append(data)
-            batch.content = [list(by_gateway.items()), batch.notes]
+            batch.content = [list(by_gateway.items()), batch.notes, batch.sends]
         return batch
 
     def _quarantine(self, part: Partition, poison: _Poison) -> None:
@@ -229,9 +238,9 @@ class Processing:
         )
 
 
-def _where(part: Partition, msg: dict[str, Any]) -> dict[str, Any]:
-    """The log fields that place an entry: partition, table, message id."""
-    return {"partition": part.number, "table": msg["table"], "id": msg.get("id")}
+def _where(part: Partition, msg: dict[str, Any], key: str) -> dict[str, Any]:
+    """The log fields that place an entry: partition, table (or tournament), message id."""
+    return {"partition": part.number, key: msg.get(key), "id": msg.get("id")}
 
 
 def _decode(raw: bytes) -> dict[str, Any] | WireError:

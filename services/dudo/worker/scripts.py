@@ -209,8 +209,8 @@ return result
 # One or more partitions per call, like READ (all of them on a standalone Redis,
 # one per call on a Cluster). KEYS, per partition: lease, inbox, deliveries,
 # timers, dead letters, lobby, then one key per table written, then one per gateway
-# outbox delivered to. ARGV: owner, group, outbox max length, outbox ttl ms, then per
-# partition a section (see commit_section):
+# outbox delivered to, then one per stream sent to. ARGV: owner, group, outbox max
+# length, outbox ttl ms, then per partition a section (see commit_section):
 #   generation
 #   n, inbox ids to ack and delete
 #   n, per table: expected version (0 = must not exist), new version, record, ttl ms (0 = keep)
@@ -220,6 +220,8 @@ return result
 #   n, per dead letter: entry id, reason, raw payload
 #   n, per lobby change: table, entry ('' = no longer open)
 #   n, per outbox: the entry appended (messages delivered with the commit itself)
+#   n, per stream sent to: the entry appended, never trimmed (another partition's
+#      inbox: a table's report to its tournament, a tournament's orders to a table)
 # Returns, per partition: {1, delivery record id or ''}; {-1} when fenced; {-2, i}
 # when table i is not at its expected version (nothing of that partition is
 # written then). Each partition commits or not on its own.
@@ -240,7 +242,8 @@ local function commit_one(k, i)
   local n_dead = tonumber(ARGV[i]); local deads = i + 1; i = i + 1 + 3 * n_dead
   local n_lobby = tonumber(ARGV[i]); local lobbies = i + 1; i = i + 1 + 2 * n_lobby
   local n_out = tonumber(ARGV[i]); local outs = i + 1; i = i + 1 + n_out
-  local next_k, next_i = k + 6 + n_tab + n_out, i
+  local n_send = tonumber(ARGV[i]); local sends = i + 1; i = i + 1 + n_send
+  local next_k, next_i = k + 6 + n_tab + n_out + n_send, i
   if not holds(lease, owner, gen) then return {-1}, next_k, next_i end
   for t = 0, n_tab - 1 do
     local current = tonumber(redis.call('HGET', KEYS[k + 6 + t], 'v') or '0')
@@ -276,6 +279,9 @@ local function commit_one(k, i)
     local outbox = KEYS[k + 6 + n_tab + o]
     redis.call('XADD', outbox, 'MAXLEN', '~', outbox_maxlen, '*', 'm', ARGV[outs + o])
     redis.call('PEXPIRE', outbox, outbox_ttl)  -- a dead gateway's outbox goes
+  end
+  for o = 0, n_send - 1 do
+    redis.call('XADD', KEYS[k + 6 + n_tab + n_out + o], '*', 'm', ARGV[sends + o])
   end
   for a = 0, n_ack - 1 do
     -- pcall: the group may have vanished since the read; the entry is deleted anyway
@@ -343,13 +349,15 @@ def commit_section(
     lobby: list[tuple[str, bytes]],
     outboxes: Sequence[tuple[str, bytes]] = (),
     space: keys.Space = keys.TABLES,
+    sends: Sequence[tuple[str, bytes]] = (),
 ) -> tuple[list[str], list[Any]]:
     """One partition's keys and arguments in a ``commit`` call.
 
     ``writes``: (table, expected version, new version, record, ttl ms) per table;
     ``lobby``: (table, encoded entry, or b"" when it is no longer open);
-    ``outboxes``: (outbox key, entry) appended if the partition commits (standalone
-    Redis only: outboxes are in other hash slots).
+    ``outboxes``: (outbox key, entry) appended if the partition commits, and
+    ``sends``: (stream key, entry) appended untrimmed (both standalone Redis only:
+    those streams are in other hash slots).
     """
     script_keys = [
         space.lease(number),
@@ -360,6 +368,7 @@ def commit_section(
         space.lobby(number),
         *[space.record(number, tid) for tid, *_ in writes],
         *[outbox for outbox, _ in outboxes],
+        *[stream for stream, _ in sends],
     ]
     args: list[Any] = [generation, len(acks), *acks, len(writes)]
     for _, expected, version, blob, ttl in writes:
@@ -375,6 +384,8 @@ def commit_section(
         args += [tid, entry]
     args.append(len(outboxes))
     args += [entry for _, entry in outboxes]
+    args.append(len(sends))
+    args += [entry for _, entry in sends]
     return script_keys, args
 
 

@@ -1,0 +1,103 @@
+"""What the partition loop needs of the entities it hosts: tables, and tournaments.
+
+A worker hosts tables; a director runs the same loop (leases, fencing, the commit
+script, timers, dead letters) over tournaments. The loop only ever calls what
+:class:`Entity` lists, and commits what :class:`Flush` says.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+SEEN_IDS = 64  # how many recent message ids an entity remembers, to take each once
+
+
+class RecentIds:
+    """The last ``SEEN_IDS`` message ids a table applied, oldest first.
+
+    Kept in order (the record stores them so), with a set beside the deque:
+    every inbox entry is checked against them, and a scan of 64 strings per
+    entry was a visible share of the worker's time."""
+
+    __slots__ = ("_order", "_set")
+
+    def __init__(self, ids: Iterable[str] = ()) -> None:
+        self._order: deque[str] = deque(maxlen=SEEN_IDS)
+        self._set: set[str] = set()
+        for msg_id in ids:
+            self.add(msg_id)
+
+    def __contains__(self, msg_id: object) -> bool:
+        return msg_id in self._set
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RecentIds) and self._order == other._order
+
+    def __repr__(self) -> str:
+        return f"RecentIds({list(self._order)!r})"
+
+    def add(self, msg_id: str) -> None:
+        if msg_id in self._set:
+            return
+        if len(self._order) == SEEN_IDS:
+            self._set.discard(self._order[0])  # the deque drops it on append
+        self._order.append(msg_id)
+        self._set.add(msg_id)
+
+
+@dataclass
+class Flush:
+    """What one batch did to an entity: bytes to store and messages to deliver."""
+
+    record: bytes | None  # new record to store, or None if nothing to persist
+    version: int
+    outputs: list[tuple[str, bytes]]  # (gateway, encoded message)
+    lobby: dict[str, Any] | bool | None  # entry, None (remove), or False (unchanged)
+    timer_remove: str | None
+    timer_add: tuple[str, int] | None  # (member, wake-up time ms)
+    finished: bool
+    # (inbox stream key, encoded message) for another partition: appended untrimmed
+    # with the commit (a table's report to its tournament, a tournament's orders).
+    sends: list[tuple[str, bytes]] = field(default_factory=list)
+
+
+class Entity(Protocol):
+    """A table or a tournament, as the partition loop sees it.
+
+    ``KEY`` is the message field that names the entity (``table``, ``tournament``);
+    ``TYPES`` the inbox message types it takes; ``CREATE`` the one that creates it.
+    """
+
+    KEY: ClassVar[str]
+    TYPES: ClassVar[frozenset[str]]
+    CREATE: ClassVar[str]
+    version: int
+
+    @classmethod
+    def create(cls, msg: dict[str, Any], now: int, limits: Any) -> Entity: ...
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Entity: ...
+
+    @staticmethod
+    def error_for(msg: dict[str, Any], code: str, text: str) -> tuple[str, bytes] | None: ...
+
+    @staticmethod
+    def lobby_note(entity: str, entry: dict[str, Any] | None, version: int) -> bytes: ...
+
+    @staticmethod
+    def timeout(entity: str, version: int) -> dict[str, Any]: ...
+
+    def handle(self, msg: dict[str, Any], now: int, rng: random.Random) -> None: ...
+
+    def flush(self) -> Flush: ...
