@@ -57,9 +57,12 @@ def test_channels_carry_the_right_messages() -> None:
     assert outbox["address"] == "dudo:{g:{gateway}}:out"
     assert set(inbox["messages"]) == wire.INBOX_TYPES
     assert set(outbox["messages"]) == wire.OUTBOX_TYPES
+    director = doc["channels"]["directorInbox"]
+    assert director["address"] == "dudo:{d{partition}}:in"
+    assert set(director["messages"]) == wire.DIRECTOR_TYPES
     assert set(doc["channels"]["ws"]["messages"]) == set(CLIENT_MESSAGES)
     components = doc["components"]["messages"]
-    for channel in (inbox, outbox):
+    for channel in (inbox, outbox, director):
         for ref in channel["messages"].values():
             assert ref["$ref"].removeprefix("#/components/messages/") in components
     codes = doc["info"]["description"]

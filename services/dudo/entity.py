@@ -81,10 +81,13 @@ class Entity(Protocol):
     KEY: ClassVar[str]
     TYPES: ClassVar[frozenset[str]]
     CREATE: ClassVar[str]
+    DIRECTION: ClassVar[str]  # which inbox its messages come by (wire.decode's direction)
     version: int
 
     @classmethod
-    def create(cls, msg: dict[str, Any], now: int, limits: Any) -> Entity: ...
+    def create(
+        cls, msg: dict[str, Any], now: int, limits: Any, rng: random.Random | None = None
+    ) -> Entity: ...
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Entity: ...

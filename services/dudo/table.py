@@ -36,9 +36,10 @@ from .engine import (
     to_bytes,
 )
 from .entity import SEEN_IDS, Flush, RecentIds  # noqa: F401  (SEEN_IDS: re-exported)
+from .tournament_table import TournamentSeats
 from .wire import WireError, message
 
-FORMAT = 2  # 2 added `wake`; records of format 1 are still read
+FORMAT = 3  # 2 added `wake`, 3 the tournament fields; older records are still read
 OPEN, PLAYING, DONE = wire.TABLE_STATUSES
 
 
@@ -79,13 +80,15 @@ class Seat:
 
 
 @dataclass
-class Table:
+class Table(TournamentSeats):
     """One table (an :class:`~dudo.entity.Entity` of the worker's partitions)."""
 
     KEY: ClassVar[str] = "table"
     CREATE: ClassVar[str] = "create"
+    DIRECTION: ClassVar[str] = "in"
     TYPES: ClassVar[frozenset[str]] = frozenset(
         {"create", "join", "leave", "attach", "act", "resync", "watch", "start", "timeout"}
+        | {"seat_in", "order"}  # from a tournament's director (dudo.tournament_table)
     )
 
     id: str
@@ -103,6 +106,15 @@ class Table:
     # When the table's timer fires if nothing happens first: the turn deadline, or
     # the end of a bot seat's grace, of an open table's or an idle game's life.
     wake: int | None = None
+    # A tournament's table (dudo.tournament_table): its tournament and director
+    # partition, heats' `advance`, what waits for the end of the round, what was done.
+    tournament: str | None = None
+    director: int = 0
+    advance: int | None = None
+    order: list[Any] | None = None
+    order_done: int = 0
+    seat_seq: int = 0
+    arrivals: list[list[Any]] = field(default_factory=list)
     # Transient, per batch: not persisted.
     limits: Limits = field(default=DEFAULT_LIMITS, compare=False, repr=False)
     timer_member: str | None = None
@@ -112,12 +124,20 @@ class Table:
     _dirty: bool = False
     _persist: bool = False
     _lobby: bool = False
+    _reports: list[dict[str, Any]] = field(default_factory=list)
 
     # -- creation and storage ---------------------------------------------------
 
     @classmethod
-    def create(cls, msg: dict[str, Any], now: int, limits: Limits = DEFAULT_LIMITS) -> Table:
-        """A new open table from a validated ``create`` message (raises WireError)."""
+    def create(
+        cls,
+        msg: dict[str, Any],
+        now: int,
+        limits: Limits = DEFAULT_LIMITS,
+        rng: random.Random | None = None,
+    ) -> Table:
+        """A new table from a validated ``create`` message (raises WireError): open, or,
+        for a tournament, playing at once with its first players (``rng`` deals)."""
         try:
             rules = Rules.from_dict(msg["rules"])
         except RulesConfigError as exc:
@@ -141,7 +161,10 @@ class Table:
         table.seen.add(msg["id"])
         table._dirty = table._persist = table._lobby = True
         table._requests.append((msg["gateway"], None))
-        table._rearm(now)
+        if "tournament" in msg:
+            table._seat_first_players(msg["tournament"], now, rng or random.SystemRandom())
+        else:
+            table._rearm(now)
         return table
 
     def to_bytes(self) -> bytes:
@@ -161,16 +184,27 @@ class Table:
                 self.deadline,
                 self.created,
                 self.wake,
+                [
+                    self.tournament,
+                    self.director,
+                    self.advance,
+                    self.order,
+                    self.order_done,
+                    self.seat_seq,
+                    self.arrivals,
+                ],
             ]
         )
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Table:
         raw = wire.unpack(data)
-        if not isinstance(raw, list) or raw[0] not in (1, FORMAT):
+        if not isinstance(raw, list) or raw[0] not in (1, 2, FORMAT):
             raise ValueError("unknown table record format")
         if raw[0] == 1:  # before `wake`: the turn deadline was the only timer
             raw = [*raw, raw[11]]
+        if raw[0] < 3:  # before tournaments
+            raw = [*raw, [None, 0, None, None, 0, 0, []]]
         (
             _,
             tid,
@@ -186,6 +220,7 @@ class Table:
             deadline,
             created,
             wake,
+            tournament,
         ) = raw
         table = cls(
             id=tid,
@@ -202,6 +237,15 @@ class Table:
             created=created,
             wake=wake,
         )
+        (
+            table.tournament,
+            table.director,
+            table.advance,
+            table.order,
+            table.order_done,
+            table.seat_seq,
+            table.arrivals,
+        ) = tournament
         table.timer_member = table._timer_name() if wake is not None else None
         return table
 
@@ -464,9 +508,14 @@ class Table:
         self, events: list[dict[str, Any]], msg: dict[str, Any], now: int
     ) -> None:
         self._events.extend(events)
-        if self.game is not None and self.game.phase == OVER:
-            self.status = DONE
-        self._changed(msg)
+        if self.tournament is not None:
+            # A tournament's table plays on until its director has taken everyone away.
+            self._changed(msg)
+            self._tournament_step(events, now)
+        else:
+            if self.game is not None and self.game.phase == OVER:
+                self.status = DONE
+            self._changed(msg)
         self._rearm(now)
 
     def _rearm(self, now: int, *, reset: bool = True) -> None:
@@ -605,6 +654,7 @@ class Table:
             timer_remove=timer_remove,
             timer_add=timer_add,
             finished=self.status == DONE,
+            sends=self._report_sends(),
         )
         self._events, self._direct, self._requests = [], [], []
         self._dirty = self._persist = self._lobby = False

@@ -23,13 +23,24 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from .engine import RuleError, Rules, RulesConfigError, action_from_dict
+
+# The declarations live in wire_spec; their users import them from here, with the codec.
+from .wire_spec import BOT_LEVELS as BOT_LEVELS
+from .wire_spec import DIRECTOR_TYPES as DIRECTOR_TYPES
+from .wire_spec import ID_RE as ID_RE
+from .wire_spec import INBOX_TYPES as INBOX_TYPES
+from .wire_spec import MESSAGE_ID_RE as MESSAGE_ID_RE
+from .wire_spec import MESSAGES as MESSAGES
+from .wire_spec import OUTBOX_TYPES as OUTBOX_TYPES
+from .wire_spec import TABLE_STATUSES as TABLE_STATUSES
+from .wire_spec import Field as Field
+from .wire_spec import Message as Message
 
 PROTOCOL_VERSION = 1
 MAX_INBOUND_BYTES = 16 * 1024
@@ -82,11 +93,6 @@ PROTOCOL_ERROR_CODES = frozenset(
     }
 )
 
-ID_RE = r"^[A-Za-z0-9_-]{1,64}$"
-MESSAGE_ID_RE = r"^[A-Za-z0-9_:.-]{1,64}$"
-BOT_LEVELS = ("easy", "normal", "hard")
-TABLE_STATUSES = ("open", "playing", "over")
-
 
 class WireError(Exception):
     """A message that cannot be accepted. ``known`` holds the fields that could be read
@@ -97,279 +103,6 @@ class WireError(Exception):
         self.code = code
         self.message = message
         self.known = known or {}
-
-
-# -- declarations ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Field:
-    """One field of a message: its JSON type and constraints."""
-
-    kind: str  # "string", "integer", "boolean", "object", "array", "ref"
-    required: bool = True
-    nullable: bool = False
-    minimum: int | None = None
-    maximum: int | None = None
-    pattern: str | None = None
-    enum: tuple[str, ...] | None = None
-    items: Field | None = None
-    fields: dict[str, Field] | None = None  # for an object with known fields
-    ref: str | None = None  # a hand-written schema in protocol/schemas
-    display: bool = False  # a name shown to people: in the form clean_name leaves unchanged
-    doc: str = ""
-
-
-@dataclass(frozen=True)
-class Message:
-    type: str
-    direction: str  # "in": gateway -> worker (inbox); "out": worker -> gateway (outbox)
-    doc: str
-    fields: dict[str, Field] = field(default_factory=dict)
-
-
-def _id(doc: str, **kw: Any) -> Field:
-    return Field("string", pattern=ID_RE, doc=doc, **kw)
-
-
-def _seat(doc: str = "seat number, 0-based", **kw: Any) -> Field:
-    return Field("integer", minimum=0, maximum=5, doc=doc, **kw)
-
-
-MSG_ID = Field(
-    "string", pattern=MESSAGE_ID_RE, doc="the sender's id for this message, unique per table"
-)
-TABLE = _id("table id; its partition is CRC-32(id) mod P")
-GATEWAY = _id("id of the gateway instance that sent it; replies go to its outbox")
-PLAYER = _id("the player's id, as the gateway authenticated it")
-SEAT_SPEC = Field(
-    "object",
-    fields={
-        "kind": Field("string", enum=("open", "bot"), doc="open for people, or a bot seat"),
-        "level": Field("string", enum=BOT_LEVELS, required=False, doc="bot strength"),
-    },
-)
-PLAYER_INFO = Field(
-    "object",
-    nullable=True,
-    fields={
-        "name": Field("string", maximum=32, display=True, doc="display name"),
-        "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="bot level, or null"),
-        "away": Field("boolean", doc="left the table; the house bot plays for the seat"),
-    },
-)
-
-MESSAGES: dict[str, Message] = {
-    m.type: m
-    for m in [
-        # ---------------------------------------------------------------- inbox
-        Message(
-            "create",
-            "in",
-            "Create a table with its rules and seat plan. The table starts when every seat "
-            "is taken, or when the host sends start.",
-            {
-                "id": MSG_ID,
-                "table": TABLE,
-                "gateway": GATEWAY,
-                "rules": Field("ref", ref="rules.schema.json", doc="preset plus overrides"),
-                "seats": Field("array", minimum=2, maximum=6, items=SEAT_SPEC),
-                "host": _id("player allowed to start the table early", required=False),
-            },
-        ),
-        Message(
-            "join",
-            "in",
-            "Take a seat (a given one, or any open seat). A player who already holds a seat "
-            "at the table gets it back (and it is attached to this gateway).",
-            {
-                "id": MSG_ID,
-                "table": TABLE,
-                "gateway": GATEWAY,
-                "player": PLAYER,
-                "name": Field(
-                    "string",
-                    maximum=32,
-                    display=True,
-                    doc="display name: 1..32 characters, trimmed, no control or invisible "
-                    "characters (gateways clean names with wire.clean_name)",
-                ),
-                "seat": _seat(required=False, nullable=True),
-                "bot": Field("string", enum=BOT_LEVELS, required=False, doc="a bot client"),
-            },
-        ),
-        Message(
-            "leave",
-            "in",
-            "Leave a seat: before the start it is freed; during the game the house bot "
-            "plays for it.",
-            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER, "seat": _seat()},
-        ),
-        Message(
-            "attach",
-            "in",
-            "Deliver a seat's views to this gateway from now on (a player reconnected "
-            "through another gateway instance).",
-            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER, "seat": _seat()},
-        ),
-        Message(
-            "act",
-            "in",
-            "A seat's action: bid, dudo, calza or direction.",
-            {
-                "id": MSG_ID,
-                "table": TABLE,
-                "gateway": GATEWAY,
-                "player": PLAYER,
-                "seat": _seat(),
-                "action": Field("ref", ref="action.schema.json"),
-            },
-        ),
-        Message(
-            "resync",
-            "in",
-            "Send me the latest view of a seat (with its player) or, with seat null, the "
-            "spectator view.",
-            {
-                "id": MSG_ID,
-                "table": TABLE,
-                "gateway": GATEWAY,
-                "seat": _seat(required=False, nullable=True),
-                "player": _id("the seat's player", required=False),
-            },
-        ),
-        Message(
-            "watch",
-            "in",
-            "Start (on) or stop spectator views of a table to this gateway.",
-            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "on": Field("boolean")},
-        ),
-        Message(
-            "start",
-            "in",
-            "The host starts the table with the players seated so far (at least "
-            "min_players); open seats are dropped. With `bots_fill` rules (Cacho) the open "
-            "seats become bot seats instead, and the game starts once bots have taken them.",
-            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER},
-        ),
-        Message(
-            "timeout",
-            "in",
-            "A turn clock expired (written by the partition's owner from its timers). "
-            "Applies only if the table is still at this version.",
-            {"id": MSG_ID, "table": TABLE, "version": Field("integer", minimum=0)},
-        ),
-        # --------------------------------------------------------------- outbox
-        Message(
-            "view",
-            "out",
-            "A full snapshot of a table for this gateway: the public part once, and the "
-            "private part of each seat this gateway hosts (a seat's view is the public part "
-            "merged with its private part; spectators get the public part). Drop any view "
-            "whose version is not above the last one you applied for that table.",
-            {
-                "table": TABLE,
-                "version": Field("integer", minimum=0, doc="table version, rises on every change"),
-                "status": Field("string", enum=TABLE_STATUSES),
-                "players": Field("array", maximum=6, items=PLAYER_INFO),
-                "host": _id(
-                    "the host's public handle (wire.public_id: never a player id)", nullable=True
-                ),
-                "deadline": Field(
-                    "integer", nullable=True, minimum=0, doc="turn deadline, ms since epoch"
-                ),
-                "game": Field(
-                    "ref",
-                    ref="game-view.schema.json#/$defs/public",
-                    nullable=True,
-                    doc="the public part of the game; null before the start",
-                ),
-                "seats": Field(
-                    "array",
-                    maximum=6,
-                    items=Field("ref", ref="game-view.schema.json#/$defs/private"),
-                    doc="private parts of the seats this gateway hosts (none for spectators)",
-                ),
-                "holders": Field(
-                    "array",
-                    maximum=6,
-                    items=PLAYER,
-                    doc="the player holding each seat of `seats`, in the same order: a private "
-                    "part goes to that player's connections and nobody else's (seat numbers "
-                    "change hands; route by player)",
-                ),
-                "events": Field(
-                    "array", items=Field("object"), doc="public events since the last view"
-                ),
-            },
-        ),
-        Message(
-            "error",
-            "out",
-            "A message was refused; nothing changed.",
-            {
-                "table": _id("the table, when known", nullable=True),
-                "seat": _seat(nullable=True),
-                "player": _id("the player, when known", nullable=True),
-                "id": Field("string", nullable=True, maximum=64, doc="the refused message's id"),
-                "code": Field("string", pattern=r"^[a-z_]+$", doc="rule or protocol error code"),
-                "message": Field("string", maximum=500, doc="for people"),
-            },
-        ),
-        Message(
-            "joined",
-            "out",
-            "A join succeeded: this player holds this seat.",
-            {"table": TABLE, "seat": _seat(), "player": PLAYER, "id": MSG_ID},
-        ),
-        Message(
-            "left",
-            "out",
-            "A leave succeeded.",
-            {"table": TABLE, "seat": _seat(), "player": PLAYER, "id": MSG_ID},
-        ),
-        Message(
-            "detached",
-            "out",
-            "This player's seat is no longer played through this gateway (the player attached "
-            "it to another gateway): stop relaying anything of this table to that player's "
-            "connections here.",
-            {"table": TABLE, "seat": _seat(), "player": PLAYER},
-        ),
-        Message(
-            "lobby",
-            "out",
-            "An open table appeared or changed (entry), or is no longer open (entry null). "
-            "Drop news whose version is below the last you applied for that table (a late "
-            "copy from a worker that lost the table).",
-            {
-                "table": TABLE,
-                "version": Field("integer", minimum=0, doc="the table's version"),
-                "entry": Field(
-                    "object",
-                    nullable=True,
-                    fields={
-                        "preset": Field("string"),
-                        "seats": Field("integer", minimum=2, maximum=6),
-                        "taken": Field("integer", minimum=0, maximum=6),
-                        "bots": Field("integer", minimum=0, maximum=6),
-                        "names": Field("array", items=Field("string", nullable=True)),
-                        "rules": Field("ref", ref="rules.schema.json"),
-                        "host": _id("the host's public handle", nullable=True),
-                        "wants_bots": Field(
-                            "array",
-                            items=Field("array", minimum=2, maximum=2),
-                            doc="free seats set aside for bots: [seat, level] pairs",
-                        ),
-                    },
-                ),
-            },
-        ),
-    ]
-}
-
-INBOX_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "in")
-OUTBOX_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "out")
 
 
 # -- display names -----------------------------------------------------------
@@ -647,7 +380,7 @@ def decode(data: bytes, *, direction: str = "in") -> dict[str, Any]:
     except Exception as exc:  # malformed, truncated, trailing bytes, nested too deep
         raise WireError(BAD_MESSAGE, f"not a msgpack message: {exc.__class__.__name__}") from exc
     validate(message)
-    wanted = INBOX_TYPES if direction == "in" else OUTBOX_TYPES
+    wanted = {"in": INBOX_TYPES, "out": OUTBOX_TYPES, "director": DIRECTOR_TYPES}[direction]
     if message["type"] not in wanted:
         raise WireError(BAD_MESSAGE, f"{message['type']} does not travel this way", {})
     return message
@@ -724,6 +457,7 @@ SCHEMA_BASE = "https://dudo.example/protocol/schemas/"
 _ARROWS = {
     "in": "gateway → worker",
     "out": "worker → gateway",
+    "director": "gateway or table → director",
     "ws-in": "client → gateway",
     "ws-out": "gateway → client",
 }

@@ -17,7 +17,7 @@ from .dice import commitment, roll, round_seed
 from .errors import RULE_ERROR_CODES, RuleError, RulesConfigError
 from .observer import all_views, private_view, public_view, seat_view, spectator_view
 from .rules import PRESETS, Rules, preset, rules_dict, rules_from_tuple, rules_tuple
-from .seating import leavers, reseat
+from .seating import leavers, reseat, seated_game
 from .serialize import StateFormatError, from_bytes, to_bytes
 from .state import BIDDING, DIRECTION, OVER, State, new_game
 
@@ -53,6 +53,7 @@ __all__ = [
     "rules_from_tuple",
     "rules_tuple",
     "seat_view",
+    "seated_game",
     "spectator_view",
     "to_bytes",
 ]

@@ -32,7 +32,8 @@ from collections.abc import Iterable
 from . import errors as E
 from .dice import roll
 from .errors import RuleError
-from .state import OVER, Event, State
+from .rules import Rules
+from .state import OVER, Event, State, new_game
 
 
 def reseat(
@@ -84,6 +85,14 @@ def reseat(
     else:  # dealt dice, nobody joining: the seats that stayed keep theirs
         state.hands = [hand if counts[s] else () for s, hand in enumerate(state.hands)]
     return events
+
+
+def seated_game(rules: Rules, dice_counts: list[int], secret: bytes, *, opener: int) -> State:
+    """A game at a table with room: the seats without dice are vacant, not eliminated
+    (a tournament seats players there later)."""
+    state = new_game(rules, len(dice_counts), secret, opener=opener, dice_counts=dice_counts)
+    state.eliminated = []
+    return state
 
 
 def leavers(state: State, count: int) -> list[int]:

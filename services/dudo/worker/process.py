@@ -79,7 +79,11 @@ class Processing:
     ) -> None:
         phases = {} if phases is None else phases
         mark = time.monotonic()
-        decoded = {n: [(eid, raw, _decode(raw)) for eid, raw in got] for n, got in entries.items()}
+        direction = self.entity.DIRECTION
+        decoded = {
+            n: [(eid, raw, _decode(raw, direction)) for eid, raw in got]
+            for n, got in entries.items()
+        }
         self._load_tables(decoded)
         batches: list[_Batch] = []
         for number, items in decoded.items():
@@ -167,7 +171,7 @@ class Processing:
                 rng = self._rng(tid, table.version if table else 0)
                 if table is None:
                     if msg["type"] == entity.CREATE:
-                        table = part.tables[tid] = entity.create(msg, now, self.limits)
+                        table = part.tables[tid] = entity.create(msg, now, self.limits, rng)
                         part.stored[tid] = 0
                         self.log.info(f"{entity.KEY}_created", **_where(part, msg, entity.KEY))
                     else:
@@ -243,9 +247,9 @@ def _where(part: Partition, msg: dict[str, Any], key: str) -> dict[str, Any]:
     return {"partition": part.number, key: msg.get(key), "id": msg.get("id")}
 
 
-def _decode(raw: bytes) -> dict[str, Any] | WireError:
+def _decode(raw: bytes, direction: str) -> dict[str, Any] | WireError:
     try:
-        return wire.decode(raw)
+        return wire.decode(raw, direction=direction)
     except WireError as exc:
         return exc
     except Exception as exc:  # the codec promises typed errors; never die on an entry anyway

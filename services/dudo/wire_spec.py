@@ -1,0 +1,416 @@
+"""The stream protocol's messages, declared once: every field, its type and limits.
+
+:mod:`dudo.wire` validates what arrives against these declarations and writes the
+JSON Schemas in ``protocol/schemas/`` from them. Directions: ``in`` (gateway →
+worker, a table partition's inbox), ``out`` (worker → gateway, an outbox),
+``director`` (gateways and tables → director, a tournament partition's inbox).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ID_RE = r"^[A-Za-z0-9_-]{1,64}$"
+MESSAGE_ID_RE = r"^[A-Za-z0-9_:.-]{1,64}$"
+BOT_LEVELS = ("easy", "normal", "hard")
+TABLE_STATUSES = ("open", "playing", "over")
+
+
+# -- declarations ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a message: its JSON type and constraints."""
+
+    kind: str  # "string", "integer", "boolean", "object", "array", "ref"
+    required: bool = True
+    nullable: bool = False
+    minimum: int | None = None
+    maximum: int | None = None
+    pattern: str | None = None
+    enum: tuple[str, ...] | None = None
+    items: Field | None = None
+    fields: dict[str, Field] | None = None  # for an object with known fields
+    ref: str | None = None  # a hand-written schema in protocol/schemas
+    display: bool = False  # a name shown to people: in the form clean_name leaves unchanged
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Message:
+    type: str
+    direction: str  # "in": gateway -> worker (inbox); "out": worker -> gateway (outbox)
+    doc: str
+    fields: dict[str, Field] = field(default_factory=dict)
+
+
+def _id(doc: str, **kw: Any) -> Field:
+    return Field("string", pattern=ID_RE, doc=doc, **kw)
+
+
+def _seat(doc: str = "seat number, 0-based", **kw: Any) -> Field:
+    return Field("integer", minimum=0, maximum=5, doc=doc, **kw)
+
+
+MSG_ID = Field(
+    "string", pattern=MESSAGE_ID_RE, doc="the sender's id for this message, unique per table"
+)
+TABLE = _id("table id; its partition is CRC-32(id) mod P")
+GATEWAY = _id("id of the gateway instance that sent it; replies go to its outbox")
+PLAYER = _id("the player's id, as the gateway authenticated it")
+SEAT_SPEC = Field(
+    "object",
+    fields={
+        "kind": Field("string", enum=("open", "bot"), doc="open for people, or a bot seat"),
+        "level": Field("string", enum=BOT_LEVELS, required=False, doc="bot strength"),
+    },
+)
+PLAYER_INFO = Field(
+    "object",
+    nullable=True,
+    fields={
+        "name": Field("string", maximum=32, display=True, doc="display name"),
+        "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="bot level, or null"),
+        "away": Field("boolean", doc="left the table; the house bot plays for the seat"),
+    },
+)
+
+TOURNAMENT = _id("the tournament; its director partition is CRC-32(id) mod D")
+DICE = Field("integer", minimum=1, maximum=10, doc="dice the player brings (they keep their count)")
+ENTRANT = Field(
+    "object",
+    fields={
+        "player": PLAYER,
+        "name": Field("string", maximum=32, display=True, doc="display name"),
+        "dice": DICE,
+        "gateway": _id("the gateway the player's views go to, if known", nullable=True),
+        "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="bot level, or null"),
+    },
+)
+
+MESSAGES: dict[str, Message] = {
+    m.type: m
+    for m in [
+        # ---------------------------------------------------------------- inbox
+        Message(
+            "create",
+            "in",
+            "Create a table with its rules and seat plan. The table starts when every seat "
+            "is taken, or when the host sends start.",
+            {
+                "id": MSG_ID,
+                "table": TABLE,
+                "gateway": GATEWAY,
+                "rules": Field("ref", ref="rules.schema.json", doc="preset plus overrides"),
+                "seats": Field("array", minimum=2, maximum=6, items=SEAT_SPEC),
+                "host": _id("player allowed to start the table early", required=False),
+                "tournament": Field(
+                    "object",
+                    required=False,
+                    doc="a tournament's table (sent by its director): it starts at once with "
+                    "these players in its first seats, the other seats vacant; players come "
+                    "and go between rounds (seat_in, order) and it reports every round's end",
+                    fields={
+                        "id": TOURNAMENT,
+                        "director": Field(
+                            "integer",
+                            minimum=0,
+                            maximum=1023,
+                            doc="the tournament's director partition: reports go to its inbox",
+                        ),
+                        "players": Field("array", minimum=2, maximum=6, items=ENTRANT),
+                        "advance": Field(
+                            "integer",
+                            nullable=True,
+                            minimum=1,
+                            maximum=5,
+                            doc="heats: the table stops when this many players have dice, and "
+                            "they leave to the next heat; null: play on",
+                        ),
+                    },
+                ),
+            },
+        ),
+        Message(
+            "join",
+            "in",
+            "Take a seat (a given one, or any open seat). A player who already holds a seat "
+            "at the table gets it back (and it is attached to this gateway).",
+            {
+                "id": MSG_ID,
+                "table": TABLE,
+                "gateway": GATEWAY,
+                "player": PLAYER,
+                "name": Field(
+                    "string",
+                    maximum=32,
+                    display=True,
+                    doc="display name: 1..32 characters, trimmed, no control or invisible "
+                    "characters (gateways clean names with wire.clean_name)",
+                ),
+                "seat": _seat(required=False, nullable=True),
+                "bot": Field("string", enum=BOT_LEVELS, required=False, doc="a bot client"),
+            },
+        ),
+        Message(
+            "leave",
+            "in",
+            "Leave a seat: before the start it is freed; during the game the house bot "
+            "plays for it.",
+            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER, "seat": _seat()},
+        ),
+        Message(
+            "attach",
+            "in",
+            "Deliver a seat's views to this gateway from now on (a player reconnected "
+            "through another gateway instance).",
+            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER, "seat": _seat()},
+        ),
+        Message(
+            "act",
+            "in",
+            "A seat's action: bid, dudo, calza or direction.",
+            {
+                "id": MSG_ID,
+                "table": TABLE,
+                "gateway": GATEWAY,
+                "player": PLAYER,
+                "seat": _seat(),
+                "action": Field("ref", ref="action.schema.json"),
+            },
+        ),
+        Message(
+            "resync",
+            "in",
+            "Send me the latest view of a seat (with its player) or, with seat null, the "
+            "spectator view.",
+            {
+                "id": MSG_ID,
+                "table": TABLE,
+                "gateway": GATEWAY,
+                "seat": _seat(required=False, nullable=True),
+                "player": _id("the seat's player", required=False),
+            },
+        ),
+        Message(
+            "watch",
+            "in",
+            "Start (on) or stop spectator views of a table to this gateway.",
+            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "on": Field("boolean")},
+        ),
+        Message(
+            "start",
+            "in",
+            "The host starts the table with the players seated so far (at least "
+            "min_players); open seats are dropped. With `bots_fill` rules (Cacho) the open "
+            "seats become bot seats instead, and the game starts once bots have taken them.",
+            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER},
+        ),
+        Message(
+            "timeout",
+            "in",
+            "A turn clock expired (written by the partition's owner from its timers). "
+            "Applies only if the table is still at this version.",
+            {"id": MSG_ID, "table": TABLE, "version": Field("integer", minimum=0)},
+        ),
+        Message(
+            "seat_in",
+            "in",
+            "A tournament's director seats a player at this table with the dice they bring, "
+            "at the end of the round in progress (at once if no round is being played). The "
+            "player's gateway gets `moved`. Taken once per player: a repeat changes nothing.",
+            {
+                "id": MSG_ID,
+                "table": TABLE,
+                "tournament": TOURNAMENT,
+                "seq": Field(
+                    "integer", minimum=1, doc="the director's move number: a repeat is ignored"
+                ),
+                "player": PLAYER,
+                "name": Field("string", maximum=32, display=True, doc="display name"),
+                "dice": DICE,
+                "gateway": _id("the gateway the player's views go to, if known", nullable=True),
+                "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="bot level, or null"),
+            },
+        ),
+        Message(
+            "order",
+            "in",
+            "A tournament's director tells this table how many players to send away at the "
+            "end of the round in progress (at once if no round is being played): the seats "
+            "that would act last in the next round go, and the table keeps at least two "
+            "unless count is null (everyone goes: the table breaks). A later order (higher "
+            "seq) replaces one not yet carried out; an older one is ignored.",
+            {
+                "id": MSG_ID,
+                "table": TABLE,
+                "tournament": TOURNAMENT,
+                "seq": Field("integer", minimum=1, doc="the director's order number"),
+                "count": Field(
+                    "integer", nullable=True, minimum=0, maximum=6, doc="players to send"
+                ),
+            },
+        ),
+        # --------------------------------------------------------------- outbox
+        Message(
+            "view",
+            "out",
+            "A full snapshot of a table for this gateway: the public part once, and the "
+            "private part of each seat this gateway hosts (a seat's view is the public part "
+            "merged with its private part; spectators get the public part). Drop any view "
+            "whose version is not above the last one you applied for that table.",
+            {
+                "table": TABLE,
+                "version": Field("integer", minimum=0, doc="table version, rises on every change"),
+                "status": Field("string", enum=TABLE_STATUSES),
+                "players": Field("array", maximum=6, items=PLAYER_INFO),
+                "host": _id(
+                    "the host's public handle (wire.public_id: never a player id)", nullable=True
+                ),
+                "deadline": Field(
+                    "integer", nullable=True, minimum=0, doc="turn deadline, ms since epoch"
+                ),
+                "game": Field(
+                    "ref",
+                    ref="game-view.schema.json#/$defs/public",
+                    nullable=True,
+                    doc="the public part of the game; null before the start",
+                ),
+                "seats": Field(
+                    "array",
+                    maximum=6,
+                    items=Field("ref", ref="game-view.schema.json#/$defs/private"),
+                    doc="private parts of the seats this gateway hosts (none for spectators)",
+                ),
+                "holders": Field(
+                    "array",
+                    maximum=6,
+                    items=PLAYER,
+                    doc="the player holding each seat of `seats`, in the same order: a private "
+                    "part goes to that player's connections and nobody else's (seat numbers "
+                    "change hands; route by player)",
+                ),
+                "events": Field(
+                    "array", items=Field("object"), doc="public events since the last view"
+                ),
+            },
+        ),
+        Message(
+            "error",
+            "out",
+            "A message was refused; nothing changed.",
+            {
+                "table": _id("the table, when known", nullable=True),
+                "seat": _seat(nullable=True),
+                "player": _id("the player, when known", nullable=True),
+                "id": Field("string", nullable=True, maximum=64, doc="the refused message's id"),
+                "code": Field("string", pattern=r"^[a-z_]+$", doc="rule or protocol error code"),
+                "message": Field("string", maximum=500, doc="for people"),
+            },
+        ),
+        Message(
+            "joined",
+            "out",
+            "A join succeeded: this player holds this seat.",
+            {"table": TABLE, "seat": _seat(), "player": PLAYER, "id": MSG_ID},
+        ),
+        Message(
+            "left",
+            "out",
+            "A leave succeeded.",
+            {"table": TABLE, "seat": _seat(), "player": PLAYER, "id": MSG_ID},
+        ),
+        Message(
+            "detached",
+            "out",
+            "This player's seat is no longer played through this gateway (the player attached "
+            "it to another gateway): stop relaying anything of this table to that player's "
+            "connections here.",
+            {"table": TABLE, "seat": _seat(), "player": PLAYER},
+        ),
+        Message(
+            "moved",
+            "out",
+            "A tournament moved this player to this table (from the table named in `from`, "
+            "null at the start): relay this table's views to the player's connections from "
+            "now on. Its next view follows.",
+            {
+                "table": TABLE,
+                "seat": _seat(),
+                "player": PLAYER,
+                "tournament": TOURNAMENT,
+                "from": _id("the table the player left", nullable=True),
+            },
+        ),
+        Message(
+            "lobby",
+            "out",
+            "An open table appeared or changed (entry), or is no longer open (entry null). "
+            "Drop news whose version is below the last you applied for that table (a late "
+            "copy from a worker that lost the table).",
+            {
+                "table": TABLE,
+                "version": Field("integer", minimum=0, doc="the table's version"),
+                "entry": Field(
+                    "object",
+                    nullable=True,
+                    fields={
+                        "preset": Field("string"),
+                        "seats": Field("integer", minimum=2, maximum=6),
+                        "taken": Field("integer", minimum=0, maximum=6),
+                        "bots": Field("integer", minimum=0, maximum=6),
+                        "names": Field("array", items=Field("string", nullable=True)),
+                        "rules": Field("ref", ref="rules.schema.json"),
+                        "host": _id("the host's public handle", nullable=True),
+                        "wants_bots": Field(
+                            "array",
+                            items=Field("array", minimum=2, maximum=2),
+                            doc="free seats set aside for bots: [seat, level] pairs",
+                        ),
+                    },
+                ),
+            },
+        ),
+        # ------------------------------------------------------------- director
+        Message(
+            "report",
+            "director",
+            "A tournament table's report to its director, written with the commit of the "
+            "step it describes: at the end of every round, and whenever players came or "
+            "went. Reports of one table rise in version; the director drops any version it "
+            "has already passed.",
+            {
+                "id": MSG_ID,
+                "tournament": TOURNAMENT,
+                "table": TABLE,
+                "version": Field("integer", minimum=0, doc="the table's version"),
+                "round": Field("integer", minimum=0, doc="rounds played at the table"),
+                "seated": Field(
+                    "array",
+                    maximum=6,
+                    items=Field("array", minimum=2, maximum=2),
+                    doc="[player, dice] for every player with dice at the table now",
+                ),
+                "done": Field(
+                    "integer", minimum=0, doc="the last order carried out (its seq; 0: none)"
+                ),
+                "left": Field(
+                    "array", maximum=6, items=ENTRANT, doc="players who left, with their dice"
+                ),
+                "joined": Field("array", maximum=6, items=PLAYER, doc="players who sat down"),
+                "out": Field(
+                    "array",
+                    maximum=6,
+                    items=PLAYER,
+                    doc="players who lost their last die, in the order it happened",
+                ),
+            },
+        ),
+    ]
+}
+
+INBOX_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "in")
+OUTBOX_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "out")
+DIRECTOR_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "director")

@@ -1,0 +1,248 @@
+"""A tournament's table (dudo.tournament_table), without Redis: players arrive and leave
+only at the end of a round, every round's end is reported, and nobody sees a die they
+should not."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgpack
+
+from dudo import keys, wire
+from dudo.engine import OVER
+from dudo.table import DONE, PLAYING, Table
+
+from .test_table import NOW, msg
+
+SEATS = 4
+
+
+def entrant(player: str, dice: int = 3, gateway: str | None = "gw-a") -> dict[str, Any]:
+    return {"player": player, "name": player.upper(), "dice": dice, "gateway": gateway, "bot": None}
+
+
+class Cup:
+    """One tournament table fed by hand, as the worker feeds it."""
+
+    def __init__(self, players: list[dict[str, Any]], advance: int | None = None) -> None:
+        self.rng = random.Random(3)
+        self.n = 0
+        create = msg(
+            "create",
+            id="c",
+            table="t1",
+            rules={"preset": "lizumo", "max_players": SEATS},
+            seats=[{"kind": "open"}] * SEATS,
+            tournament={"id": "cup", "director": 2, "players": players, "advance": advance},
+            gateway="director",
+        )
+        self.table = Table.create(create, NOW, rng=self.rng)
+        self.reports: list[dict[str, Any]] = []
+        self.out: list[tuple[str, dict[str, Any]]] = []
+        self.flush()
+
+    def flush(self) -> None:
+        flush = self.table.flush()
+        for stream, data in flush.sends:
+            assert stream == keys.TOURNAMENTS.inbox(2)
+            report = wire.decode(data, direction="director")
+            self.reports.append(report)
+        for gateway, data in flush.outputs:
+            message = msgpack.unpackb(data, raw=False)
+            wire.validate(message)
+            self.out.append((gateway, message))
+
+    def send(self, kind: str, **fields: Any) -> None:
+        self.n += 1
+        fields.setdefault("id", f"m{self.n}")
+        body = wire.message(kind, table="t1", **fields)
+        wire.validate(body)
+        self.table.handle(body, NOW, self.rng)
+        self.flush()
+
+    def seat_in(self, seq: int, player: str, dice: int, gateway: str | None = None) -> None:
+        self.send(
+            "seat_in",
+            tournament="cup",
+            seq=seq,
+            player=player,
+            name=player.upper(),
+            dice=dice,
+            gateway=gateway,
+            bot=None,
+        )
+
+    def act(self, seat: int, action: dict[str, Any]) -> None:
+        holder = self.table.seats[seat]
+        self.n += 1
+        body = msg(
+            "act",
+            holder.gateway,
+            id=f"m{self.n}",
+            table="t1",
+            player=holder.player,
+            seat=seat,
+            action=action,
+        )
+        self.table.handle(body, NOW, self.rng)
+        self.flush()
+
+    def play_round(self) -> None:
+        """The seat in turn opens with the lowest legal bid; the next one calls Dudo."""
+        game = self.table.game
+        assert game is not None and game.phase != OVER
+        opener = game.turn
+        assert opener is not None
+        legal = game.legal(opener)
+        face = next(f for f, q in enumerate(legal["bid"], start=1) if q is not None)
+        self.act(opener, {"type": "bid", "quantity": legal["bid"][face - 1], "face": face})
+        assert game.turn is not None
+        self.act(game.turn, {"type": "dudo"})
+
+    def players(self) -> list[str | None]:
+        return [s.player for s in self.table.seats]
+
+    def dice(self) -> dict[str, int]:
+        game = self.table.game
+        assert game is not None
+        return {
+            s.player: game.counts[i] for i, s in enumerate(self.table.seats) if s.player is not None
+        }
+
+    def views_to(self, gateway: str) -> list[dict[str, Any]]:
+        return [m for g, m in self.out if g == gateway and m["type"] == "view"]
+
+
+def test_created_playing_with_vacant_seats_and_reported() -> None:
+    cup = Cup([entrant("a"), entrant("b", 2, "gw-b"), entrant("c", 1, None)])
+    table = cup.table
+    assert table.status == PLAYING and cup.players() == ["a", "b", "c", None]
+    assert table.game is not None and table.game.counts == [3, 2, 1, 0]
+    assert table.game.eliminated == []  # the empty seat is vacant, not out
+    moved = [(g, m["player"]) for g, m in cup.out if m["type"] == "moved"]
+    assert moved == [("gw-a", "a"), ("gw-b", "b")]  # c has no gateway yet
+    [report] = cup.reports
+    assert report["seated"] == [["a", 3], ["b", 2], ["c", 1]]
+    assert report["joined"] == ["a", "b", "c"] and report["left"] == [] and report["done"] == 0
+
+
+def test_an_arrival_waits_for_the_end_of_the_round_then_sits_with_its_dice() -> None:
+    cup = Cup([entrant("a"), entrant("b"), entrant("c")])
+    cup.reports.clear()
+    cup.send(
+        "seat_in", tournament="cup", seq=5, player="d", name="D", dice=2, gateway="gw-d", bot=None
+    )
+    assert cup.players() == ["a", "b", "c", None] and not cup.reports
+    assert not cup.views_to("gw-d")
+    before = dict(cup.dice())
+    round_no = cup.table.game.round_no  # type: ignore[union-attr]
+    cup.play_round()
+    assert cup.players() == ["a", "b", "c", "d"] and cup.dice()["d"] == 2
+    assert sum(cup.dice().values()) == sum(before.values()) - 1 + 2
+    [report] = cup.reports
+    assert report["joined"] == ["d"] and report["round"] == round_no + 1
+    assert sorted(report["seated"]) == sorted([p, n] for p, n in cup.dice().items())
+    # d is told where it sits, and its first view already has it seated with its dice.
+    assert [m["type"] for g, m in cup.out if g == "gw-d"][:2] == ["moved", "view"]
+    [view] = cup.views_to("gw-d")
+    assert view["holders"] == ["d"] and len(view["seats"][0]["dice"]) == 2
+    # The view that ended the round shows the new seating: none shows the old one
+    # with the new round's dice.
+    last = cup.views_to("gw-a")[-1]
+    assert last["players"][3]["name"] == "D" and last["game"]["dice_counts"][3] == 2
+
+
+def test_an_order_sends_the_seats_that_act_last_with_their_dice_and_keeps_two() -> None:
+    cup = Cup([entrant("a"), entrant("b", gateway="gw-b"), entrant("c"), entrant("d")])
+    cup.reports.clear()
+    cup.send("order", tournament="cup", seq=7, count=1)
+    assert cup.table.order == [7, 1] and not cup.reports
+    cup.play_round()
+    [report] = cup.reports
+    assert report["done"] == 7 and len(report["left"]) == 1
+    gone = report["left"][0]
+    assert gone["player"] not in cup.players() and gone["dice"] >= 1
+    game = cup.table.game
+    assert game is not None and game.opener is not None
+    # The opener of the new round stays; the one who would have spoken last went.
+    assert cup.table.seats[game.opener].player is not None
+    assert cup.table.order is None and cup.table.order_done == 7
+    # An order for more than the table can spare leaves two.
+    cup.send("order", tournament="cup", seq=8, count=6)
+    cup.play_round()
+    assert len([p for p, n in cup.dice().items() if n > 0]) == 2
+
+
+def test_older_and_repeated_messages_change_nothing() -> None:
+    cup = Cup([entrant("a"), entrant("b"), entrant("c")])
+    cup.send("order", tournament="cup", seq=9, count=1)
+    cup.send("order", tournament="cup", seq=4, count=0)
+    assert cup.table.order == [9, 1]
+    cup.send(
+        "seat_in", tournament="cup", seq=3, player="d", name="D", dice=1, gateway=None, bot=None
+    )
+    cup.send(
+        "seat_in", tournament="cup", seq=3, player="d", name="D", dice=1, gateway=None, bot=None
+    )
+    cup.send(
+        "seat_in", tournament="cup", seq=2, player="e", name="E", dice=1, gateway=None, bot=None
+    )
+    assert [a[0] for a in cup.table.arrivals] == ["d"]
+    version = cup.table.version
+    cup.send("order", tournament="other", seq=10, count=0)  # not this table's tournament
+    assert cup.table.order == [9, 1] and cup.table.version == version
+
+
+def test_a_finished_table_is_broken_at_once_and_closes() -> None:
+    cup = Cup([entrant("a", 1), entrant("b", 1)])
+    cup.play_round()
+    game = cup.table.game
+    assert game is not None and game.phase == OVER and game.winner is not None
+    assert cup.table.status == PLAYING  # a tournament's table waits for its director
+    winner = cup.table.seats[game.winner].player
+    cup.reports.clear()
+    cup.send("order", tournament="cup", seq=1, count=None)
+    [report] = cup.reports
+    assert [p["player"] for p in report["left"]] == [winner] and report["seated"] == []
+    assert cup.table.status == DONE
+    assert ("gw-a", "detached") in [(g, m["type"]) for g, m in cup.out]
+
+
+def test_a_halted_table_takes_arrivals_at_once_and_plays_again() -> None:
+    cup = Cup([entrant("a", 2), entrant("b", 2), entrant("c", 2)])
+    cup.send("order", tournament="cup", seq=1, count=None)
+    cup.play_round()
+    game = cup.table.game
+    assert game is not None and game.phase == OVER and game.winner is None
+    assert cup.table.status == DONE  # everyone went: broken
+    # A table still playing takes an arrival at once when it halts below two.
+    cup = Cup([entrant("a", 1), entrant("b", 1)])
+    cup.send(
+        "seat_in", tournament="cup", seq=1, player="c", name="C", dice=3, gateway=None, bot=None
+    )
+    cup.play_round()  # someone is eliminated: the winner and c play a new game
+    game = cup.table.game
+    assert game is not None and game.phase != OVER and game.winner is None
+    assert len([n for n in cup.dice().values() if n > 0]) == 2
+
+
+def test_heats_send_the_last_players_standing_through() -> None:
+    cup = Cup([entrant("a", 1), entrant("b", 1), entrant("c", 1)], advance=2)
+    cup.reports.clear()
+    cup.play_round()  # one of three is eliminated: two are left, they go through
+    [report] = cup.reports
+    assert len(report["out"]) == 1 and len(report["left"]) == 2
+    assert {p["dice"] for p in report["left"]} == {1}
+    assert cup.table.status == DONE
+
+
+def test_the_record_keeps_what_waits_for_the_round_end() -> None:
+    cup = Cup([entrant("a"), entrant("b"), entrant("c")])
+    cup.send("order", tournament="cup", seq=4, count=1)
+    cup.send(
+        "seat_in", tournament="cup", seq=5, player="d", name="D", dice=2, gateway=None, bot=None
+    )
+    again = Table.from_bytes(cup.table.to_bytes())
+    assert (again.tournament, again.director, again.order, again.seat_seq) == ("cup", 2, [4, 1], 5)
+    assert again.arrivals == cup.table.arrivals and again.to_bytes() == cup.table.to_bytes()
