@@ -108,15 +108,17 @@ def _chaos(args: argparse.Namespace) -> int:
 
 
 def _worker(args: argparse.Namespace) -> int:
+    """``dudo worker`` and ``dudo director``: one partition loop (tables or tournaments)."""
     from .connection import ConfigMismatch
     from .log import configure
     from .service import retry_until_ready
     from .worker import Worker, WorkerSettings
 
     configure(args.log_level)
+    role = "director" if args.func is _director else "worker"
     if args.seed is not None and os.environ.get("DUDO_INSECURE_SEED") != "1":
         print(
-            "dudo worker: --seed makes every die of every table computable by anyone who "
+            f"dudo {role}: --seed makes every die of every table computable by anyone who "
             "knows the seed and the table id (a spectator does): it is for tests and "
             "benchmarks only. Set DUDO_INSECURE_SEED=1 to use it anyway.",
             file=sys.stderr,
@@ -139,14 +141,75 @@ def _worker(args: argparse.Namespace) -> int:
     )
     if args.id:
         settings.worker_id = args.id
-    workers: list[Worker] = []
+
+    def make() -> Worker:
+        if role == "director":
+            from .director.run import director
+
+            return director(settings, args.table_partitions)
+        return Worker(settings)
+
+    loops: list[Worker] = []
     try:  # connecting needs Redis (to tell a Cluster node): wait for it
-        retry_until_ready(lambda: workers.append(Worker(settings)))
-        workers[0].run(health_port=args.health_port)
+        retry_until_ready(lambda: loops.append(make()))
+        loops[0].run(health_port=args.health_port)
     except ConfigMismatch as exc:
-        print(f"dudo worker: {exc}", file=sys.stderr)
+        print(f"dudo {role}: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _director(args: argparse.Namespace) -> int:
+    return _worker(args)
+
+
+def _loop_arguments(p: argparse.ArgumentParser, partitions: int) -> None:
+    """The options of a partition loop: ``dudo worker`` and ``dudo director``."""
+    p.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="Redis URL")
+    p.add_argument("--partitions", type=int, default=partitions)
+    p.add_argument("--batch", type=int, default=256, help="entries per partition per read")
+    p.add_argument("--id", help="worker id (default: host-pid-random)")
+    p.add_argument("--lease-ms", type=int, default=5000, help="lease time to live")
+    p.add_argument("--heartbeat", type=float, default=0.5, help="seconds between renewals")
+    p.add_argument(
+        "--dead-after-ms", type=int, default=3000, help="silence after which a worker is gone"
+    )
+    p.add_argument("--slow-ms", type=float, default=100.0, help="log cycles slower than this (ms)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="reproducible table randomness: INSECURE, tests and benchmarks only "
+        "(needs DUDO_INSECURE_SEED=1)",
+    )
+    p.add_argument(
+        "--slot-per-call",
+        action="store_true",
+        help="one partition per script call (for proxies that refuse multi-slot scripts; "
+        "automatic on a Redis Cluster)",
+    )
+    p.add_argument("--health-port", type=int, help="serve /healthz and /readyz on this port")
+    p.add_argument(
+        "--open-ttl", type=float, default=3600, help="seconds an unchanged open table lives"
+    )
+    p.add_argument(
+        "--idle-ttl",
+        type=float,
+        default=7200,
+        help="seconds a game without a turn clock waits for a move before it is abandoned",
+    )
+    p.add_argument(
+        "--bot-grace",
+        type=float,
+        default=15,
+        help="seconds a bot seat may stay silent before the house bot plays it",
+    )
+    p.add_argument(
+        "--max-deliveries",
+        type=int,
+        default=5,
+        help="an inbox entry read this many times without a commit is dead-lettered",
+    )
+    p.add_argument("--log-level", default="info")
 
 
 def _schemas(args: argparse.Namespace) -> int:
@@ -407,54 +470,15 @@ def build_parser() -> argparse.ArgumentParser:
     bots.set_defaults(func=_bots)
 
     worker = sub.add_parser("worker", help="run a table worker")
-    worker.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="Redis URL")
-    worker.add_argument("--partitions", type=int, default=16)
-    worker.add_argument("--batch", type=int, default=256, help="entries per partition per read")
-    worker.add_argument("--id", help="worker id (default: host-pid-random)")
-    worker.add_argument("--lease-ms", type=int, default=5000, help="lease time to live")
-    worker.add_argument("--heartbeat", type=float, default=0.5, help="seconds between renewals")
-    worker.add_argument(
-        "--dead-after-ms", type=int, default=3000, help="silence after which a worker is gone"
-    )
-    worker.add_argument(
-        "--slow-ms", type=float, default=100.0, help="log cycles slower than this (ms)"
-    )
-    worker.add_argument(
-        "--seed",
-        type=int,
-        help="reproducible table randomness: INSECURE, tests and benchmarks only "
-        "(needs DUDO_INSECURE_SEED=1)",
-    )
-    worker.add_argument(
-        "--slot-per-call",
-        action="store_true",
-        help="one partition per script call (for proxies that refuse multi-slot scripts; "
-        "automatic on a Redis Cluster)",
-    )
-    worker.add_argument("--health-port", type=int, help="serve /healthz and /readyz on this port")
-    worker.add_argument(
-        "--open-ttl", type=float, default=3600, help="seconds an unchanged open table lives"
-    )
-    worker.add_argument(
-        "--idle-ttl",
-        type=float,
-        default=7200,
-        help="seconds a game without a turn clock waits for a move before it is abandoned",
-    )
-    worker.add_argument(
-        "--bot-grace",
-        type=float,
-        default=15,
-        help="seconds a bot seat may stay silent before the house bot plays it",
-    )
-    worker.add_argument(
-        "--max-deliveries",
-        type=int,
-        default=5,
-        help="an inbox entry read this many times without a commit is dead-lettered",
-    )
-    worker.add_argument("--log-level", default="info")
+    _loop_arguments(worker, 16)
     worker.set_defaults(func=_worker)
+
+    director = sub.add_parser("director", help="run a tournament director")
+    _loop_arguments(director, 4)
+    director.add_argument(
+        "--table-partitions", type=int, default=16, help="the deployment's table partitions"
+    )
+    director.set_defaults(func=_director)
 
     chaos = sub.add_parser(
         "chaos", help="play through real gateways while everything fails, then audit"

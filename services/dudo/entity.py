@@ -82,7 +82,9 @@ class Entity(Protocol):
     TYPES: ClassVar[frozenset[str]]
     CREATE: ClassVar[str]
     DIRECTION: ClassVar[str]  # which inbox its messages come by (wire.decode's direction)
+    UNKNOWN: ClassVar[str]  # the error code for a message to one that does not exist
     version: int
+    limits: Any  # what the loop hands every entity it loads (a table's time limits)
 
     @classmethod
     def create(

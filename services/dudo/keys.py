@@ -53,6 +53,7 @@ class Space:
     group: str  # the inbox streams' consumer group
     registry: str  # zset of the live processes serving this space -> last heartbeat (ms)
     config_field: str  # where the partition count is stored in CONFIG
+    role: str  # what the processes serving it are called: worker, director
 
     def _p(self, partition: int) -> str:
         return f"{PREFIX}:{{{self.tag}{partition}}}"
@@ -108,8 +109,8 @@ class Space:
         ]
 
 
-TABLES = Space("p", CONSUMER_GROUP, WORKERS, "partitions")
-TOURNAMENTS = Space("d", "directors", DIRECTORS, "director_partitions")
+TABLES = Space("p", CONSUMER_GROUP, WORKERS, "partitions", "worker")
+TOURNAMENTS = Space("d", "directors", DIRECTORS, "director_partitions", "director")
 
 # The table space's keys, by the names every service has always used.
 inbox = TABLES.inbox

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from . import wire
-from .bots.policies import HOUSE_POLICY
+from .bots.policies import HOUSE_POLICY, LEVELS
 from .engine import (
     OVER,
     RuleError,
@@ -86,6 +86,7 @@ class Table(TournamentSeats):
     KEY: ClassVar[str] = "table"
     CREATE: ClassVar[str] = "create"
     DIRECTION: ClassVar[str] = "in"
+    UNKNOWN: ClassVar[str] = wire.UNKNOWN_TABLE
     TYPES: ClassVar[frozenset[str]] = frozenset(
         {"create", "join", "leave", "attach", "act", "resync", "watch", "start", "timeout"}
         | {"seat_in", "order"}  # from a tournament's director (dudo.tournament_table)
@@ -160,10 +161,10 @@ class Table(TournamentSeats):
         )
         table.seen.add(msg["id"])
         table._dirty = table._persist = table._lobby = True
-        table._requests.append((msg["gateway"], None))
-        if "tournament" in msg:
+        if "tournament" in msg:  # the director wants reports, not views
             table._seat_first_players(msg["tournament"], now, rng or random.SystemRandom())
         else:
+            table._requests.append((msg["gateway"], None))
             table._rearm(now)
         return table
 
@@ -490,7 +491,9 @@ class Table(TournamentSeats):
             self._close(now, "abandoned")
             return
         view = {"seat": seat, "game": seat_view(game, seat)}
-        action = action_from_dict(HOUSE_POLICY(view, rng))
+        level = self.seats[seat].bot
+        policy = LEVELS[level] if self.tournament is not None and level in LEVELS else HOUSE_POLICY
+        action = action_from_dict(policy(view, rng))
         events = game.apply(seat, action)
         self._events.append({"type": "house_bot", "seat": seat})
         self._after_game_change(events, msg, now)
@@ -540,7 +543,9 @@ class Table(TournamentSeats):
         if self.deadline is not None:
             self.wake = self.deadline
         elif seat.bot is not None:
-            self.wake = now + limits.bot_grace_ms
+            # A tournament's bot with no bot service behind it is played by the table.
+            house_played = self.tournament is not None and seat.gateway is None
+            self.wake = now if house_played else now + limits.bot_grace_ms
         else:
             self.wake = now + limits.idle_ttl_ms
 

@@ -52,6 +52,8 @@ TOO_LARGE = "too_large"  # over the size cap
 UNSUPPORTED_VERSION = "unsupported_version"
 BAD_RULES = "bad_rules"
 UNKNOWN_TABLE = "unknown_table"
+UNKNOWN_TOURNAMENT = "unknown_tournament"
+TOURNAMENT_FULL = "tournament_full"
 TABLE_EXISTS = "table_exists"
 TABLE_FULL = "table_full"
 SEAT_TAKEN = "seat_taken"
@@ -75,6 +77,8 @@ PROTOCOL_ERROR_CODES = frozenset(
         UNSUPPORTED_VERSION,
         BAD_RULES,
         UNKNOWN_TABLE,
+        UNKNOWN_TOURNAMENT,
+        TOURNAMENT_FULL,
         TABLE_EXISTS,
         TABLE_FULL,
         SEAT_TAKEN,

@@ -303,6 +303,7 @@ MESSAGES: dict[str, Message] = {
             "A message was refused; nothing changed.",
             {
                 "table": _id("the table, when known", nullable=True),
+                "tournament": _id("the tournament of a refused tournament message", required=False),
                 "seat": _seat(nullable=True),
                 "player": _id("the player, when known", nullable=True),
                 "id": Field("string", nullable=True, maximum=64, doc="the refused message's id"),
@@ -373,6 +374,59 @@ MESSAGES: dict[str, Message] = {
                 ),
             },
         ),
+        Message(
+            "tournament",
+            "out",
+            "A tournament's state for the gateways that subscribed to it, after every change: "
+            "status, who is left at which table with how many dice, and the places given so "
+            "far (all of them once it is over). Drop any version not above the last you "
+            "applied.",
+            {
+                "tournament": TOURNAMENT,
+                "version": Field("integer", minimum=0),
+                "standings": Field("ref", ref="standings.schema.json"),
+            },
+        ),
+        Message(
+            "tournaments",
+            "out",
+            "A tournament appeared or changed in the listing (entry), or left it once over "
+            "(entry null). Drop news whose version is below the last you applied.",
+            {
+                "tournament": TOURNAMENT,
+                "version": Field("integer", minimum=0),
+                "entry": Field(
+                    "object",
+                    nullable=True,
+                    fields={
+                        "name": Field("string"),
+                        "format": Field("string", enum=("elimination", "heats")),
+                        "status": Field("string", enum=("registering", "running", "over")),
+                        "seats": Field("integer", minimum=3, maximum=6),
+                        "entrants": Field("integer", minimum=0),
+                        "left": Field("integer", minimum=0),
+                        "max_players": Field("integer", minimum=2),
+                        "buy_in": Field("integer", minimum=0),
+                        "start_players": Field("integer", nullable=True, minimum=2),
+                        "start_at": Field("integer", nullable=True, minimum=0),
+                        "rules": Field("ref", ref="rules.schema.json"),
+                        "host": _id("the host's public handle", nullable=True),
+                    },
+                ),
+            },
+        ),
+        Message(
+            "registered",
+            "out",
+            "A register or unregister succeeded (on: true for in, false for out).",
+            {
+                "tournament": TOURNAMENT,
+                "player": PLAYER,
+                "id": MSG_ID,
+                "on": Field("boolean"),
+                "entrants": Field("integer", minimum=0, doc="entrants now"),
+            },
+        ),
         # ------------------------------------------------------------- director
         Message(
             "report",
@@ -407,6 +461,88 @@ MESSAGES: dict[str, Message] = {
                     doc="players who lost their last die, in the order it happened",
                 ),
             },
+        ),
+        Message(
+            "tournament_create",
+            "director",
+            "Create a tournament. It opens for registration and starts when `start.players` "
+            "have registered, at `start.at`, or when its host sends begin (with at least two "
+            "entrants, after bots fill it if `bots` says so).",
+            {
+                "id": MSG_ID,
+                "tournament": TOURNAMENT,
+                "gateway": GATEWAY,
+                "host": _id("player allowed to begin it early", nullable=True),
+                "name": Field("string", maximum=64, display=True, doc="shown to players"),
+                "rules": Field("ref", ref="rules.schema.json", doc="preset plus overrides"),
+                "seats": Field("integer", minimum=3, maximum=6, doc="seats per table"),
+                "format": Field("string", enum=("elimination", "heats")),
+                "advance": Field(
+                    "integer",
+                    nullable=True,
+                    minimum=1,
+                    maximum=2,
+                    doc="heats: players of each table who go through (default: the most that "
+                    "still makes every heat smaller, floor((seats + 1) / 2) - 1)",
+                ),
+                "start_players": Field(
+                    "integer", nullable=True, minimum=2, doc="start once this many registered"
+                ),
+                "start_at": Field("integer", nullable=True, minimum=0, doc="start time, ms"),
+                "max_players": Field("integer", minimum=2, maximum=100_000),
+                "buy_in": Field("integer", minimum=0, maximum=1_000_000, doc="chips per entrant"),
+                "payouts": Field(
+                    "array",
+                    minimum=1,
+                    maximum=100,
+                    items=Field("integer", minimum=1, maximum=100),
+                    doc="whole percentages of the pool for places 1, 2, ...; they add up to 100",
+                ),
+                "bots": Field(
+                    "string",
+                    enum=BOT_LEVELS,
+                    nullable=True,
+                    doc="at the start, bots of this level fill the last table's empty seats "
+                    "(and any field below two); null: no bots",
+                ),
+            },
+        ),
+        Message(
+            "register",
+            "director",
+            "Register a player (while registration is open). A repeat changes nothing.",
+            {
+                "id": MSG_ID,
+                "tournament": TOURNAMENT,
+                "gateway": GATEWAY,
+                "player": PLAYER,
+                "name": Field("string", maximum=32, display=True, doc="display name"),
+                "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="a bot client"),
+            },
+        ),
+        Message(
+            "unregister",
+            "director",
+            "Withdraw a registration before the start; the buy-in is returned.",
+            {"id": MSG_ID, "tournament": TOURNAMENT, "gateway": GATEWAY, "player": PLAYER},
+        ),
+        Message(
+            "begin",
+            "director",
+            "The host starts the tournament now.",
+            {"id": MSG_ID, "tournament": TOURNAMENT, "gateway": GATEWAY, "player": PLAYER},
+        ),
+        Message(
+            "subscribe",
+            "director",
+            "Start (on) or stop `tournament` messages to this gateway.",
+            {"id": MSG_ID, "tournament": TOURNAMENT, "gateway": GATEWAY, "on": Field("boolean")},
+        ),
+        Message(
+            "tournament_timeout",
+            "director",
+            "A tournament's timer fired (its start time). Applies only at this version.",
+            {"id": MSG_ID, "tournament": TOURNAMENT, "version": Field("integer", minimum=0)},
         ),
     ]
 }

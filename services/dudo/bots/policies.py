@@ -168,3 +168,11 @@ POLICIES: dict[str, Policy] = {
     "hard-blind": _hard_blind,  # an ablation for docs/bots.md: hard without inference
 }
 HOUSE_POLICY: Policy = baseline
+
+# What each bot level plays (the bot service's seats, and a tournament's bots the
+# table plays itself).
+LEVELS: dict[str, Policy] = {
+    "easy": POLICIES["random"],
+    "normal": POLICIES["baseline"],
+    "hard": POLICIES["hard"],
+}

@@ -25,16 +25,10 @@ from .. import wire
 from ..connection import Client
 from ..link import GatewayLink
 from ..service import Health, run_until_stopped
-from .policies import POLICIES, Policy, my_turn
+from .policies import LEVELS, my_turn
 
 log = structlog.get_logger("dudo.bots")
 
-# What each level plays.
-LEVELS: dict[str, Policy] = {
-    "easy": POLICIES["random"],
-    "normal": POLICIES["baseline"],
-    "hard": POLICIES["hard"],
-}
 NAMES = ("Rocío", "Hugo", "Inés", "Mateo", "Greta", "Tomás", "Lía", "Bruno", "Olga", "Félix")
 
 

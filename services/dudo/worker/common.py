@@ -50,6 +50,9 @@ class WorkerSettings:
     max_deliveries: int = 5
     # Which partitions this loop serves: tables (a worker) or tournaments (a director).
     space: keys.Space = keys.TABLES
+    # A director addresses tables: their partition count, checked at setup against
+    # the deployment's (None for a worker).
+    table_partitions: int | None = None
 
 
 @dataclass

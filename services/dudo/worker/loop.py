@@ -80,6 +80,7 @@ class Worker(Membership, Processing, Delivery):
         settings: WorkerSettings,
         client: Client | None = None,
         entity: type[Entity] = Table,
+        limits: Any = None,
     ) -> None:
         self.settings = settings
         self.entity = entity
@@ -101,20 +102,24 @@ class Worker(Membership, Processing, Delivery):
         self._unsent: list[tuple[int, str, bytes, Any]] = []  # committed, not yet delivered
         # Read and commit calls carry one partition each (one hash slot), or several.
         self._slot_per_call = settings.slot_per_call or is_cluster(self.redis)
-        self.log = log.bind(worker=self.id)
+        self.log = log.bind(**{self.space.role: self.id})
         self.debug = self.log.is_enabled_for(logging.DEBUG)
-        self.limits = Limits(settings.open_ttl_ms, settings.idle_ttl_ms, settings.bot_grace_ms)
+        self.limits = limits or Limits(
+            settings.open_ttl_ms, settings.idle_ttl_ms, settings.bot_grace_ms
+        )
         self.clock_offset = 0  # Redis server time minus ours (ms), measured every heartbeat
-        self.health = Health("worker")
-        self.health.details["worker"] = self.id
+        self.health = Health(self.space.role)
+        self.health.details[self.space.role] = self.id
 
     # -- lifecycle ------------------------------------------------------------------
 
     def setup(self) -> None:
         ensure_partitions(self.redis, self.settings.partitions, self.space)
+        if self.settings.table_partitions is not None:
+            ensure_partitions(self.redis, self.settings.table_partitions)
         create_groups(self.redis, self.settings.partitions, self.space)
         self.scripts.load()
-        self.log.info("worker_started", partitions=self.settings.partitions)
+        self.log.info(f"{self.space.role}_started", partitions=self.settings.partitions)
         if self.settings.seed is not None:
             self.log.warning(
                 "insecure_seed",
@@ -174,7 +179,7 @@ class Worker(Membership, Processing, Delivery):
         with contextlib.suppress(Exception):
             self.redis.zrem(self.space.registry, self.id)
         self.health.set_ready(False, "stopped")
-        self.log.info("worker_stopped")
+        self.log.info(f"{self.space.role}_stopped")
 
     def run_once(self) -> int:
         """One cycle; returns how many inbox entries it processed."""

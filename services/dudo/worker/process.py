@@ -175,10 +175,10 @@ class Processing:
                         part.stored[tid] = 0
                         self.log.info(f"{entity.KEY}_created", **_where(part, msg, entity.KEY))
                     else:
-                        if msg["type"] != "timeout":
-                            reply = error_for(msg, wire.UNKNOWN_TABLE, f"no {entity.KEY} {tid}")
-                            if reply:
-                                batch.outputs.append(reply)
+                        # Answered if it came from a gateway (a timer's entry did not).
+                        reply = error_for(msg, entity.UNKNOWN, f"no {entity.KEY} {tid}")
+                        if reply:
+                            batch.outputs.append(reply)
                         continue
                 else:
                     table.handle(msg, now, rng)

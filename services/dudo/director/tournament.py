@@ -1,0 +1,637 @@
+"""A tournament: registration, the start, tables and their balancing, places and payouts.
+
+An :class:`~dudo.entity.Entity` of the director's partitions: the director is the
+worker's loop run over tournament partitions (:mod:`dudo.director.run`), so a
+tournament is leased, fenced, committed and taken over exactly like a table. It
+never touches a table itself: it creates tables and sends them ``seat_in`` and
+``order`` messages (appended to their inboxes with its own commit), and learns
+what happened from their ``report`` messages (appended with theirs).
+
+Formats (docs/tournaments.md): ``elimination`` balances tables between rounds
+(:mod:`dudo.director.balance`) down to a final table; ``heats`` plays rounds of
+tables where the last ``advance`` players standing at each go through, reseated
+with fresh dice, until the survivors fit one final table.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .. import keys, wire
+from ..engine import Rules, RulesConfigError, rules_dict
+from ..entity import Flush, RecentIds
+from ..wire import WireError, message
+from .balance import Balancer, TableCount, first_seating
+from .prizes import PayoutError, check_payouts, split_pool
+from .standings import Entrant, standings
+
+FORMAT = 1
+REGISTERING, RUNNING, OVER = "registering", "running", "over"
+TOURNAMENT_ID_MAX = 48  # its tables are named "<id>-<n>", and ids are at most 64 characters
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a tournament needs to know of the deployment (the worker's ``limits`` slot)."""
+
+    table_partitions: int = keys.DEFAULT_PARTITIONS
+    director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS
+
+
+def default_advance(seats: int) -> int:
+    """Heats: the most players per table that can go through and still make every heat
+    smaller (a table of a balanced seating always holds more than this)."""
+    return max(1, (seats + 1) // 2 - 1)
+
+
+@dataclass
+class Tournament:
+    """One tournament's whole state (plain data, stored as one record)."""
+
+    KEY: ClassVar[str] = "tournament"
+    CREATE: ClassVar[str] = "tournament_create"
+    DIRECTION: ClassVar[str] = "director"
+    UNKNOWN: ClassVar[str] = wire.UNKNOWN_TOURNAMENT
+    TYPES: ClassVar[frozenset[str]] = frozenset(
+        {
+            "tournament_create",
+            "register",
+            "unregister",
+            "begin",
+            "subscribe",
+            "report",
+            "tournament_timeout",
+        }
+    )
+
+    id: str
+    config: dict[str, Any]  # name, rules, seats, format, advance, start_*, max_players, ...
+    host: str | None = None
+    version: int = 1
+    status: str = REGISTERING
+    entrants: dict[str, Entrant] = field(default_factory=dict)
+    balancer: Balancer | None = None
+    reported: dict[str, int] = field(default_factory=dict)  # table -> last report version
+    heat: int = 0
+    heat_tables: list[str] = field(default_factory=list)
+    qualified: list[str] = field(default_factory=list)  # heats: through, waiting for the next
+    out: list[str] = field(default_factory=list)  # eliminated, in order
+    pool: int = 0
+    tables_made: int = 0
+    seat_seq: int = 0
+    subscribers: list[str] = field(default_factory=list)
+    seen: RecentIds = field(default_factory=RecentIds)
+    wake: int | None = None
+    created: int = 0
+    # Transient, per batch.
+    limits: Any = field(default_factory=Context, compare=False, repr=False)
+    timer_member: str | None = None
+    _direct: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    _sends: list[tuple[str, bytes]] = field(default_factory=list)
+    _dirty: bool = False
+    _persist: bool = False
+    _lobby: bool = False
+
+    # -- creation and storage -----------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls, msg: dict[str, Any], now: int, limits: Any = None, rng: random.Random | None = None
+    ) -> Tournament:
+        tid = msg["tournament"]
+        if len(tid) > TOURNAMENT_ID_MAX:
+            raise WireError(wire.BAD_MESSAGE, f"a tournament id has 1..{TOURNAMENT_ID_MAX} chars")
+        try:
+            rules = Rules.from_dict({**msg["rules"], "max_players": msg["seats"]})
+            check_payouts(msg["payouts"])
+        except (RulesConfigError, PayoutError) as exc:
+            raise WireError(wire.BAD_RULES, str(exc)) from exc
+        advance = msg.get("advance")
+        if msg["format"] == "heats":
+            advance = advance or default_advance(msg["seats"])
+            if advance > default_advance(msg["seats"]):
+                raise WireError(
+                    wire.BAD_RULES,
+                    f"with {msg['seats']} seats at most {default_advance(msg['seats'])} "
+                    "per table can go through",
+                )
+        config = {
+            "name": msg["name"],
+            "rules": rules_dict(rules),
+            "seats": msg["seats"],
+            "format": msg["format"],
+            "advance": advance if msg["format"] == "heats" else None,
+            "start_players": msg.get("start_players"),
+            "start_at": msg.get("start_at"),
+            "max_players": msg["max_players"],
+            "buy_in": msg["buy_in"],
+            "payouts": list(msg["payouts"]),
+            "bots": msg.get("bots"),
+        }
+        tournament = cls(
+            id=tid, config=config, host=msg.get("host"), created=now, limits=limits or Context()
+        )
+        tournament.seen.add(msg["id"])
+        tournament.subscribers.append(msg["gateway"])
+        tournament.wake = config["start_at"]
+        tournament._changed()
+        tournament._lobby = True
+        return tournament
+
+    def to_bytes(self) -> bytes:
+        b = self.balancer
+        balancer = None
+        if b is not None:
+            balancer = [
+                b.seats,
+                [
+                    [t.table, t.seated, t.arriving, t.breaking, t.order, t.order_seq]
+                    for t in b.tables.values()
+                ],
+                b.waiting,
+                b.last_seq,
+            ]
+        return wire.encode(
+            [
+                FORMAT,
+                self.id,
+                self.config,
+                self.host,
+                self.version,
+                self.status,
+                [e.row() for e in self.entrants.values()],
+                balancer,
+                self.reported,
+                self.heat,
+                self.heat_tables,
+                self.qualified,
+                self.out,
+                self.pool,
+                self.tables_made,
+                self.seat_seq,
+                self.subscribers,
+                "\n".join(self.seen),
+                self.wake,
+                self.created,
+            ]
+        )
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Tournament:
+        raw = wire.unpack(data)
+        if not isinstance(raw, list) or raw[0] != FORMAT:
+            raise ValueError("unknown tournament record format")
+        (_, tid, config, host, version, status, entrants, balancer, reported, heat,
+         heat_tables, qualified, out, pool, made, seq, subscribers, seen, wake,
+         created) = raw  # fmt: skip
+        b = None
+        if balancer is not None:
+            seats, tables, waiting, last_seq = balancer
+            b = Balancer(
+                seats,
+                {row[0]: TableCount(*row) for row in tables},
+                waiting,
+                last_seq,
+            )
+        t = cls(
+            id=tid,
+            config=config,
+            host=host,
+            version=version,
+            status=status,
+            entrants={row[0]: Entrant.from_row(row) for row in entrants},
+            balancer=b,
+            reported=reported,
+            heat=heat,
+            heat_tables=heat_tables,
+            qualified=qualified,
+            out=out,
+            pool=pool,
+            tables_made=made,
+            seat_seq=seq,
+            subscribers=subscribers,
+            seen=RecentIds(seen.split("\n") if seen else ()),
+            wake=wake,
+            created=created,
+        )
+        t.timer_member = t._timer_name() if wake is not None else None
+        return t
+
+    # -- handling messages ------------------------------------------------------------
+
+    def handle(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        kind = msg["type"]
+        if kind == "report":  # reports are taken once by their table's version
+            self._on_report(msg, rng)
+            return
+        if kind == "tournament_timeout":
+            if msg["version"] == self.version and self.status == REGISTERING:
+                self._start(rng)
+            return
+        if msg["id"] in self.seen:
+            self._error(msg, wire.DUPLICATE, "this message id was already applied")
+            return
+        try:
+            getattr(self, f"_on_{kind}")(msg, now, rng)
+        except WireError as exc:
+            self._error(msg, exc.code, exc.message)
+
+    def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None:
+        if msg is not None and "id" in msg:
+            self.seen.add(msg["id"])
+        self._persist = True
+        if visible:
+            self._dirty = True
+            self._lobby = True
+            self.version += 1
+
+    def _error(self, msg: dict[str, Any], code: str, text: str) -> None:
+        reply = Tournament.error_for(msg, code, text)
+        if reply is not None:
+            self._direct.append((reply[0], wire.unpack(reply[1])))
+
+    def _on_tournament_create(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        raise WireError(wire.TABLE_EXISTS, f"tournament {self.id} already exists")
+
+    def _on_register(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        player = msg["player"]
+        if player not in self.entrants:
+            if self.status != REGISTERING:
+                raise WireError(wire.GAME_STARTED, "registration is closed")
+            if len(self.entrants) >= self.config["max_players"]:
+                raise WireError(wire.TOURNAMENT_FULL, "the tournament is full")
+            buy_in = self.config["buy_in"]
+            self.entrants[player] = Entrant(
+                player, msg["name"], msg["gateway"], msg.get("bot"), paid=buy_in
+            )
+            self.pool += buy_in
+        self._changed(msg)
+        self._ack(msg, on=True)
+        wanted = self.config["start_players"]
+        if wanted is not None and len(self.entrants) >= wanted:
+            self._start(rng)
+
+    def _on_unregister(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        if self.status != REGISTERING:
+            raise WireError(wire.GAME_STARTED, "the tournament has started")
+        entrant = self.entrants.pop(msg["player"], None)
+        if entrant is not None:
+            self.pool -= entrant.paid  # the buy-in goes back
+        self._changed(msg)
+        self._ack(msg, on=False)
+
+    def _ack(self, msg: dict[str, Any], *, on: bool) -> None:
+        self._direct.append(
+            (
+                msg["gateway"],
+                message(
+                    "registered",
+                    tournament=self.id,
+                    player=msg["player"],
+                    id=msg["id"],
+                    on=on,
+                    entrants=len(self.entrants),
+                ),
+            )
+        )
+
+    def _on_begin(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        if msg["player"] != self.host:
+            raise WireError(wire.NOT_HOST, "only the host may begin the tournament")
+        if self.status != REGISTERING:
+            raise WireError(wire.GAME_STARTED, "the tournament has already started")
+        if len(self.entrants) < 2 and self.config["bots"] is None:
+            raise WireError(wire.TOO_FEW_PLAYERS, f"{len(self.entrants)} registered, 2 needed")
+        self._changed(msg)
+        self._start(rng)
+
+    def _on_subscribe(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        gateway = msg["gateway"]
+        if msg["on"] and gateway not in self.subscribers:
+            self.subscribers.append(gateway)
+        elif not msg["on"] and gateway in self.subscribers:
+            self.subscribers.remove(gateway)
+        self._changed(msg, visible=False)
+        if msg["on"]:
+            self._direct.append((gateway, self._standings_message()))
+
+    # -- the start ----------------------------------------------------------------------
+
+    def _start(self, rng: random.Random) -> None:
+        """Close registration, fill with bots if asked, seat everyone at tables."""
+        self.status = RUNNING
+        self.wake = None
+        self._fill_with_bots(rng)
+        players = list(self.entrants)
+        rng.shuffle(players)
+        self._changed()
+        if len(players) < 2:
+            self._finish(players)
+            return
+        if self.config["format"] == "heats":
+            self.heat = 1
+            self._seat_heat(players, rng)
+        else:
+            self.balancer = Balancer(self.config["seats"])
+            for table, group in self._new_tables(players, None):
+                self.balancer.open(table, len(group))
+
+    def _fill_with_bots(self, rng: random.Random) -> None:
+        level = self.config["bots"]
+        if level is None:
+            return
+        # Up to `start_players` if set, else the last table's empty seats; two at least.
+        seats, n = self.config["seats"], len(self.entrants)
+        wanted = max(2, self.config["start_players"] or 0, -(-n // seats) * seats)
+        wanted = min(wanted, self.config["max_players"])
+        for i in range(n, wanted):
+            player = f"bot-{self.id}-{i}"
+            self.entrants[player] = Entrant(
+                player, f"Bot {i + 1}", None, level, paid=self.config["buy_in"]
+            )
+            self.pool += self.config["buy_in"]
+
+    def _new_tables(self, players: list[str], advance: int | None) -> list[tuple[str, list[str]]]:
+        """Create tables for ``players`` (as few as they need, sizes within one)."""
+        start_dice = self.config["rules"]["start_dice"]
+        made = []
+        it = iter(players)
+        for size in first_seating(len(players), self.config["seats"]):
+            group = [next(it) for _ in range(size)]
+            self.tables_made += 1
+            table = f"{self.id}-{self.tables_made}"
+            entrants = []
+            for player in group:
+                entrant = self.entrants[player]
+                entrant.dice, entrant.table = start_dice, table
+                entrants.append(self._entrant_message(entrant))
+            self._send_to_table(
+                table,
+                message(
+                    "create",
+                    id=f"c:{self.id}",
+                    table=table,
+                    gateway="director",
+                    rules=self._table_rules(),
+                    seats=[{"kind": "open"}] * self.config["seats"],
+                    tournament={
+                        "id": self.id,
+                        "director": keys.partition_of(self.id, self.limits.director_partitions),
+                        "players": entrants,
+                        "advance": advance,
+                    },
+                ),
+            )
+            made.append((table, group))
+        return made
+
+    def _table_rules(self) -> dict[str, Any]:
+        rules = dict(self.config["rules"])
+        rules.update(min_players=2, bots_fill=False, stake=0)
+        return rules
+
+    def _seat_heat(self, players: list[str], rng: random.Random) -> None:
+        final = len(players) <= self.config["seats"]
+        advance = None if final else self.config["advance"]
+        self.heat_tables = [t for t, _ in self._new_tables(players, advance)]
+
+    # -- reports ------------------------------------------------------------------------
+
+    def _on_report(self, msg: dict[str, Any], rng: random.Random) -> None:
+        table = msg["table"]
+        if msg["version"] <= self.reported.get(table, -1) or self.status != RUNNING:
+            return  # a repeat, or news of a tournament already over
+        first = table not in self.reported  # the table's creation: its first players
+        self.reported[table] = msg["version"]
+        for player in msg["out"]:
+            self._eliminate(player)
+        for player, dice in msg["seated"]:
+            entrant = self.entrants.get(player)
+            if entrant is not None:
+                entrant.dice, entrant.table = dice, table
+        left = [p["player"] for p in msg["left"]]
+        for gone in msg["left"]:
+            entrant = self.entrants.get(gone["player"])
+            if entrant is not None:
+                entrant.dice, entrant.table = gone["dice"], None
+                entrant.gateway = gone["gateway"] or entrant.gateway
+        self._changed()
+        if self.config["format"] == "heats":
+            self._heat_report(table, msg, left, rng)
+        else:
+            self._balance(table, msg, left, 0 if first else len(msg["joined"]))
+        self._maybe_finish()
+
+    def _eliminate(self, player: str) -> None:
+        entrant = self.entrants.get(player)
+        if entrant is None or entrant.place is not None:
+            return
+        self.out.append(player)
+        entrant.dice, entrant.table = 0, None
+        entrant.place = len(self.entrants) - len(self.out) + 1
+
+    def _balance(self, table: str, msg: dict[str, Any], left: list[str], joined: int) -> None:
+        assert self.balancer is not None
+        if table not in self.balancer.tables:
+            return
+        decisions = self.balancer.boundary(table, len(msg["seated"]), msg["done"], left, joined)
+        for player, target in decisions.moves:
+            entrant = self.entrants[player]
+            entrant.table = target
+            self.seat_seq += 1
+            self._send_to_table(
+                target,
+                message(
+                    "seat_in",
+                    id=f"s:{self.seat_seq}",
+                    table=target,
+                    tournament=self.id,
+                    seq=self.seat_seq,
+                    **self._entrant_message(entrant),
+                ),
+            )
+        for order in decisions.orders:
+            self._send_to_table(
+                order.table,
+                message(
+                    "order",
+                    id=f"o:{order.seq}",
+                    table=order.table,
+                    tournament=self.id,
+                    seq=order.seq,
+                    count=order.count,
+                ),
+            )
+
+    def _heat_report(
+        self, table: str, msg: dict[str, Any], left: list[str], rng: random.Random
+    ) -> None:
+        self.qualified.extend(p for p in left if p not in self.qualified)
+        if not msg["seated"] and table in self.heat_tables:
+            self.heat_tables.remove(table)
+        if self.heat_tables or not self.qualified:
+            return
+        players, self.qualified = self.qualified, []
+        if len(players) == 1:
+            self._finish(players)
+            return
+        rng.shuffle(players)
+        self.heat += 1
+        self._seat_heat(players, rng)
+
+    def _maybe_finish(self) -> None:
+        standing = [p for p, e in self.entrants.items() if e.place is None]
+        if len(standing) == 1 and self.status == RUNNING:
+            self._finish(standing)
+
+    def _finish(self, standing: list[str]) -> None:
+        """One player is left: they win; the pool is paid out by place."""
+        for player in standing:
+            winner = self.entrants[player]
+            winner.place = 1
+            if winner.table is not None:  # let the final table close
+                self._close_table(winner.table)
+        by_place = sorted(self.entrants.values(), key=lambda e: e.place or 0)
+        for entrant, amount in zip(
+            by_place,
+            split_pool(self.pool, self.config["payouts"], max(1, len(by_place))),
+            strict=False,
+        ):
+            entrant.won = amount
+        self.pool = 0
+        self.status = OVER
+        self._changed()
+
+    def _close_table(self, table: str) -> None:
+        seq = (self.balancer.last_seq + 1) if self.balancer else 1
+        if self.balancer is not None:
+            self.balancer.last_seq = seq
+        self._send_to_table(
+            table,
+            message("order", id=f"o:{seq}", table=table, tournament=self.id, seq=seq, count=None),
+        )
+
+    # -- output -------------------------------------------------------------------------
+
+    def _entrant_message(self, entrant: Entrant) -> dict[str, Any]:
+        return {
+            "player": entrant.player,
+            "name": entrant.name,
+            "dice": entrant.dice,
+            "gateway": entrant.gateway,
+            "bot": entrant.bot,
+        }
+
+    def _send_to_table(self, table: str, body: dict[str, Any]) -> None:
+        inbox = keys.inbox(keys.partition_of(table, self.limits.table_partitions))
+        self._sends.append((inbox, wire.encode(body)))
+
+    def _summary(self) -> dict[str, Any]:
+        c = self.config
+        return {
+            "name": c["name"],
+            "format": c["format"],
+            "status": self.status,
+            "seats": c["seats"],
+            "heat": self.heat,
+            "buy_in": c["buy_in"],
+            "pool": self.pool,
+            "payouts": c["payouts"],
+            "start_players": c["start_players"],
+            "start_at": c["start_at"],
+        }
+
+    def standings(self, *, places_limit: int | None = None) -> dict[str, Any]:
+        tables = list(self.balancer.tables) if self.balancer else list(self.heat_tables)
+        moving = 0
+        if self.balancer is not None:
+            moving = len(self.balancer.waiting) + sum(
+                t.arriving for t in self.balancer.tables.values()
+            )
+        return standings(self._summary(), self.entrants, tables, moving, places_limit=places_limit)
+
+    def _standings_message(self) -> dict[str, Any]:
+        return message(
+            "tournament",
+            tournament=self.id,
+            version=self.version,
+            standings=self.standings(places_limit=100),
+        )
+
+    def lobby_entry(self) -> dict[str, Any] | None:
+        if self.status == OVER:
+            return None
+        c = self.config
+        left = sum(1 for e in self.entrants.values() if e.place is None)
+        return {
+            "name": c["name"],
+            "format": c["format"],
+            "status": self.status,
+            "seats": c["seats"],
+            "entrants": len(self.entrants),
+            "left": left,
+            "max_players": c["max_players"],
+            "buy_in": c["buy_in"],
+            "start_players": c["start_players"],
+            "start_at": c["start_at"],
+            "rules": c["rules"],
+            "host": wire.public_id(self.host) if self.host is not None else None,
+        }
+
+    # -- what the partition loop asks of every entity --------------------------------
+
+    @staticmethod
+    def error_for(msg: dict[str, Any], code: str, text: str) -> tuple[str, bytes] | None:
+        gateway = msg.get("gateway")
+        if gateway is None:
+            return None
+        body = message(
+            "error",
+            table=None,
+            seat=None,
+            player=msg.get("player"),
+            id=msg.get("id"),
+            code=code,
+            message=text,
+        )
+        if msg.get("tournament") is not None:
+            body["tournament"] = msg["tournament"]
+        return gateway, wire.encode(body)
+
+    @staticmethod
+    def lobby_note(entity: str, entry: dict[str, Any] | None, version: int) -> bytes:
+        return wire.encode(message("tournaments", tournament=entity, entry=entry, version=version))
+
+    @staticmethod
+    def timeout(entity: str, version: int) -> dict[str, Any]:
+        return message("tournament_timeout", id=f"t:{version}", tournament=entity, version=version)
+
+    def _timer_name(self) -> str:
+        return f"{self.id}|{self.version}"
+
+    def flush(self) -> Flush:
+        outputs = [(gateway, wire.encode(body)) for gateway, body in self._direct]
+        if self._dirty and self.subscribers:
+            news = wire.encode(self._standings_message())
+            outputs.extend((gateway, news) for gateway in self.subscribers)
+        timer_remove = timer_add = None
+        wanted = self._timer_name() if self.wake is not None else None
+        if wanted != self.timer_member:
+            timer_remove = self.timer_member
+            timer_add = (wanted, self.wake) if wanted is not None and self.wake else None
+            self.timer_member = wanted
+        result = Flush(
+            record=self.to_bytes() if self._persist else None,
+            version=self.version,
+            outputs=outputs,
+            lobby=self.lobby_entry() if self._lobby else False,
+            timer_remove=timer_remove,
+            timer_add=timer_add,
+            finished=self.status == OVER,
+            sends=self._sends,
+        )
+        self._direct, self._sends = [], []
+        self._dirty = self._persist = self._lobby = False
+        return result

@@ -1,0 +1,123 @@
+"""The tournament entity without Redis: registration, refusals, the start, the record."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from dudo import keys, wire
+from dudo.director.tournament import OVER, REGISTERING, RUNNING, Context, Tournament
+from dudo.wire import WireError
+
+RNG = random.Random(4)
+
+
+def create(**over: Any) -> dict[str, Any]:
+    body = wire.message(
+        "tournament_create",
+        id="c",
+        tournament="cup",
+        gateway="gw",
+        host="h",
+        name="Cup",
+        rules={"preset": "classic"},
+        seats=4,
+        format="elimination",
+        advance=None,
+        start_players=None,
+        start_at=None,
+        max_players=5,
+        buy_in=7,
+        payouts=[60, 40],
+        bots=None,
+    )
+    body.update(over)
+    wire.validate(body)
+    return body
+
+
+def replies(t: Tournament) -> list[dict[str, Any]]:
+    return [wire.unpack(data) for _, data in t.flush().outputs]
+
+
+def send(t: Tournament, kind: str, **fields: Any) -> list[dict[str, Any]]:
+    body = wire.message(kind, tournament="cup", gateway="gw", **fields)
+    wire.validate(body)
+    t.handle(body, 0, RNG)
+    return replies(t)
+
+
+def codes(out: list[dict[str, Any]]) -> list[str]:
+    return [m["code"] for m in out if m["type"] == "error"]
+
+
+def test_registration_refusals_and_refunds() -> None:
+    t = Tournament.create(create(), 0, Context())
+    replies(t)
+    for i in range(5):
+        out = send(t, "register", id=f"r{i}", player=f"p{i}", name=f"P{i}", bot=None)
+        assert out[0]["type"] == "registered" and out[0]["entrants"] == i + 1
+    assert t.pool == 35
+    assert codes(send(t, "register", id="r9", player="p9", name="P9", bot=None)) == [
+        "tournament_full"
+    ]
+    assert codes(send(t, "register", id="r0", player="p0", name="P0", bot=None)) == ["duplicate"]
+    send(t, "unregister", id="u1", player="p1")
+    assert t.pool == 28 and "p1" not in t.entrants
+    assert codes(send(t, "begin", id="b0", player="p0")) == ["not_host"]
+    out = send(t, "begin", id="b1", player="h")
+    assert t.status == RUNNING and not codes(out)
+    assert codes(send(t, "register", id="r7", player="p7", name="P7", bot=None)) == ["game_started"]
+    # The start seated four players at one table (a create sent to its inbox), as few
+    # tables as needed.
+    flush = t.flush()
+    assert flush.sends == []  # sent with the begin's flush already
+    again = Tournament.from_bytes(t.to_bytes())
+    assert again.to_bytes() == t.to_bytes()
+
+
+def test_the_start_sends_one_create_per_table_to_the_tables_inbox() -> None:
+    t = Tournament.create(create(max_players=20, start_players=9, bots="easy"), 0, Context(16, 4))
+    replies(t)
+    send(t, "register", id="r", player="p", name="P", bot=None)
+    assert t.status == REGISTERING
+    t.handle(wire.message("begin", id="b", tournament="cup", gateway="gw", player="h"), 0, RNG)
+    flush = t.flush()
+    creates = [wire.unpack(data) for _, data in flush.sends]
+    assert [c["type"] for c in creates] == ["create"] * 3  # 9 players (8 bots) at 4 seats
+    assert sorted(len(c["tournament"]["players"]) for c in creates) == [3, 3, 3]
+    for (stream, _), c in zip(flush.sends, creates, strict=True):
+        assert stream == keys.inbox(keys.partition_of(c["table"], 16))
+        assert c["tournament"]["director"] == keys.partition_of("cup", 4)
+        wire.validate(c)
+    seated = [p["player"] for c in creates for p in c["tournament"]["players"]]
+    assert sorted(seated) == sorted(t.entrants) and len(set(seated)) == 9
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        ({"payouts": [40, 60]}, "bad_rules"),
+        ({"payouts": [50, 30]}, "bad_rules"),
+        ({"format": "heats", "advance": 2, "seats": 4}, "bad_rules"),
+        ({"tournament": "x" * 49}, "bad_message"),
+    ],
+)
+def test_bad_tournaments_are_refused(fields: dict[str, Any], code: str) -> None:
+    with pytest.raises(WireError) as err:
+        Tournament.create(create(**fields), 0, Context())
+    assert err.value.code == code
+
+
+def test_a_lone_entrant_wins_and_gets_the_pool_back() -> None:
+    t = Tournament.create(create(), 0, Context())
+    send(t, "register", id="r", player="p", name="P", bot=None)
+    t.handle(wire.message("tournament_timeout", id="t", tournament="cup", version=0), 0, RNG)
+    assert t.status == REGISTERING  # a timer of an older version does nothing
+    t.config["start_at"] = 1
+    t.handle(
+        wire.message("tournament_timeout", id="t2", tournament="cup", version=t.version), 0, RNG
+    )
+    assert t.status == OVER and t.entrants["p"].place == 1 and t.entrants["p"].won == 7
