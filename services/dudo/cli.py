@@ -62,6 +62,20 @@ def _bench(args: argparse.Namespace) -> int:
             folder=args.log_dir,
             flush=args.flush,
         )
+    elif args.target == "tournament":
+        from .bench import tournament
+
+        result = tournament.run(
+            players=args.players,
+            seats=args.seats if args.seats != 4 else 6,
+            workers=args.workers if args.workers != 1 else 2,
+            fmt=args.format,
+            preset=args.preset,
+            redis_url=args.redis,
+            partitions=args.partitions,
+            flush=args.flush,
+            folder=args.log_dir,
+        )
     elif args.target == "gateway":
         from .bench import gateway
 
@@ -513,7 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.set_defaults(func=_arena)
 
     bench = sub.add_parser("bench", help="measure throughput")
-    bench.add_argument("target", choices=["engine", "workers", "gateway", "path"])
+    bench.add_argument("target", choices=["engine", "workers", "gateway", "path", "tournament"])
     bench.add_argument("--seconds", type=float, default=5.0, help="length of each measured phase")
     bench.add_argument("--preset", default="classic", help="engine: rules preset")
     bench.add_argument("--seats", type=int, default=4, help="engine, path: seats per table")
@@ -545,6 +559,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--log-dir", help="workers, path: keep process logs here")
     bench.add_argument("--clients", type=int, default=500, help="gateway: WebSocket clients")
     bench.add_argument("--think-ms", type=float, default=300.0, help="gateway: pause per move")
+    bench.add_argument("--players", type=int, default=1000, help="tournament: entrants (bots)")
+    bench.add_argument(
+        "--format", choices=["elimination", "heats"], default="elimination", help="tournament"
+    )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(func=_bench)
     return parser

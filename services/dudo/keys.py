@@ -70,6 +70,10 @@ class Space:
         """Hash ``{v: version, s: msgpack record}`` of one table or tournament."""
         return f"{self._p(partition)}:t:{entity}"
 
+    def records_pattern(self) -> str:
+        """A SCAN pattern matching every record of every partition of this space."""
+        return f"{PREFIX}:{{{self.tag}*}}:t:*"
+
     def lease(self, partition: int) -> str:
         """String ``<generation>|<owner>|<expires ms>``: who holds the partition."""
         return f"{self._p(partition)}:lease"

@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from . import wire
+from . import keys, wire
 from .bots.policies import HOUSE_POLICY, LEVELS
 from .engine import (
     OVER,
@@ -54,6 +54,10 @@ class Limits:
     open_ttl_ms: int = 3_600_000  # an open table with no change for this long is closed
     idle_ttl_ms: int = 7_200_000  # a game with no clock and no move for this long is abandoned
     bot_grace_ms: int = 15_000  # a bot seat silent this long is played by the house bot
+    # A tournament's bot the table plays itself waits this long when people sit at the
+    # table (so they can follow), and not at all at a table of bots only.
+    house_think_ms: int = 800
+    partitions: int = keys.DEFAULT_PARTITIONS  # the deployment's: to address its own inbox
 
 
 DEFAULT_LIMITS = Limits()
@@ -125,7 +129,9 @@ class Table(TournamentSeats):
     _dirty: bool = False
     _persist: bool = False
     _lobby: bool = False
-    _reports: list[dict[str, Any]] = field(default_factory=list)
+    _reports: list[dict[str, Any]] = field(default_factory=list, compare=False)
+    _play_now: bool = field(default=False, compare=False)
+    _last_report: int = field(default=0, compare=False)
 
     # -- creation and storage ---------------------------------------------------
 
@@ -542,10 +548,17 @@ class Table(TournamentSeats):
             self.deadline = now + seconds * 1000 if seconds else None
         if self.deadline is not None:
             self.wake = self.deadline
+        elif self._house_played(seat):
+            # A tournament's bot with no bot service behind it is played by the table:
+            # at once at a table of such bots (a timeout entry sent to its own inbox with
+            # the commit, no timer), after a pause where people watch.
+            people = any(s.player and not self._house_played(s) for s in self.seats)
+            if people:
+                self.wake = now + limits.house_think_ms
+            else:
+                self.wake, self._play_now = None, True
         elif seat.bot is not None:
-            # A tournament's bot with no bot service behind it is played by the table.
-            house_played = self.tournament is not None and seat.gateway is None
-            self.wake = now if house_played else now + limits.bot_grace_ms
+            self.wake = now + limits.bot_grace_ms
         else:
             self.wake = now + limits.idle_ttl_ms
 
@@ -659,7 +672,7 @@ class Table(TournamentSeats):
             timer_remove=timer_remove,
             timer_add=timer_add,
             finished=self.status == DONE,
-            sends=self._report_sends(),
+            sends=self._report_sends() + self._house_move(),
         )
         self._events, self._direct, self._requests = [], [], []
         self._dirty = self._persist = self._lobby = False

@@ -22,12 +22,16 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from . import keys, wire
-from .engine import OVER, leavers, reseat, seated_game
+from .engine import OVER, RuleError, leavers, reseat, seated_game
 from .wire import WireError, message
 
 if TYPE_CHECKING:
     from .engine import Rules, State
     from .table import Seat
+
+
+REPORT_EVERY_MS = 2000
+_OPEN, PLAYING, DONE = wire.TABLE_STATUSES
 
 
 class TournamentSeats:
@@ -50,6 +54,9 @@ class TournamentSeats:
     _events: list[dict[str, Any]]
     _direct: list[tuple[str, dict[str, Any]]]
     _reports: list[dict[str, Any]]
+    _last_report: int  # when this table last reported (ms; not stored: 0 after a load)
+    _play_now: bool
+    limits: Any
 
     if TYPE_CHECKING:
 
@@ -61,7 +68,7 @@ class TournamentSeats:
 
     def _seat_first_players(self, info: dict[str, Any], now: int, rng: random.Random) -> None:
         """Start a tournament table with its first players in its first seats."""
-        from .table import PLAYING, Seat
+        from .table import Seat
 
         players = info["players"]
         if len(players) > len(self.seats):
@@ -83,7 +90,7 @@ class TournamentSeats:
         self._events.append(
             {"type": "game_start", "opener": self.game.opener, "commitment": self.game.commitment}
         )
-        self._queue_report([], [], [p["player"] for p in players])
+        self._queue_report([], [], [p["player"] for p in players], now)
         self._rearm(now)
 
     # -- the director's messages ------------------------------------------------------
@@ -131,7 +138,7 @@ class TournamentSeats:
         """Carry out the pending order and arrivals (and, in heats, send the players who
         go through), report, and close the table if nobody is left. ``out``: players
         the round just ended eliminated (every round's end is reported)."""
-        from .table import DONE, Seat
+        from .table import Seat
 
         game = self.game
         assert game is not None
@@ -153,8 +160,11 @@ class TournamentSeats:
         arriving, self.arrivals = self.arrivals[: len(free)], self.arrivals[len(free) :]
         join = [(seat, a[2]) for seat, a in zip(free, arriving, strict=False)]
         if not leave and not join:
-            if round_end:
-                self._queue_report(out, [], [])
+            # A round where nobody went out changes only dice counts: reported for the
+            # live standings, but at most every REPORT_EVERY_MS per table (bots play
+            # several rounds a second; people take longer than that over a round).
+            if round_end and (out or now - self._last_report >= REPORT_EVERY_MS):
+                self._queue_report(out, [], [], now)
             return
         left = [
             {
@@ -166,7 +176,10 @@ class TournamentSeats:
             }
             for s in leave
         ]
-        self._events.extend(reseat(game, leave, join))
+        try:
+            self._events.extend(reseat(game, leave, join))
+        except RuleError as exc:  # never: we only get here between rounds
+            raise AssertionError(f"seat change refused: {exc}") from exc
         for s in leave:
             seat = self.seats[s]
             if seat.gateway is not None:
@@ -186,11 +199,28 @@ class TournamentSeats:
             self.seats[s] = Seat(player, name, gateway, bot, False)
             self._tell_moved(s, None)
         self._changed()
-        self._queue_report(out, left, [a[0] for a in arriving])
+        self._queue_report(out, left, [a[0] for a in arriving], now)
         if not any(game.counts) and not self.arrivals:
             self.status = DONE  # broken up: everyone has gone
             self.deadline = None
         self._rearm(now)
+
+    def _house_played(self, seat: Seat) -> bool:
+        """A tournament's bot with no bot service behind it: the table plays it."""
+        return self.tournament is not None and seat.bot is not None and seat.gateway is None
+
+    def _house_move(self) -> list[tuple[str, bytes]]:
+        """The house bot's next move as an inbox entry of this table's own partition,
+        appended with this commit (taken in order with everything else, and only if
+        nothing changed the table first: it names the version)."""
+        if not self._play_now:
+            return []
+        self._play_now = False
+        if self.status != PLAYING:
+            return []
+        timeout = message("timeout", id=f"t:{self.version}", table=self.id, version=self.version)
+        inbox = keys.inbox(keys.partition_of(self.id, self.limits.partitions))
+        return [(inbox, wire.encode(timeout))]
 
     def _tell_moved(self, seat: int, origin: str | None) -> None:
         holder = self.seats[seat]
@@ -210,7 +240,10 @@ class TournamentSeats:
             )
         )
 
-    def _queue_report(self, out: list[str], left: list[dict[str, Any]], joined: list[str]) -> None:
+    def _queue_report(
+        self, out: list[str], left: list[dict[str, Any]], joined: list[str], now: int
+    ) -> None:
+        self._last_report = now
         game = self.game
         assert game is not None
         self._reports.append(

@@ -88,6 +88,17 @@ class Fleet:
         )  # fmt: skip
         return name
 
+    def start_director(self, table_partitions: int | None = None) -> str:
+        """A tournament director (the worker's loop over tournament partitions)."""
+        self.serial += 1
+        name = f"director-{self.serial}"
+        self.spawn(
+            name, "director", "--redis", str(self.redis_url), "--id", name,
+            "--table-partitions", str(table_partitions or self.partitions),
+            "--log-level", "warning", *self.worker_flags,
+        )  # fmt: skip
+        return name
+
     def start_gateway(self, name: str) -> str:
         """A gateway (the same port again when restarted); returns its base URL."""
         port = self.ports.setdefault(name, free_port())

@@ -166,20 +166,43 @@ class Balancer:
     def boundary(
         self, table: str, seated: int, done: int, left: Iterable[str] = (), joined: int = 0
     ) -> Decisions:
+        """Take one report and decide at once (:meth:`record` then :meth:`decide`)."""
         decisions = Decisions()
+        self.record(table, seated, done, left, joined, decisions)
+        self.decide(decisions)
+        return decisions
+
+    def record(
+        self,
+        table: str,
+        seated: int,
+        done: int,
+        left: Iterable[str],
+        joined: int,
+        decisions: Decisions,
+    ) -> bool:
+        """Take one report into the counts without deciding anything; True if it may
+        change a decision (so a director can take a whole batch of reports, then
+        :meth:`decide` once: most reports, rounds where nobody went out, change nothing)."""
         count = self.tables[table]
+        gone = list(left)
+        changed = bool(gone or joined) or count.seated != seated
         count.seated = seated
         count.arriving -= joined
         if done and done == count.order_seq:
             count.order, count.order_seq = 0, 0
+            changed = True
         if count.breaking and seated == 0 and count.arriving == 0:
             del self.tables[table]
             decisions.closed.append(table)
-        self.waiting.extend(left)
+        self.waiting.extend(gone)
+        return changed
+
+    def decide(self, decisions: Decisions) -> None:
+        """Seat whoever is waiting, then plan again and order what changed."""
         self._seat_waiting(decisions)
         self._replan(decisions)
         self._seat_waiting(decisions)
-        return decisions
 
     def _seat_waiting(self, decisions: Decisions) -> None:
         while self.waiting:

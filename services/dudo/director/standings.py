@@ -45,8 +45,13 @@ class Entrant:
     def from_row(cls, row: list[Any]) -> Entrant:
         return cls(*row)
 
-    def shown(self) -> dict[str, Any]:
-        return {"name": self.name, "handle": wire.public_id(self.player)}
+    def shown(self, handles: dict[str, str]) -> dict[str, Any]:
+        """Name and public handle (``handles`` caches the one-way hashes: a standings
+        object is built after every change, for thousands of entrants)."""
+        handle = handles.get(self.player)
+        if handle is None:
+            handle = handles[self.player] = wire.public_id(self.player)
+        return {"name": self.name, "handle": handle}
 
 
 def standings(
@@ -56,11 +61,13 @@ def standings(
     moving: int,
     *,
     places_limit: int | None = STREAMED_PLACES,
+    handles: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The standings object (protocol/schemas/standings.schema.json).
 
     ``summary`` holds the tournament's own fields (name, format, status, seats,
     heat, buy_in, pool, payouts, start_players, start_at)."""
+    handles = {} if handles is None else handles
     at: dict[str, list[dict[str, Any]]] = {table: [] for table in tables}
     left = 0
     placed: list[Entrant] = []
@@ -71,7 +78,7 @@ def standings(
         if entrant.dice > 0:
             left += 1
         if entrant.table in at and entrant.dice > 0:
-            at[entrant.table].append({**entrant.shown(), "dice": entrant.dice})
+            at[entrant.table].append({**entrant.shown(handles), "dice": entrant.dice})
     placed.sort(key=lambda e: e.place or 0)
     shown = placed if places_limit is None else placed[:places_limit]
     return {
@@ -80,6 +87,6 @@ def standings(
         "left": left,
         "tables": [{"table": t, "players": players} for t, players in at.items() if players],
         "moving": moving,
-        "places": [{"place": e.place, **e.shown(), "chips": e.won} for e in shown],
+        "places": [{"place": e.place, **e.shown(handles), "chips": e.won} for e in shown],
         "placed": len(placed),
     }

@@ -23,12 +23,13 @@ from .. import keys, wire
 from ..engine import Rules, RulesConfigError, rules_dict
 from ..entity import Flush, RecentIds
 from ..wire import WireError, message
-from .balance import Balancer, TableCount, first_seating
+from .balance import Balancer, Decisions, TableCount, first_seating, imbalance
 from .prizes import PayoutError, check_payouts, split_pool
 from .standings import Entrant, standings
 
 FORMAT = 1
 REGISTERING, RUNNING, OVER = "registering", "running", "over"
+BROADCAST_EVERY_MS = 1000
 TOURNAMENT_ID_MAX = 48  # its tables are named "<id>-<n>", and ids are at most 64 characters
 
 
@@ -82,6 +83,12 @@ class Tournament:
     tables_made: int = 0
     seat_seq: int = 0
     subscribers: list[str] = field(default_factory=list)
+    # Measured as it runs (for `dudo bench tournament` and operators): the largest
+    # difference between two tables' players (counting players on their way) seen
+    # at a report, the seat changes made, and the tables the start opened.
+    max_imbalance: int = 0
+    reseats: int = 0
+    tables_at_start: int = 0
     seen: RecentIds = field(default_factory=RecentIds)
     wake: int | None = None
     created: int = 0
@@ -93,6 +100,13 @@ class Tournament:
     _dirty: bool = False
     _persist: bool = False
     _lobby: bool = False
+    _decide: bool = False  # reports changed the counts: plan once at the end of the batch
+    # Standings go to subscribers after every change, but while it runs at most every
+    # BROADCAST_EVERY_MS (thousands of players, reports every few milliseconds).
+    _news: bool = False
+    _now: int = 0
+    _last_broadcast: int = -BROADCAST_EVERY_MS
+    _handles: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     # -- creation and storage -----------------------------------------------------------
 
@@ -172,6 +186,7 @@ class Tournament:
                 self.tables_made,
                 self.seat_seq,
                 self.subscribers,
+                [self.max_imbalance, self.reseats, self.tables_at_start],
                 "\n".join(self.seen),
                 self.wake,
                 self.created,
@@ -184,7 +199,7 @@ class Tournament:
         if not isinstance(raw, list) or raw[0] != FORMAT:
             raise ValueError("unknown tournament record format")
         (_, tid, config, host, version, status, entrants, balancer, reported, heat,
-         heat_tables, qualified, out, pool, made, seq, subscribers, seen, wake,
+         heat_tables, qualified, out, pool, made, seq, subscribers, measured, seen, wake,
          created) = raw  # fmt: skip
         b = None
         if balancer is not None:
@@ -216,12 +231,14 @@ class Tournament:
             wake=wake,
             created=created,
         )
+        t.max_imbalance, t.reseats, t.tables_at_start = measured
         t.timer_member = t._timer_name() if wake is not None else None
         return t
 
     # -- handling messages ------------------------------------------------------------
 
     def handle(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        self._now = now
         kind = msg["type"]
         if kind == "report":  # reports are taken once by their table's version
             self._on_report(msg, rng)
@@ -337,6 +354,7 @@ class Tournament:
             self.balancer = Balancer(self.config["seats"])
             for table, group in self._new_tables(players, None):
                 self.balancer.open(table, len(group))
+        self.tables_at_start = self.tables_made
 
     def _fill_with_bots(self, rng: random.Random) -> None:
         level = self.config["bots"]
@@ -405,6 +423,8 @@ class Tournament:
             return  # a repeat, or news of a tournament already over
         first = table not in self.reported  # the table's creation: its first players
         self.reported[table] = msg["version"]
+        if not first and (msg["left"] or msg["joined"]):
+            self.reseats += 1
         for player in msg["out"]:
             self._eliminate(player)
         for player, dice in msg["seated"]:
@@ -433,10 +453,25 @@ class Tournament:
         entrant.place = len(self.entrants) - len(self.out) + 1
 
     def _balance(self, table: str, msg: dict[str, Any], left: list[str], joined: int) -> None:
+        """Take a report into the balancer's counts; decisions wait for the batch's end."""
         assert self.balancer is not None
         if table not in self.balancer.tables:
             return
-        decisions = self.balancer.boundary(table, len(msg["seated"]), msg["done"], left, joined)
+        decisions = Decisions()
+        if self.balancer.record(table, len(msg["seated"]), msg["done"], left, joined, decisions):
+            self._decide = True
+
+    def _decide_moves(self) -> None:
+        """Once per batch of reports: seat the players who left, plan, send the orders."""
+        assert self.balancer is not None
+        decisions = Decisions()
+        self.balancer.decide(decisions)
+        sizes = [
+            t.seated + t.arriving
+            for t in self.balancer.tables.values()
+            if not t.breaking and t.seated + t.arriving > 1
+        ]
+        self.max_imbalance = max(self.max_imbalance, imbalance(sizes))
         for player, target in decisions.moves:
             entrant = self.entrants[player]
             entrant.table = target
@@ -482,9 +517,8 @@ class Tournament:
         self._seat_heat(players, rng)
 
     def _maybe_finish(self) -> None:
-        standing = [p for p, e in self.entrants.items() if e.place is None]
-        if len(standing) == 1 and self.status == RUNNING:
-            self._finish(standing)
+        if self.status == RUNNING and len(self.entrants) - len(self.out) == 1:
+            self._finish([p for p, e in self.entrants.items() if e.place is None])
 
     def _finish(self, standing: list[str]) -> None:
         """One player is left: they win; the pool is paid out by place."""
@@ -550,7 +584,14 @@ class Tournament:
             moving = len(self.balancer.waiting) + sum(
                 t.arriving for t in self.balancer.tables.values()
             )
-        return standings(self._summary(), self.entrants, tables, moving, places_limit=places_limit)
+        return standings(
+            self._summary(),
+            self.entrants,
+            tables,
+            moving,
+            places_limit=places_limit,
+            handles=self._handles,
+        )
 
     def _standings_message(self) -> dict[str, Any]:
         return message(
@@ -612,10 +653,16 @@ class Tournament:
         return f"{self.id}|{self.version}"
 
     def flush(self) -> Flush:
+        if self._decide and self.balancer is not None and self.status == RUNNING:
+            self._decide_moves()
+        self._decide = False
         outputs = [(gateway, wire.encode(body)) for gateway, body in self._direct]
-        if self._dirty and self.subscribers:
+        self._news = self._news or self._dirty
+        due = self.status != RUNNING or self._now - self._last_broadcast >= BROADCAST_EVERY_MS
+        if self._news and due and self.subscribers:
             news = wire.encode(self._standings_message())
             outputs.extend((gateway, news) for gateway in self.subscribers)
+            self._news, self._last_broadcast = False, self._now
         timer_remove = timer_add = None
         wanted = self._timer_name() if self.wake is not None else None
         if wanted != self.timer_member:

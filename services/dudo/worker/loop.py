@@ -105,7 +105,10 @@ class Worker(Membership, Processing, Delivery):
         self.log = log.bind(**{self.space.role: self.id})
         self.debug = self.log.is_enabled_for(logging.DEBUG)
         self.limits = limits or Limits(
-            settings.open_ttl_ms, settings.idle_ttl_ms, settings.bot_grace_ms
+            settings.open_ttl_ms,
+            settings.idle_ttl_ms,
+            settings.bot_grace_ms,
+            partitions=settings.partitions,
         )
         self.clock_offset = 0  # Redis server time minus ours (ms), measured every heartbeat
         self.health = Health(self.space.role)

@@ -1,0 +1,199 @@
+"""``dudo bench tournament``: a whole tournament of bots through the streams, timed and audited.
+
+It starts (or uses) a Redis, ``--workers`` table workers and one director, each a
+real process, then creates a tournament of ``--players`` bots (the tables play
+them: no gateway, no browser) and waits for the end. It prints:
+
+- ``players``, ``tables_at_start``, ``moves`` (actions the tables applied),
+  ``wall_s`` and ``moves_per_s``;
+- ``director_cpu_us_per_move`` and ``director_cpu_share``: the director's CPU
+  against the tables' (workers + Redis), over the whole run;
+- ``max_imbalance``: the largest difference in players between two tables the
+  director saw at a report (players on their way counted at their table);
+- ``invariants``: each checked, true or false: chips conserved (paid = won, the
+  pool empty), every entrant placed exactly once (places 1..N), no player with
+  dice at two tables at once (sampled from Redis while it runs), and every seat
+  change between rounds (a change inside a round raises in the worker, which
+  dead-letters the entry: none may exist).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+from .. import keys, wire
+from ..chaos.fleet import Fleet, temporary_folder
+from ..connection import create_groups, ensure_partitions
+from ..director.prizes import split_pool
+from ..director.tournament import OVER, Tournament
+from ..table import Table
+from .common import fresh_redis
+from .path import process_cpu
+
+DIRECTOR_PARTITIONS = 4
+TOURNAMENT = "bench"
+
+
+def run(
+    *,
+    players: int = 1000,
+    seats: int = 6,
+    workers: int = 2,
+    fmt: str = "elimination",
+    preset: str = "classic",
+    redis_url: str | None = None,
+    partitions: int = keys.DEFAULT_PARTITIONS,
+    flush: bool = False,
+    folder: str | None = None,
+    timeout: float = 3600.0,
+    sample_every: float = 0.5,
+) -> dict[str, Any]:
+    fleet = Fleet(
+        Path(folder) if folder else temporary_folder(), partitions=partitions, redis_url=redis_url
+    )
+    try:
+        url = fleet.start_redis()
+        client = fresh_redis(url, partitions, flush=flush, bench="tournament")
+        ensure_partitions(client, DIRECTOR_PARTITIONS, keys.TOURNAMENTS)
+        create_groups(client, DIRECTOR_PARTITIONS, keys.TOURNAMENTS)
+        names = [fleet.start_worker() for _ in range(workers)]
+        director = fleet.start_director()
+        tables_pids = [fleet.procs[n].pid for n in names]
+        if fleet.redis_server is not None and fleet.redis_server.proc is not None:
+            tables_pids.append(fleet.redis_server.proc.pid)
+        director_pid = fleet.procs[director].pid
+        _wait_registered(client, workers)  # started up (imports are not the run's cost)
+        cpu0 = (process_cpu(director_pid), sum(process_cpu(p) for p in tables_pids))
+        started = time.monotonic()
+        _create(client, players, seats, fmt, preset)
+        clashes, samples = 0, 0
+        next_sample = started
+        while True:
+            if time.monotonic() - started > timeout:
+                raise SystemExit(f"the tournament did not finish within {timeout:.0f} s")
+            state = _load(client)
+            if state is not None and state.status == OVER:
+                break
+            if time.monotonic() >= next_sample:
+                clashes += _players_at_two_tables(client)
+                samples += 1
+                next_sample = time.monotonic() + sample_every
+            time.sleep(0.1)
+        wall = time.monotonic() - started
+        director_cpu = process_cpu(director_pid) - cpu0[0]
+        tables_cpu = sum(process_cpu(p) for p in tables_pids) - cpu0[1]
+        time.sleep(1.0)  # the final table closes
+        moves = _moves(client) - state.reseats
+        dead = sum(client.xlen(keys.dead_letters(p)) for p in range(partitions)) + sum(
+            client.xlen(keys.TOURNAMENTS.dead_letters(p)) for p in range(DIRECTOR_PARTITIONS)
+        )
+    finally:
+        fleet.stop()
+    entrants = list(state.entrants.values())
+    places = sorted(e.place or 0 for e in entrants)
+    paid, won = sum(e.paid for e in entrants), sum(e.won for e in entrants)
+    by_place = sorted(entrants, key=lambda e: e.place or 0)
+    expected = split_pool(paid, state.config["payouts"], len(entrants))
+    return {
+        "bench": "tournament",
+        "format": fmt,
+        "preset": preset,
+        "players": len(entrants),
+        "seats": seats,
+        "workers": workers,
+        "tables_at_start": state.tables_at_start,
+        "moves": moves,
+        "wall_s": round(wall, 1),
+        "moves_per_s": round(moves / wall, 1),
+        "director_cpu_us_per_move": round(director_cpu / moves * 1e6, 1) if moves else None,
+        "tables_cpu_us_per_move": round(tables_cpu / moves * 1e6, 1) if moves else None,
+        "director_cpu_share": round(director_cpu / tables_cpu, 4) if tables_cpu else None,
+        "max_imbalance": state.max_imbalance,
+        "seat_changes": state.reseats,
+        "invariants": {
+            "chips_conserved": paid == won and state.pool == 0,
+            "payouts_by_place": [e.won for e in by_place[: len(expected)]] == expected,
+            "every_entrant_placed_once": places == list(range(1, len(entrants) + 1)),
+            "never_at_two_tables": clashes == 0 and samples > 0,
+            "seat_changes_between_rounds_only": dead == 0,
+        },
+        "samples": samples,
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def _wait_registered(client: Any, workers: int, timeout: float = 60.0) -> None:
+    """Until every worker and the director have taken their partitions."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if client.zcard(keys.WORKERS) >= workers and client.zcard(keys.DIRECTORS) >= 1:
+            time.sleep(1.0)  # a heartbeat or two: leases taken, the first reads done
+            return
+        time.sleep(0.1)
+    raise SystemExit("the workers and the director did not start")
+
+
+def _create(client: Any, players: int, seats: int, fmt: str, preset: str) -> None:
+    inbox = keys.TOURNAMENTS.inbox(keys.partition_of(TOURNAMENT, DIRECTOR_PARTITIONS))
+    for body in (
+        wire.message(
+            "tournament_create",
+            id="c",
+            tournament=TOURNAMENT,
+            gateway="bench",
+            host="bench",
+            name="Bench",
+            rules={"preset": preset},
+            seats=seats,
+            format=fmt,
+            advance=None,
+            start_players=players,
+            start_at=None,
+            max_players=players,
+            buy_in=10,
+            payouts=[50, 30, 20],
+            bots="normal",
+        ),
+        wire.message("begin", id="b", tournament=TOURNAMENT, gateway="bench", player="bench"),
+    ):
+        wire.validate(body)
+        client.xadd(inbox, {wire.ENTRY_FIELD: wire.encode(body)})
+
+
+def _load(client: Any) -> Tournament | None:
+    blob = client.hget(keys.tournament_of(TOURNAMENT, DIRECTOR_PARTITIONS), "s")
+    return Tournament.from_bytes(blob) if blob else None
+
+
+def _tables(client: Any) -> list[Table]:
+    """Every table record, read in one MULTI/EXEC: a consistent snapshot (a player who
+    left one table and sat at another in between can never be seen at both)."""
+    names = list(client.scan_iter(match=keys.TABLES.records_pattern(), count=1000))
+    pipe = client.pipeline(transaction=True)
+    for name in names:
+        pipe.hget(name, "s")
+    return [Table.from_bytes(blob) for blob in pipe.execute() if blob]
+
+
+def _players_at_two_tables(client: Any) -> int:
+    """Players with dice at two tables in what Redis holds now (0 when all is well)."""
+    where: dict[str, str] = {}
+    clashes = 0
+    for table in _tables(client):
+        game = table.game
+        for i, seat in enumerate(table.seats):
+            if seat.player and game is not None and game.counts[i] > 0:
+                if seat.player in where:
+                    clashes += 1
+                where[seat.player] = table.id
+    return clashes
+
+
+def _moves(client: Any) -> int:
+    """Engine steps at every table of the run (actions plus seat changes)."""
+    return sum(t.game.version for t in _tables(client) if t.game is not None)
