@@ -21,6 +21,8 @@ from dudo.director.balance import (
     tables_needed,
 )
 
+from .reference_plan import reference_plan
+
 
 def test_first_seating_uses_as_few_tables_as_possible_within_one() -> None:
     assert first_seating(13, 6) == [5, 4, 4]
@@ -251,3 +253,22 @@ def test_with_no_eliminations_the_orders_settle_within_one_player(seed: int) -> 
     assert not sim.mail and sum(sizes) == total
     assert len(sizes) == tables_needed(total, seats)
     assert imbalance(sizes) <= 1
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.integers(0, 6), st.integers(0, 3), st.booleans()), min_size=1, max_size=30
+    ),
+    seats=st.integers(3, 6),
+    waiting=st.integers(0, 8),
+)
+def test_the_fast_plan_decides_exactly_as_the_plain_one(
+    rows: list[tuple[int, int, bool]], seats: int, waiting: int
+) -> None:
+    tables = [
+        TableCount(f"t{i + 1}", min(seated, seats), arriving, breaking)
+        for i, (seated, arriving, breaking) in enumerate(rows)
+    ]
+    fast, plain = plan(tables, seats, waiting), reference_plan(tables, seats, waiting)
+    assert (sorted(fast.breaks), fast.sends) == (sorted(plain.breaks), plain.sends)

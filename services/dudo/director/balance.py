@@ -28,6 +28,7 @@ than two players who are still there.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -68,53 +69,75 @@ def plan(tables: Iterable[TableCount], seats: int, waiting: int = 0) -> Plan:
     ``waiting`` players have left their table and found no seat yet. Idempotent:
     the same counts give the same plan, so it is simply computed again after
     every report, and orders change only where the answer changed.
+
+    Ties are broken by the order tables were opened (:func:`_order`); heaps keep
+    it O((tables + moves) log tables): a 10,000-player tournament has 1,667.
     """
     result = Plan()
     live = sorted((t for t in tables if not t.breaking), key=_order)
-    breaking = [t for t in tables if t.breaking]
+    rank = {t.table: i for i, t in enumerate(live)}
     paper = {t.table: t.seated + t.arriving for t in live}
-    pending = waiting + sum(t.seated for t in breaking)
+    pending = waiting + sum(t.seated for t in tables if t.breaking)
     total = sum(paper.values()) + pending
+    alive = len(live)
 
     def break_table(victim: TableCount) -> None:
-        nonlocal pending
+        nonlocal pending, alive
         result.breaks.append(victim.table)
-        live.remove(victim)
         pending += paper.pop(victim.table)
+        alive -= 1
 
-    for table in list(live):
-        if len(live) > 1 and table.seated < 2 and table.arriving == 0:
+    for table in live:
+        if alive > 1 and table.seated < 2 and table.arriving == 0:
             break_table(table)
-    while len(live) > tables_needed(total, seats):
-        candidates = [t for t in live if t.arriving == 0]
-        if not candidates:
-            break
-        break_table(min(candidates, key=lambda t: (paper[t.table], _desc(t.table))))
+    needed = tables_needed(total, seats)
+    if alive > needed:
+        # The fewest players first (ties: the table opened last), never one with
+        # players on their way.
+        candidates = sorted(
+            (t for t in live if t.table in paper and t.arriving == 0),
+            key=lambda t: (paper[t.table], -rank[t.table]),
+        )
+        for victim in candidates[: alive - needed]:
+            break_table(victim)
+    live = [t for t in live if t.table in paper]
 
     # Everyone who is leaving takes the shortest table, on paper.
+    room = [(paper[t.table], rank[t.table], t.table) for t in live if paper[t.table] < seats]
+    heapq.heapify(room)
     for _ in range(pending):
-        room = [t for t in live if paper[t.table] < seats]
         if not room:
             break
-        shortest = min(room, key=lambda t: (paper[t.table], _order(t)))
-        paper[shortest.table] += 1
+        size, order, name = heapq.heappop(room)
+        paper[name] = size + 1
+        if size + 1 < seats:
+            heapq.heappush(room, (size + 1, order, name))
 
     # Then the fullest tables send one player at a time to the shortest, never
-    # leaving fewer than two of their own.
-    while len(live) > 1:
-        shortest = min(live, key=lambda t: (paper[t.table], _order(t)))
-        senders = [
-            t
-            for t in live
-            if paper[t.table] - paper[shortest.table] > 1
-            and t.seated - result.sends.get(t.table, 0) > 2
-        ]
-        if not senders:
+    # leaving fewer than two of their own (ties: the shortest opened first, the
+    # fullest opened first).
+    if len(live) < 2:
+        return result
+    seated = {t.table: t.seated for t in live}
+    shortest = [(paper[t.table], rank[t.table], t.table) for t in live]
+    fullest = [(-paper[t.table], rank[t.table], t.table) for t in live]
+    heapq.heapify(shortest)
+    heapq.heapify(fullest)
+    while fullest:
+        while shortest[0][0] != paper[shortest[0][2]]:  # stale: its size changed since
+            heapq.heappop(shortest)
+        low, _, short = shortest[0]
+        size, _, full = fullest[0]
+        if -size != paper[full] or seated[full] - result.sends.get(full, 0) <= 2:
+            heapq.heappop(fullest)  # stale, or keeps its last two: never a sender again
+            continue
+        if paper[full] - low <= 1:
             break
-        fullest = max(senders, key=lambda t: (paper[t.table], _desc(t.table)))
-        result.sends[fullest.table] = result.sends.get(fullest.table, 0) + 1
-        paper[fullest.table] -= 1
-        paper[shortest.table] += 1
+        result.sends[full] = result.sends.get(full, 0) + 1
+        paper[full] -= 1
+        paper[short] += 1
+        heapq.heapreplace(fullest, (-paper[full], rank[full], full))
+        heapq.heappush(shortest, (paper[short], rank[short], short))
     return result
 
 
@@ -205,12 +228,21 @@ class Balancer:
         self._seat_waiting(decisions)
 
     def _seat_waiting(self, decisions: Decisions) -> None:
-        while self.waiting:
-            target = place(self.tables.values(), self.seats)
-            if target is None:
-                return
-            self.tables[target].arriving += 1
-            decisions.moves.append((self.waiting.pop(0), target))
+        """Each waiting player, in turn, to the table :func:`place` would pick."""
+        if not self.waiting:
+            return
+        room = [
+            (t.on_paper, _order(t), t.table)
+            for t in self.tables.values()
+            if not t.breaking and t.on_paper < self.seats
+        ]
+        heapq.heapify(room)
+        while self.waiting and room:
+            size, order, name = heapq.heappop(room)
+            self.tables[name].arriving += 1
+            decisions.moves.append((self.waiting.pop(0), name))
+            if size + 1 < self.seats:
+                heapq.heappush(room, (size + 1, order, name))
 
     def _replan(self, decisions: Decisions) -> None:
         decided = plan(self.tables.values(), self.seats, len(self.waiting))
@@ -249,8 +281,3 @@ def first_seating(players: int, seats: int) -> list[int]:
 def _order(table: TableCount) -> tuple[int, str]:
     """Tables in the order they were opened: ids sort by length, then text (t2 < t10)."""
     return len(table.table), table.table
-
-
-def _desc(name: str) -> tuple[int, str]:
-    # For "ties go to the table opened last": the negation of _order, for min().
-    return -len(name), "".join(chr(0x10FFFF - ord(c)) for c in name)
