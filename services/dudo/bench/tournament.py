@@ -66,20 +66,20 @@ def run(
         if fleet.redis_server is not None and fleet.redis_server.proc is not None:
             tables_pids.append(fleet.redis_server.proc.pid)
         director_pid = fleet.procs[director].pid
-        _wait_registered(client, workers)  # started up (imports are not the run's cost)
+        wait_registered(client, workers)  # started up (imports are not the run's cost)
         cpu0 = (process_cpu(director_pid), sum(process_cpu(p) for p in tables_pids))
         started = time.monotonic()
-        _create(client, players, seats, fmt, preset)
+        create_bot_tournament(client, players, seats, fmt, preset)
         clashes, samples = 0, 0
         next_sample = started
         while True:
             if time.monotonic() - started > timeout:
                 raise SystemExit(f"the tournament did not finish within {timeout:.0f} s")
-            state = _load(client)
+            state = load_tournament(client)
             if state is not None and state.status == OVER:
                 break
             if time.monotonic() >= next_sample:
-                clashes += _players_at_two_tables(client)
+                clashes += players_at_two_tables(client)
                 samples += 1
                 next_sample = time.monotonic() + sample_every
             time.sleep(0.1)
@@ -127,7 +127,7 @@ def run(
     }
 
 
-def _wait_registered(client: Any, workers: int, timeout: float = 60.0) -> None:
+def wait_registered(client: Any, workers: int, timeout: float = 60.0) -> None:
     """Until every worker and the director have taken their partitions."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -138,7 +138,13 @@ def _wait_registered(client: Any, workers: int, timeout: float = 60.0) -> None:
     raise SystemExit("the workers and the director did not start")
 
 
-def _create(client: Any, players: int, seats: int, fmt: str, preset: str) -> None:
+def create_bot_tournament(
+    client: Any, players: int, seats: int, fmt: str, preset: str, start_dice: int | None = None
+) -> None:
+    """Create and begin a tournament of ``players`` bots the tables play themselves."""
+    rules: dict[str, Any] = {"preset": preset}
+    if start_dice is not None:
+        rules["start_dice"] = start_dice
     inbox = keys.TOURNAMENTS.inbox(keys.partition_of(TOURNAMENT, DIRECTOR_PARTITIONS))
     for body in (
         wire.message(
@@ -148,7 +154,7 @@ def _create(client: Any, players: int, seats: int, fmt: str, preset: str) -> Non
             gateway="bench",
             host="bench",
             name="Bench",
-            rules={"preset": preset},
+            rules=rules,
             seats=seats,
             format=fmt,
             advance=None,
@@ -165,7 +171,7 @@ def _create(client: Any, players: int, seats: int, fmt: str, preset: str) -> Non
         client.xadd(inbox, {wire.ENTRY_FIELD: wire.encode(body)})
 
 
-def _load(client: Any) -> Tournament | None:
+def load_tournament(client: Any) -> Tournament | None:
     blob = client.hget(keys.tournament_of(TOURNAMENT, DIRECTOR_PARTITIONS), "s")
     return Tournament.from_bytes(blob) if blob else None
 
@@ -180,7 +186,7 @@ def _tables(client: Any) -> list[Table]:
     return [Table.from_bytes(blob) for blob in pipe.execute() if blob]
 
 
-def _players_at_two_tables(client: Any) -> int:
+def players_at_two_tables(client: Any) -> int:
     """Players with dice at two tables in what Redis holds now (0 when all is well)."""
     where: dict[str, str] = {}
     clashes = 0

@@ -1,0 +1,75 @@
+"""kill -9 of the director running a tournament, mid-tournament: another director takes
+its partition over from Redis, and the tournament ends with every entrant placed once,
+every chip accounted for and no player ever at two tables."""
+
+from __future__ import annotations
+
+import time
+
+import redis
+
+from dudo import keys
+from dudo.bench.tournament import (
+    DIRECTOR_PARTITIONS,
+    TOURNAMENT,
+    create_bot_tournament,
+    load_tournament,
+    players_at_two_tables,
+)
+from dudo.director.tournament import OVER, RUNNING
+
+from .procs import FAST, P, Workers, wait_for
+
+PLAYERS = 3000
+
+
+def start_director(workers: Workers, name: str) -> None:
+    workers.spawn(
+        name, "director", "--redis", workers.url, "--partitions", str(DIRECTOR_PARTITIONS),
+        "--table-partitions", str(P), "--id", name, "--log-level", "info", *FAST,
+    )  # fmt: skip
+
+
+def lease_owner(client: redis.Redis) -> str:
+    part = keys.partition_of(TOURNAMENT, DIRECTOR_PARTITIONS)
+    raw = client.get(keys.TOURNAMENTS.lease(part))
+    return raw.decode().split("|")[1] if raw else ""
+
+
+def test_a_director_killed_mid_tournament_is_replaced_and_nothing_is_lost(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    workers.start("w1")
+    workers.start("w2")
+    start_director(workers, "d1")
+    start_director(workers, "d2")
+    wait_for(lambda: real_redis.zcard(keys.DIRECTORS) == 2, 30, "two directors")
+    wait_for(lambda: real_redis.zcard(keys.WORKERS) == 2, 30, "two workers")
+    create_bot_tournament(real_redis, PLAYERS, 6, "elimination", "classic")
+
+    def under_way() -> bool:
+        state = load_tournament(real_redis)
+        return state is not None and state.status == RUNNING and len(state.out) >= 100
+
+    wait_for(under_way, 60, "the tournament to be under way")
+    victim = lease_owner(real_redis)
+    assert victim in ("d1", "d2")
+    workers.kill(victim)
+    out_at_kill = len(load_tournament(real_redis).out)  # type: ignore[union-attr]
+    clashes, deadline = 0, time.monotonic() + 180
+    while (state := load_tournament(real_redis)) is None or state.status != OVER:
+        assert time.monotonic() < deadline, "the tournament did not finish"
+        clashes += players_at_two_tables(real_redis)
+        time.sleep(0.2)
+    survivor = "d2" if victim == "d1" else "d1"
+    assert lease_owner(real_redis) in (survivor, "")  # it took over (or let go at the end)
+    assert out_at_kill < PLAYERS - 1  # killed mid-tournament, not after
+    assert clashes == 0
+    entrants = list(state.entrants.values())
+    assert sorted(e.place for e in entrants) == list(range(1, PLAYERS + 1))
+    assert sum(e.paid for e in entrants) == sum(e.won for e in entrants) == PLAYERS * 10
+    dead = sum(real_redis.xlen(keys.dead_letters(p)) for p in range(P))
+    dead += sum(
+        real_redis.xlen(keys.TOURNAMENTS.dead_letters(p)) for p in range(DIRECTOR_PARTITIONS)
+    )
+    assert dead == 0
