@@ -112,7 +112,8 @@ def run(
         "director_cpu_us_per_move": round(director_cpu / moves * 1e6, 1) if moves else None,
         "tables_cpu_us_per_move": round(tables_cpu / moves * 1e6, 1) if moves else None,
         "director_cpu_share": round(director_cpu / tables_cpu, 4) if tables_cpu else None,
-        "max_imbalance": state.max_imbalance,
+        # Heats do not balance inside a heat (tables shrink to `advance` by design).
+        "max_imbalance": state.max_imbalance if fmt == "elimination" else None,
         "seat_changes": state.reseats,
         "invariants": {
             "chips_conserved": paid == won and state.pool == 0,
