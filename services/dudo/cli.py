@@ -250,6 +250,7 @@ def _gateway(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         partitions=args.partitions,
+        director_partitions=args.director_partitions,
         send_queue=args.send_queue,
         reply_timeout=args.reply_timeout,
         ws_compress=args.ws_compress,
@@ -451,6 +452,9 @@ def build_parser() -> argparse.ArgumentParser:
     gateway.add_argument("--host", default="127.0.0.1")
     gateway.add_argument("--port", type=int, default=8000)
     gateway.add_argument("--partitions", type=int, default=16)
+    gateway.add_argument(
+        "--director-partitions", type=int, default=4, help="the deployment's director partitions"
+    )
     gateway.add_argument("--id", help="gateway instance id (default: host-pid-random)")
     _add_limits(gateway)
     gateway.add_argument(

@@ -23,12 +23,19 @@ from .connection import Client, xread
 
 
 class _LinkBase:
-    def __init__(self, client: Any, gateway_id: str, partitions: int) -> None:
+    def __init__(
+        self,
+        client: Any,
+        gateway_id: str,
+        partitions: int,
+        director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS,
+    ) -> None:
         if not keys.ID_PATTERN.fullmatch(gateway_id):
             raise ValueError(f"gateway id {gateway_id!r} must match {keys.ID_PATTERN.pattern}")
         self.redis = client
         self.id = gateway_id
         self.partitions = partitions
+        self.director_partitions = director_partitions
         self.outbox = keys.outbox(gateway_id)
         self.last_id = "0-0"
         self.bytes_read = 0  # outbox payload bytes received, for benchmarks
@@ -39,6 +46,23 @@ class _LinkBase:
 
     def inbox_of(self, table_id: str) -> str:
         return keys.inbox(keys.partition_of(table_id, self.partitions))
+
+    def inbox_for(self, msg: dict[str, Any]) -> str:
+        """The inbox a message goes to: its table's, or its tournament's director's."""
+        if msg["type"] in wire.DIRECTOR_TYPES:
+            partition = keys.partition_of(msg["tournament"], self.director_partitions)
+            return keys.TOURNAMENTS.inbox(partition)
+        return self.inbox_of(msg["table"])
+
+    @staticmethod
+    def _listing(replies: list[Any]) -> dict[str, dict[str, Any]]:
+        """Entity id -> summary, from lobby hashes (open tables, or tournaments)."""
+        found: dict[str, dict[str, Any]] = {}
+        for raw in replies:
+            for entity, blob in (raw or {}).items():
+                name = entity.decode() if isinstance(entity, bytes) else entity
+                found[name] = wire.unpack(blob)
+        return found
 
     def _read_args(self, block_ms: int | None, count: int) -> dict[str, Any]:
         if block_ms is not None and block_ms <= 0:
@@ -59,15 +83,6 @@ class _LinkBase:
     def _now_ms() -> int:
         return int(time.time() * 1000)
 
-    @staticmethod
-    def _open_tables(replies: list[Any]) -> dict[str, dict[str, Any]]:
-        tables: dict[str, dict[str, Any]] = {}
-        for raw in replies:
-            for table, blob in (raw or {}).items():
-                tid = table.decode() if isinstance(table, bytes) else table
-                tables[tid] = wire.unpack(blob)
-        return tables
-
 
 class GatewayLink(_LinkBase):
     redis: Client
@@ -84,13 +99,13 @@ class GatewayLink(_LinkBase):
         pipe = self.redis.pipeline(transaction=False)
         for key in keys.lobbies(self.partitions):
             pipe.hgetall(key)
-        return self._open_tables(pipe.execute())
+        return self._listing(pipe.execute())
 
     def send(self, *messages: dict[str, Any]) -> list[str]:
         """Write messages to their tables' inboxes (pipelined); returns the entry ids."""
         pipe = self.redis.pipeline(transaction=False)
         for msg in messages:
-            pipe.xadd(self.inbox_of(msg["table"]), {wire.ENTRY_FIELD: wire.encode(msg)})
+            pipe.xadd(self.inbox_for(msg), {wire.ENTRY_FIELD: wire.encode(msg)})
         return [i.decode() if isinstance(i, bytes) else i for i in pipe.execute()]
 
     def send_raw(self, table_id: str, payload: bytes) -> str:
@@ -123,8 +138,14 @@ class AsyncGatewayLink(_LinkBase):
     TRIM_EVERY = 256  # entries read between two trims of the outbox (or TRIM_AFTER_S)
     TRIM_AFTER_S = 1.0
 
-    def __init__(self, client: Any, gateway_id: str, partitions: int) -> None:
-        super().__init__(client, gateway_id, partitions)
+    def __init__(
+        self,
+        client: Any,
+        gateway_id: str,
+        partitions: int,
+        director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS,
+    ) -> None:
+        super().__init__(client, gateway_id, partitions, director_partitions)
         self._outgoing: _Outgoing | None = None
         self._read_since_trim = 0
         self._trimmed_at = 0.0
@@ -140,7 +161,14 @@ class AsyncGatewayLink(_LinkBase):
         pipe = self.redis.pipeline(transaction=False)
         for key in keys.lobbies(self.partitions):
             pipe.hgetall(key)
-        return self._open_tables(await pipe.execute())
+        return self._listing(await pipe.execute())
+
+    async def tournaments(self) -> dict[str, dict[str, Any]]:
+        """Every tournament registering or running, from the director partitions' listings."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key in keys.TOURNAMENTS.lobbies(self.director_partitions):
+            pipe.hgetall(key)
+        return self._listing(await pipe.execute())
 
     async def send(self, *messages: dict[str, Any]) -> None:
         """Write messages to their tables' inboxes; returns once Redis has them (raises
@@ -151,7 +179,7 @@ class AsyncGatewayLink(_LinkBase):
             outgoing = self._outgoing = _Outgoing([], loop.create_future())
             loop.call_soon(self._flush)
         for msg in messages:
-            outgoing.entries.append((self.inbox_of(msg["table"]), wire.encode(msg)))
+            outgoing.entries.append((self.inbox_for(msg), wire.encode(msg)))
         await asyncio.shield(outgoing.done)
 
     def _flush(self) -> None:

@@ -323,6 +323,8 @@ class Tournament:
             raise WireError(wire.TOO_FEW_PLAYERS, f"{len(self.entrants)} registered, 2 needed")
         self._changed(msg)
         self._start(rng)
+        # The answer to a begin: the standings, now running.
+        self._direct.append((msg["gateway"], self._standings_message()))
 
     def _on_subscribe(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         gateway = msg["gateway"]

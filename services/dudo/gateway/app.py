@@ -45,6 +45,7 @@ from .limits import Counts, PerKey
 from .settings import GatewaySettings, default_gateway_id
 from .sockets import CLOSE_TIMEOUT, Sockets
 from .tokens import Tokens
+from .tournaments import TournamentApi
 
 __all__ = ["Gateway", "GatewaySettings", "default_gateway_id", "run"]
 
@@ -52,7 +53,7 @@ log = structlog.get_logger("dudo.gateway")
 WORKER_SILENCE_MS = 3000  # a worker whose heartbeat is older does not count as live
 
 
-class Gateway(HttpApi, Sockets):
+class Gateway(HttpApi, TournamentApi, Sockets):
     def __init__(self, settings: GatewaySettings, redis_client: Any = None) -> None:
         self.settings = settings
         secret = settings.secret or os.environ.get("DUDO_GATEWAY_SECRET", "").encode() or None
@@ -94,6 +95,11 @@ class Gateway(HttpApi, Sockets):
                 web.post("/api/tables", self.create_table),
                 web.post("/api/tables/{table}/join", self.join_table),
                 web.post("/api/tables/{table}/watch", self.watch_table),
+                web.get("/api/tournaments", self.list_tournaments),
+                web.post("/api/tournaments", self.create_tournament),
+                web.get("/api/tournaments/{tournament}", self.tournament_standings),
+                web.post("/api/tournaments/{tournament}/register", self.register_tournament),
+                web.post("/api/tournaments/{tournament}/begin", self.begin_tournament),
                 web.get("/ws", self.websocket),
                 web.get("/healthz", self.healthz),
                 web.get("/readyz", self.readyz),
@@ -121,7 +127,12 @@ class Gateway(HttpApi, Sockets):
             self.redis = connect_async(self.settings.redis_url)
         # The outbox reader blocks on XREAD: it gets a connection of its own.
         self.reader_redis = connect_async(self.settings.redis_url, max_connections=2)
-        self.link = AsyncGatewayLink(self.redis, self.settings.gateway_id, self.settings.partitions)
+        self.link = AsyncGatewayLink(
+            self.redis,
+            self.settings.gateway_id,
+            self.settings.partitions,
+            self.settings.director_partitions,
+        )
         self.reader = AsyncGatewayLink(
             self.reader_redis, self.settings.gateway_id, self.settings.partitions
         )
@@ -296,6 +307,14 @@ class Gateway(HttpApi, Sockets):
             self._relay_error(msg)
         elif kind == "lobby":
             self.audience.relay_lobby(msg)
+        elif kind == "registered":
+            waiter = self.waiting.get(msg["id"])
+            if waiter is not None and not waiter.done():
+                waiter.set_result(msg)
+        elif kind == "tournament":
+            waiter = self.created.get(f"t:{msg['tournament']}")
+            if waiter is not None and not waiter.done():
+                waiter.set_result(msg)
 
     def _relay_view(self, msg: dict[str, Any]) -> None:
         table = msg["table"]

@@ -20,6 +20,7 @@ class GatewaySettings:
     host: str = "127.0.0.1"
     port: int = 8000
     partitions: int = keys.DEFAULT_PARTITIONS
+    director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS
     gateway_id: str = field(default_factory=default_gateway_id)
     # Shared by every gateway of a deployment (tokens made by one work on all).
     # None: DUDO_GATEWAY_SECRET, or a random one (tokens then die with the process).

@@ -18,6 +18,10 @@ import json
 import time
 from dataclasses import dataclass
 
+# seat: play a seat at a table; watch: watch a table; entrant: play in a tournament
+# (``t`` is then the tournament: the player's table changes as the director moves them).
+KINDS = ("seat", "watch", "entrant")
+
 
 class TokenError(Exception):
     """Forged, damaged or expired."""
@@ -72,6 +76,6 @@ class Tokens:
             raise TokenError("malformed token") from exc
         if grant.expires < time.time():
             raise TokenError("expired token")
-        if grant.kind not in ("seat", "watch"):
+        if grant.kind not in KINDS:
             raise TokenError("unknown token kind")
         return grant

@@ -1,0 +1,81 @@
+"""Tournaments through a gateway's HTTP API, with real worker, director and gateway
+processes: create (the creator registers and hosts), list, register, begin, standings
+live and final."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+import redis
+
+from dudo import keys
+
+from .procs import FAST, P, Workers, wait_for
+
+D = 2
+
+
+def call(base: str, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(
+        base + path, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=15) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.load(exc)
+
+
+def test_create_register_begin_and_follow_the_standings_to_the_end(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    workers.start("w1")
+    workers.spawn(
+        "d1", "director", "--redis", workers.url, "--partitions", str(D),
+        "--table-partitions", str(P), "--id", "d1", *FAST,
+    )  # fmt: skip
+    base = workers.gateway("g1", "--director-partitions", str(D))
+    wait_for(lambda: real_redis.zcard(keys.DIRECTORS) == 1, 30, "the director")
+
+    status, created = call(
+        base, "POST", "/api/tournaments",
+        {"name": "Cup", "host": "Ana", "rules": {"preset": "lizumo", "start_dice": 1,
+         "turn_seconds": 1}, "seats": 3, "max_players": 5, "buy_in": 5, "payouts": [70, 30]},
+    )  # fmt: skip
+    assert status == 201, created
+    tid, host_token = created["tournament"], created["token"]
+    status, listing = call(base, "GET", "/api/tournaments")
+    [entry] = [t for t in listing["tournaments"] if t["tournament"] == tid]
+    assert entry["status"] == "registering" and entry["entrants"] == 1 and entry["seats"] == 3
+
+    for name in ("Bea", "Ciro", "Dora"):
+        status, answer = call(base, "POST", f"/api/tournaments/{tid}/register", {"name": name})
+        assert status == 200 and answer["token"], answer
+    status, refused = call(base, "POST", f"/api/tournaments/{tid}/begin", {"token": "forged.x"})
+    assert (status, refused["code"]) == (401, "unauthorized")
+    status, begun = call(base, "POST", f"/api/tournaments/{tid}/begin", {"token": host_token})
+    assert status == 200 and begun["standings"]["status"] == "running", begun
+    assert begun["standings"]["entrants"] == 4 and len(begun["standings"]["tables"]) == 2
+    status, late = call(base, "POST", f"/api/tournaments/{tid}/register", {"name": "Eli"})
+    assert (status, late["code"]) == (409, "game_started")
+
+    # Nobody plays: each turn clock runs out and the house plays; the tournament ends.
+    deadline = time.monotonic() + 90
+    while True:
+        status, state = call(base, "GET", f"/api/tournaments/{tid}")
+        assert status == 200
+        if state["standings"]["status"] == "over":
+            break
+        assert time.monotonic() < deadline, state
+        time.sleep(0.5)
+    places = state["standings"]["places"]
+    assert [p["place"] for p in places] == [1, 2, 3, 4]
+    assert sorted(p["name"] for p in places) == ["Ana", "Bea", "Ciro", "Dora"]
+    assert [p["chips"] for p in places] == [14, 6, 0, 0]  # 70/30 of 4 x 5
+    status, missing = call(base, "GET", "/api/tournaments/nope")
+    assert (status, missing["code"]) == (404, "unknown_tournament")
