@@ -2,8 +2,8 @@
 
 An embedded Redis (a redis-server of its own, or fakeredis's TCP server when
 no redis-server can be found) unless ``--redis`` is given, one
-table worker and one bot service in threads, and the web gateway in the main
-thread. It prints the address to open. Stop it with Ctrl-C.
+table worker, one tournament director and one bot service in threads, and the
+web gateway in the main thread. It prints the address to open. Stop it with Ctrl-C.
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ import structlog
 
 from .bots.service import BotService
 from .connection import connect
+from .director.run import director
 from .gateway.app import Gateway, GatewaySettings
-from .keys import DEFAULT_PARTITIONS
+from .keys import DEFAULT_DIRECTOR_PARTITIONS, DEFAULT_PARTITIONS
 from .redis_server import RedisServer, find_binary, redis_version
+from .table import Limits
 from .worker import Worker, WorkerSettings
 
 log = structlog.get_logger("dudo.serve")
@@ -99,25 +101,39 @@ def serve(
     fake = embedded is not None and embedded.is_fake
     # fakeredis runs Lua slowly: with it, few partitions keep a cycle short.
     partitions = EMBEDDED_PARTITIONS if fake else DEFAULT_PARTITIONS
+    directors = 1 if fake else DEFAULT_DIRECTOR_PARTITIONS
     worker = Worker(
-        WorkerSettings(redis_url=url, partitions=partitions, slow_cycle_ms=1000 if fake else 100)
+        WorkerSettings(redis_url=url, partitions=partitions, slow_cycle_ms=1000 if fake else 100),
+        limits=Limits(partitions=partitions, house_think_ms=int(bot_think[0] * 1000)),
     )
     worker.setup()
+    tournaments = director(
+        WorkerSettings(redis_url=url, partitions=directors, slow_cycle_ms=1000 if fake else 100),
+        table_partitions=partitions,
+    )
+    tournaments.setup()
     bots = BotService(connect(url), partitions, think=bot_think)
     threads = [
         threading.Thread(target=worker.run_forever, name="worker", daemon=True),
+        threading.Thread(target=tournaments.run_forever, name="director", daemon=True),
         threading.Thread(target=bots.run, name="bots", daemon=True),
     ]
     for thread in threads:
         thread.start()
     settings = GatewaySettings(
-        redis_url=url, host=host, port=port, partitions=partitions, **(gateway_options or {})
+        redis_url=url,
+        host=host,
+        port=port,
+        partitions=partitions,
+        director_partitions=directors,
+        **(gateway_options or {}),
     )
     gateway = Gateway(settings)
     app = gateway.app()
 
     async def stop_others(_app: web.Application) -> None:
         worker.stop()
+        tournaments.stop()
         bots.stop()
 
     app.on_shutdown.append(stop_others)
@@ -128,10 +144,11 @@ def serve(
         web.run_app(app, host=host, port=port, print=None, shutdown_timeout=3)
     finally:
         worker.stop()
+        tournaments.stop()
         bots.stop()
         for thread in threads:
             thread.join(timeout=5)
-        for client in (worker.redis, bots.client):
+        for client in (worker.redis, tournaments.redis, bots.client):
             client.close()
         if embedded is not None:
             embedded.stop()

@@ -420,6 +420,7 @@ def seat_snapshot(view: dict[str, Any], private: dict[str, Any]) -> dict[str, An
     the public part merged with that seat's private part (and nothing of other seats)."""
     snapshot = dict(view)  # the wrapper (a C-level copy: this runs for every seat's view)
     del snapshot["seats"]
+    snapshot.pop("holders", None)  # player ids: the gateway routes by them, nobody sees them
     public = snapshot.pop("game")
     snapshot["seat"] = private["seat"]
     snapshot["game"] = {**public, **private} if public else None
@@ -430,6 +431,7 @@ def spectator_view(view: dict[str, Any]) -> dict[str, Any]:
     """A ``view`` message as a spectator's snapshot: the public part, ``seat`` null."""
     snapshot = dict(view)
     del snapshot["seats"]
+    snapshot.pop("holders", None)
     public = snapshot.pop("game")
     snapshot["seat"] = None
     snapshot["game"] = {**public, "seat": None} if public else None

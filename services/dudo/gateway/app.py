@@ -315,6 +315,9 @@ class Gateway(HttpApi, TournamentApi, Sockets):
             waiter = self.created.get(f"t:{msg['tournament']}")
             if waiter is not None and not waiter.done():
                 waiter.set_result(msg)
+            self.audience.relay_tournament(msg)
+        elif kind == "moved":
+            self.audience.moved(msg)
 
     def _relay_view(self, msg: dict[str, Any]) -> None:
         table = msg["table"]

@@ -31,6 +31,10 @@ class Audience:
         self.seated: dict[tuple[str, str], set[Connection]] = defaultdict(set)
         self.spectators: dict[str, set[Connection]] = defaultdict(set)
         self.lobby: set[Connection] = set()
+        # Tournament entrants' connections follow their player from table to table.
+        self.entrants: dict[tuple[str, str], set[Connection]] = defaultdict(set)
+        self.followers: dict[str, set[Connection]] = defaultdict(set)  # tournament -> conns
+        self.standings_versions: dict[str, int] = {}  # tournament -> last relayed
         self.versions: dict[str, int] = {}  # table -> last view version relayed
         self.lobby_versions: dict[str, int] = {}  # table -> last lobby version relayed
 
@@ -40,8 +44,44 @@ class Audience:
         """The worker confirmed that ``player`` holds ``seat``: ``conn`` plays it."""
         if conn.seat is None:
             self.metrics.connections.labels("seat").inc()
-        conn.seat = seat
+        conn.seat, conn.table = seat, table
         self.seated[(table, player)].add(conn)
+
+    def follow(self, conn: Connection, tournament: str, player: str) -> bool:
+        """``conn`` follows ``player`` through ``tournament``; True if it is the first
+        connection here following that tournament (subscribe to its standings then)."""
+        first = not self.followers.get(tournament)
+        self.followers[tournament].add(conn)
+        self.entrants[(tournament, player)].add(conn)
+        return first
+
+    def moved(self, msg: dict[str, Any]) -> None:
+        """A tournament seated ``player`` at another table: its connections play there."""
+        player, table = msg["player"], msg["table"]
+        note = wire.message(
+            "moved", tournament=msg["tournament"], table=table, seat=msg["seat"],
+            **{"from": msg["from"]},
+        )  # fmt: skip
+        for conn in list(self.entrants.get((msg["tournament"], player), ())):
+            self.unseat(conn)
+            self.seat(conn, table, player, msg["seat"])
+            conn.send(note)
+
+    def relay_tournament(self, msg: dict[str, Any]) -> None:
+        """Standings to the connections following that tournament (newest only)."""
+        tournament = msg["tournament"]
+        if msg["version"] <= self.standings_versions.get(tournament, -1):
+            return
+        _remember(self.standings_versions, tournament, msg["version"])
+        conns = self.followers.get(tournament)
+        if not conns:
+            return
+        note = wire.message(
+            "tournament", tournament=tournament, version=msg["version"],
+            standings=msg["standings"],
+        )  # fmt: skip
+        for conn in conns:
+            conn.send(note)
 
     def watch(self, conn: Connection, table: str) -> bool:
         """``conn`` watches ``table``; True if it is the first spectator here."""
@@ -61,7 +101,7 @@ class Audience:
         if grant is None or conn.seat is None or grant.player is None:
             conn.seat = None
             return
-        key = (grant.table, grant.player)
+        key = (conn.table or grant.table, grant.player)
         group = self.seated.get(key)
         if group is not None:
             group.discard(conn)
@@ -91,6 +131,17 @@ class Audience:
         if conn in self.lobby:
             self.lobby.discard(conn)
             self.metrics.connections.labels("lobby").dec()
+        grant = conn.grant
+        if grant is not None and grant.kind == "entrant" and grant.player is not None:
+            for group, key in (
+                (self.entrants, (grant.table, grant.player)),
+                (self.followers, grant.table),
+            ):
+                members = group.get(key)  # type: ignore[call-overload]
+                if members is not None:
+                    members.discard(conn)
+                    if not members:
+                        del group[key]  # type: ignore[arg-type]
         return self.unwatch(conn)
 
     def detach_player(self, table: str, player: str, notice: tuple[str, str] | None = None) -> None:
@@ -98,7 +149,9 @@ class Audience:
         ``notice`` (code, text) each is told why, as an error without an id."""
         for conn in list(self.seated.get((table, player), ())):
             self.unseat(conn)
-            if notice is not None:
+            # An entrant leaving a table for another is not news: `moved` follows.
+            entrant = conn.grant is not None and conn.grant.kind == "entrant"
+            if notice is not None and not entrant:
                 code, text = notice
                 conn.send(wire.message("error", id=None, code=code, message=text))
                 self.metrics.errors.labels(code).inc()

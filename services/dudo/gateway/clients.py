@@ -73,6 +73,9 @@ class Connection:
         self.id = secrets.token_hex(4)
         self.grant: Grant | None = None
         self.seat: int | None = None
+        # The table it plays or watches: the token's, or, for an entrant, where the
+        # tournament seats its player now (None between tables).
+        self.table: str | None = None
         self.hello: str | None = None  # the id of the join our hello is waiting for
         self.binary = False  # answer in msgpack once the client spoke msgpack
         self.bucket = Bucket(settings.rate_per_s, settings.burst)
@@ -232,7 +235,8 @@ class SnapshotTexts:
     """
 
     def __init__(self, view: dict[str, Any]) -> None:
-        wrapper = {k: v for k, v in view.items() if k not in ("game", "seats")}
+        # Not `holders`: player ids route views inside the gateway; no client sees them.
+        wrapper = {k: v for k, v in view.items() if k not in ("game", "seats", "holders")}
         self.head = encode_json(wrapper)[:-1]
         self.public = encode_json(view["game"]) if view["game"] is not None else None
 

@@ -31,8 +31,10 @@ CLIENT_MESSAGES: dict[str, Message] = {
         Message(
             "hello",
             "ws-in",
-            "Authenticate this connection with a seat or spectator token. Send it first, and "
-            "again after every reconnect: the answer is `welcome`, then the latest view.",
+            "Authenticate this connection with a seat, spectator or entrant token. Send it "
+            "first, and again after every reconnect: the answer is `welcome`, then the latest "
+            "view. With an entrant token the connection follows its player through the "
+            "tournament: `moved` when the player is seated elsewhere, `tournament` standings.",
             {"token": _TOKEN},
         ),
         Message(
@@ -56,9 +58,14 @@ CLIENT_MESSAGES: dict[str, Message] = {
         Message(
             "welcome",
             "ws-out",
-            "The token was accepted: this connection plays this seat (or watches, seat null).",
+            "The token was accepted: this connection plays this seat (or watches, seat null). "
+            "For an entrant, `table` is where the player sits now (null before the start or "
+            "once out).",
             {
-                "table": Field("string", maximum=64),
+                "table": Field("string", nullable=True, maximum=64),
+                "tournament": Field(
+                    "string", required=False, maximum=64, doc="an entrant's tournament"
+                ),
                 "seat": Field("integer", nullable=True, minimum=0, maximum=5),
                 "player": Field(
                     "string",
@@ -116,6 +123,29 @@ CLIENT_MESSAGES: dict[str, Message] = {
                 "tables": Field("array", required=False, items=Field("object")),
                 "table": Field("string", required=False, maximum=64),
                 "entry": Field("object", required=False, nullable=True),
+            },
+        ),
+        Message(
+            "moved",
+            "ws-out",
+            "Your tournament seated you at this table (from the table in `from`, null at the "
+            "start): its views follow; act there from now on.",
+            {
+                "tournament": Field("string", maximum=64),
+                "table": Field("string", maximum=64),
+                "seat": Field("integer", minimum=0, maximum=5),
+                "from": Field("string", nullable=True, maximum=64),
+            },
+        ),
+        Message(
+            "tournament",
+            "ws-out",
+            "Your tournament's standings, after every change (at most about once a second "
+            "while it runs). Apply only if `version` is above the last one you applied.",
+            {
+                "tournament": Field("string", maximum=64),
+                "version": Field("integer", minimum=0),
+                "standings": Field("ref", ref="standings.schema.json"),
             },
         ),
         Message("pong", "ws-out", "Answer to `ping`.", {}),

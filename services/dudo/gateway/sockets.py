@@ -24,7 +24,7 @@ import msgpack
 import structlog
 from aiohttp import WSMsgType, web
 
-from .. import wire
+from .. import keys, wire
 from ..service import REDIS_DOWN
 from .audience import Audience
 from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection
@@ -164,7 +164,11 @@ class Sockets:
         self.by_token.add(key)
         conn.token_key = key
         conn.grant, conn.seat = grant, None
+        conn.table = None if grant.kind == "entrant" else grant.table
         assert self.link is not None
+        if grant.kind == "entrant":
+            await self._hello_entrant(conn)
+            return
         if grant.kind == "watch":
             first = self.audience.watch(conn, grant.table)
             conn.send(wire.message("welcome", table=grant.table, seat=None, player=None))
@@ -180,14 +184,19 @@ class Sockets:
                 )
             await self.link.send(*messages)
             return
-        # A seat: (re)join, which attaches the seat to this gateway. The worker
-        # answers `joined`, then the latest view in the same outbox entry, so the
-        # connection is registered when `joined` is dispatched (see _dispatch),
-        # before that view is relayed.
+        await self._join_seat(conn, grant.table)
+
+    async def _join_seat(self, conn: Connection, table: str) -> None:
+        """(Re)join the token's player at ``table``, which attaches the seat to this
+        gateway. The worker answers `joined`, then the latest view in the same outbox
+        entry, so the connection is registered when `joined` is dispatched (see
+        _dispatch), before that view is relayed."""
+        grant = conn.grant
+        assert grant is not None and self.link is not None
         join = self.link.message(
             "join",
             id=f"h-{conn.id}-{secrets.token_hex(3)}",
-            table=grant.table,
+            table=table,
             player=grant.player,
             name=grant.name,
         )
@@ -206,14 +215,56 @@ class Sockets:
             self._forget([join["id"]])
         self.hellos.pop(join["id"], None)
         if answer["type"] == "error":
+            if grant.kind == "entrant":  # between tables: `moved` will seat it
+                self._welcome_entrant(conn, None)
+                return
             conn.grant = None
             self._error(conn, None, answer["code"], answer["message"])
+
+    async def _hello_entrant(self, conn: Connection) -> None:
+        """An entrant follows its player: standings of its tournament, and the seat at
+        whichever table the tournament has the player now (`moved` when that changes)."""
+        from ..director.tournament import Tournament
+
+        grant = conn.grant
+        assert grant is not None and grant.player is not None and self.link is not None
+        tournament = grant.table
+        if self.audience.follow(conn, tournament, grant.player):
+            await self.link.send(
+                self.link.message(
+                    "subscribe", id=f"s-{secrets.token_hex(4)}", tournament=tournament, on=True
+                )
+            )
+        blob = await self.redis.hget(
+            keys.tournament_of(tournament, self.settings.director_partitions), "s"
+        )
+        entrant = Tournament.from_bytes(blob).entrants.get(grant.player) if blob else None
+        if entrant is None or entrant.table is None:
+            self._welcome_entrant(conn, None)
+            return
+        await self._join_seat(conn, entrant.table)
+
+    def _welcome_entrant(self, conn: Connection, seat: int | None) -> None:
+        grant = conn.grant
+        assert grant is not None and grant.player is not None
+        conn.send(
+            wire.message(
+                "welcome",
+                table=conn.table,
+                seat=seat,
+                player=wire.public_id(grant.player),
+                tournament=grant.table,
+            )
+        )
 
     def _seated(self, conn: Connection, msg: dict[str, Any]) -> None:
         """A hello's join succeeded: this connection now plays that seat (for its player)."""
         grant = conn.grant
         assert grant is not None and grant.player == msg["player"]
-        self.audience.seat(conn, grant.table, msg["player"], msg["seat"])
+        self.audience.seat(conn, msg["table"], msg["player"], msg["seat"])
+        if grant.kind == "entrant":
+            self._welcome_entrant(conn, conn.seat)
+            return
         conn.send(
             wire.message(
                 "welcome", table=grant.table, seat=conn.seat, player=wire.public_id(grant.player)
@@ -223,13 +274,14 @@ class Sockets:
     async def _act(self, conn: Connection, msg: dict[str, Any]) -> None:
         grant = conn.grant
         assert grant is not None and self.link is not None
-        if grant.kind != "seat":
+        if grant.kind == "watch":
             self._error(conn, msg["id"], wire.UNAUTHORIZED, "this token only watches")
             return
-        if conn.seat is None:
+        table = conn.table
+        if conn.seat is None or table is None:
             self._error(conn, msg["id"], wire.NOT_SEATED, "this connection plays no seat now")
             return
-        if msg.get("table", grant.table) != grant.table or msg.get("seat", conn.seat) != conn.seat:
+        if msg.get("table", table) != table or msg.get("seat", conn.seat) != conn.seat:
             self._error(
                 conn, msg["id"], wire.UNAUTHORIZED, "a token acts only for its own seat and table"
             )
@@ -238,31 +290,32 @@ class Sockets:
         act = self.link.message(
             "act",
             id=message_id,
-            table=grant.table,
+            table=table,
             player=grant.player,
             seat=conn.seat,
             action=msg["action"],
         )
         self.acts[message_id] = (conn, msg["id"])
-        self.timing[grant.table].append(
-            (time.perf_counter(), self.audience.versions.get(grant.table, 0), message_id)
+        self.timing[table].append(
+            (time.perf_counter(), self.audience.versions.get(table, 0), message_id)
         )
         await self.link.send(act)
 
     async def _control(self, conn: Connection, kind: str) -> None:
         grant = conn.grant
         assert grant is not None and self.link is not None
-        base = {"id": f"{kind[0]}-{conn.id}-{secrets.token_hex(3)}", "table": grant.table}
+        table = conn.table or grant.table
+        base = {"id": f"{kind[0]}-{conn.id}-{secrets.token_hex(3)}", "table": table}
         if kind == "resync":
             if grant.kind == "watch":
                 await self.link.send(self.link.message("resync", seat=None, **base))
-            elif conn.seat is not None:
+            elif conn.seat is not None and conn.table is not None:
                 await self.link.send(
                     self.link.message("resync", seat=conn.seat, player=grant.player, **base)
                 )
-        elif grant.kind != "seat":
+        elif grant.kind == "watch":
             self._error(conn, None, wire.UNAUTHORIZED, "this token only watches")
-        elif conn.seat is None:
+        elif conn.seat is None or conn.table is None:
             self._error(conn, None, wire.NOT_SEATED, "this connection plays no seat now")
         elif kind == "leave":
             await self.link.send(
