@@ -60,9 +60,12 @@ def test_channels_carry_the_right_messages() -> None:
     director = doc["channels"]["directorInbox"]
     assert director["address"] == "dudo:{d{partition}}:in"
     assert set(director["messages"]) == wire.DIRECTOR_TYPES
+    ratings = doc["channels"]["ratingsInbox"]
+    assert ratings["address"] == "dudo:{r0}:in"
+    assert set(ratings["messages"]) == wire.RATINGS_TYPES
     assert set(doc["channels"]["ws"]["messages"]) == set(CLIENT_MESSAGES)
     components = doc["components"]["messages"]
-    for channel in (inbox, outbox, director):
+    for channel in (inbox, outbox, director, ratings):
         for ref in channel["messages"].values():
             assert ref["$ref"].removeprefix("#/components/messages/") in components
     codes = doc["info"]["description"]

@@ -246,3 +246,33 @@ def test_the_record_keeps_what_waits_for_the_round_end() -> None:
     again = Table.from_bytes(cup.table.to_bytes())
     assert (again.tournament, again.director, again.order, again.seat_seq) == ("cup", 2, [4, 1], 5)
     assert again.arrivals == cup.table.arrivals and again.to_bytes() == cup.table.to_bytes()
+
+
+def test_a_finished_ordinary_game_sends_its_people_to_the_ratings() -> None:
+    from .test_table import Run
+
+    run = Run(rules={"preset": "lizumo", "start_dice": 1}, seats=3)
+    run.send("join", player="p0", name="P0")
+    run.send("join", player="p1", name="P1")
+    run.send("join", "gw-bots", player="b2", name="Bot", bot="normal")
+    sends = []
+    while run.table.status != DONE:
+        game = run.table.game
+        assert game is not None and game.turn is not None
+        legal = game.legal(game.turn)
+        holder = run.table.seats[game.turn]
+        gateway = "gw-bots" if holder.bot else "gw-a"
+        if legal["dudo"]:
+            action: dict[str, Any] = {"type": "dudo"}
+        else:
+            face = next(f for f, q in enumerate(legal["bid"], 1) if q is not None)
+            action = {"type": "bid", "quantity": legal["bid"][face - 1], "face": face}
+        run.send("act", gateway, player=holder.player, seat=game.turn, action=action)
+        sends.extend(run.last.sends)
+    [(stream, data)] = sends
+    assert stream == keys.RATINGS.inbox(0)
+    ranking = wire.decode(data, direction="ratings")["ranking"]
+    assert sorted(p for p, _ in ranking) == ["p0", "p1"]  # the bot is not rated
+    winner = run.table.game.winner  # type: ignore[union-attr]
+    if run.table.seats[winner].bot is None:
+        assert ranking[0][0] == run.table.seats[winner].player

@@ -156,16 +156,14 @@ def _worker(args: argparse.Namespace) -> int:
     if args.id:
         settings.worker_id = args.id
 
-    def make() -> Worker:
-        if role == "director":
-            from .director.run import director
-
-            return director(settings, args.table_partitions)
-        return Worker(settings)
-
     loops: list[Worker] = []
     try:  # connecting needs Redis (to tell a Cluster node): wait for it
-        retry_until_ready(lambda: loops.append(make()))
+        if role == "director":
+            from .director.run import run
+
+            run(settings, args.table_partitions, args.health_port)
+            return 0
+        retry_until_ready(lambda: loops.append(Worker(settings)))
         loops[0].run(health_port=args.health_port)
     except ConfigMismatch as exc:
         print(f"dudo {role}: {exc}", file=sys.stderr)

@@ -31,6 +31,7 @@ WORKERS = f"{PREFIX}:workers"  # zset: worker id -> last heartbeat (ms)
 GATEWAYS = f"{PREFIX}:gateways"  # zset: gateway id -> last heartbeat (ms)
 DIRECTORS = f"{PREFIX}:directors"  # zset: director id -> last heartbeat (ms)
 DEFAULT_DIRECTOR_PARTITIONS = 4
+RATERS = f"{PREFIX}:raters"  # zset: processes keeping the ratings -> last heartbeat (ms)
 
 
 def partition_of(table_id: str, partitions: int) -> int:
@@ -115,6 +116,9 @@ class Space:
 
 TABLES = Space("p", CONSUMER_GROUP, WORKERS, "partitions", "worker")
 TOURNAMENTS = Space("d", "directors", DIRECTORS, "director_partitions", "director")
+# Ratings: one partition, one entity (every player's rating), one holder at a time.
+RATINGS = Space("r", "raters", RATERS, "rating_partitions", "rater")
+RATINGS_ID = "ratings"
 
 # The table space's keys, by the names every service has always used.
 inbox = TABLES.inbox

@@ -2,8 +2,8 @@
 
 An embedded Redis (a redis-server of its own, or fakeredis's TCP server when
 no redis-server can be found) unless ``--redis`` is given, one
-table worker, one tournament director and one bot service in threads, and the
-web gateway in the main thread. It prints the address to open. Stop it with Ctrl-C.
+table worker, one tournament director (and the ratings), one bot service in
+threads, and the web gateway in the main thread. It prints the address to open. Stop it with Ctrl-C.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import structlog
 
 from .bots.service import BotService
 from .connection import connect
-from .director.run import director
+from .director.run import director, ratings_keeper
 from .gateway.app import Gateway, GatewaySettings
 from .keys import DEFAULT_DIRECTOR_PARTITIONS, DEFAULT_PARTITIONS
 from .redis_server import RedisServer, find_binary, redis_version
@@ -112,10 +112,13 @@ def serve(
         table_partitions=partitions,
     )
     tournaments.setup()
+    keeper = ratings_keeper(WorkerSettings(redis_url=url, slow_cycle_ms=1000 if fake else 100))
+    keeper.setup()
     bots = BotService(connect(url), partitions, think=bot_think)
     threads = [
         threading.Thread(target=worker.run_forever, name="worker", daemon=True),
         threading.Thread(target=tournaments.run_forever, name="director", daemon=True),
+        threading.Thread(target=keeper.run_forever, name="ratings", daemon=True),
         threading.Thread(target=bots.run, name="bots", daemon=True),
     ]
     for thread in threads:
@@ -134,6 +137,7 @@ def serve(
     async def stop_others(_app: web.Application) -> None:
         worker.stop()
         tournaments.stop()
+        keeper.stop()
         bots.stop()
 
     app.on_shutdown.append(stop_others)
@@ -145,10 +149,11 @@ def serve(
     finally:
         worker.stop()
         tournaments.stop()
+        keeper.stop()
         bots.stop()
         for thread in threads:
             thread.join(timeout=5)
-        for client in (worker.redis, tournaments.redis, bots.client):
+        for client in (worker.redis, tournaments.redis, keeper.redis, bots.client):
             client.close()
         if embedded is not None:
             embedded.stop()

@@ -36,6 +36,7 @@ from .engine import (
     to_bytes,
 )
 from .entity import SEEN_IDS, Flush, RecentIds  # noqa: F401  (SEEN_IDS: re-exported)
+from .results import result_send
 from .tournament_table import TournamentSeats
 from .wire import WireError, message
 
@@ -131,6 +132,7 @@ class Table(TournamentSeats):
     _lobby: bool = False
     _reports: list[dict[str, Any]] = field(default_factory=list, compare=False)
     _play_now: bool = field(default=False, compare=False)
+    _results: list[list[str]] | None = field(default=None, compare=False)
     _last_report: int = field(default=0, compare=False)
 
     # -- creation and storage ---------------------------------------------------
@@ -524,6 +526,7 @@ class Table(TournamentSeats):
         else:
             if self.game is not None and self.game.phase == OVER:
                 self.status = DONE
+                self._results = self._ranking()
             self._changed(msg)
         self._rearm(now)
 
@@ -561,6 +564,20 @@ class Table(TournamentSeats):
             self.wake = now + limits.bot_grace_ms
         else:
             self.wake = now + limits.idle_ttl_ms
+
+    def _ranking(self) -> list[list[str]]:
+        """The people of a finished game, first to last (bots are not rated)."""
+        assert self.game is not None
+        ranking = []
+        for seat in self.game.standings():
+            holder = self.seats[seat]
+            if holder.player is not None and holder.bot is None:
+                ranking.append([holder.player, holder.name or ""])
+        return ranking
+
+    def _result_sends(self) -> list[tuple[str, bytes]]:
+        ranking, self._results = self._results, None
+        return result_send("table", self.id, ranking) if ranking else []
 
     # -- what the partition loop asks of every entity --------------------------------
 
@@ -672,7 +689,7 @@ class Table(TournamentSeats):
             timer_remove=timer_remove,
             timer_add=timer_add,
             finished=self.status == DONE,
-            sends=self._report_sends() + self._house_move(),
+            sends=self._report_sends() + self._house_move() + self._result_sends(),
         )
         self._events, self._direct, self._requests = [], [], []
         self._dirty = self._persist = self._lobby = False

@@ -38,12 +38,14 @@ from .wire_spec import INBOX_TYPES as INBOX_TYPES
 from .wire_spec import MESSAGE_ID_RE as MESSAGE_ID_RE
 from .wire_spec import MESSAGES as MESSAGES
 from .wire_spec import OUTBOX_TYPES as OUTBOX_TYPES
+from .wire_spec import RATINGS_TYPES as RATINGS_TYPES
 from .wire_spec import TABLE_STATUSES as TABLE_STATUSES
 from .wire_spec import Field as Field
 from .wire_spec import Message as Message
 
 PROTOCOL_VERSION = 1
 MAX_INBOUND_BYTES = 16 * 1024
+MAX_RESULT_BYTES = 8 * 1024 * 1024
 ENTRY_FIELD = b"m"
 
 # Protocol error codes (the rule codes of DESIGN §4.2 come from the engine).
@@ -376,15 +378,23 @@ def unpack(data: bytes) -> Any:
 
 def decode(data: bytes, *, direction: str = "in") -> dict[str, Any]:
     """Bytes from a stream entry to a validated message, or :class:`WireError`."""
-    if len(data) > MAX_INBOUND_BYTES:
-        raise WireError(TOO_LARGE, f"a message may be at most {MAX_INBOUND_BYTES} bytes")
+    # A tournament's result names every entrant: only our own tables and directors
+    # write the ratings inbox, so its cap is larger.
+    cap = MAX_RESULT_BYTES if direction == "ratings" else MAX_INBOUND_BYTES
+    if len(data) > cap:
+        raise WireError(TOO_LARGE, f"a message may be at most {cap} bytes")
     try:
         # The size cap above bounds every string, array and map inside.
         message = _DECODER.decode(data)
     except Exception as exc:  # malformed, truncated, trailing bytes, nested too deep
         raise WireError(BAD_MESSAGE, f"not a msgpack message: {exc.__class__.__name__}") from exc
     validate(message)
-    wanted = {"in": INBOX_TYPES, "out": OUTBOX_TYPES, "director": DIRECTOR_TYPES}[direction]
+    wanted = {
+        "in": INBOX_TYPES,
+        "out": OUTBOX_TYPES,
+        "director": DIRECTOR_TYPES,
+        "ratings": RATINGS_TYPES,
+    }[direction]
     if message["type"] not in wanted:
         raise WireError(BAD_MESSAGE, f"{message['type']} does not travel this way", {})
     return message
@@ -464,6 +474,7 @@ _ARROWS = {
     "in": "gateway → worker",
     "out": "worker → gateway",
     "director": "gateway or table → director",
+    "ratings": "table or director → ratings",
     "ws-in": "client → gateway",
     "ws-out": "gateway → client",
 }

@@ -3,7 +3,8 @@
 :mod:`dudo.wire` validates what arrives against these declarations and writes the
 JSON Schemas in ``protocol/schemas/`` from them. Directions: ``in`` (gateway →
 worker, a table partition's inbox), ``out`` (worker → gateway, an outbox),
-``director`` (gateways and tables → director, a tournament partition's inbox).
+``director`` (gateways and tables → director, a tournament partition's inbox),
+``ratings`` (tables and tournaments → the ratings keeper's inbox).
 """
 
 from __future__ import annotations
@@ -544,9 +545,30 @@ MESSAGES: dict[str, Message] = {
             "A tournament's timer fired (its start time). Applies only at this version.",
             {"id": MSG_ID, "tournament": TOURNAMENT, "version": Field("integer", minimum=0)},
         ),
+        # -------------------------------------------------------------- ratings
+        Message(
+            "result",
+            "ratings",
+            "A finished game or tournament, for the ratings: its players from first to last "
+            "place (people only; bots are not rated). Written with the commit that ends it; "
+            "a repeat (same id) changes nothing.",
+            {
+                "id": Field("string", pattern=MESSAGE_ID_RE, doc="unique per result"),
+                "ratings": Field("string", enum=("ratings",), doc="the ratings entity"),
+                "source": Field("string", enum=("table", "tournament")),
+                "ranking": Field(
+                    "array",
+                    minimum=2,
+                    maximum=100_000,
+                    items=Field("array", minimum=2, maximum=2),
+                    doc="[player, name] from first to last place",
+                ),
+            },
+        ),
     ]
 }
 
 INBOX_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "in")
 OUTBOX_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "out")
 DIRECTOR_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "director")
+RATINGS_TYPES = frozenset(t for t, m in MESSAGES.items() if m.direction == "ratings")

@@ -79,3 +79,14 @@ def test_create_register_begin_and_follow_the_standings_to_the_end(
     assert [p["chips"] for p in places] == [14, 6, 0, 0]  # 70/30 of 4 x 5
     status, missing = call(base, "GET", "/api/tournaments/nope")
     assert (status, missing["code"]) == (404, "unknown_tournament")
+
+    # The director keeps the ratings too: the four are rated, the winner above the last.
+    def rated() -> Any:
+        status, board = call(base, "GET", "/api/leaderboard?limit=10")
+        return board["leaderboard"] if status == 200 and len(board["leaderboard"]) == 4 else None
+
+    board = wait_for(rated, 20, "the ratings")
+    by_name = {row["name"]: row for row in board}
+    assert by_name[places[0]["name"]]["mu"] > by_name[places[3]["name"]]["mu"]
+    assert all(row["games"] == 1 for row in board)
+    assert call(base, "GET", "/api/leaderboard?limit=0")[0] == 400

@@ -10,11 +10,14 @@ by another that takes its partitions over from Redis.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 
 from .. import keys
 from ..connection import Client
+from ..service import retry_until_ready
 from ..worker import Worker, WorkerSettings
+from .ratings import Ratings
 from .tournament import Context, Tournament
 
 
@@ -26,3 +29,31 @@ def director(
     settings = replace(settings, space=keys.TOURNAMENTS, table_partitions=table_partitions)
     context = Context(table_partitions=table_partitions, director_partitions=settings.partitions)
     return Worker(settings, client, entity=Tournament, limits=context)
+
+
+def ratings_keeper(settings: WorkerSettings, client: Client | None = None) -> Worker:
+    """The loop that keeps the ratings: one partition, so one holder at a time among the
+    directors (each runs one; the others stand by and take over if it dies)."""
+    settings = replace(settings, space=keys.RATINGS, partitions=1, table_partitions=None)
+    return Worker(settings, client, entity=Ratings)
+
+
+def run(settings: WorkerSettings, table_partitions: int, health_port: int | None = None) -> None:
+    """``dudo director``: the tournament loop, and the ratings loop beside it in a thread,
+    until SIGTERM/SIGINT (both then hand their partitions back)."""
+    loops: list[Worker] = []
+    retry_until_ready(lambda: loops.append(director(settings, table_partitions)))
+    tournaments = loops[0]
+    keeper = ratings_keeper(settings)
+
+    def keep() -> None:
+        if retry_until_ready(keeper.setup, stopping=lambda: keeper.stopping, log=keeper.log):
+            keeper.run_forever()
+
+    thread = threading.Thread(target=keep, name="ratings", daemon=True)
+    thread.start()
+    try:
+        tournaments.run(health_port=health_port)
+    finally:
+        keeper.stop()
+        thread.join(timeout=10)

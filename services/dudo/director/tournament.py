@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from .. import keys, wire
 from ..engine import Rules, RulesConfigError, rules_dict
 from ..entity import Flush, RecentIds
+from ..results import result_send
 from ..wire import WireError, message
 from .balance import Balancer, Decisions, TableCount, first_seating, imbalance
 from .prizes import PayoutError, check_payouts, split_pool
@@ -539,6 +540,8 @@ class Tournament:
         self.pool = 0
         self.status = OVER
         self._changed()
+        people = [[e.player, e.name] for e in by_place if e.bot is None]
+        self._sends.extend(result_send("tournament", self.id, people))
 
     def _close_table(self, table: str) -> None:
         seq = (self.balancer.last_seq + 1) if self.balancer else 1

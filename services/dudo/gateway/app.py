@@ -96,6 +96,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 web.post("/api/tables/{table}/join", self.join_table),
                 web.post("/api/tables/{table}/watch", self.watch_table),
                 web.get("/api/tournaments", self.list_tournaments),
+                web.get("/api/leaderboard", self.leaderboard),
                 web.post("/api/tournaments", self.create_tournament),
                 web.get("/api/tournaments/{tournament}", self.tournament_standings),
                 web.post("/api/tournaments/{tournament}/register", self.register_tournament),

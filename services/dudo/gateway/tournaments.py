@@ -55,6 +55,20 @@ class TournamentApi:
         def _forget(self, ids: list[str], table: str | None = None) -> None: ...
         def _derived(self, kind: str, *parts: str | None) -> str: ...
 
+    async def leaderboard(self, request: web.Request) -> web.Response:
+        """``?limit=N`` (1..500, default 50): the best rated players."""
+        from ..director.ratings import Ratings
+
+        try:
+            limit = int(request.query.get("limit", "50"))
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= 500:
+            return _http_error(400, wire.BAD_MESSAGE, "limit must be 1..500")
+        blob = await self.redis.hget(keys.RATINGS.record(0, keys.RATINGS_ID), "s")
+        board = Ratings.from_bytes(blob).leaderboard(limit) if blob else []
+        return web.json_response({"leaderboard": board})
+
     async def list_tournaments(self, _request: web.Request) -> web.Response:
         assert self.link is not None
         listing = await self.link.tournaments()

@@ -1,0 +1,166 @@
+"""Every player's rating across games and tournaments (openskill), and the leaderboard.
+
+One entity (``keys.RATINGS_ID``) in a key space of one partition
+(``keys.RATINGS``), hosted by the worker's loop like tables and tournaments:
+whichever director holds its lease applies the results in order, fenced, and
+exactly once (a result's id is remembered; a repeat changes nothing). Results
+come from tables whose game ended and from tournaments that finished, appended
+with the commit that ended them (``result`` messages).
+
+Model: openskill's Plackett-Luce for up to :data:`FULL_MODEL_MAX` players in one
+result (a table, a small tournament); past that its Thurstone-Mosteller with
+partial pairing (each player against their neighbours in the ranking), which is
+linear in the players (Plackett-Luce took 0.5 s for 3,000). The leaderboard
+ranks by the ordinal, mu - 3 sigma: a rating one can be sure of.
+
+Identity: a player id as the gateway knows it. An anonymous player's id lives
+as long as their token, so they are rated for that long; bots are not rated.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from openskill.models import PlackettLuce, ThurstoneMostellerPart
+
+from .. import keys, wire
+from ..entity import Flush
+
+FORMAT = 1
+FULL_MODEL_MAX = 64
+RESULTS_REMEMBERED = 10_000  # result ids kept to refuse repeats
+_FULL = PlackettLuce()
+_PARTIAL = ThurstoneMostellerPart()
+
+
+@dataclass
+class Rated:
+    name: str
+    mu: float
+    sigma: float
+    games: int = 0
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+@dataclass
+class Ratings:
+    KEY: ClassVar[str] = "ratings"
+    CREATE: ClassVar[str] = "result"  # the first result makes the entity
+    DIRECTION: ClassVar[str] = "ratings"
+    UNKNOWN: ClassVar[str] = wire.BAD_MESSAGE
+    TYPES: ClassVar[frozenset[str]] = frozenset({"result"})
+
+    id: str = keys.RATINGS_ID
+    version: int = 0
+    players: dict[str, Rated] = field(default_factory=dict)
+    applied: deque[str] = field(default_factory=lambda: deque(maxlen=RESULTS_REMEMBERED))
+    limits: Any = field(default=None, compare=False, repr=False)
+    timer_member: str | None = None
+    _applied_set: set[str] = field(default_factory=set, compare=False, repr=False)
+    _changed: bool = False
+
+    @classmethod
+    def create(
+        cls, msg: dict[str, Any], now: int, limits: Any = None, rng: random.Random | None = None
+    ) -> Ratings:
+        ratings = cls(limits=limits)
+        ratings.handle(msg, now, rng or random.Random())
+        return ratings
+
+    def to_bytes(self) -> bytes:
+        rows = [[p, r.name, r.mu, r.sigma, r.games] for p, r in self.players.items()]
+        return wire.encode([FORMAT, self.version, rows, list(self.applied)])
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Ratings:
+        raw = wire.unpack(data)
+        if not isinstance(raw, list) or raw[0] != FORMAT:
+            raise ValueError("unknown ratings record format")
+        _, version, rows, applied = raw
+        ratings = cls(version=version)
+        ratings.players = {p: Rated(name, mu, sigma, games) for p, name, mu, sigma, games in rows}
+        ratings.applied.extend(applied)
+        ratings._applied_set = set(ratings.applied)
+        return ratings
+
+    def handle(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        result_id = msg["id"]
+        if result_id in self._applied_set:
+            return  # a repeat (delivered again): applied once already
+        if len(self.applied) == self.applied.maxlen:
+            self._applied_set.discard(self.applied[0])
+        self.applied.append(result_id)
+        self._applied_set.add(result_id)
+        self.apply(msg["ranking"])
+        self.version += 1
+        self._changed = True
+
+    def apply(self, ranking: list[list[Any]]) -> None:
+        """Rate one finished game or tournament: players from first to last place."""
+        seen: set[str] = set()
+        order = []
+        for player, name in ranking:
+            if isinstance(player, str) and player not in seen:
+                seen.add(player)
+                order.append((player, str(name)))
+        if len(order) < 2:
+            return
+        model = _FULL if len(order) <= FULL_MODEL_MAX else _PARTIAL
+        teams = []
+        for player, _ in order:
+            known = self.players.get(player)
+            rating = model.rating(mu=known.mu, sigma=known.sigma) if known else model.rating()
+            teams.append([rating])
+        rated = model.rate(teams, ranks=list(range(1, len(order) + 1)))
+        for (player, name), [rating] in zip(order, rated, strict=True):
+            known = self.players.get(player)
+            games = known.games + 1 if known else 1
+            self.players[player] = Rated(name, rating.mu, rating.sigma, games)
+
+    def leaderboard(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The best ``limit`` players by ordinal (names and public handles only)."""
+        best = sorted(self.players.items(), key=lambda kv: -kv[1].ordinal)[:limit]
+        return [
+            {
+                "rank": i + 1,
+                "name": r.name,
+                "handle": wire.public_id(player),
+                "ordinal": round(r.ordinal, 3),
+                "mu": round(r.mu, 3),
+                "sigma": round(r.sigma, 3),
+                "games": r.games,
+            }
+            for i, (player, r) in enumerate(best)
+        ]
+
+    # -- what the partition loop asks of every entity ------------------------------
+
+    @staticmethod
+    def error_for(msg: dict[str, Any], code: str, text: str) -> tuple[str, bytes] | None:
+        return None  # results come from tables and directors: nobody to answer
+
+    @staticmethod
+    def lobby_note(entity: str, entry: dict[str, Any] | None, version: int) -> bytes:
+        raise AssertionError("ratings are not listed")
+
+    @staticmethod
+    def timeout(entity: str, version: int) -> dict[str, Any]:
+        raise AssertionError("ratings have no timer")
+
+    def flush(self) -> Flush:
+        changed, self._changed = self._changed, False
+        return Flush(
+            record=self.to_bytes() if changed else None,
+            version=self.version,
+            outputs=[],
+            lobby=False,
+            timer_remove=None,
+            timer_add=None,
+            finished=False,
+        )

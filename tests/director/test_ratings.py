@@ -1,0 +1,74 @@
+"""Ratings (dudo.director.ratings, dudo.results): openskill over finished games and
+tournaments, each result applied once, people only."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from dudo import keys, wire
+from dudo.director.ratings import Ratings
+from dudo.director.tournament import Context, Tournament
+from dudo.results import result_send
+
+from .test_tournament import create, send
+
+
+def result(result_id: str, *players: str) -> dict:
+    body = wire.message(
+        "result", id=result_id, ratings="ratings", source="table",
+        ranking=[[p, p.upper()] for p in players],
+    )  # fmt: skip
+    wire.validate(body)
+    return body
+
+
+def test_winners_rise_losers_fall_and_a_repeat_changes_nothing() -> None:
+    ratings = Ratings.create(result("t:1", "ana", "bea", "ciro"), 0)
+    ana, bea, ciro = (ratings.players[p] for p in ("ana", "bea", "ciro"))
+    assert ana.mu > bea.mu > ciro.mu and ana.games == 1
+    blob = ratings.to_bytes()
+    ratings.handle(result("t:1", "ciro", "bea", "ana"), 0, random.Random())
+    assert ratings.to_bytes() == blob  # the same result again: applied once
+    ratings.handle(result("t:2", "ana", "dora"), 0, random.Random())
+    assert ratings.players["ana"].games == 2 and ratings.version == 2
+    again = Ratings.from_bytes(ratings.to_bytes())
+    assert again.to_bytes() == ratings.to_bytes()
+    again.handle(result("t:2", "dora", "ana"), 0, random.Random())  # remembered after a load
+    assert again.version == 2
+    board = ratings.leaderboard(3)
+    assert [row["rank"] for row in board] == [1, 2, 3]
+    assert board[0]["name"] == "ANA" and board[0]["handle"] == wire.public_id("ana")
+    assert "ana" not in str(board)  # handles, never player ids
+    assert [row["ordinal"] for row in board] == sorted((r["ordinal"] for r in board), reverse=True)
+
+
+def test_a_ten_thousand_player_tournament_is_rated_quickly() -> None:
+    ratings = Ratings()
+    started = time.perf_counter()
+    ratings.apply([[f"p{i}", f"P{i}"] for i in range(10_000)])
+    assert time.perf_counter() - started < 5  # the partial-pairing model: linear
+    assert ratings.players["p0"].mu > ratings.players["p9999"].mu
+
+
+def test_results_leave_bots_out_and_need_two_people() -> None:
+    assert result_send("table", "t1", [["u1", "A"]]) == []
+    [(stream, data)] = result_send("table", "x" * 64, [["u1", "A"], ["u2", "B"]])
+    assert stream == keys.RATINGS.inbox(0)
+    body = wire.decode(data, direction="ratings")
+    assert len(body["id"]) <= 64 and body["ranking"] == [["u1", "A"], ["u2", "B"]]
+    # A tournament of two people and bots sends its people's places only.
+    t = Tournament.create(create(max_players=6, start_players=6, bots="easy"), 0, Context())
+    send(t, "register", id="r1", player="p1", name="P1", bot=None)
+    send(t, "register", id="r2", player="p2", name="P2", bot=None)
+    t.handle(wire.message("begin", id="b", tournament="cup", gateway="gw", player="h"), 0,
+             random.Random(1))  # fmt: skip
+    t.flush()
+    for player in list(t.entrants):  # finish it by hand
+        if player != "p1":
+            t._eliminate(player)
+    t._maybe_finish()
+    sends = [data for stream, data in t.flush().sends if stream == keys.RATINGS.inbox(0)]
+    [data] = sends
+    ranking = wire.decode(data, direction="ratings")["ranking"]
+    assert ranking == [["p1", "P1"], ["p2", "P2"]]
