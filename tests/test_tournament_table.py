@@ -276,3 +276,20 @@ def test_a_finished_ordinary_game_sends_its_people_to_the_ratings() -> None:
     winner = run.table.game.winner  # type: ignore[union-attr]
     if run.table.seats[winner].bot is None:
         assert ranking[0][0] == run.table.seats[winner].player
+
+
+def test_an_arrival_never_takes_the_seat_of_a_player_out_in_that_same_round() -> None:
+    """The player who just went out still gets the view of the round that put them out
+    (their seat is not handed to an arrival in that step: no `detached` for them)."""
+    cup = Cup([entrant(p, 1, f"gw-{p}") for p in "abcd"])
+    cup.seat_in(1, "e", 2, "gw-e")
+    before = len(cup.out)
+    cup.play_round()  # one of the four goes out; every seat is taken
+    [gone] = [p for p, n in cup.dice().items() if n == 0]
+    assert "e" not in cup.players() and [a[0] for a in cup.table.arrivals] == ["e"]
+    mine = [m for g, m in cup.out[before:] if g == f"gw-{gone}"]
+    assert {m["type"] for m in mine} == {"view"}  # the bid, the reveal: no `detached`
+    assert mine[-1]["holders"] == [gone] and mine[-1]["game"]["last_round"]["loser"] is not None
+    cup.play_round()  # the next round's end: e takes the seat of the first one out
+    assert "e" in cup.players() and gone not in cup.players()
+    assert ("gw-" + gone, "detached") in [(g, m["type"]) for g, m in cup.out]

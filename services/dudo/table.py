@@ -493,6 +493,9 @@ class Table(TournamentSeats):
             self._close(now, "expired")
             return
         assert game is not None
+        if self.tournament is not None and game.phase == OVER:
+            self._carry_out([], now, round_end=False)  # arrivals that waited a step
+            return
         seat = game.turn
         assert seat is not None
         if self.deadline is None and self.seats[seat].bot is None:

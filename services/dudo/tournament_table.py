@@ -152,14 +152,20 @@ class TournamentSeats:
         if self.advance is not None and 0 < len(alive) - len(leave) <= self.advance:
             leave = alive  # heats: the last `advance` players standing go through
         gone = set(leave)
-        # Arrivals take vacant seats first, then seats of players already out.
+        # Arrivals take vacant seats first, then seats of players already out, but
+        # never the seat of a player who went out in this very step: they would not
+        # see the reveal of the round that put them out (their seat's view goes to
+        # its new holder). Such an arrival waits for the next round's end, or, if no
+        # round follows (the game stopped), for a wake-up this table sends itself.
+        just_out = {s for s, seat in enumerate(self.seats) if seat.player in set(out)}
         free = sorted(
-            (s for s, c in enumerate(game.counts) if c == 0 or s in gone),
+            (s for s, c in enumerate(game.counts) if (c == 0 or s in gone) and s not in just_out),
             key=lambda s: (s not in gone and self.seats[s].player is not None, s),
         )
         arriving, self.arrivals = self.arrivals[: len(free)], self.arrivals[len(free) :]
         join = [(seat, a[2]) for seat, a in zip(free, arriving, strict=False)]
         if not leave and not join:
+            self._wake_if_stuck()
             # A round where nobody went out changes only dice counts: reported for the
             # live standings, but at most every REPORT_EVERY_MS per table (bots play
             # several rounds a second; people take longer than that over a round).
@@ -204,15 +210,23 @@ class TournamentSeats:
             self.status = DONE  # broken up: everyone has gone
             self.deadline = None
         self._rearm(now)
+        self._wake_if_stuck()
+
+    def _wake_if_stuck(self) -> None:
+        """Arrivals still wait and no round will end to seat them: wake this table up
+        (an entry to its own inbox, sent with the commit; see _house_move)."""
+        if self.arrivals and self._idle():
+            self._play_now = True
 
     def _house_played(self, seat: Seat) -> bool:
         """A tournament's bot with no bot service behind it: the table plays it."""
         return self.tournament is not None and seat.bot is not None and seat.gateway is None
 
     def _house_move(self) -> list[tuple[str, bytes]]:
-        """The house bot's next move as an inbox entry of this table's own partition,
-        appended with this commit (taken in order with everything else, and only if
-        nothing changed the table first: it names the version)."""
+        """The house bot's next move (or, at a stopped game, the seating of arrivals that
+        waited a step) as an inbox entry of this table's own partition, appended with
+        this commit (taken in order with everything else, and only if nothing changed
+        the table first: it names the version)."""
         if not self._play_now:
             return []
         self._play_now = False

@@ -120,3 +120,43 @@ def test_two_players_and_two_bots_play_to_a_winner(served: str, output_dir: Path
         assert spanish_seen, "Ben's page named the faces in Spanish"
         assert errors == []
         browser.close()
+
+
+def test_a_quick_tournament_from_the_page_played_to_the_end(served: str, output_dir: Path) -> None:
+    """One person and five bots: the page creates and begins the tournament, seats the
+    person, moves them when their table breaks, and shows their place at the end."""
+    from playwright import sync_api as playwright
+
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        page = browser.new_context(viewport={"width": 1024, "height": 900}).new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(served)
+        page.fill("[data-test=name]", "Ana")
+        page.click("summary")
+        page.select_option("#start_dice", "1")
+        page.click("[data-test=quick-cup]")
+        page.wait_for_selector("[data-test=cup]", timeout=15_000)
+        assert "#/c/" in page.url
+        deadline = time.monotonic() + 180
+        seated = False
+        while not page.query_selector("[data-test=cup-over]"):
+            assert time.monotonic() < deadline, "the tournament did not finish"
+            if page.query_selector("[data-test=reveal]"):
+                page.click("[data-test=reveal-ok]")
+                continue
+            seated = seated or bool(page.query_selector("[data-test=players]"))
+            if page.query_selector("[data-test=your-turn]"):
+                if page.is_enabled("[data-test=dudo]"):
+                    page.click("[data-test=dudo]")
+                elif page.query_selector("[data-test=bid]"):
+                    page.click("[data-test=bid]")
+            time.sleep(0.05)
+        page.screenshot(path=str(output_dir / "browser-tournament.png"), full_page=True)
+        assert seated, "the page never showed Ana's table"
+        places = page.inner_text("[data-test=cup-places]")
+        assert "Ana" in places and len(page.query_selector_all("[data-test=cup-places] li")) == 6
+        assert page.query_selector("[data-test=my-place]")
+        assert errors == []
+        browser.close()

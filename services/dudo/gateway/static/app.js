@@ -20,6 +20,9 @@ const state = {
   quantity: null,
   revealedRound: null, // last round whose reveal was shown
   clockTimer: null,
+  cups: [],          // the tournament listing (GET /api/tournaments)
+  cup: null,         // {version, standings} of the tournament shown
+  cupTimer: null,    // polls the listing on the lobby, the standings without a socket
 };
 
 // ---------------------------------------------------------------- helpers
@@ -112,6 +115,8 @@ async function api(method, path, body) {
 // ---------------------------------------------------------------- routing
 
 function parseRoute() {
+  const cup = location.hash.match(/^#\/c\/([A-Za-z0-9_-]{1,64})/);
+  if (cup) return { page: "cup", cup: cup[1] };
   const m = location.hash.match(/^#\/(t|w)\/([A-Za-z0-9_-]{1,64})/);
   if (m) return { page: "table", table: m[2], watch: m[1] === "w" };
   return { page: "lobby" };
@@ -120,12 +125,20 @@ function parseRoute() {
 async function go() {
   state.route = parseRoute();
   closeSocket();
+  clearInterval(state.cupTimer);
   state.view = null;
   state.welcome = null;
   state.revealedRound = null;
+  state.cup = null;
   if (state.route.page === "lobby") {
     renderLobby();
     openSocket(null);
+    loadCups();
+    state.cupTimer = setInterval(loadCups, 3000);
+    return;
+  }
+  if (state.route.page === "cup") {
+    await goCup(state.route.cup);
     return;
   }
   const { table, watch } = state.route;
@@ -192,11 +205,25 @@ function receive(msg, socket) {
     case "welcome":
       state.welcome = msg;
       socket.welcomed = true;
+      if (state.route.page === "cup") renderTable();
       break;
     case "view":
       if (state.view && msg.table === state.view.table && msg.version < state.view.version) return;
       state.view = msg;
-      if (state.route.page === "table") renderTable();
+      if (state.route.page !== "lobby") renderTable();
+      break;
+    case "moved":
+      // The tournament seated us elsewhere: the next view is that table's.
+      state.view = null;
+      state.revealedRound = null;
+      if (msg.from !== null) toast(t("movedTo", { table: tableNumber(msg.table) }));
+      if (state.welcome) state.welcome = { ...state.welcome, table: msg.table, seat: msg.seat };
+      renderTable();
+      break;
+    case "tournament":
+      if (state.cup && msg.version <= state.cup.version) return;
+      state.cup = { version: msg.version, standings: msg.standings };
+      if (state.route.page === "cup") renderTable();
       break;
     case "error":
       // The service could not take our hello now (Redis away, no worker in time):
@@ -263,8 +290,12 @@ function renderLobby() {
   app.replaceChildren(
     form,
     h("section", { class: "card" }, h("h2", {}, t("openTables")), h("div", { id: "table-list" })),
+    h("section", { class: "card" }, h("h2", {}, t("tournaments")),
+      h("div", { class: "actions" }, h("button", { onclick: quickCup, test: "quick-cup" }, t("quickCup"))),
+      h("div", { id: "cup-list" })),
   );
   renderTableList();
+  renderCupList();
 }
 
 function renderTableList() {
@@ -367,12 +398,13 @@ function nameOf(seat) {
 
 function renderTable() {
   const view = state.view;
+  const cup = state.route.page === "cup" ? renderCupHeader() : null;
   if (!view) {
-    app.replaceChildren(h("p", { class: "muted" }, "…"));
+    app.replaceChildren(...(cup ? [cup, renderCupStandings()] : [h("p", { class: "muted" }, "…")]));
     return;
   }
   const game = view.game;
-  const parts = [];
+  const parts = cup ? [cup] : [];
   parts.push(h("div", { class: "row" },
     h("a", { href: "#/" }, h("button", { test: "back" }, `← ${t("back")}`)),
     h("span", { class: "muted" }, game ? t("round", { n: game.round }) : t("waiting")),
@@ -385,16 +417,143 @@ function renderTable() {
     }
     if (game.phase !== "over" && game.turn === me()) parts.push(h("div", { class: "banner turn", test: "your-turn" }, t("yourTurn")));
     parts.push(renderPlayers(view));
-    if (game.phase === "over") parts.push(renderOver(view));
+    if (game.phase === "over" && cup) {
+      // A tournament's table: its director moves the players on (or the tournament is over).
+    } else if (game.phase === "over") parts.push(renderOver(view));
     else {
       if (game.dice && game.dice.length) parts.push(h("div", { class: "card" }, h("div", { class: "dice", test: "my-dice" }, game.dice.map((d) => die(d)))));
       parts.push(renderBids(view));
       if (view.seat !== null) parts.push(renderControls(view));
     }
   }
+  if (cup) parts.push(renderCupStandings());
   app.replaceChildren(...parts);
   maybeReveal(view);
   startClock();
+}
+
+// ---------------------------------------------------------------- tournaments
+
+function entrantTokens() {
+  return JSON.parse(localStorage.getItem("dudo.entrants") || "{}");
+}
+
+function saveEntrant(cup, token) {
+  const all = entrantTokens();
+  all[cup] = token;
+  localStorage.setItem("dudo.entrants", JSON.stringify(all));
+}
+
+function tableNumber(table) {
+  return table.slice(table.lastIndexOf("-") + 1);
+}
+
+async function loadCups() {
+  try {
+    state.cups = (await api("GET", "/api/tournaments")).tournaments;
+  } catch {
+    return;
+  }
+  renderCupList();
+}
+
+function renderCupList() {
+  const list = document.getElementById("cup-list");
+  if (!list) return;
+  if (!state.cups.length) {
+    list.replaceChildren(h("p", { class: "muted" }, t("noTournaments")));
+    return;
+  }
+  list.replaceChildren(h("ul", { class: "tables" }, state.cups.map((c) =>
+    h("li", { test: `cup-${c.tournament}` },
+      h("span", {}, h("strong", {}, c.name), " · ", t(c.status === "over" ? "finished" : c.status),
+        h("span", { class: "muted" }, ` (${t("entrants", { n: c.entrants })}, ${c.seats} ${t("seats").toLowerCase()})`)),
+      h("span", { class: "row" },
+        c.status === "registering" && !entrantTokens()[c.tournament]
+          ? h("button", { onclick: () => registerCup(c.tournament), test: "register" }, t("register")) : null,
+        h("button", { onclick: () => (location.hash = `#/c/${c.tournament}`), test: "standings" }, t("standingsBtn")))))));
+}
+
+async function quickCup() {
+  const name = document.getElementById("name").value.trim();
+  if (!name) return toast(t("yourName"));
+  localStorage.setItem("dudo.name", name);
+  const level = document.getElementById("level").value;
+  try {
+    const made = await api("POST", "/api/tournaments", {
+      name: `${name} Cup`, host: name, rules: readRules(), seats: 3, start_players: 6,
+      max_players: 6, bots: level, payouts: [100],
+    });
+    saveEntrant(made.tournament, made.token);
+    await api("POST", `/api/tournaments/${made.tournament}/begin`, { token: made.token });
+    location.hash = `#/c/${made.tournament}`;
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+  }
+}
+
+async function registerCup(cup) {
+  const name = (localStorage.getItem("dudo.name") || document.getElementById("name")?.value || "").trim();
+  if (!name) return toast(t("yourName"));
+  try {
+    const entrant = await api("POST", `/api/tournaments/${cup}/register`, { name });
+    saveEntrant(cup, entrant.token);
+    location.hash = `#/c/${cup}`;
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+  }
+}
+
+async function goCup(cup) {
+  try {
+    const got = await api("GET", `/api/tournaments/${cup}`);
+    state.cup = { version: got.version, standings: got.standings };
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+    location.hash = "#/";
+    return;
+  }
+  renderTable();
+  const token = entrantTokens()[cup];
+  if (token) openSocket(token);
+  else {
+    state.cupTimer = setInterval(async () => {
+      const got = await api("GET", `/api/tournaments/${cup}`).catch(() => null);
+      if (got && (!state.cup || got.version > state.cup.version)) {
+        state.cup = { version: got.version, standings: got.standings };
+        renderTable();
+      }
+    }, 2000);
+  }
+}
+
+function renderCupHeader() {
+  const s = state.cup?.standings;
+  if (!s) return h("p", { class: "muted" }, "…");
+  const mine = state.welcome?.player ? s.places.find((p) => p.handle === state.welcome.player) : null;
+  const table = state.welcome?.table;
+  return h("div", { class: "card", test: "cup" },
+    h("div", { class: "row" },
+      h("a", { href: "#/" }, h("button", {}, `← ${t("back")}`)),
+      h("strong", {}, s.name), h("span", { class: "badge" }, t(s.status === "over" ? "finished" : s.status)),
+      h("span", { class: "muted" }, t("playersLeft", { n: s.left })),
+      s.heat ? h("span", { class: "muted" }, t("heat", { n: s.heat })) : null),
+    s.status === "over" ? h("h2", { test: "cup-over" }, t("cupOver")) : null,
+    mine ? h("p", { test: "my-place" }, t("place", { n: mine.place })) : null,
+    table && s.status === "running" && !mine ? h("p", { test: "my-table" }, t("movedTo", { table: tableNumber(table) })) : null,
+    !table && s.status === "running" && state.welcome && !mine ? h("p", { class: "muted" }, t("waitingSeat")) : null,
+    s.status === "registering" && state.welcome ? h("p", {}, t("registered"), " · ", t("entrants", { n: s.entrants })) : null);
+}
+
+function renderCupStandings() {
+  const s = state.cup?.standings;
+  if (!s) return null;
+  return h("div", { class: "card", test: "cup-standings" },
+    h("h3", {}, t("standingsBtn")),
+    s.tables.length ? h("ul", {}, s.tables.map((tb) => h("li", {}, `#${tableNumber(tb.table)}: `,
+      tb.players.map((p) => `${p.name} (${p.dice})`).join(", ")))) : null,
+    s.places.length ? h("ol", { test: "cup-places" }, s.places.map((p) => h("li", { value: p.place },
+      p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : ""))) : null);
 }
 
 function renderWaiting(view) {

@@ -32,6 +32,11 @@ const T = {
     spectator: "Watching", dice: "dice", die: "die", out: "out", bot: "bot", away: "away", errors: {},
     history: "Bids this round", round: "Round {n}", seconds: "{s}s", lastRound: "Last round", leave: "Leave",
     over: "Game over", newGame: "New table",
+    tournaments: "Tournaments", noTournaments: "No tournament yet.", quickCup: "Quick tournament (you + bots)",
+    register: "Register", standingsBtn: "Standings", begin: "Begin now", movedTo: "Moved to table {table}",
+    entrants: "{n} entrants", playersLeft: "{n} left", place: "Place {n}", registering: "registering",
+    running: "running", finished: "over", cupOver: "Tournament over", waitingSeat: "Waiting for a seat…",
+    registered: "You are registered", heat: "Heat {n}",
   },
   es: {
     title: "Dudo", lobby: "Salón", openTables: "Mesas abiertas", noTables: "No hay mesas abiertas: creá una.",
@@ -55,6 +60,11 @@ const T = {
     spectator: "Mirando", dice: "dados", die: "dado", out: "fuera", bot: "bot", away: "ausente", errors: {},
     history: "Pujas de la ronda", round: "Ronda {n}", seconds: "{s} s", lastRound: "Ronda anterior", leave: "Salir",
     over: "Fin de la partida", newGame: "Nueva mesa",
+    tournaments: "Torneos", noTournaments: "Todavía no hay torneos.", quickCup: "Torneo rápido (vos + bots)",
+    register: "Inscribirme", standingsBtn: "Posiciones", begin: "Empezar ya", movedTo: "Te pasaron a la mesa {table}",
+    entrants: "{n} inscriptos", playersLeft: "quedan {n}", place: "Puesto {n}", registering: "inscripción",
+    running: "en juego", finished: "terminado", cupOver: "Terminó el torneo", waitingSeat: "Esperando una silla…",
+    registered: "Estás inscripto", heat: "Serie {n}",
   },
   de: {
     title: "Dudo", lobby: "Lobby", openTables: "Offene Tische", noTables: "Noch kein offener Tisch: leg einen an.",
@@ -78,6 +88,11 @@ const T = {
     spectator: "Zuschauer", dice: "Würfel", die: "Würfel", out: "raus", bot: "Bot", away: "weg", errors: {},
     history: "Gebote dieser Runde", round: "Runde {n}", seconds: "{s} s", lastRound: "Letzte Runde", leave: "Verlassen",
     over: "Spielende", newGame: "Neuer Tisch",
+    tournaments: "Turniere", noTournaments: "Noch kein Turnier.", quickCup: "Schnelles Turnier (du + Bots)",
+    register: "Anmelden", standingsBtn: "Stand", begin: "Jetzt beginnen", movedTo: "An Tisch {table} gesetzt",
+    entrants: "{n} Teilnehmer", playersLeft: "noch {n}", place: "Platz {n}", registering: "Anmeldung",
+    running: "läuft", finished: "beendet", cupOver: "Turnier beendet", waitingSeat: "Warte auf einen Platz…",
+    registered: "Du bist angemeldet", heat: "Runde {n}",
   },
 };
 
