@@ -20,13 +20,23 @@ from ..worker import Worker, WorkerSettings
 from .ratings import Ratings
 from .tournament import Context, Tournament
 
+# A director's cycles are at least this long when busy: reports batch up (its orders
+# wait for rounds' ends anyway), and its CPU per move falls (docs/tournaments.md).
+DIRECTOR_PACE_MS = 50.0
+
 
 def director(
     settings: WorkerSettings, table_partitions: int, client: Client | None = None
 ) -> Worker:
     """A director's loop: ``settings.partitions`` counts director partitions;
     ``table_partitions`` is the deployment's table partition count."""
-    settings = replace(settings, space=keys.TOURNAMENTS, table_partitions=table_partitions)
+    settings = replace(
+        settings,
+        space=keys.TOURNAMENTS,
+        table_partitions=table_partitions,
+        pace_ms=settings.pace_ms or DIRECTOR_PACE_MS,
+        batch=max(settings.batch, 1024),
+    )
     context = Context(table_partitions=table_partitions, director_partitions=settings.partitions)
     return Worker(settings, client, entity=Tournament, limits=context)
 

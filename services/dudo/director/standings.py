@@ -6,8 +6,10 @@ never by player id: a player id is what a gateway names to act for a seat.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from .. import wire
 
@@ -27,6 +29,22 @@ class Entrant:
     place: int | None = None
     paid: int = 0  # the buy-in they paid
     won: int = 0  # chips won
+    # This entrant's row in the record, encoded once and kept until a field changes:
+    # the record (every entrant) is written after every batch of reports, and most
+    # entrants do not change between two batches.
+    _raw: msgspec.Raw | None = field(default=None, compare=False, repr=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name != "_raw":
+            object.__setattr__(self, "_raw", None)
+
+    def raw(self) -> msgspec.Raw:
+        """The encoded row, spliced as it is into the record (msgspec.Raw)."""
+        if self._raw is None:
+            object.__setattr__(self, "_raw", msgspec.Raw(wire.encode(self.row())))
+        assert self._raw is not None
+        return self._raw
 
     def row(self) -> list[Any]:
         return [

@@ -176,7 +176,7 @@ class Tournament:
                 self.host,
                 self.version,
                 self.status,
-                [e.row() for e in self.entrants.values()],
+                [e.raw() for e in self.entrants.values()],
                 balancer,
                 self.reported,
                 self.heat,
@@ -610,7 +610,7 @@ class Tournament:
         if self.status == OVER:
             return None
         c = self.config
-        left = sum(1 for e in self.entrants.values() if e.place is None)
+        left = len(self.entrants) - len(self.out)
         return {
             "name": c["name"],
             "format": c["format"],

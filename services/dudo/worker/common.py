@@ -50,6 +50,10 @@ class WorkerSettings:
     max_deliveries: int = 5
     # Which partitions this loop serves: tables (a worker) or tournaments (a director).
     space: keys.Space = keys.TABLES
+    # After a cycle that did work, wait until this many ms have passed since it began:
+    # bigger batches for less CPU, for loops whose entries need no quick answer (a
+    # director's reports: its decisions take effect at rounds' ends anyway). 0: none.
+    pace_ms: float = 0.0
     # A director addresses tables: their partition count, checked at setup against
     # the deployment's (None for a worker).
     table_partitions: int | None = None

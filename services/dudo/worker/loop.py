@@ -213,6 +213,10 @@ class Worker(Membership, Processing, Delivery):
                 entries=count,
                 **{k: round(v * 1000, 1) for k, v in phases.items()},
             )
+        if count and self.settings.pace_ms:
+            rest = self.settings.pace_ms / 1000 - (time.monotonic() - started)
+            if rest > 0:
+                time.sleep(rest)
         if not count or self._caught_up(entries):
             self._wait_for_entries()
         return count
