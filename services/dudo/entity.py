@@ -71,6 +71,18 @@ class Flush:
     sends: list[tuple[str, bytes]] = field(default_factory=list)
 
 
+def timer_change(
+    current: str | None, name: str, wake: int | None
+) -> tuple[str | None, tuple[str, int] | None, str | None]:
+    """How an entity's timer entry changes: the member to remove, the one to add (with
+    its time), and the member now set. ``name`` is ``<entity>|<version>``; the timer
+    fires a timeout naming that version, which applies only if nothing changed since."""
+    wanted = name if wake is not None else None
+    if wanted == current:
+        return None, None, current
+    return current, (name, wake) if wake is not None else None, wanted
+
+
 class Entity(Protocol):
     """A table or a tournament, as the partition loop sees it.
 

@@ -35,7 +35,7 @@ from .engine import (
     seat_view,
     to_bytes,
 )
-from .entity import SEEN_IDS, Flush, RecentIds  # noqa: F401  (SEEN_IDS: re-exported)
+from .entity import SEEN_IDS, Flush, RecentIds, timer_change  # noqa: F401  (SEEN_IDS: re-exported)
 from .results import result_send
 from .tournament_table import TournamentSeats
 from .wire import WireError, message
@@ -678,12 +678,9 @@ class Table(TournamentSeats):
                     (gateway, wire.encode(self._view(public, privates, holders, events)))
                 )
 
-        timer_remove = timer_add = None
-        wanted = self._timer_name() if self.wake is not None else None
-        if wanted != self.timer_member:
-            timer_remove = self.timer_member
-            timer_add = (wanted, self.wake) if wanted is not None else None
-            self.timer_member = wanted
+        timer_remove, timer_add, self.timer_member = timer_change(
+            self.timer_member, self._timer_name(), self.wake
+        )
         result = Flush(
             record=self.to_bytes() if self._persist else None,
             version=self.version,

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from dudo import keys, wire
+from dudo.bench.tournament import create_bot_tournament, players_at_two_tables
 from dudo.director.prizes import split_pool
 from dudo.director.run import director
 from dudo.director.tournament import OVER, Tournament
@@ -34,29 +35,13 @@ def load(client: Any, tid: str) -> Tournament:
 
 def run_tournament(client: Any, tid: str, players: int, fmt: str, seats: int) -> Tournament:
     worker = make_worker(client, seed=11)
-    loop = director(WorkerSettings(partitions=D, worker_id="d1", seed=5), P, client)
+    # No pacing: this test alternates the two loops in one thread.
+    loop = director(WorkerSettings(partitions=D, worker_id="d1", seed=5), P, client, pace_ms=0)
     loop.setup()
     loop.heartbeat()
-    send(
-        client,
-        type="tournament_create",
-        id="c1",
-        tournament=tid,
-        gateway="gw-1",
-        host="host",
-        name="Cup",
-        rules={"preset": "lizumo", "start_dice": 2},
-        seats=seats,
-        format=fmt,
-        advance=None,
-        start_players=players,
-        start_at=None,
-        max_players=players,
-        buy_in=10,
-        payouts=[50, 30, 20],
-        bots="normal",
+    create_bot_tournament(
+        client, players, seats, fmt, "lizumo", 2, tournament=tid, director_partitions=D
     )
-    send(client, type="begin", id="b1", tournament=tid, gateway="gw-1", player="host")
     deadline = time.monotonic() + 120
     cycles = 0
     while True:
@@ -66,7 +51,7 @@ def run_tournament(client: Any, tid: str, players: int, fmt: str, seats: int) ->
         worker.fire_timers()
         cycles += 1
         if cycles % 5 == 0:
-            at_one_table_at_most(client)
+            assert players_at_two_tables(client) == 0
         state = load(client, tid)
         if state.status == OVER:
             break
@@ -95,14 +80,3 @@ def test_a_whole_tournament_places_everyone_once_and_conserves_chips(
     # Every table closed once its players were gone.
     tables = [Table.from_bytes(client.hget(k, "s")) for k in client.scan_iter("dudo:{p*}:t:*")]
     assert tables and all(t.status == "over" for t in tables)
-
-
-def at_one_table_at_most(client: Any) -> None:
-    """No player has dice at two tables at once (checked over what Redis holds)."""
-    where: dict[str, str] = {}
-    for key in client.scan_iter(match="dudo:{p*}:t:*"):
-        table = Table.from_bytes(client.hget(key, "s"))
-        for i, seat in enumerate(table.seats):
-            if seat.player and table.game and table.game.counts[i] > 0:
-                assert seat.player not in where, f"{seat.player} at {where.get(seat.player)}"
-                where[seat.player] = table.id

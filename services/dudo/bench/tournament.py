@@ -140,18 +140,26 @@ def wait_registered(client: Any, workers: int, timeout: float = 60.0) -> None:
 
 
 def create_bot_tournament(
-    client: Any, players: int, seats: int, fmt: str, preset: str, start_dice: int | None = None
+    client: Any,
+    players: int,
+    seats: int,
+    fmt: str,
+    preset: str,
+    start_dice: int | None = None,
+    *,
+    tournament: str = TOURNAMENT,
+    director_partitions: int = DIRECTOR_PARTITIONS,
 ) -> None:
     """Create and begin a tournament of ``players`` bots the tables play themselves."""
     rules: dict[str, Any] = {"preset": preset}
     if start_dice is not None:
         rules["start_dice"] = start_dice
-    inbox = keys.TOURNAMENTS.inbox(keys.partition_of(TOURNAMENT, DIRECTOR_PARTITIONS))
+    inbox = keys.TOURNAMENTS.inbox(keys.partition_of(tournament, director_partitions))
     for body in (
         wire.message(
             "tournament_create",
             id="c",
-            tournament=TOURNAMENT,
+            tournament=tournament,
             gateway="bench",
             host="bench",
             name="Bench",
@@ -166,7 +174,7 @@ def create_bot_tournament(
             payouts=[50, 30, 20],
             bots="normal",
         ),
-        wire.message("begin", id="b", tournament=TOURNAMENT, gateway="bench", player="bench"),
+        wire.message("begin", id="b", tournament=tournament, gateway="bench", player="bench"),
     ):
         wire.validate(body)
         client.xadd(inbox, {wire.ENTRY_FIELD: wire.encode(body)})

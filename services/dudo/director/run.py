@@ -26,7 +26,10 @@ DIRECTOR_PACE_MS = 50.0
 
 
 def director(
-    settings: WorkerSettings, table_partitions: int, client: Client | None = None
+    settings: WorkerSettings,
+    table_partitions: int,
+    client: Client | None = None,
+    pace_ms: float = DIRECTOR_PACE_MS,
 ) -> Worker:
     """A director's loop: ``settings.partitions`` counts director partitions;
     ``table_partitions`` is the deployment's table partition count."""
@@ -34,7 +37,7 @@ def director(
         settings,
         space=keys.TOURNAMENTS,
         table_partitions=table_partitions,
-        pace_ms=settings.pace_ms or DIRECTOR_PACE_MS,
+        pace_ms=pace_ms,
         batch=max(settings.batch, 1024),
     )
     context = Context(table_partitions=table_partitions, director_partitions=settings.partitions)

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from .. import keys, wire
 from ..engine import Rules, RulesConfigError, rules_dict
-from ..entity import Flush, RecentIds
+from ..entity import Flush, RecentIds, timer_change
 from ..results import result_send
 from ..wire import WireError, message
 from .balance import Balancer, Decisions, TableCount, first_seating, imbalance
@@ -668,12 +668,9 @@ class Tournament:
             news = wire.encode(self._standings_message())
             outputs.extend((gateway, news) for gateway in self.subscribers)
             self._news, self._last_broadcast = False, self._now
-        timer_remove = timer_add = None
-        wanted = self._timer_name() if self.wake is not None else None
-        if wanted != self.timer_member:
-            timer_remove = self.timer_member
-            timer_add = (wanted, self.wake) if wanted is not None and self.wake else None
-            self.timer_member = wanted
+        timer_remove, timer_add, self.timer_member = timer_change(
+            self.timer_member, self._timer_name(), self.wake
+        )
         result = Flush(
             record=self.to_bytes() if self._persist else None,
             version=self.version,

@@ -69,7 +69,7 @@ def reseat(
     state.version += 1
     if len(alive) < 2:
         if not was_over:
-            _halt(state)
+            state._stop()  # halted: over without a new winner
             events.append({"type": "halted", "dice_counts": list(counts)})
         return events
     if opener is None:
@@ -149,17 +149,6 @@ def _default_opener(state: State, alive: list[int], was_over: bool) -> int:
     if state.counts[opener] > 0:
         return opener
     return state.next_alive(opener)
-
-
-def _halt(state: State) -> None:
-    state.phase = OVER
-    state.turn = None
-    state.opener = None
-    state.palifico = False
-    state.bids = []
-    state.hands = [() for _ in state.counts]
-    state.seed = None
-    state.commitment = None
 
 
 def _is_int(value: object) -> bool:

@@ -363,8 +363,8 @@ class State:
         events.append(self._start_round(opener))
         return events
 
-    def _end(self, winner: int, events: list[Event]) -> None:
-        self.winner = winner
+    def _stop(self) -> None:
+        """No round is played any more: nobody's turn, no dice, no commitment."""
         self.phase = OVER
         self.turn = None
         self.opener = None
@@ -373,6 +373,10 @@ class State:
         self.hands = [() for _ in self.counts]
         self.seed = None
         self.commitment = None
+
+    def _end(self, winner: int, events: list[Event]) -> None:
+        self.winner = winner
+        self._stop()
         events.append(
             {
                 "type": "game_over",
