@@ -121,3 +121,32 @@ def test_a_lone_entrant_wins_and_gets_the_pool_back() -> None:
         wire.message("tournament_timeout", id="t2", tournament="cup", version=t.version), 0, RNG
     )
     assert t.status == OVER and t.entrants["p"].place == 1 and t.entrants["p"].won == 7
+
+
+def test_the_record_is_right_whoever_comes_goes_or_changes() -> None:
+    """Entrants' rows are encoded in cached chunks: a change, an unregister and a new
+    registration in one batch must all show in the record."""
+    t = Tournament.create(create(max_players=600), 0, Context())
+    for i in range(520):
+        t.handle(
+            wire.message("register", id=f"r{i}", tournament="cup", gateway="gw",
+                         player=f"p{i}", name=f"P{i}", bot=None), 0, RNG,
+        )  # fmt: skip
+    t.flush()
+    t.handle(
+        wire.message("unregister", id="u", tournament="cup", gateway="gw", player="p3"), 0, RNG
+    )
+    t.handle(
+        wire.message("register", id="rx", tournament="cup", gateway="gw", player="px",
+                     name="PX", bot=None), 0, RNG,
+    )  # fmt: skip
+    t.flush()
+    again = Tournament.from_bytes(t.to_bytes())
+    assert list(again.entrants) == list(t.entrants) and "p3" not in again.entrants
+    t.handle(wire.message("begin", id="b", tournament="cup", gateway="gw", player="h"), 0, RNG)
+    t.flush()
+    t.entrants["p300"].dice = 0  # a change to one row after the start
+    t._eliminate("p300")
+    again = Tournament.from_bytes(t.to_bytes())
+    assert again.entrants["p300"].place == t.entrants["p300"].place is not None
+    assert [e.row() for e in again.entrants.values()] == [e.row() for e in t.entrants.values()]

@@ -26,9 +26,9 @@ from ..results import result_send
 from ..wire import WireError, message
 from .balance import Balancer, Decisions, TableCount, first_seating, imbalance
 from .prizes import PayoutError, check_payouts, split_pool
-from .standings import Entrant, standings
+from .standings import Entrant, EntrantRows, standings
 
-FORMAT = 1
+FORMAT = 2  # 2: entrants' rows in chunks
 REGISTERING, RUNNING, OVER = "registering", "running", "over"
 BROADCAST_EVERY_MS = 1000
 TOURNAMENT_ID_MAX = 48  # its tables are named "<id>-<n>", and ids are at most 64 characters
@@ -108,6 +108,7 @@ class Tournament:
     _now: int = 0
     _last_broadcast: int = -BROADCAST_EVERY_MS
     _handles: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    _rows: EntrantRows = field(default_factory=EntrantRows, compare=False, repr=False)
 
     # -- creation and storage -----------------------------------------------------------
 
@@ -176,7 +177,7 @@ class Tournament:
                 self.host,
                 self.version,
                 self.status,
-                [e.raw() for e in self.entrants.values()],
+                self._rows.encoded(self.entrants, stable=self.status != REGISTERING),
                 balancer,
                 self.reported,
                 self.heat,
@@ -217,7 +218,7 @@ class Tournament:
             host=host,
             version=version,
             status=status,
-            entrants={row[0]: Entrant.from_row(row) for row in entrants},
+            entrants={row[0]: Entrant.from_row(row) for chunk in entrants for row in chunk},
             balancer=b,
             reported=reported,
             heat=heat,

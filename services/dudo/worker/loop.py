@@ -71,6 +71,8 @@ from .scripts import (
 
 __all__ = ["Worker", "WorkerSettings", "default_worker_id", "now_ms"]
 
+SETTLE_EVERY_S = 5.0
+
 log = structlog.get_logger("dudo.worker")
 
 
@@ -93,6 +95,7 @@ class Worker(Membership, Processing, Delivery):
         self.rng = random.SystemRandom()
         self.stopping = False
         self._next_heartbeat = 0.0
+        self._next_settle = 0.0
         self._next_timers = 0.0
         self._idle = 0.0
         # Blocking waits need one connection that may hold several keys: not a cluster.
@@ -191,7 +194,11 @@ class Worker(Membership, Processing, Delivery):
         if clock >= self._next_heartbeat:
             self._next_heartbeat = clock + self.settings.heartbeat
             self.heartbeat()
-            settle_heap()
+            if clock >= self._next_settle:
+                # Every few seconds: it walks the frozen set (a few ms with a big heap,
+                # a director's 10,000 entrants), and a loop makes little cyclic garbage.
+                self._next_settle = clock + SETTLE_EVERY_S
+                settle_heap()
             phases["heartbeat"] = time.monotonic() - clock
         if clock >= self._next_timers and self.partitions:
             self._next_timers = clock + self.settings.timer_interval
