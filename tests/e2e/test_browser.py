@@ -158,5 +158,8 @@ def test_a_quick_tournament_from_the_page_played_to_the_end(served: str, output_
         places = page.inner_text("[data-test=cup-places]")
         assert "Ana" in places and len(page.query_selector_all("[data-test=cup-places] li")) == 6
         assert page.query_selector("[data-test=my-place]")
+        page.click("[data-test=cup] a")  # back to the lobby, then the leaderboard
+        page.click("[data-test=leaderboard-link]")
+        page.wait_for_selector("[data-test=leaderboard]")
         assert errors == []
         browser.close()

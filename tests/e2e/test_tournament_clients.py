@@ -88,5 +88,16 @@ def test_people_follow_their_seats_through_a_tournament(served: str) -> None:
             assert any(entry.startswith("Ana -> ") for entry in log)
             await ana_ws.close()
             await bea_ws.close()
+            # The two people are rated (bots are not), the better placed one higher.
+            for _ in range(100):
+                async with session.get(f"{served}/api/leaderboard") as response:
+                    board = (await response.json())["leaderboard"]
+                if len(board) == 2:
+                    break
+                await asyncio.sleep(0.1)
+            assert sorted(row["name"] for row in board) == ["Ana", "Bea"]
+            place = {p["name"]: p["place"] for p in places}
+            better = min(("Ana", "Bea"), key=place.__getitem__)
+            assert board[0]["name"] == better
 
     run(scenario())

@@ -115,6 +115,7 @@ async function api(method, path, body) {
 // ---------------------------------------------------------------- routing
 
 function parseRoute() {
+  if (location.hash === "#/r") return { page: "leaderboard" };
   const cup = location.hash.match(/^#\/c\/([A-Za-z0-9_-]{1,64})/);
   if (cup) return { page: "cup", cup: cup[1] };
   const m = location.hash.match(/^#\/(t|w)\/([A-Za-z0-9_-]{1,64})/);
@@ -139,6 +140,10 @@ async function go() {
   }
   if (state.route.page === "cup") {
     await goCup(state.route.cup);
+    return;
+  }
+  if (state.route.page === "leaderboard") {
+    await renderLeaderboard();
     return;
   }
   const { table, watch } = state.route;
@@ -291,7 +296,9 @@ function renderLobby() {
     form,
     h("section", { class: "card" }, h("h2", {}, t("openTables")), h("div", { id: "table-list" })),
     h("section", { class: "card" }, h("h2", {}, t("tournaments")),
-      h("div", { class: "actions" }, h("button", { onclick: quickCup, test: "quick-cup" }, t("quickCup"))),
+      h("div", { class: "actions" },
+        h("button", { onclick: quickCup, test: "quick-cup" }, t("quickCup")),
+        h("a", { href: "#/r" }, h("button", { type: "button", test: "leaderboard-link" }, t("leaderboard")))),
       h("div", { id: "cup-list" })),
   );
   renderTableList();
@@ -527,6 +534,23 @@ async function goCup(cup) {
   }
 }
 
+async function renderLeaderboard() {
+  let board = [];
+  try {
+    board = (await api("GET", "/api/leaderboard?limit=100")).leaderboard;
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+  }
+  app.replaceChildren(h("div", { class: "card", test: "leaderboard" },
+    h("div", { class: "row" }, h("a", { href: "#/" }, h("button", {}, `← ${t("back")}`)), h("h2", {}, t("leaderboard"))),
+    board.length
+      ? h("table", { class: "board" },
+          h("tr", {}, h("th", {}, "#"), h("th", {}, t("yourName")), h("th", {}, t("rating")), h("th", {}, t("games"))),
+          board.map((r) => h("tr", { test: "leader" }, h("td", {}, r.rank), h("td", {}, r.name),
+            h("td", {}, r.ordinal.toFixed(1)), h("td", {}, r.games))))
+      : h("p", { class: "muted" }, t("noRatings"))));
+}
+
 function renderCupHeader() {
   const s = state.cup?.standings;
   if (!s) return h("p", { class: "muted" }, "…");
@@ -738,6 +762,7 @@ function setupLanguage() {
   select.addEventListener("change", () => {
     setLang(select.value);
     if (state.route.page === "lobby") renderLobby();
+    else if (state.route.page === "leaderboard") renderLeaderboard();
     else renderTable();
   });
 }

@@ -37,6 +37,7 @@ const T = {
     entrants: "{n} entrants", playersLeft: "{n} left", place: "Place {n}", registering: "registering",
     running: "running", finished: "over", cupOver: "Tournament over", waitingSeat: "Waiting for a seat…",
     registered: "You are registered", heat: "Heat {n}",
+    leaderboard: "Leaderboard", rating: "Rating", games: "Games", noRatings: "Nobody is rated yet: finish a game against people.",
   },
   es: {
     title: "Dudo", lobby: "Salón", openTables: "Mesas abiertas", noTables: "No hay mesas abiertas: creá una.",
@@ -65,6 +66,7 @@ const T = {
     entrants: "{n} inscriptos", playersLeft: "quedan {n}", place: "Puesto {n}", registering: "inscripción",
     running: "en juego", finished: "terminado", cupOver: "Terminó el torneo", waitingSeat: "Esperando una silla…",
     registered: "Estás inscripto", heat: "Serie {n}",
+    leaderboard: "Clasificación", rating: "Puntaje", games: "Partidas", noRatings: "Todavía nadie tiene puntaje: terminá una partida contra personas.",
   },
   de: {
     title: "Dudo", lobby: "Lobby", openTables: "Offene Tische", noTables: "Noch kein offener Tisch: leg einen an.",
@@ -93,6 +95,7 @@ const T = {
     entrants: "{n} Teilnehmer", playersLeft: "noch {n}", place: "Platz {n}", registering: "Anmeldung",
     running: "läuft", finished: "beendet", cupOver: "Turnier beendet", waitingSeat: "Warte auf einen Platz…",
     registered: "Du bist angemeldet", heat: "Runde {n}",
+    leaderboard: "Rangliste", rating: "Wertung", games: "Spiele", noRatings: "Noch niemand hat eine Wertung: spiele eine Partie gegen Menschen.",
   },
 };
 
