@@ -73,3 +73,36 @@ def test_a_director_killed_mid_tournament_is_replaced_and_nothing_is_lost(
         real_redis.xlen(keys.TOURNAMENTS.dead_letters(p)) for p in range(DIRECTOR_PARTITIONS)
     )
     assert dead == 0
+
+
+def test_a_table_worker_killed_mid_tournament_loses_nothing(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    """The tables' side of the same promise: a worker dies with reports and moves in
+    flight; its partitions move, and every report, order and arrival still arrives
+    exactly once (nobody lost, nobody at two tables, every entrant placed once)."""
+    workers.start("w1")
+    workers.start("w2")
+    start_director(workers, "d1")
+    wait_for(lambda: real_redis.zcard(keys.DIRECTORS) == 1, 30, "the director")
+    wait_for(lambda: real_redis.zcard(keys.WORKERS) == 2, 30, "two workers")
+    create_bot_tournament(real_redis, PLAYERS, 6, "elimination", "classic")
+
+    def under_way() -> bool:
+        state = load_tournament(real_redis)
+        return state is not None and state.status == RUNNING and len(state.out) >= 100
+
+    wait_for(under_way, 60, "the tournament to be under way")
+    workers.kill("w1")
+    out_at_kill = len(load_tournament(real_redis).out)  # type: ignore[union-attr]
+    workers.start("w3")  # as an orchestrator would
+    clashes, deadline = 0, time.monotonic() + 180
+    while (state := load_tournament(real_redis)) is None or state.status != OVER:
+        assert time.monotonic() < deadline, "the tournament did not finish"
+        clashes += players_at_two_tables(real_redis)
+        time.sleep(0.2)
+    assert clashes == 0 and out_at_kill < PLAYERS - 1
+    entrants = list(state.entrants.values())
+    assert sorted(e.place for e in entrants) == list(range(1, PLAYERS + 1))
+    assert sum(e.paid for e in entrants) == sum(e.won for e in entrants) == PLAYERS * 10
+    assert sum(real_redis.xlen(keys.dead_letters(p)) for p in range(P)) == 0
