@@ -27,9 +27,6 @@ from .engine import (
     action_from_dict,
     from_bytes,
     new_game,
-    private_view,
-    public_view,
-    rules_dict,
     rules_from_tuple,
     rules_tuple,
     seat_view,
@@ -37,6 +34,7 @@ from .engine import (
 )
 from .entity import SEEN_IDS, Flush, RecentIds, timer_change  # noqa: F401  (SEEN_IDS: re-exported)
 from .results import result_send
+from .table_output import TableOutput, error_for
 from .tournament_table import TournamentSeats
 from .wire import WireError, message
 
@@ -85,7 +83,7 @@ class Seat:
 
 
 @dataclass
-class Table(TournamentSeats):
+class Table(TournamentSeats, TableOutput):
     """One table (an :class:`~dudo.entity.Entity` of the worker's partitions)."""
 
     KEY: ClassVar[str] = "table"
@@ -598,124 +596,3 @@ class Table(TournamentSeats):
         """The inbox message a due timer becomes. Its id only has to be unique within
         its table (a 64-character table id in it made it too long for the id field)."""
         return wire.message("timeout", id=f"t:{version}", table=entity, version=version)
-
-    # -- output ---------------------------------------------------------------------
-
-    def _timer_name(self) -> str:
-        return f"{self.id}|{self.version}"
-
-    def lobby_entry(self) -> dict[str, Any] | None:
-        if self.status != OPEN:
-            return None
-        names = [s.name for s in self.seats]
-        return {
-            "preset": self.rules.preset,
-            "seats": len(self.seats),
-            "taken": sum(1 for s in self.seats if s.taken),
-            "bots": sum(1 for p in self.plan if p["kind"] == "bot"),
-            "names": names,
-            "rules": rules_dict(self.rules),
-            "host": wire.public_id(self.host) if self.host is not None else None,
-            "wants_bots": [
-                [i, p.get("level", "normal")]
-                for i, p in enumerate(self.plan)
-                if p["kind"] == "bot" and not self.seats[i].taken
-            ],
-        }
-
-    def _view(
-        self,
-        game: dict[str, Any] | None,
-        seats: list[dict[str, Any]],
-        holders: list[str | None],
-        events: list[dict[str, Any]],
-    ) -> dict[str, Any]:
-        return message(
-            "view",
-            table=self.id,
-            version=self.version,
-            status=self.status,
-            players=[s.public() for s in self.seats],
-            host=wire.public_id(self.host) if self.host is not None else None,
-            deadline=self.deadline,
-            game=game,
-            seats=seats,
-            holders=holders,
-            events=events,
-        )
-
-    def flush(self) -> Flush:
-        """Everything this batch produced, in order: direct replies, then one view per gateway.
-
-        A gateway's view carries the private part of exactly the seats attached
-        to it, and goes to it if it hosts a seat or watches the table.
-        """
-        outputs = [(gw, wire.encode(msg)) for gw, msg in self._direct]
-        audience: dict[str, set[int]] = {}  # gateway -> seats it gets private parts of
-        if self._dirty:
-            for i, seat in enumerate(self.seats):
-                if seat.gateway is not None and not seat.away:
-                    audience.setdefault(seat.gateway, set()).add(i)
-            for gateway in self.watchers:
-                audience.setdefault(gateway, set())
-        for gateway, index in self._requests:
-            wanted = audience.setdefault(gateway, set())
-            if index is not None:
-                wanted.add(index)
-        if audience:
-            game = self.game
-            public = public_view(game) if game is not None else None
-            events = self._events if self._dirty else []
-            for gateway, hosted in audience.items():
-                # Only seats someone holds: a private part always names its holder, and
-                # gateways route it to that player's connections alone.
-                held = [i for i in sorted(hosted) if self.seats[i].player is not None]
-                privates = [
-                    private_view(game, i) if game is not None else _waiting(i) for i in held
-                ]
-                holders = [self.seats[i].player for i in held]
-                outputs.append(
-                    (gateway, wire.encode(self._view(public, privates, holders, events)))
-                )
-
-        timer_remove, timer_add, self.timer_member = timer_change(
-            self.timer_member, self._timer_name(), self.wake
-        )
-        result = Flush(
-            record=self.to_bytes() if self._persist else None,
-            version=self.version,
-            outputs=outputs,
-            lobby=self.lobby_entry() if self._lobby else False,
-            timer_remove=timer_remove,
-            timer_add=timer_add,
-            finished=self.status == DONE,
-            sends=self._report_sends() + self._house_move() + self._result_sends(),
-        )
-        self._events, self._direct, self._requests = [], [], []
-        self._dirty = self._persist = self._lobby = False
-        return result
-
-
-def _waiting(seat: int) -> dict[str, Any]:
-    """A seat's private part before the game starts: no dice, nothing to do yet."""
-    legal = {"bid": [None] * 6, "max_quantity": 0, "dudo": False, "calza": False,
-             "direction": False}  # fmt: skip
-    return {"seat": seat, "dice": [], "legal": legal}
-
-
-def error_for(msg: dict[str, Any], code: str, text: str) -> tuple[str, bytes] | None:
-    """An error reply for a message that reached no table (unknown table, malformed)."""
-    gateway = msg.get("gateway")
-    if gateway is None:
-        return None
-    return gateway, wire.encode(
-        message(
-            "error",
-            table=msg.get("table"),
-            seat=msg.get("seat"),
-            player=msg.get("player"),
-            id=msg.get("id"),
-            code=code,
-            message=text,
-        )
-    )

@@ -22,14 +22,13 @@ from typing import Any, ClassVar
 from .. import keys, wire
 from ..engine import Rules, RulesConfigError, rules_dict
 from ..entity import Flush, RecentIds, timer_change
-from ..results import result_send
 from ..wire import WireError, message
-from .balance import Balancer, Decisions, TableCount, first_seating, imbalance
-from .prizes import PayoutError, check_payouts, split_pool
+from .balance import Balancer, TableCount
+from .prizes import PayoutError, check_payouts
+from .progress import OVER, REGISTERING, RUNNING, Progress
 from .standings import Entrant, EntrantRows, standings
 
 FORMAT = 2  # 2: entrants' rows in chunks
-REGISTERING, RUNNING, OVER = "registering", "running", "over"
 BROADCAST_EVERY_MS = 1000
 TOURNAMENT_ID_MAX = 48  # its tables are named "<id>-<n>", and ids are at most 64 characters
 
@@ -49,7 +48,7 @@ def default_advance(seats: int) -> int:
 
 
 @dataclass
-class Tournament:
+class Tournament(Progress):
     """One tournament's whole state (plain data, stored as one record)."""
 
     KEY: ClassVar[str] = "tournament"
@@ -337,221 +336,6 @@ class Tournament:
         self._changed(msg, visible=False)
         if msg["on"]:
             self._direct.append((gateway, self._standings_message()))
-
-    # -- the start ----------------------------------------------------------------------
-
-    def _start(self, rng: random.Random) -> None:
-        """Close registration, fill with bots if asked, seat everyone at tables."""
-        self.status = RUNNING
-        self.wake = None
-        self._fill_with_bots(rng)
-        players = list(self.entrants)
-        rng.shuffle(players)
-        self._changed()
-        if len(players) < 2:
-            self._finish(players)
-            return
-        if self.config["format"] == "heats":
-            self.heat = 1
-            self._seat_heat(players, rng)
-        else:
-            self.balancer = Balancer(self.config["seats"])
-            for table, group in self._new_tables(players, None):
-                self.balancer.open(table, len(group))
-        self.tables_at_start = self.tables_made
-
-    def _fill_with_bots(self, rng: random.Random) -> None:
-        level = self.config["bots"]
-        if level is None:
-            return
-        # Up to `start_players` if set, else the last table's empty seats; two at least.
-        seats, n = self.config["seats"], len(self.entrants)
-        wanted = max(2, self.config["start_players"] or 0, -(-n // seats) * seats)
-        wanted = min(wanted, self.config["max_players"])
-        for i in range(n, wanted):
-            player = f"bot-{self.id}-{i}"
-            self.entrants[player] = Entrant(
-                player, f"Bot {i + 1}", None, level, paid=self.config["buy_in"]
-            )
-            self.pool += self.config["buy_in"]
-
-    def _new_tables(self, players: list[str], advance: int | None) -> list[tuple[str, list[str]]]:
-        """Create tables for ``players`` (as few as they need, sizes within one)."""
-        start_dice = self.config["rules"]["start_dice"]
-        made = []
-        it = iter(players)
-        for size in first_seating(len(players), self.config["seats"]):
-            group = [next(it) for _ in range(size)]
-            self.tables_made += 1
-            table = f"{self.id}-{self.tables_made}"
-            entrants = []
-            for player in group:
-                entrant = self.entrants[player]
-                entrant.dice, entrant.table = start_dice, table
-                entrants.append(self._entrant_message(entrant))
-            self._send_to_table(
-                table,
-                message(
-                    "create",
-                    id=f"c:{self.id}",
-                    table=table,
-                    gateway="director",
-                    rules=self._table_rules(),
-                    seats=[{"kind": "open"}] * self.config["seats"],
-                    tournament={
-                        "id": self.id,
-                        "director": keys.partition_of(self.id, self.limits.director_partitions),
-                        "players": entrants,
-                        "advance": advance,
-                    },
-                ),
-            )
-            made.append((table, group))
-        return made
-
-    def _table_rules(self) -> dict[str, Any]:
-        rules = dict(self.config["rules"])
-        rules.update(min_players=2, bots_fill=False, stake=0)
-        return rules
-
-    def _seat_heat(self, players: list[str], rng: random.Random) -> None:
-        final = len(players) <= self.config["seats"]
-        advance = None if final else self.config["advance"]
-        self.heat_tables = [t for t, _ in self._new_tables(players, advance)]
-
-    # -- reports ------------------------------------------------------------------------
-
-    def _on_report(self, msg: dict[str, Any], rng: random.Random) -> None:
-        table = msg["table"]
-        if msg["version"] <= self.reported.get(table, -1) or self.status != RUNNING:
-            return  # a repeat, or news of a tournament already over
-        first = table not in self.reported  # the table's creation: its first players
-        self.reported[table] = msg["version"]
-        if not first and (msg["left"] or msg["joined"]):
-            self.reseats += 1
-        for player in msg["out"]:
-            self._eliminate(player)
-        for player, dice in msg["seated"]:
-            entrant = self.entrants.get(player)
-            if entrant is not None:
-                entrant.dice, entrant.table = dice, table
-        left = [p["player"] for p in msg["left"]]
-        for gone in msg["left"]:
-            entrant = self.entrants.get(gone["player"])
-            if entrant is not None:
-                entrant.dice, entrant.table = gone["dice"], None
-                entrant.gateway = gone["gateway"] or entrant.gateway
-        self._changed()
-        if self.config["format"] == "heats":
-            self._heat_report(table, msg, left, rng)
-        else:
-            self._balance(table, msg, left, 0 if first else len(msg["joined"]))
-        self._maybe_finish()
-
-    def _eliminate(self, player: str) -> None:
-        entrant = self.entrants.get(player)
-        if entrant is None or entrant.place is not None:
-            return
-        self.out.append(player)
-        entrant.dice, entrant.table = 0, None
-        entrant.place = len(self.entrants) - len(self.out) + 1
-
-    def _balance(self, table: str, msg: dict[str, Any], left: list[str], joined: int) -> None:
-        """Take a report into the balancer's counts; decisions wait for the batch's end."""
-        assert self.balancer is not None
-        if table not in self.balancer.tables:
-            return
-        decisions = Decisions()
-        if self.balancer.record(table, len(msg["seated"]), msg["done"], left, joined, decisions):
-            self._decide = True
-
-    def _decide_moves(self) -> None:
-        """Once per batch of reports: seat the players who left, plan, send the orders."""
-        assert self.balancer is not None
-        decisions = Decisions()
-        self.balancer.decide(decisions)
-        sizes = [
-            t.seated + t.arriving
-            for t in self.balancer.tables.values()
-            if not t.breaking and t.seated + t.arriving > 1
-        ]
-        self.max_imbalance = max(self.max_imbalance, imbalance(sizes))
-        for player, target in decisions.moves:
-            entrant = self.entrants[player]
-            entrant.table = target
-            self.seat_seq += 1
-            self._send_to_table(
-                target,
-                message(
-                    "seat_in",
-                    id=f"s:{self.seat_seq}",
-                    table=target,
-                    tournament=self.id,
-                    seq=self.seat_seq,
-                    **self._entrant_message(entrant),
-                ),
-            )
-        for order in decisions.orders:
-            self._send_to_table(
-                order.table,
-                message(
-                    "order",
-                    id=f"o:{order.seq}",
-                    table=order.table,
-                    tournament=self.id,
-                    seq=order.seq,
-                    count=order.count,
-                ),
-            )
-
-    def _heat_report(
-        self, table: str, msg: dict[str, Any], left: list[str], rng: random.Random
-    ) -> None:
-        self.qualified.extend(p for p in left if p not in self.qualified)
-        if not msg["seated"] and table in self.heat_tables:
-            self.heat_tables.remove(table)
-        if self.heat_tables or not self.qualified:
-            return
-        players, self.qualified = self.qualified, []
-        if len(players) == 1:
-            self._finish(players)
-            return
-        rng.shuffle(players)
-        self.heat += 1
-        self._seat_heat(players, rng)
-
-    def _maybe_finish(self) -> None:
-        if self.status == RUNNING and len(self.entrants) - len(self.out) == 1:
-            self._finish([p for p, e in self.entrants.items() if e.place is None])
-
-    def _finish(self, standing: list[str]) -> None:
-        """One player is left: they win; the pool is paid out by place."""
-        for player in standing:
-            winner = self.entrants[player]
-            winner.place = 1
-            if winner.table is not None:  # let the final table close
-                self._close_table(winner.table)
-        by_place = sorted(self.entrants.values(), key=lambda e: e.place or 0)
-        for entrant, amount in zip(
-            by_place,
-            split_pool(self.pool, self.config["payouts"], max(1, len(by_place))),
-            strict=False,
-        ):
-            entrant.won = amount
-        self.pool = 0
-        self.status = OVER
-        self._changed()
-        people = [[e.player, e.name] for e in by_place if e.bot is None]
-        self._sends.extend(result_send("tournament", self.id, people))
-
-    def _close_table(self, table: str) -> None:
-        seq = (self.balancer.last_seq + 1) if self.balancer else 1
-        if self.balancer is not None:
-            self.balancer.last_seq = seq
-        self._send_to_table(
-            table,
-            message("order", id=f"o:{seq}", table=table, tournament=self.id, seq=seq, count=None),
-        )
 
     # -- output -------------------------------------------------------------------------
 

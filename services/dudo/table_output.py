@@ -1,0 +1,170 @@
+"""What a table sends after a batch: the views (one per gateway), replies, the lobby entry.
+
+A mixin of :class:`~dudo.table.Table` (the fields it uses are declared there).
+Delivery rule: a seat's view goes only to the gateway that seat is attached to;
+spectator views go to gateways that asked to watch. Nothing else leaves.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import wire
+from .engine import private_view, public_view, rules_dict
+from .entity import Flush, timer_change
+from .wire import message
+
+if TYPE_CHECKING:
+    from .engine import Rules, State
+    from .table import Seat
+
+OPEN, PLAYING, DONE = wire.TABLE_STATUSES
+
+
+class TableOutput:
+    """Views, replies and the lobby entry of one table."""
+
+    id: str
+    version: int
+    status: str
+    rules: Rules
+    plan: list[dict[str, Any]]
+    seats: list[Seat]
+    host: str | None
+    watchers: list[str]
+    game: State | None
+    deadline: int | None
+    wake: int | None
+    timer_member: str | None
+    _events: list[dict[str, Any]]
+    _direct: list[tuple[str, dict[str, Any]]]
+    _requests: list[tuple[str, int | None]]
+    _dirty: bool
+    _persist: bool
+    _lobby: bool
+
+    if TYPE_CHECKING:
+
+        def to_bytes(self) -> bytes: ...
+        def _report_sends(self) -> list[tuple[str, bytes]]: ...
+        def _house_move(self) -> list[tuple[str, bytes]]: ...
+        def _result_sends(self) -> list[tuple[str, bytes]]: ...
+
+    def _timer_name(self) -> str:
+        return f"{self.id}|{self.version}"
+
+    def lobby_entry(self) -> dict[str, Any] | None:
+        if self.status != OPEN:
+            return None
+        names = [s.name for s in self.seats]
+        return {
+            "preset": self.rules.preset,
+            "seats": len(self.seats),
+            "taken": sum(1 for s in self.seats if s.taken),
+            "bots": sum(1 for p in self.plan if p["kind"] == "bot"),
+            "names": names,
+            "rules": rules_dict(self.rules),
+            "host": wire.public_id(self.host) if self.host is not None else None,
+            "wants_bots": [
+                [i, p.get("level", "normal")]
+                for i, p in enumerate(self.plan)
+                if p["kind"] == "bot" and not self.seats[i].taken
+            ],
+        }
+
+    def _view(
+        self,
+        game: dict[str, Any] | None,
+        seats: list[dict[str, Any]],
+        holders: list[str | None],
+        events: list[dict[str, Any]],
+    ) -> dict[str, Any]:
+        return message(
+            "view",
+            table=self.id,
+            version=self.version,
+            status=self.status,
+            players=[s.public() for s in self.seats],
+            host=wire.public_id(self.host) if self.host is not None else None,
+            deadline=self.deadline,
+            game=game,
+            seats=seats,
+            holders=holders,
+            events=events,
+        )
+
+    def flush(self) -> Flush:
+        """Everything this batch produced, in order: direct replies, then one view per gateway.
+
+        A gateway's view carries the private part of exactly the seats attached
+        to it, and goes to it if it hosts a seat or watches the table.
+        """
+        outputs = [(gw, wire.encode(msg)) for gw, msg in self._direct]
+        audience: dict[str, set[int]] = {}  # gateway -> seats it gets private parts of
+        if self._dirty:
+            for i, seat in enumerate(self.seats):
+                if seat.gateway is not None and not seat.away:
+                    audience.setdefault(seat.gateway, set()).add(i)
+            for gateway in self.watchers:
+                audience.setdefault(gateway, set())
+        for gateway, index in self._requests:
+            wanted = audience.setdefault(gateway, set())
+            if index is not None:
+                wanted.add(index)
+        if audience:
+            game = self.game
+            public = public_view(game) if game is not None else None
+            events = self._events if self._dirty else []
+            for gateway, hosted in audience.items():
+                # Only seats someone holds: a private part always names its holder, and
+                # gateways route it to that player's connections alone.
+                held = [i for i in sorted(hosted) if self.seats[i].player is not None]
+                privates = [
+                    private_view(game, i) if game is not None else _waiting(i) for i in held
+                ]
+                holders = [self.seats[i].player for i in held]
+                outputs.append(
+                    (gateway, wire.encode(self._view(public, privates, holders, events)))
+                )
+
+        timer_remove, timer_add, self.timer_member = timer_change(
+            self.timer_member, self._timer_name(), self.wake
+        )
+        result = Flush(
+            record=self.to_bytes() if self._persist else None,
+            version=self.version,
+            outputs=outputs,
+            lobby=self.lobby_entry() if self._lobby else False,
+            timer_remove=timer_remove,
+            timer_add=timer_add,
+            finished=self.status == DONE,
+            sends=self._report_sends() + self._house_move() + self._result_sends(),
+        )
+        self._events, self._direct, self._requests = [], [], []
+        self._dirty = self._persist = self._lobby = False
+        return result
+
+
+def _waiting(seat: int) -> dict[str, Any]:
+    """A seat's private part before the game starts: no dice, nothing to do yet."""
+    legal = {"bid": [None] * 6, "max_quantity": 0, "dudo": False, "calza": False,
+             "direction": False}  # fmt: skip
+    return {"seat": seat, "dice": [], "legal": legal}
+
+
+def error_for(msg: dict[str, Any], code: str, text: str) -> tuple[str, bytes] | None:
+    """An error reply for a message that reached no table (unknown table, malformed)."""
+    gateway = msg.get("gateway")
+    if gateway is None:
+        return None
+    return gateway, wire.encode(
+        message(
+            "error",
+            table=msg.get("table"),
+            seat=msg.get("seat"),
+            player=msg.get("player"),
+            id=msg.get("id"),
+            code=code,
+            message=text,
+        )
+    )
