@@ -87,12 +87,12 @@ class Entity(Protocol):
     """A table or a tournament, as the partition loop sees it.
 
     ``KEY`` is the message field that names the entity (``table``, ``tournament``);
-    ``TYPES`` the inbox message types it takes; ``CREATE`` the one that creates it.
+    ``TYPES`` the inbox message types it takes; ``CREATES`` those that create it.
     """
 
     KEY: ClassVar[str]
     TYPES: ClassVar[frozenset[str]]
-    CREATE: ClassVar[str]
+    CREATES: ClassVar[frozenset[str]]
     DIRECTION: ClassVar[str]  # which inbox its messages come by (wire.decode's direction)
     UNKNOWN: ClassVar[str]  # the error code for a message to one that does not exist
     version: int

@@ -33,7 +33,7 @@ from .engine import (
     to_bytes,
 )
 from .entity import SEEN_IDS, Flush, RecentIds, timer_change  # noqa: F401  (SEEN_IDS: re-exported)
-from .results import result_send
+from .results import account_of, ledger_send, message_id, result_send
 from .table_output import TableOutput, error_for
 from .tournament_table import TournamentSeats
 from .wire import WireError, message
@@ -87,7 +87,7 @@ class Table(TournamentSeats, TableOutput):
     """One table (an :class:`~dudo.entity.Entity` of the worker's partitions)."""
 
     KEY: ClassVar[str] = "table"
-    CREATE: ClassVar[str] = "create"
+    CREATES: ClassVar[frozenset[str]] = frozenset({"create"})
     DIRECTION: ClassVar[str] = "in"
     UNKNOWN: ClassVar[str] = wire.UNKNOWN_TABLE
     TYPES: ClassVar[frozenset[str]] = frozenset(
@@ -577,8 +577,20 @@ class Table(TournamentSeats, TableOutput):
         return ranking
 
     def _result_sends(self) -> list[tuple[str, bytes]]:
+        """The finished game's places for the ratings and, with a stake, its chips."""
         ranking, self._results = self._results, None
-        return result_send("table", self.id, ranking) if ranking else []
+        if ranking is None:
+            return []
+        sends = result_send("table", self.id, ranking)
+        chips = self.game.chips() if self.game is not None else None
+        if chips:
+            moves = [
+                [account_of(seat.player or "", seat.bot), chips[i]]
+                for i, seat in enumerate(self.seats)
+                if seat.player is not None
+            ]
+            sends += ledger_send(message_id("ls", self.id), moves)
+        return sends
 
     # -- what the partition loop asks of every entity --------------------------------
 

@@ -565,6 +565,25 @@ MESSAGES: dict[str, Message] = {
                 ),
             },
         ),
+        Message(
+            "ledger",
+            "ratings",
+            "Chips moving between accounts (double entry: the amounts add up to 0): a "
+            "buy-in into a tournament's pool, its return, the payouts, a table's stake. "
+            "Accounts: a player id, `pool:<tournament>`, `house` (every bot). Written "
+            "with the commit that moves them; a repeat (same id) changes nothing.",
+            {
+                "id": Field("string", pattern=MESSAGE_ID_RE, doc="unique per movement"),
+                "ratings": Field("string", enum=("ratings",), doc="the ratings entity"),
+                "transfers": Field(
+                    "array",
+                    minimum=2,
+                    maximum=100_000,
+                    items=Field("array", minimum=2, maximum=2),
+                    doc="[account, chips] pairs; chips are whole and add up to 0",
+                ),
+            },
+        ),
     ]
 }
 

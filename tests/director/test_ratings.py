@@ -6,10 +6,12 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
+
 from dudo import keys, wire
 from dudo.director.ratings import Ratings
 from dudo.director.tournament import Context, Tournament
-from dudo.results import result_send
+from dudo.results import ledger_send, result_send
 
 from .test_tournament import create, send
 
@@ -68,7 +70,43 @@ def test_results_leave_bots_out_and_need_two_people() -> None:
         if player != "p1":
             t._eliminate(player)
     t._maybe_finish()
-    sends = [data for stream, data in t.flush().sends if stream == keys.RATINGS.inbox(0)]
-    [data] = sends
-    ranking = wire.decode(data, direction="ratings")["ranking"]
-    assert ranking == [["p1", "P1"], ["p2", "P2"]]
+    sent = [
+        wire.decode(data, direction="ratings")
+        for stream, data in t.flush().sends
+        if stream == keys.RATINGS.inbox(0)
+    ]
+    [result] = [m for m in sent if m["type"] == "result"]
+    assert result["ranking"] == [["p1", "P1"], ["p2", "P2"]]
+    # And the pool is paid out by double entry: the winner and the house share it.
+    [payout] = [m for m in sent if m["type"] == "ledger"]
+    assert sum(c for _, c in payout["transfers"]) == 0
+    assert ["pool:cup", -t.config["buy_in"] * 6] in payout["transfers"]
+
+
+def ledger(ledger_id: str, *moves: tuple[str, int]) -> dict:
+    body = wire.message(
+        "ledger", id=ledger_id, ratings="ratings", transfers=[list(m) for m in moves]
+    )
+    wire.validate(body)
+    return body
+
+
+def test_chips_move_by_double_entry_once_each() -> None:
+    keeper = Ratings.create(ledger("lb:c:1", ("ana", -10), ("pool:c", 10)), 0)
+    keeper.handle(ledger("lb:c:2", ("bea", -10), ("pool:c", 10)), 0, random.Random())
+    keeper.handle(ledger("lb:c:2", ("bea", -10), ("pool:c", 10)), 0, random.Random())  # again
+    keeper.handle(ledger("lp:c:9", ("pool:c", -20), ("ana", 20)), 0, random.Random())
+    assert keeper.accounts == {"ana": 10, "bea": -10, "pool:c": 0}
+    assert sum(keeper.accounts.values()) == 0
+    again = Ratings.from_bytes(keeper.to_bytes())
+    assert again.accounts == keeper.accounts
+    with pytest.raises(ValueError):  # not double entry: our bug, never applied
+        keeper.handle(ledger("lx:1", ("ana", 5), ("bea", -4)), 0, random.Random())
+
+
+def test_ledger_sends_add_up_and_skip_nothing_moving() -> None:
+    assert ledger_send("l:1", [["a", 0], ["b", 0]]) == []
+    [(_, data)] = ledger_send("l:2", [["a", -3], ["house", 1], ["house", 2]])
+    assert wire.decode(data, direction="ratings")["transfers"] == [["a", -3], ["house", 3]]
+    with pytest.raises(ValueError):
+        ledger_send("l:3", [["a", -3], ["b", 2]])

@@ -85,10 +85,14 @@ def test_the_start_sends_one_create_per_table_to_the_tables_inbox() -> None:
     assert t.status == REGISTERING
     t.handle(wire.message("begin", id="b", tournament="cup", gateway="gw", player="h"), 0, RNG)
     flush = t.flush()
-    creates = [wire.unpack(data) for _, data in flush.sends]
+    to_tables = [(stream, data) for stream, data in flush.sends if stream != keys.RATINGS.inbox(0)]
+    creates = [wire.unpack(data) for _, data in to_tables]
     assert [c["type"] for c in creates] == ["create"] * 3  # 9 players (8 bots) at 4 seats
     assert sorted(len(c["tournament"]["players"]) for c in creates) == [3, 3, 3]
-    for (stream, _), c in zip(flush.sends, creates, strict=True):
+    # The bots' buy-ins go from the house into the pool (the person's went at registering).
+    [bots_in] = [wire.unpack(d) for s, d in flush.sends if s == keys.RATINGS.inbox(0)]
+    assert bots_in["transfers"] == [["house", -56], ["pool:cup", 56]]
+    for (stream, _), c in zip(to_tables, creates, strict=True):
         assert stream == keys.inbox(keys.partition_of(c["table"], 16))
         assert c["tournament"]["director"] == keys.partition_of("cup", 4)
         wire.validate(c)

@@ -89,4 +89,8 @@ def test_create_register_begin_and_follow_the_standings_to_the_end(
     by_name = {row["name"]: row for row in board}
     assert by_name[places[0]["name"]]["mu"] > by_name[places[3]["name"]]["mu"]
     assert all(row["games"] == 1 for row in board)
+    # Chips by double entry through the ratings keeper: won minus the buy-in of 5.
+    assert {row["name"]: row["chips"] for row in board} == {
+        p["name"]: p["chips"] - 5 for p in places
+    }
     assert call(base, "GET", "/api/leaderboard?limit=0")[0] == 400

@@ -12,7 +12,8 @@ import pytest
 from dudo import keys, wire
 from dudo.bench.tournament import create_bot_tournament, players_at_two_tables
 from dudo.director.prizes import split_pool
-from dudo.director.run import director
+from dudo.director.ratings import Ratings
+from dudo.director.run import director, ratings_keeper
 from dudo.director.tournament import OVER, Tournament
 from dudo.table import Table
 from dudo.worker import WorkerSettings
@@ -33,15 +34,27 @@ def load(client: Any, tid: str) -> Tournament:
     return Tournament.from_bytes(client.hget(keys.tournament_of(tid, D), "s"))
 
 
-def run_tournament(client: Any, tid: str, players: int, fmt: str, seats: int) -> Tournament:
+def run_tournament(
+    client: Any,
+    tid: str,
+    players: int,
+    fmt: str,
+    seats: int,
+    people: tuple[str, ...] = (),
+    start_dice: int = 2,
+) -> Tournament:
     worker = make_worker(client, seed=11)
     # No pacing: this test alternates the two loops in one thread.
     loop = director(WorkerSettings(partitions=D, worker_id="d1", seed=5), P, client, pace_ms=0)
     loop.setup()
     loop.heartbeat()
+    keeper = ratings_keeper(WorkerSettings(worker_id="k1"), client)
+    keeper.setup()
+    keeper.heartbeat()
     create_bot_tournament(
-        client, players, seats, fmt, "lizumo", 2, tournament=tid, director_partitions=D
-    )
+        client, players, seats, fmt, "lizumo", start_dice, tournament=tid,
+        director_partitions=D, people=people, turn_seconds=1 if people else 0,
+    )  # fmt: skip
     deadline = time.monotonic() + 120
     cycles = 0
     while True:
@@ -49,17 +62,23 @@ def run_tournament(client: Any, tid: str, players: int, fmt: str, seats: int) ->
         loop.run_once()
         worker.run_once()
         worker.fire_timers()
+        keeper.run_once()
         cycles += 1
         if cycles % 5 == 0:
             assert players_at_two_tables(client) == 0
         state = load(client, tid)
         if state.status == OVER:
             break
-    # Let the final table close.
+    # Let the final table close, and the last chips reach the ledger.
     for _ in range(5):
         loop.run_once()
         worker.run_once()
+        keeper.run_once()
     return state
+
+
+def ledger(client: Any) -> dict[str, int]:
+    return Ratings.from_bytes(client.hget(keys.RATINGS.record(0, keys.RATINGS_ID), "s")).accounts
 
 
 @pytest.mark.parametrize(("fmt", "players", "seats"), [("elimination", 23, 4), ("heats", 19, 5)])
@@ -80,3 +99,18 @@ def test_a_whole_tournament_places_everyone_once_and_conserves_chips(
     # Every table closed once its players were gone.
     tables = [Table.from_bytes(client.hget(k, "s")) for k in client.scan_iter("dudo:{p*}:t:*")]
     assert tables and all(t.status == "over" for t in tables)
+
+
+def test_chips_move_by_double_entry_for_people_bots_and_the_pool(client: Any) -> None:
+    """Two people among bots (their turn clocks play for them): across the whole system
+    every account adds up to 0, the pool ends empty, each person has what they won
+    minus what they paid, the house (every bot) the rest."""
+    state = run_tournament(client, "cup", 6, "elimination", 3, ("ana", "bea"), start_dice=1)
+    accounts = ledger(client)
+    assert sum(accounts.values()) == 0 and accounts.get("pool:cup", 0) == 0
+    for e in state.entrants.values():
+        if e.bot is None:
+            assert accounts.get(e.player, 0) == e.won - e.paid
+    bots = sum(e.won - e.paid for e in state.entrants.values() if e.bot is not None)
+    assert accounts.get("house", 0) == bots
+    assert {"ana", "bea"} <= set(accounts)

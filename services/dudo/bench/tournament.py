@@ -149,11 +149,19 @@ def create_bot_tournament(
     *,
     tournament: str = TOURNAMENT,
     director_partitions: int = DIRECTOR_PARTITIONS,
+    people: tuple[str, ...] = (),
+    turn_seconds: int = 0,
 ) -> None:
-    """Create and begin a tournament of ``players`` bots the tables play themselves."""
-    rules: dict[str, Any] = {"preset": preset}
+    """Create and begin a tournament of ``players`` bots the tables play themselves
+    (after ``people``, registered first: nobody acts for them, the turn clock does)."""
+    rules: dict[str, Any] = {"preset": preset, "turn_seconds": turn_seconds}
     if start_dice is not None:
         rules["start_dice"] = start_dice
+    registrations = [
+        wire.message("register", id=f"r-{person}", tournament=tournament, gateway="bench",
+                     player=person, name=person, bot=None)
+        for person in people
+    ]  # fmt: skip
     inbox = keys.TOURNAMENTS.inbox(keys.partition_of(tournament, director_partitions))
     for body in (
         wire.message(
@@ -174,6 +182,7 @@ def create_bot_tournament(
             payouts=[50, 30, 20],
             bots="normal",
         ),
+        *registrations,
         wire.message("begin", id="b", tournament=tournament, gateway="bench", player="bench"),
     ):
         wire.validate(body)

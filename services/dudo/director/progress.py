@@ -14,7 +14,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from .. import keys
-from ..results import result_send
+from ..results import HOUSE, account_of, pool_of, result_send
 from ..wire import message
 from .balance import Balancer, Decisions, first_seating, imbalance
 from .prizes import split_pool
@@ -52,6 +52,7 @@ class Progress:
         def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None: ...
         def _entrant_message(self, entrant: Entrant) -> dict[str, Any]: ...
         def _send_to_table(self, table: str, body: dict[str, Any]) -> None: ...
+        def _ledger(self, kind: str, transfers: list[list[Any]]) -> None: ...
 
     # -- the start ----------------------------------------------------------------------
 
@@ -83,12 +84,13 @@ class Progress:
         seats, n = self.config["seats"], len(self.entrants)
         wanted = max(2, self.config["start_players"] or 0, -(-n // seats) * seats)
         wanted = min(wanted, self.config["max_players"])
+        buy_in = self.config["buy_in"]
         for i in range(n, wanted):
             player = f"bot-{self.id}-{i}"
-            self.entrants[player] = Entrant(
-                player, f"Bot {i + 1}", None, level, paid=self.config["buy_in"]
-            )
-            self.pool += self.config["buy_in"]
+            self.entrants[player] = Entrant(player, f"Bot {i + 1}", None, level, paid=buy_in)
+            self.pool += buy_in
+        bots = buy_in * max(0, wanted - n)
+        self._ledger("lf", [[HOUSE, -bots], [pool_of(self.id), bots]])
 
     def _new_tables(self, players: list[str], advance: int | None) -> list[tuple[str, list[str]]]:
         """Create tables for ``players`` (as few as they need, sizes within one)."""
@@ -247,15 +249,18 @@ class Progress:
             if winner.table is not None:  # let the final table close
                 self._close_table(winner.table)
         by_place = sorted(self.entrants.values(), key=lambda e: e.place or 0)
+        paid_out: list[list[Any]] = [[pool_of(self.id), -self.pool]]
         for entrant, amount in zip(
             by_place,
             split_pool(self.pool, self.config["payouts"], max(1, len(by_place))),
             strict=False,
         ):
             entrant.won = amount
+            paid_out.append([account_of(entrant.player, entrant.bot), amount])
         self.pool = 0
         self.status = OVER
         self._changed()
+        self._ledger("lp", paid_out)
         people = [[e.player, e.name] for e in by_place if e.bot is None]
         self._sends.extend(result_send("tournament", self.id, people))
 

@@ -29,7 +29,7 @@ from openskill.models import PlackettLuce, ThurstoneMostellerPart
 from .. import keys, wire
 from ..entity import Flush
 
-FORMAT = 1
+FORMAT = 2  # 2: chip accounts
 FULL_MODEL_MAX = 64
 RESULTS_REMEMBERED = 10_000  # result ids kept to refuse repeats
 _FULL = PlackettLuce()
@@ -51,14 +51,15 @@ class Rated:
 @dataclass
 class Ratings:
     KEY: ClassVar[str] = "ratings"
-    CREATE: ClassVar[str] = "result"  # the first result makes the entity
+    CREATES: ClassVar[frozenset[str]] = frozenset({"result", "ledger"})  # the first makes it
     DIRECTION: ClassVar[str] = "ratings"
     UNKNOWN: ClassVar[str] = wire.BAD_MESSAGE
-    TYPES: ClassVar[frozenset[str]] = frozenset({"result"})
+    TYPES: ClassVar[frozenset[str]] = frozenset({"result", "ledger"})
 
     id: str = keys.RATINGS_ID
     version: int = 0
     players: dict[str, Rated] = field(default_factory=dict)
+    accounts: dict[str, int] = field(default_factory=dict)  # chips (dudo.results)
     applied: deque[str] = field(default_factory=lambda: deque(maxlen=RESULTS_REMEMBERED))
     limits: Any = field(default=None, compare=False, repr=False)
     timer_member: str | None = None
@@ -75,15 +76,17 @@ class Ratings:
 
     def to_bytes(self) -> bytes:
         rows = [[p, r.name, r.mu, r.sigma, r.games] for p, r in self.players.items()]
-        return wire.encode([FORMAT, self.version, rows, list(self.applied)])
+        accounts = [[a, chips] for a, chips in self.accounts.items()]
+        return wire.encode([FORMAT, self.version, rows, list(self.applied), accounts])
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Ratings:
         raw = wire.unpack(data)
         if not isinstance(raw, list) or raw[0] != FORMAT:
             raise ValueError("unknown ratings record format")
-        _, version, rows, applied = raw
+        _, version, rows, applied, accounts = raw
         ratings = cls(version=version)
+        ratings.accounts = {a: chips for a, chips in accounts}
         ratings.players = {p: Rated(name, mu, sigma, games) for p, name, mu, sigma, games in rows}
         ratings.applied.extend(applied)
         ratings._applied_set = set(ratings.applied)
@@ -97,9 +100,24 @@ class Ratings:
             self._applied_set.discard(self.applied[0])
         self.applied.append(result_id)
         self._applied_set.add(result_id)
-        self.apply(msg["ranking"])
+        if msg["type"] == "ledger":
+            self.move(msg["transfers"])
+        else:
+            self.apply(msg["ranking"])
         self.version += 1
         self._changed = True
+
+    def move(self, transfers: list[list[Any]]) -> None:
+        """Apply chips moving between accounts; they must add up to 0 (double entry), so
+        the sum of every account stays 0. Anything else is our bug: it raises, and the
+        entry goes to the dead letters unapplied."""
+        moves = [(str(a), c) for a, c in transfers]
+        if any(not isinstance(c, int) or isinstance(c, bool) for _, c in moves):
+            raise ValueError(f"chips are whole numbers: {transfers!r}")
+        if sum(c for _, c in moves) != 0:
+            raise ValueError(f"a ledger entry must add up to 0: {transfers!r}")
+        for account, chips in moves:
+            self.accounts[account] = self.accounts.get(account, 0) + chips
 
     def apply(self, ranking: list[list[Any]]) -> None:
         """Rate one finished game or tournament: players from first to last place."""
@@ -135,6 +153,7 @@ class Ratings:
                 "mu": round(r.mu, 3),
                 "sigma": round(r.sigma, 3),
                 "games": r.games,
+                "chips": self.accounts.get(player, 0),
             }
             for i, (player, r) in enumerate(best)
         ]

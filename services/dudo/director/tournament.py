@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from .. import keys, wire
 from ..engine import Rules, RulesConfigError, rules_dict
 from ..entity import Flush, RecentIds, timer_change
+from ..results import account_of, ledger_send, message_id, pool_of
 from ..wire import WireError, message
 from .balance import Balancer, TableCount
 from .prizes import PayoutError, check_payouts
@@ -52,7 +53,7 @@ class Tournament(Progress):
     """One tournament's whole state (plain data, stored as one record)."""
 
     KEY: ClassVar[str] = "tournament"
-    CREATE: ClassVar[str] = "tournament_create"
+    CREATES: ClassVar[frozenset[str]] = frozenset({"tournament_create"})
     DIRECTION: ClassVar[str] = "director"
     UNKNOWN: ClassVar[str] = wire.UNKNOWN_TOURNAMENT
     TYPES: ClassVar[frozenset[str]] = frozenset(
@@ -285,7 +286,11 @@ class Tournament(Progress):
                 player, msg["name"], msg["gateway"], msg.get("bot"), paid=buy_in
             )
             self.pool += buy_in
-        self._changed(msg)
+            self._changed(msg)
+            account = account_of(player, msg.get("bot"))
+            self._ledger("lb", [[account, -buy_in], [pool_of(self.id), buy_in]])
+        else:
+            self._changed(msg)
         self._ack(msg, on=True)
         wanted = self.config["start_players"]
         if wanted is not None and len(self.entrants) >= wanted:
@@ -298,6 +303,12 @@ class Tournament(Progress):
         if entrant is not None:
             self.pool -= entrant.paid  # the buy-in goes back
         self._changed(msg)
+        if entrant is not None:
+            back = [
+                [pool_of(self.id), -entrant.paid],
+                [account_of(entrant.player, entrant.bot), entrant.paid],
+            ]
+            self._ledger("lu", back)
         self._ack(msg, on=False)
 
     def _ack(self, msg: dict[str, Any], *, on: bool) -> None:
@@ -338,6 +349,11 @@ class Tournament(Progress):
             self._direct.append((gateway, self._standings_message()))
 
     # -- output -------------------------------------------------------------------------
+
+    def _ledger(self, kind: str, transfers: list[list[Any]]) -> None:
+        """Chips moving for this tournament, to the ratings keeper's ledger (dudo.results),
+        numbered by the tournament's version: each change moves chips at most once."""
+        self._sends.extend(ledger_send(message_id(kind, self.id, self.version), transfers))
 
     def _entrant_message(self, entrant: Entrant) -> dict[str, Any]:
         return {

@@ -170,7 +170,7 @@ class Processing:
             try:
                 rng = self._rng(tid, table.version if table else 0)
                 if table is None:
-                    if msg["type"] == entity.CREATE:
+                    if msg["type"] in entity.CREATES:
                         table = part.tables[tid] = entity.create(msg, now, self.limits, rng)
                         part.stored[tid] = 0
                         self.log.info(f"{entity.KEY}_created", **_where(part, msg, entity.KEY))
