@@ -293,3 +293,30 @@ def test_an_arrival_never_takes_the_seat_of_a_player_out_in_that_same_round() ->
     cup.play_round()  # the next round's end: e takes the seat of the first one out
     assert "e" in cup.players() and gone not in cup.players()
     assert ("gw-" + gone, "detached") in [(g, m["type"]) for g, m in cup.out]
+
+
+def test_a_staked_game_moves_its_chips_by_double_entry() -> None:
+    """Seed 003: the winner takes the pot. The chips go to the ledger with the result."""
+    from .test_table import Run
+
+    run = Run(rules={"preset": "cacho", "start_dice": 1, "stake": 25}, seats=3)
+    for i in range(3):
+        run.send("join", player=f"p{i}", name=f"P{i}")
+    sends = []
+    while run.table.status != DONE:
+        game = run.table.game
+        assert game is not None and game.turn is not None
+        legal = game.legal(game.turn)
+        if legal["dudo"]:
+            action: dict[str, Any] = {"type": "dudo"}
+        else:
+            face = next(f for f, q in enumerate(legal["bid"], 1) if q is not None)
+            action = {"type": "bid", "quantity": legal["bid"][face - 1], "face": face}
+        run.send("act", player=f"p{game.turn}", seat=game.turn, action=action)
+        sends.extend(run.last.sends)
+    [ledger] = [
+        m for m in (wire.decode(d, direction="ratings") for _, d in sends) if m["type"] == "ledger"
+    ]
+    winner = run.table.seats[run.table.game.winner].player  # type: ignore[union-attr]
+    moves = dict(ledger["transfers"])
+    assert moves == {p: (50 if p == winner else -25) for p in ("p0", "p1", "p2")}
