@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from . import keys, wire
-from .bots.policies import HOUSE_POLICY, LEVELS
 from .engine import (
     OVER,
     RuleError,
@@ -26,15 +25,15 @@ from .engine import (
     State,
     action_from_dict,
     from_bytes,
-    new_game,
     rules_from_tuple,
     rules_tuple,
-    seat_view,
     to_bytes,
 )
 from .entity import SEEN_IDS, Flush, RecentIds, timer_change  # noqa: F401  (SEEN_IDS: re-exported)
 from .results import account_of, ledger_send, message_id, result_send
+from .table_clocks import TableClocks
 from .table_output import TableOutput, error_for
+from .table_seating import Seat, TableSeating
 from .tournament_table import TournamentSeats
 from .wire import WireError, message
 
@@ -62,28 +61,8 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-@dataclass(slots=True)
-class Seat:
-    """Who holds a seat, and where its views go."""
-
-    player: str | None = None
-    name: str | None = None
-    gateway: str | None = None
-    bot: str | None = None
-    away: bool = False
-
-    @property
-    def taken(self) -> bool:
-        return self.player is not None
-
-    def public(self) -> dict[str, Any] | None:
-        if self.player is None:
-            return None
-        return {"name": self.name, "bot": self.bot, "away": self.away}
-
-
 @dataclass
-class Table(TournamentSeats, TableOutput):
+class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
     """One table (an :class:`~dudo.entity.Entity` of the worker's partitions)."""
 
     KEY: ClassVar[str] = "table"
@@ -304,108 +283,8 @@ class Table(TournamentSeats, TableOutput):
             )
         )
 
-    def _seat_of(self, player: str) -> int | None:
-        for i, seat in enumerate(self.seats):
-            if seat.player == player:
-                return i
-        return None
-
-    def _held(self, msg: dict[str, Any], *, attached: bool = True) -> Seat:
-        """The seat the message names, if its player holds it (and sent it through its gateway)."""
-        index = msg["seat"]
-        if index >= len(self.seats) or self.seats[index].player != msg["player"]:
-            raise WireError(wire.NOT_SEATED, f"{msg['player']} does not hold seat {index}")
-        seat = self.seats[index]
-        if attached and seat.gateway != msg["gateway"]:
-            raise WireError(wire.NOT_ATTACHED, f"seat {index} is attached to another gateway")
-        return seat
-
     def _on_create(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         raise WireError(wire.TABLE_EXISTS, f"table {self.id} already exists")
-
-    def _on_join(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        player, gateway = msg["player"], msg["gateway"]
-        index = self._seat_of(player)
-        if index is not None:  # coming back: same seat, now through this gateway
-            seat = self.seats[index]
-            was_away = seat.away
-            self._reattach(index, gateway)
-            seat.away = False
-            self._changed(msg, visible=was_away)
-            self._direct.append(
-                (gateway, message("joined", table=self.id, seat=index, player=player, id=msg["id"]))
-            )
-            self._requests.append((gateway, index))
-            return
-        if self.status != OPEN:
-            raise WireError(wire.GAME_STARTED, "the game has started; seats are closed")
-        index = self._free_seat(msg.get("seat"), msg.get("bot"))
-        self.seats[index] = Seat(player, msg["name"], gateway, msg.get("bot"), False)
-        if self.host is None:
-            self.host = player
-        self._changed(msg)
-        self._lobby = True
-        self._direct.append(
-            (gateway, message("joined", table=self.id, seat=index, player=player, id=msg["id"]))
-        )
-        if all(seat.taken for seat in self.seats):
-            self._start(now, rng)
-
-    def _reattach(self, index: int, gateway: str) -> None:
-        """Deliver seat ``index``'s views to ``gateway`` from now on; the gateway that had
-        it is told, so that its connections of that player stop getting this table."""
-        seat = self.seats[index]
-        if seat.gateway is not None and seat.gateway != gateway:
-            self._direct.append(
-                (
-                    seat.gateway,
-                    message("detached", table=self.id, seat=index, player=seat.player),
-                )
-            )
-        seat.gateway = gateway
-
-    def _free_seat(self, wanted: int | None, bot: str | None) -> int:
-        def allowed(i: int) -> bool:
-            return bot is not None or self.plan[i]["kind"] == "open"
-
-        if wanted is not None:
-            if wanted >= len(self.seats):
-                raise WireError(wire.SEAT_TAKEN, f"there is no seat {wanted}")
-            if self.seats[wanted].taken or not allowed(wanted):
-                raise WireError(wire.SEAT_TAKEN, f"seat {wanted} is not free for you")
-            return wanted
-        order = range(len(self.seats))
-        if bot is not None:  # bots take the seats set aside for bots first
-            order = sorted(order, key=lambda i: self.plan[i]["kind"] != "bot")
-        for i in order:
-            if not self.seats[i].taken and allowed(i):
-                return i
-        raise WireError(wire.TABLE_FULL, "no free seat")
-
-    def _on_leave(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        seat = self._held(msg)
-        index = msg["seat"]
-        if self.status == OPEN:
-            self.seats[index] = Seat()
-            if self.host == msg["player"]:
-                self.host = next((s.player for s in self.seats if s.taken), None)
-            self._lobby = True
-        elif self.status == PLAYING:
-            seat.away = True
-            self._rearm(now, reset=False)
-        self._changed(msg)
-        self._direct.append(
-            (
-                msg["gateway"],
-                message("left", table=self.id, seat=index, player=msg["player"], id=msg["id"]),
-            )
-        )
-
-    def _on_attach(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        self._held(msg, attached=False)
-        self._reattach(msg["seat"], msg["gateway"])
-        self._changed(msg, visible=False)
-        self._requests.append((msg["gateway"], msg["seat"]))
 
     def _on_act(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         if self.status == OPEN:
@@ -434,88 +313,6 @@ class Table(TournamentSeats, TableOutput):
             self.watchers.remove(gateway)
         self._changed(msg, visible=False)
 
-    def _on_start(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        if msg["player"] != self.host:
-            raise WireError(wire.NOT_HOST, "only the host may start the table")
-        if self.status != OPEN:
-            raise WireError(wire.GAME_STARTED, "the game has already started")
-        taken = [i for i, s in enumerate(self.seats) if s.taken]
-        if self.rules.bots_fill and len(taken) < len(self.seats):
-            # Bots fill the empty seats (seed 003, Cacho): they become bot seats, the
-            # bot service takes them, and the game starts when the table is full.
-            for i, seat in enumerate(self.seats):
-                if not seat.taken:
-                    self.plan[i] = {"kind": "bot", "level": "normal"}
-            self._changed(msg)
-            self._lobby = True
-            return
-        if len(taken) < self.rules.min_players:
-            raise WireError(
-                wire.TOO_FEW_PLAYERS, f"{len(taken)} seated, {self.rules.min_players} needed"
-            )
-        # Open seats are dropped; players keep their order and learn their new seat.
-        self.seats = [self.seats[i] for i in taken]
-        self.plan = [self.plan[i] for i in taken]
-        for new, old in enumerate(taken):
-            seat = self.seats[new]
-            if new != old and seat.gateway is not None:
-                self._direct.append(
-                    (
-                        seat.gateway,
-                        message(
-                            "joined", table=self.id, seat=new, player=seat.player, id=msg["id"]
-                        ),
-                    )
-                )
-        self._changed(msg)
-        self._start(now, rng)
-
-    def _start(self, now: int, rng: random.Random) -> None:
-        n = len(self.seats)
-        self.game = new_game(self.rules, n, rng.randbytes(32), opener=rng.randrange(n))
-        self.status = PLAYING
-        self._lobby = True
-        self._events.append(
-            {"type": "game_start", "opener": self.game.opener, "commitment": self.game.commitment}
-        )
-        self._rearm(now)
-
-    def _timeout(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        """The table's timer fired, and nothing happened since it was set: a turn clock
-        ran out or a bot seat stayed silent (the house bot plays the seat in turn), or
-        the table outlived its limit (an open table closes, an idle game is abandoned)."""
-        game = self.game
-        if msg["version"] != self.version or self.status == DONE:
-            return  # the table moved on since the timer was set
-        if self.status == OPEN:
-            self._close(now, "expired")
-            return
-        assert game is not None
-        if self.tournament is not None and game.phase == OVER:
-            self._carry_out([], now, round_end=False)  # arrivals that waited a step
-            return
-        seat = game.turn
-        assert seat is not None
-        if self.deadline is None and self.seats[seat].bot is None:
-            self._close(now, "abandoned")
-            return
-        view = {"seat": seat, "game": seat_view(game, seat)}
-        level = self.seats[seat].bot
-        policy = LEVELS[level] if self.tournament is not None and level in LEVELS else HOUSE_POLICY
-        action = action_from_dict(policy(view, rng))
-        events = game.apply(seat, action)
-        self._events.append({"type": "house_bot", "seat": seat})
-        self._after_game_change(events, msg, now)
-
-    def _close(self, now: int, why: str) -> None:
-        """End a table that will not be played: it leaves the lobby, its record expires."""
-        self.status = DONE
-        self.deadline = None
-        self._lobby = True
-        self._events.append({"type": why})
-        self._changed()
-        self._rearm(now)
-
     def _after_game_change(
         self, events: list[dict[str, Any]], msg: dict[str, Any], now: int
     ) -> None:
@@ -530,41 +327,6 @@ class Table(TournamentSeats, TableOutput):
                 self._results = self._ranking()
             self._changed(msg)
         self._rearm(now)
-
-    def _rearm(self, now: int, *, reset: bool = True) -> None:
-        """Set the clocks after a change. The seat in turn gets turn_seconds (the
-        public ``deadline``); an away seat's turn is played by the house bot at once.
-        The timer (``wake``) fires at the deadline, or, without one, when a bot seat
-        in turn has been silent for ``bot_grace_ms`` (its bot service may be dead),
-        or when an open table or an idle game has outlived its limit."""
-        game, limits = self.game, self.limits
-        if self.status == OPEN:
-            self.deadline, self.wake = None, now + limits.open_ttl_ms
-            return
-        if self.status != PLAYING or game is None or game.turn is None:
-            self.deadline = self.wake = None
-            return
-        seat = self.seats[game.turn]
-        if seat.away:
-            self.deadline = now
-        elif reset:
-            seconds = self.rules.turn_seconds
-            self.deadline = now + seconds * 1000 if seconds else None
-        if self.deadline is not None:
-            self.wake = self.deadline
-        elif self._house_played(seat):
-            # A tournament's bot with no bot service behind it is played by the table:
-            # at once at a table of such bots (a timeout entry sent to its own inbox with
-            # the commit, no timer), after a pause where people watch.
-            people = any(s.player and not self._house_played(s) for s in self.seats)
-            if people:
-                self.wake = now + limits.house_think_ms
-            else:
-                self.wake, self._play_now = None, True
-        elif seat.bot is not None:
-            self.wake = now + limits.bot_grace_ms
-        else:
-            self.wake = now + limits.idle_ttl_ms
 
     def _ranking(self) -> list[list[str]]:
         """The people of a finished game, first to last (bots are not rated)."""

@@ -1,0 +1,117 @@
+"""A table's clocks: the turn clock, a silent bot seat, an open or idle table's life.
+
+A mixin of :class:`~dudo.table.Table` (the fields it uses are declared there).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+from . import wire
+from .bots.policies import HOUSE_POLICY, LEVELS
+from .engine import OVER, action_from_dict, seat_view
+
+if TYPE_CHECKING:
+    from .engine import Rules, State
+    from .table import Limits, Seat
+
+OPEN, PLAYING, DONE = wire.TABLE_STATUSES
+
+
+class TableClocks:
+    """When the table wakes up by itself, and what it does then."""
+
+    id: str
+    version: int
+    rules: Rules
+    seats: list[Seat]
+    status: str
+    game: State | None
+    deadline: int | None
+    wake: int | None
+    tournament: str | None
+    limits: Limits
+    _events: list[dict[str, Any]]
+    _lobby: bool
+    _play_now: bool
+
+    if TYPE_CHECKING:
+
+        def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None: ...
+        def _after_game_change(
+            self, events: list[dict[str, Any]], msg: dict[str, Any], now: int
+        ) -> None: ...
+        def _carry_out(self, out: list[str], now: int, *, round_end: bool) -> None: ...
+        def _house_played(self, seat: Seat) -> bool: ...
+
+    def _timeout(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """The table's timer fired, and nothing happened since it was set: a turn clock
+        ran out or a bot seat stayed silent (the house bot plays the seat in turn), or
+        the table outlived its limit (an open table closes, an idle game is abandoned)."""
+        game = self.game
+        if msg["version"] != self.version or self.status == DONE:
+            return  # the table moved on since the timer was set
+        if self.status == OPEN:
+            self._close(now, "expired")
+            return
+        assert game is not None
+        if self.tournament is not None and game.phase == OVER:
+            self._carry_out([], now, round_end=False)  # arrivals that waited a step
+            return
+        seat = game.turn
+        assert seat is not None
+        if self.deadline is None and self.seats[seat].bot is None:
+            self._close(now, "abandoned")
+            return
+        view = {"seat": seat, "game": seat_view(game, seat)}
+        level = self.seats[seat].bot
+        policy = LEVELS[level] if self.tournament is not None and level in LEVELS else HOUSE_POLICY
+        action = action_from_dict(policy(view, rng))
+        events = game.apply(seat, action)
+        self._events.append({"type": "house_bot", "seat": seat})
+        self._after_game_change(events, msg, now)
+
+    def _close(self, now: int, why: str) -> None:
+        """End a table that will not be played: it leaves the lobby, its record expires."""
+        self.status = DONE
+        self.deadline = None
+        self._lobby = True
+        self._events.append({"type": why})
+        self._changed()
+        self._rearm(now)
+
+    def _rearm(self, now: int, *, reset: bool = True) -> None:
+        """Set the clocks after a change. The seat in turn gets turn_seconds (the
+        public ``deadline``); an away seat's turn is played by the house bot at once.
+        The timer (``wake``) fires at the deadline, or, without one, when a bot seat
+        in turn has been silent for ``bot_grace_ms`` (its bot service may be dead),
+        or when an open table or an idle game has outlived its limit."""
+        game, limits = self.game, self.limits
+        if self.status == OPEN:
+            self.deadline, self.wake = None, now + limits.open_ttl_ms
+            return
+        if self.status != PLAYING or game is None or game.turn is None:
+            self.deadline = self.wake = None
+            return
+        seat = self.seats[game.turn]
+        if seat.away:
+            self.deadline = now
+        elif reset:
+            seconds = self.rules.turn_seconds
+            self.deadline = now + seconds * 1000 if seconds else None
+        if self.deadline is not None:
+            self.wake = self.deadline
+        elif self._house_played(seat):
+            # A tournament's bot with no bot service behind it is played by the table:
+            # at once at a table of such bots (a timeout entry sent to its own inbox with
+            # the commit, no timer), after a pause where people watch.
+            people = any(s.player and not self._house_played(s) for s in self.seats)
+            if people:
+                self.wake = now + limits.house_think_ms
+            else:
+                self.wake, self._play_now = None, True
+        elif seat.bot is not None:
+            self.wake = now + limits.bot_grace_ms
+        else:
+            self.wake = now + limits.idle_ttl_ms

@@ -1,0 +1,208 @@
+"""Who sits where at a table: joining, leaving, attaching to a gateway, the start.
+
+A mixin of :class:`~dudo.table.Table` (the fields it uses are declared there).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from . import wire
+from .engine import new_game
+from .wire import WireError, message
+
+if TYPE_CHECKING:
+    from .engine import Rules, State
+    from .entity import RecentIds
+
+OPEN, PLAYING, DONE = wire.TABLE_STATUSES
+
+
+@dataclass(slots=True)
+class Seat:
+    """Who holds a seat, and where its views go."""
+
+    player: str | None = None
+    name: str | None = None
+    gateway: str | None = None
+    bot: str | None = None
+    away: bool = False
+
+    @property
+    def taken(self) -> bool:
+        return self.player is not None
+
+    def public(self) -> dict[str, Any] | None:
+        if self.player is None:
+            return None
+        return {"name": self.name, "bot": self.bot, "away": self.away}
+
+
+class TableSeating:
+    """Seats, their holders and gateways, and the start of the game."""
+
+    id: str
+    rules: Rules
+    plan: list[dict[str, Any]]
+    seats: list[Seat]
+    host: str | None
+    status: str
+    game: State | None
+    seen: RecentIds
+    _events: list[dict[str, Any]]
+    _direct: list[tuple[str, dict[str, Any]]]
+    _requests: list[tuple[str, int | None]]
+    _lobby: bool
+
+    if TYPE_CHECKING:
+
+        def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None: ...
+        def _rearm(self, now: int, *, reset: bool = True) -> None: ...
+
+    def _seat_of(self, player: str) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat.player == player:
+                return i
+        return None
+
+    def _held(self, msg: dict[str, Any], *, attached: bool = True) -> Seat:
+        """The seat the message names, if its player holds it (and sent it through its gateway)."""
+        index = msg["seat"]
+        if index >= len(self.seats) or self.seats[index].player != msg["player"]:
+            raise WireError(wire.NOT_SEATED, f"{msg['player']} does not hold seat {index}")
+        seat = self.seats[index]
+        if attached and seat.gateway != msg["gateway"]:
+            raise WireError(wire.NOT_ATTACHED, f"seat {index} is attached to another gateway")
+        return seat
+
+    def _on_join(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        player, gateway = msg["player"], msg["gateway"]
+        index = self._seat_of(player)
+        if index is not None:  # coming back: same seat, now through this gateway
+            seat = self.seats[index]
+            was_away = seat.away
+            self._reattach(index, gateway)
+            seat.away = False
+            self._changed(msg, visible=was_away)
+            self._direct.append(
+                (gateway, message("joined", table=self.id, seat=index, player=player, id=msg["id"]))
+            )
+            self._requests.append((gateway, index))
+            return
+        if self.status != OPEN:
+            raise WireError(wire.GAME_STARTED, "the game has started; seats are closed")
+        index = self._free_seat(msg.get("seat"), msg.get("bot"))
+        self.seats[index] = Seat(player, msg["name"], gateway, msg.get("bot"), False)
+        if self.host is None:
+            self.host = player
+        self._changed(msg)
+        self._lobby = True
+        self._direct.append(
+            (gateway, message("joined", table=self.id, seat=index, player=player, id=msg["id"]))
+        )
+        if all(seat.taken for seat in self.seats):
+            self._start(now, rng)
+
+    def _reattach(self, index: int, gateway: str) -> None:
+        """Deliver seat ``index``'s views to ``gateway`` from now on; the gateway that had
+        it is told, so that its connections of that player stop getting this table."""
+        seat = self.seats[index]
+        if seat.gateway is not None and seat.gateway != gateway:
+            self._direct.append(
+                (
+                    seat.gateway,
+                    message("detached", table=self.id, seat=index, player=seat.player),
+                )
+            )
+        seat.gateway = gateway
+
+    def _free_seat(self, wanted: int | None, bot: str | None) -> int:
+        def allowed(i: int) -> bool:
+            return bot is not None or self.plan[i]["kind"] == "open"
+
+        if wanted is not None:
+            if wanted >= len(self.seats):
+                raise WireError(wire.SEAT_TAKEN, f"there is no seat {wanted}")
+            if self.seats[wanted].taken or not allowed(wanted):
+                raise WireError(wire.SEAT_TAKEN, f"seat {wanted} is not free for you")
+            return wanted
+        order = range(len(self.seats))
+        if bot is not None:  # bots take the seats set aside for bots first
+            order = sorted(order, key=lambda i: self.plan[i]["kind"] != "bot")
+        for i in order:
+            if not self.seats[i].taken and allowed(i):
+                return i
+        raise WireError(wire.TABLE_FULL, "no free seat")
+
+    def _on_leave(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        seat = self._held(msg)
+        index = msg["seat"]
+        if self.status == OPEN:
+            self.seats[index] = Seat()
+            if self.host == msg["player"]:
+                self.host = next((s.player for s in self.seats if s.taken), None)
+            self._lobby = True
+        elif self.status == PLAYING:
+            seat.away = True
+            self._rearm(now, reset=False)
+        self._changed(msg)
+        self._direct.append(
+            (
+                msg["gateway"],
+                message("left", table=self.id, seat=index, player=msg["player"], id=msg["id"]),
+            )
+        )
+
+    def _on_attach(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        self._held(msg, attached=False)
+        self._reattach(msg["seat"], msg["gateway"])
+        self._changed(msg, visible=False)
+        self._requests.append((msg["gateway"], msg["seat"]))
+
+    def _on_start(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        if msg["player"] != self.host:
+            raise WireError(wire.NOT_HOST, "only the host may start the table")
+        if self.status != OPEN:
+            raise WireError(wire.GAME_STARTED, "the game has already started")
+        taken = [i for i, s in enumerate(self.seats) if s.taken]
+        if self.rules.bots_fill and len(taken) < len(self.seats):
+            # Bots fill the empty seats (seed 003, Cacho): they become bot seats, the
+            # bot service takes them, and the game starts when the table is full.
+            for i, seat in enumerate(self.seats):
+                if not seat.taken:
+                    self.plan[i] = {"kind": "bot", "level": "normal"}
+            self._changed(msg)
+            self._lobby = True
+            return
+        if len(taken) < self.rules.min_players:
+            raise WireError(
+                wire.TOO_FEW_PLAYERS, f"{len(taken)} seated, {self.rules.min_players} needed"
+            )
+        # Open seats are dropped; players keep their order and learn their new seat.
+        self.seats = [self.seats[i] for i in taken]
+        self.plan = [self.plan[i] for i in taken]
+        for new, old in enumerate(taken):
+            seat = self.seats[new]
+            if new != old and seat.gateway is not None:
+                self._direct.append(
+                    (
+                        seat.gateway,
+                        message(
+                            "joined", table=self.id, seat=new, player=seat.player, id=msg["id"]
+                        ),
+                    )
+                )
+        self._changed(msg)
+        self._start(now, rng)
+
+    def _start(self, now: int, rng: random.Random) -> None:
+        n = len(self.seats)
+        self.game = new_game(self.rules, n, rng.randbytes(32), opener=rng.randrange(n))
+        self.status = PLAYING
+        self._lobby = True
+        self._events.append(
+            {"type": "game_start", "opener": self.game.opener, "commitment": self.game.commitment}
+        )
+        self._rearm(now)
