@@ -36,43 +36,50 @@ def lease_owner(client: redis.Redis) -> str:
     return raw.decode().split("|")[1] if raw else ""
 
 
-def test_a_director_killed_mid_tournament_is_replaced_and_nothing_is_lost(
-    workers: Workers, real_redis: redis.Redis
-) -> None:
+def under_way(workers: Workers, client: redis.Redis, directors: int) -> None:
+    """Two workers and ``directors`` directors, and a bot tournament 100 eliminations in."""
     workers.start("w1")
     workers.start("w2")
-    start_director(workers, "d1")
-    start_director(workers, "d2")
-    wait_for(lambda: real_redis.zcard(keys.DIRECTORS) == 2, 30, "two directors")
-    wait_for(lambda: real_redis.zcard(keys.WORKERS) == 2, 30, "two workers")
-    create_bot_tournament(real_redis, PLAYERS, 6, "elimination", "classic")
+    for i in range(directors):
+        start_director(workers, f"d{i + 1}")
+    wait_for(lambda: client.zcard(keys.DIRECTORS) == directors, 30, "the directors")
+    wait_for(lambda: client.zcard(keys.WORKERS) == 2, 30, "two workers")
+    create_bot_tournament(client, PLAYERS, 6, "elimination", "classic")
 
-    def under_way() -> bool:
-        state = load_tournament(real_redis)
+    def started() -> bool:
+        state = load_tournament(client)
         return state is not None and state.status == RUNNING and len(state.out) >= 100
 
-    wait_for(under_way, 60, "the tournament to be under way")
-    victim = lease_owner(real_redis)
-    assert victim in ("d1", "d2")
-    workers.kill(victim)
-    out_at_kill = len(load_tournament(real_redis).out)  # type: ignore[union-attr]
+    wait_for(started, 60, "the tournament to be under way")
+
+
+def to_the_end(client: redis.Redis, out_at_kill: int) -> None:
+    """The tournament ends with nobody ever at two tables, every entrant placed once,
+    every chip paid out, no dead letter, and it was killed mid-way."""
     clashes, deadline = 0, time.monotonic() + 180
-    while (state := load_tournament(real_redis)) is None or state.status != OVER:
+    while (state := load_tournament(client)) is None or state.status != OVER:
         assert time.monotonic() < deadline, "the tournament did not finish"
-        clashes += players_at_two_tables(real_redis)
+        clashes += players_at_two_tables(client)
         time.sleep(0.2)
-    survivor = "d2" if victim == "d1" else "d1"
-    assert lease_owner(real_redis) in (survivor, "")  # it took over (or let go at the end)
-    assert out_at_kill < PLAYERS - 1  # killed mid-tournament, not after
-    assert clashes == 0
+    assert clashes == 0 and out_at_kill < PLAYERS - 1
     entrants = list(state.entrants.values())
     assert sorted(e.place for e in entrants) == list(range(1, PLAYERS + 1))
     assert sum(e.paid for e in entrants) == sum(e.won for e in entrants) == PLAYERS * 10
-    dead = sum(real_redis.xlen(keys.dead_letters(p)) for p in range(P))
-    dead += sum(
-        real_redis.xlen(keys.TOURNAMENTS.dead_letters(p)) for p in range(DIRECTOR_PARTITIONS)
-    )
+    dead = sum(client.xlen(keys.dead_letters(p)) for p in range(P))
+    dead += sum(client.xlen(keys.TOURNAMENTS.dead_letters(p)) for p in range(DIRECTOR_PARTITIONS))
     assert dead == 0
+
+
+def test_a_director_killed_mid_tournament_is_replaced_and_nothing_is_lost(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    under_way(workers, real_redis, directors=2)
+    victim = lease_owner(real_redis)
+    assert victim in ("d1", "d2")
+    workers.kill(victim)
+    to_the_end(real_redis, len(load_tournament(real_redis).out))  # type: ignore[union-attr]
+    survivor = "d2" if victim == "d1" else "d1"
+    assert lease_owner(real_redis) in (survivor, "")  # it took over (or let go at the end)
 
 
 def test_a_table_worker_killed_mid_tournament_loses_nothing(
@@ -81,28 +88,8 @@ def test_a_table_worker_killed_mid_tournament_loses_nothing(
     """The tables' side of the same promise: a worker dies with reports and moves in
     flight; its partitions move, and every report, order and arrival still arrives
     exactly once (nobody lost, nobody at two tables, every entrant placed once)."""
-    workers.start("w1")
-    workers.start("w2")
-    start_director(workers, "d1")
-    wait_for(lambda: real_redis.zcard(keys.DIRECTORS) == 1, 30, "the director")
-    wait_for(lambda: real_redis.zcard(keys.WORKERS) == 2, 30, "two workers")
-    create_bot_tournament(real_redis, PLAYERS, 6, "elimination", "classic")
-
-    def under_way() -> bool:
-        state = load_tournament(real_redis)
-        return state is not None and state.status == RUNNING and len(state.out) >= 100
-
-    wait_for(under_way, 60, "the tournament to be under way")
+    under_way(workers, real_redis, directors=1)
     workers.kill("w1")
     out_at_kill = len(load_tournament(real_redis).out)  # type: ignore[union-attr]
     workers.start("w3")  # as an orchestrator would
-    clashes, deadline = 0, time.monotonic() + 180
-    while (state := load_tournament(real_redis)) is None or state.status != OVER:
-        assert time.monotonic() < deadline, "the tournament did not finish"
-        clashes += players_at_two_tables(real_redis)
-        time.sleep(0.2)
-    assert clashes == 0 and out_at_kill < PLAYERS - 1
-    entrants = list(state.entrants.values())
-    assert sorted(e.place for e in entrants) == list(range(1, PLAYERS + 1))
-    assert sum(e.paid for e in entrants) == sum(e.won for e in entrants) == PLAYERS * 10
-    assert sum(real_redis.xlen(keys.dead_letters(p)) for p in range(P)) == 0
+    to_the_end(real_redis, out_at_kill)
