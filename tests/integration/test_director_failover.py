@@ -4,6 +4,7 @@ every chip accounted for and no player ever at two tables."""
 
 from __future__ import annotations
 
+import signal
 import time
 
 import redis
@@ -93,3 +94,24 @@ def test_a_table_worker_killed_mid_tournament_loses_nothing(
     out_at_kill = len(load_tournament(real_redis).out)  # type: ignore[union-attr]
     workers.start("w3")  # as an orchestrator would
     to_the_end(real_redis, out_at_kill)
+
+
+def test_a_director_stops_on_sigterm_and_hands_its_partitions_back(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    """Graceful stop: both of its loops (tournaments and ratings) release their leases at
+    once, so another director takes over without waiting for them to expire."""
+    start_director(workers, "d1")
+    wait_for(lambda: real_redis.zcard(keys.DIRECTORS) == 1, 30, "the director")
+    wait_for(lambda: real_redis.zcard(keys.RATERS) == 1, 30, "the ratings keeper")
+    wait_for(lambda: lease_owner(real_redis) == "d1", 30, "its tournament lease")
+    proc = workers.procs["d1"]
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(15) == 0
+    held = [
+        real_redis.get(space.lease(p))
+        for space, count in ((keys.TOURNAMENTS, DIRECTOR_PARTITIONS), (keys.RATINGS, 1))
+        for p in range(count)
+    ]
+    assert all(raw is None or raw.decode().split("|")[1] == "" for raw in held), held
+    assert real_redis.zcard(keys.DIRECTORS) == 0 and real_redis.zcard(keys.RATERS) == 0
