@@ -101,3 +101,41 @@ def test_people_follow_their_seats_through_a_tournament(served: str) -> None:
             assert board[0]["name"] == better
 
     run(scenario())
+
+
+def test_an_entrant_reconnecting_mid_tournament_gets_its_seat_back(served: str) -> None:
+    """A reload: the new connection says hello with the same entrant token and is seated
+    again at the table the tournament has the player at now, with its own dice."""
+
+    async def scenario() -> None:
+        async with aiohttp.ClientSession() as session:
+            status, created = await post(
+                session,
+                f"{served}/api/tournaments",
+                {"name": "Cup", "host": "Ana", "rules": {"preset": "classic"}, "seats": 3,
+                 "start_players": 6, "max_players": 6, "bots": "normal"},
+            )  # fmt: skip
+            assert status == 201, created
+            tid, token = created["tournament"], created["token"]
+            first = await Client(session, served).open(token)
+            await first.next("welcome", tournament=tid)
+            status, _ = await post(
+                session, f"{served}/api/tournaments/{tid}/begin", {"token": token}
+            )
+            assert status == 200
+            moved = await first.next("moved", timeout=10)
+            await first.next("view", timeout=10, table=moved["table"])
+            await first.close()
+
+            again = await Client(session, served).open(token)
+            welcome = await again.next("welcome", timeout=10)
+            assert welcome["tournament"] == tid and welcome["table"] == moved["table"]
+            assert welcome["seat"] == moved["seat"]
+            view = await again.next("view", timeout=10, table=moved["table"])
+            check("ws-out-view.schema.json", view)
+            game = view["game"]
+            assert view["seat"] == moved["seat"]
+            assert len(game["dice"]) == game["dice_counts"][view["seat"]] > 0
+            await again.close()
+
+    run(scenario())
