@@ -320,3 +320,14 @@ def test_a_staked_game_moves_its_chips_by_double_entry() -> None:
     winner = run.table.seats[run.table.game.winner].player  # type: ignore[union-attr]
     moves = dict(ledger["transfers"])
     assert moves == {p: (50 if p == winner else -25) for p in ("p0", "p1", "p2")}
+
+
+def test_a_moved_player_is_told_where_they_came_from() -> None:
+    cup = Cup([entrant("a"), entrant("b"), entrant("c")])
+    cup.send(
+        "seat_in", tournament="cup", seq=1, player="d", name="D", dice=2, gateway="gw-d",
+        bot=None, **{"from": "t9"},
+    )  # fmt: skip
+    cup.play_round()
+    [moved] = [m for g, m in cup.out if g == "gw-d" and m["type"] == "moved"]
+    assert (moved["from"], moved["table"], moved["player"]) == ("t9", "t1", "d")

@@ -50,7 +50,7 @@ class TournamentSeats:
     order: list[Any] | None  # [seq, count or None]: carried out at the next round's end
     order_done: int
     seat_seq: int  # the last seat_in taken (its seq)
-    arrivals: list[list[Any]]  # [player, name, dice, gateway, bot], in the order they came
+    arrivals: list[list[Any]]  # [player, name, dice, gateway, bot, from], as they came
     _events: list[dict[str, Any]]
     _direct: list[tuple[str, dict[str, Any]]]
     _reports: list[dict[str, Any]]
@@ -105,7 +105,9 @@ class TournamentSeats:
             return  # a repeat of a move taken before (the director numbers them)
         self.seat_seq = msg["seq"]
         player = msg["player"]
-        self.arrivals.append([player, msg["name"], msg["dice"], msg.get("gateway"), msg.get("bot")])
+        self.arrivals.append(
+            [player, msg["name"], msg["dice"], msg.get("gateway"), msg.get("bot"), msg.get("from")]
+        )
         self._changed(msg, visible=False)
         if self._idle():
             self._carry_out([], now, round_end=False)
@@ -193,7 +195,7 @@ class TournamentSeats:
                     (seat.gateway, message("detached", table=self.id, seat=s, player=seat.player))
                 )
             self.seats[s] = Seat()
-        for (s, _), (player, name, _, gateway, bot) in zip(join, arriving, strict=True):
+        for (s, _), (player, name, _, gateway, bot, *origin) in zip(join, arriving, strict=True):
             previous = self.seats[s]
             if previous.player is not None and previous.gateway is not None:
                 self._direct.append(
@@ -203,7 +205,7 @@ class TournamentSeats:
                     )
                 )
             self.seats[s] = Seat(player, name, gateway, bot, False)
-            self._tell_moved(s, None)
+            self._tell_moved(s, origin[0] if origin else None)
         self._changed()
         self._queue_report(out, left, [a[0] for a in arriving], now)
         if not any(game.counts) and not self.arrivals:

@@ -234,6 +234,11 @@ MESSAGES: dict[str, Message] = {
                 "dice": DICE,
                 "gateway": _id("the gateway the player's views go to, if known", nullable=True),
                 "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="bot level, or null"),
+                "from": _id(
+                    "the table the player left (null at the start or when not known)",
+                    required=False,
+                    nullable=True,
+                ),
             },
         ),
         Message(

@@ -154,3 +154,30 @@ def test_the_record_is_right_whoever_comes_goes_or_changes() -> None:
     again = Tournament.from_bytes(t.to_bytes())
     assert again.entrants["p300"].place == t.entrants["p300"].place is not None
     assert [e.row() for e in again.entrants.values()] == [e.row() for e in t.entrants.values()]
+
+
+def test_a_player_placed_after_leaving_is_sent_with_the_table_they_left() -> None:
+    t = Tournament.create(create(max_players=12, start_players=12, bots="easy"), 0, Context(16, 4))
+    t.handle(wire.message("begin", id="b", tournament="cup", gateway="gw", player="h"), 0, RNG)
+    creates = [wire.unpack(d) for s, d in t.flush().sends if s != keys.RATINGS.inbox(0)]
+    first = creates[0]
+    players = [p["player"] for p in first["tournament"]["players"]]
+
+    def report(version: int, seated: list[str], left: list[str], joined: list[str]) -> None:
+        body = wire.message(
+            "report", id=f"r:{version}", tournament="cup", table=first["table"],
+            version=version, round=version, done=0,
+            seated=[[p, 5] for p in seated], joined=joined, out=[],
+            left=[{"player": p, "name": p, "dice": 3, "gateway": None, "bot": "easy"}
+                  for p in left],
+        )  # fmt: skip
+        wire.validate(body)
+        t.handle(body, 0, RNG)
+
+    report(1, players, [], players)
+    t.flush()
+    report(2, players[1:], players[:1], [])
+    sent = [wire.unpack(d) for s, d in t.flush().sends if s != keys.RATINGS.inbox(0)]
+    [seat_in] = [m for m in sent if m["type"] == "seat_in"]
+    assert seat_in["player"] == players[0] and seat_in["from"] == first["table"]
+    assert seat_in["dice"] == 3  # they keep their dice (here the shortest table is theirs)

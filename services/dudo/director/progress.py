@@ -46,6 +46,7 @@ class Progress:
     limits: Any
     _sends: list[tuple[str, bytes]]
     _decide: bool
+    _came_from: dict[str, str]  # player -> the table they left, until they are placed
 
     if TYPE_CHECKING:
 
@@ -156,6 +157,7 @@ class Progress:
         for gone in msg["left"]:
             entrant = self.entrants.get(gone["player"])
             if entrant is not None:
+                self._came_from[gone["player"]] = table  # for this batch's moves
                 entrant.dice, entrant.table = gone["dice"], None
                 entrant.gateway = gone["gateway"] or entrant.gateway
         self._changed()
@@ -206,6 +208,7 @@ class Progress:
                     tournament=self.id,
                     seq=self.seat_seq,
                     **self._entrant_message(entrant),
+                    **{"from": self._came_from.pop(player, None)},
                 ),
             )
         for order in decisions.orders:

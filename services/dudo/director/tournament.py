@@ -109,6 +109,7 @@ class Tournament(Progress):
     _last_broadcast: int = -BROADCAST_EVERY_MS
     _handles: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _rows: EntrantRows = field(default_factory=EntrantRows, compare=False, repr=False)
+    _came_from: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     # -- creation and storage -----------------------------------------------------------
 
