@@ -17,7 +17,7 @@ SEEN_IDS = 64  # how many recent message ids an entity remembers, to take each o
 
 
 class RecentIds:
-    """The last ``SEEN_IDS`` message ids a table applied, oldest first.
+    """The last ``SEEN_IDS`` message ids an entity applied, oldest first.
 
     Kept in order (the record stores them so), with a set beside the deque:
     every inbox entry is checked against them, and a scan of 64 strings per
@@ -87,13 +87,14 @@ class Entity(Protocol):
     """A table or a tournament, as the partition loop sees it.
 
     ``KEY`` is the message field that names the entity (``table``, ``tournament``);
-    ``TYPES`` the inbox message types it takes; ``CREATES`` those that create it.
+    ``DIRECTION`` the inbox its messages come by (``wire.decode`` refuses any other
+    message, so every one it lets through names the entity by ``KEY``); ``CREATES``
+    the message types that create it.
     """
 
     KEY: ClassVar[str]
-    TYPES: ClassVar[frozenset[str]]
     CREATES: ClassVar[frozenset[str]]
-    DIRECTION: ClassVar[str]  # which inbox its messages come by (wire.decode's direction)
+    DIRECTION: ClassVar[str]
     UNKNOWN: ClassVar[str]  # the error code for a message to one that does not exist
     version: int
     limits: Any  # what the loop hands every entity it loads (a table's time limits)

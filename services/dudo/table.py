@@ -69,10 +69,6 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
     CREATES: ClassVar[frozenset[str]] = frozenset({"create"})
     DIRECTION: ClassVar[str] = "in"
     UNKNOWN: ClassVar[str] = wire.UNKNOWN_TABLE
-    TYPES: ClassVar[frozenset[str]] = frozenset(
-        {"create", "join", "leave", "attach", "act", "resync", "watch", "start", "timeout"}
-        | {"seat_in", "order"}  # from a tournament's director (dudo.tournament_table)
-    )
 
     id: str
     rules: Rules

@@ -119,3 +119,21 @@ def test_reports_reach_the_director_and_moves_wait_for_the_round_end(
         if m["type"] == "moved"
     ]
     assert [(m["player"], m["table"]) for m in moved] == [("u9", TABLE)]
+
+
+def test_a_message_for_another_kind_of_inbox_is_dead_lettered(client: Any) -> None:
+    """A director's `report` written to a table inbox (or a table's `act` to a director
+    inbox) is refused by the codec for that inbox and dead-lettered; nothing else moves."""
+    worker = make_worker(client)
+    report = wire.message(
+        "report", id="r:1", tournament="cup", table=TABLE, version=1, round=1,
+        seated=[], done=0, left=[], joined=[], out=[],
+    )  # fmt: skip
+    wire.validate(report)
+    inbox = keys.inbox(keys.partition_of(TABLE, P))
+    client.xadd(inbox, {wire.ENTRY_FIELD: wire.encode(report)})
+    for _ in range(3):
+        worker.run_once()
+    [(_, fields)] = client.xrange(keys.dead_letters(keys.partition_of(TABLE, P)))
+    assert fields[b"reason"].startswith(b"bad_message") and client.xlen(inbox) == 0
+    assert client.hget(keys.table_of(TABLE, P), "s") is None

@@ -54,7 +54,6 @@ class Ratings:
     CREATES: ClassVar[frozenset[str]] = frozenset({"result", "ledger"})  # the first makes it
     DIRECTION: ClassVar[str] = "ratings"
     UNKNOWN: ClassVar[str] = wire.BAD_MESSAGE
-    TYPES: ClassVar[frozenset[str]] = frozenset({"result", "ledger"})
 
     id: str = keys.RATINGS_ID
     version: int = 0

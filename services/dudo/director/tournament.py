@@ -56,17 +56,6 @@ class Tournament(Progress):
     CREATES: ClassVar[frozenset[str]] = frozenset({"tournament_create"})
     DIRECTION: ClassVar[str] = "director"
     UNKNOWN: ClassVar[str] = wire.UNKNOWN_TOURNAMENT
-    TYPES: ClassVar[frozenset[str]] = frozenset(
-        {
-            "tournament_create",
-            "register",
-            "unregister",
-            "begin",
-            "subscribe",
-            "report",
-            "tournament_timeout",
-        }
-    )
 
     id: str
     config: dict[str, Any]  # name, rules, seats, format, advance, start_*, max_players, ...

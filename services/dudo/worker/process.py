@@ -107,7 +107,7 @@ class Processing:
                 continue
             seen: set[str] = set()
             for _, _, msg in items:
-                if isinstance(msg, dict) and msg["type"] in self.entity.TYPES:
+                if isinstance(msg, dict):
                     tid = msg[self.entity.KEY]
                     if tid not in part.tables and tid not in seen and self._owns(part, tid):
                         seen.add(tid)
@@ -148,10 +148,6 @@ class Processing:
         now = self.now()
         for entry_id, raw, msg in items:
             batch.acks.append(entry_id)
-            if not isinstance(msg, WireError) and msg["type"] not in entity.TYPES:
-                msg = WireError(
-                    wire.BAD_MESSAGE, f"{msg['type']} is not for a {entity.KEY} inbox", msg
-                )
             if isinstance(msg, WireError):
                 batch.dead.append((entry_id, f"{msg.code}: {msg.message}", raw))
                 reply = error_for(msg.known, msg.code, msg.message)
