@@ -376,6 +376,15 @@ def unpack(data: bytes) -> Any:
     return _DECODER.decode(data)
 
 
+# The message types that travel each way (wire_spec's directions).
+_TYPES_OF = {
+    "in": INBOX_TYPES,
+    "out": OUTBOX_TYPES,
+    "director": DIRECTOR_TYPES,
+    "ratings": RATINGS_TYPES,
+}
+
+
 def decode(data: bytes, *, direction: str = "in") -> dict[str, Any]:
     """Bytes from a stream entry to a validated message, or :class:`WireError`."""
     # A tournament's result names every entrant: only our own tables and directors
@@ -389,12 +398,7 @@ def decode(data: bytes, *, direction: str = "in") -> dict[str, Any]:
     except Exception as exc:  # malformed, truncated, trailing bytes, nested too deep
         raise WireError(BAD_MESSAGE, f"not a msgpack message: {exc.__class__.__name__}") from exc
     validate(message)
-    wanted = {
-        "in": INBOX_TYPES,
-        "out": OUTBOX_TYPES,
-        "director": DIRECTOR_TYPES,
-        "ratings": RATINGS_TYPES,
-    }[direction]
+    wanted = _TYPES_OF[direction]
     if message["type"] not in wanted:
         raise WireError(BAD_MESSAGE, f"{message['type']} does not travel this way", {})
     return message
