@@ -42,6 +42,15 @@ def test_create_register_begin_and_follow_the_standings_to_the_end(
     base = workers.gateway("g1", "--director-partitions", str(D))
     wait_for(lambda: real_redis.zcard(keys.DIRECTORS) == 1, 30, "the director")
 
+    for wrong, code in (
+        ({"seats": 3}, "bad_message"),  # no name
+        ({"name": "X", "seats": "3"}, "bad_message"),
+        ({"name": "X", "seats": True}, "bad_message"),
+        ({"name": "X", "payouts": [60, 60]}, "bad_rules"),
+        ({"name": "X", "rules": {"preset": "nope"}}, "bad_rules"),
+    ):
+        status, refused = call(base, "POST", "/api/tournaments", wrong)
+        assert (status, refused["code"]) == (400, code), (wrong, refused)
     status, created = call(
         base, "POST", "/api/tournaments",
         {"name": "Cup", "host": "Ana", "rules": {"preset": "lizumo", "start_dice": 1,

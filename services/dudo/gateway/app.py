@@ -295,9 +295,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                     self._seated(conn, msg)
             else:  # the player gave the seat up: none of its connections plays it now
                 self.audience.detach_player(msg["table"], msg["player"], None)
-            waiter = self.waiting.get(msg["id"])
-            if waiter is not None and not waiter.done():
-                waiter.set_result(msg)
+            _settle(self.waiting, msg["id"], msg)
         elif kind == "detached":
             self.audience.detach_player(
                 msg["table"],
@@ -309,22 +307,16 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         elif kind == "lobby":
             self.audience.relay_lobby(msg)
         elif kind == "registered":
-            waiter = self.waiting.get(msg["id"])
-            if waiter is not None and not waiter.done():
-                waiter.set_result(msg)
+            _settle(self.waiting, msg["id"], msg)
         elif kind == "tournament":
-            waiter = self.created.get(f"t:{msg['tournament']}")
-            if waiter is not None and not waiter.done():
-                waiter.set_result(msg)
+            _settle(self.created, f"t:{msg['tournament']}", msg)
             self.audience.relay_tournament(msg)
         elif kind == "moved":
             self.audience.moved(msg)
 
     def _relay_view(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
-        waiter = self.created.get(table)
-        if waiter is not None and not waiter.done():
-            waiter.set_result(msg)
+        _settle(self.created, table, msg)
         now = time.perf_counter()
         if self.audience.relay_view(msg):
             self._observe_latency(table, msg["version"], now)
@@ -348,9 +340,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
 
     def _relay_error(self, msg: dict[str, Any]) -> None:
         message_id = msg.get("id")
-        waiter = self.waiting.get(message_id) if message_id else None
-        if waiter is not None and not waiter.done():
-            waiter.set_result(msg)
+        if message_id and _settle(self.waiting, message_id, msg):
             return
         act = self.acts.pop(message_id, None) if message_id else None
         if act is not None:
@@ -358,6 +348,16 @@ class Gateway(HttpApi, TournamentApi, Sockets):
             self._error(conn, client_id, msg["code"], msg["message"])
             return
         self.audience.relay_error(msg)
+
+
+def _settle(waiters: dict[str, asyncio.Future[dict[str, Any]]], key: str, msg: Any) -> bool:
+    """Hand ``msg`` to whoever waits under ``key`` (an HTTP request, a hello); True if
+    someone was still waiting."""
+    waiter = waiters.get(key)
+    if waiter is None or waiter.done():
+        return False
+    waiter.set_result(msg)
+    return True
 
 
 def run(settings: GatewaySettings) -> None:

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from .. import keys, wire
-from ..engine import Rules, RulesConfigError
 from .http import _clean_name, _http_error, _json_body, _request_key
 from .tokens import TokenError
 
@@ -26,17 +25,13 @@ if TYPE_CHECKING:
     from .settings import GatewaySettings
     from .tokens import Tokens
 
-CREATE_FIELDS = {
-    "name": str,
-    "seats": int,
-    "format": str,
-    "advance": (int, type(None)),
-    "start_players": (int, type(None)),
-    "start_at": (int, type(None)),
-    "max_players": int,
-    "buy_in": int,
-    "bots": (str, type(None)),
-}
+# The `tournament_create` fields a client may give, with their defaults (`name` has
+# none: it must be given); the message is then checked whole by wire.validate.
+CREATE_DEFAULTS: dict[str, Any] = {
+    "rules": {}, "seats": 6, "format": "elimination", "advance": None,
+    "start_players": None, "start_at": None, "max_players": 1000, "buy_in": 0,
+    "payouts": [100], "bots": None,
+}  # fmt: skip
 
 
 class TournamentApi:
@@ -96,23 +91,9 @@ class TournamentApi:
         """Body: the ``tournament_create`` fields (rules, seats, format, ...), and an
         optional ``host`` name: the creator then registers and may ``begin`` it early."""
         body = await _json_body(request)
-        fields: dict[str, Any] = {
-            "advance": None, "start_players": None, "start_at": None, "buy_in": 0,
-            "payouts": [100], "bots": None, "format": "elimination", "seats": 6,
-            "max_players": 1000,
-        }  # fmt: skip
-        for key, kind in CREATE_FIELDS.items():
-            if key in body:
-                value = body[key]
-                if not isinstance(value, kind) or isinstance(value, bool):
-                    return _http_error(400, wire.BAD_MESSAGE, f"{key} has the wrong type")
-                fields[key] = value
-        fields["payouts"] = body.get("payouts", fields["payouts"])
-        rules = body.get("rules", {})
-        try:
-            Rules.from_dict({**(rules if isinstance(rules, dict) else {}), "max_players": 6})
-        except RulesConfigError as exc:
-            return _http_error(400, wire.BAD_RULES, str(exc))
+        fields = {key: body.get(key, default) for key, default in CREATE_DEFAULTS.items()}
+        if "name" in body:
+            fields["name"] = body["name"]
         host_name = body.get("host")
         if host_name is not None:
             host_name, refused = _clean_name(host_name)
@@ -126,30 +107,21 @@ class TournamentApi:
         player = self._derived("entrant", tid, key)[:12] if host_name else None
         assert self.link is not None
         create = self.link.message(
-            "tournament_create", id=f"tc-{tid}", tournament=tid, rules=rules,
-            host=player, **fields,
-        )  # fmt: skip
+            "tournament_create", id=f"tc-{tid}", tournament=tid, host=player, **fields
+        )
         try:
             wire.validate(create)
         except wire.WireError as exc:
             return _http_error(400, exc.code, exc.message)
-        refused_at = self._expect(create["id"])
-        first = self.created[f"t:{tid}"] = asyncio.get_running_loop().create_future()
-        try:
-            await self.link.send(create)
-            done, _ = await asyncio.wait(
-                [refused_at, first],
-                timeout=self.settings.reply_timeout,
-                return_when=asyncio.FIRST_COMPLETED,
-            )
-        finally:
-            self._forget([create["id"]], f"t:{tid}")
-        if refused_at in done:
-            answer = refused_at.result()
-            if answer["code"] not in (wire.DUPLICATE, wire.TABLE_EXISTS) or key is None:
-                return _http_error(400, answer["code"], answer["message"])
-        elif first not in done:
+        answer = await self._ask_director(create, tid)
+        if answer is None:
             return _http_error(504, wire.TIMEOUT, "no director answered in time")
+        applied_before = key is not None and answer.get("code") in (
+            wire.DUPLICATE,
+            wire.TABLE_EXISTS,
+        )
+        if answer["type"] == "error" and not applied_before:
+            return _http_error(400, answer["code"], answer["message"])
         result: dict[str, Any] = {"tournament": tid}
         if host_name and player:
             registered = await self._register(tid, player, host_name)
@@ -212,20 +184,30 @@ class TournamentApi:
         begin = self.link.message(
             "begin", id=f"b-{secrets.token_hex(4)}", tournament=tid, player=grant.player
         )
-        refused_at = self._expect(begin["id"])
-        begun = self.created[f"t:{tid}"] = asyncio.get_running_loop().create_future()
+        answer = await self._ask_director(begin, tid)
+        if answer is None:
+            return _http_error(504, wire.TIMEOUT, "no director answered in time")
+        if answer["type"] == "error":
+            return _http_error(409, answer["code"], answer["message"])
+        return web.json_response({"tournament": tid, "standings": answer["standings"]})
+
+    async def _ask_director(self, msg: dict[str, Any], tid: str) -> dict[str, Any] | None:
+        """Send ``msg`` and wait for what answers it: an ``error`` naming its id, or the
+        tournament's standings (sent to this gateway when it is created or begun);
+        None if neither came in time."""
+        assert self.link is not None
+        refused = self._expect(msg["id"])
+        standings = self.created[f"t:{tid}"] = asyncio.get_running_loop().create_future()
         try:
-            await self.link.send(begin)
+            await self.link.send(msg)
             done, _ = await asyncio.wait(
-                [refused_at, begun],
+                [refused, standings],
                 timeout=self.settings.reply_timeout,
                 return_when=asyncio.FIRST_COMPLETED,
             )
         finally:
-            self._forget([begin["id"]], f"t:{tid}")
-        if refused_at in done:
-            answer = refused_at.result()
-            return _http_error(409, answer["code"], answer["message"])
-        if begun not in done:
-            return _http_error(504, wire.TIMEOUT, "no director answered in time")
-        return web.json_response({"tournament": tid, "standings": begun.result()["standings"]})
+            self._forget([msg["id"]], f"t:{tid}")
+        for answer in (refused, standings):
+            if answer in done:
+                return answer.result()
+        return None
