@@ -54,6 +54,12 @@ class _LinkBase:
             return keys.TOURNAMENTS.inbox(partition)
         return self.inbox_of(msg["table"])
 
+    def _listing_keys(self, what: str) -> list[str]:
+        """The lobby hashes of every partition: of tables, or of tournaments."""
+        if what == "tournaments":
+            return keys.TOURNAMENTS.lobbies(self.director_partitions)
+        return keys.lobbies(self.partitions)
+
     @staticmethod
     def _listing(replies: list[Any]) -> dict[str, dict[str, Any]]:
         """Entity id -> summary, from lobby hashes (open tables, or tournaments)."""
@@ -97,7 +103,7 @@ class GatewayLink(_LinkBase):
     def open_tables(self) -> dict[str, dict[str, Any]]:
         """The lobby: every open table's summary, from every partition's lobby hash."""
         pipe = self.redis.pipeline(transaction=False)
-        for key in keys.lobbies(self.partitions):
+        for key in self._listing_keys("tables"):
             pipe.hgetall(key)
         return self._listing(pipe.execute())
 
@@ -158,15 +164,15 @@ class AsyncGatewayLink(_LinkBase):
 
     async def open_tables(self) -> dict[str, dict[str, Any]]:
         """The lobby: every open table's summary, from every partition's lobby hash."""
-        pipe = self.redis.pipeline(transaction=False)
-        for key in keys.lobbies(self.partitions):
-            pipe.hgetall(key)
-        return self._listing(await pipe.execute())
+        return await self._read_listing("tables")
 
     async def tournaments(self) -> dict[str, dict[str, Any]]:
         """Every tournament registering or running, from the director partitions' listings."""
+        return await self._read_listing("tournaments")
+
+    async def _read_listing(self, what: str) -> dict[str, dict[str, Any]]:
         pipe = self.redis.pipeline(transaction=False)
-        for key in keys.TOURNAMENTS.lobbies(self.director_partitions):
+        for key in self._listing_keys(what):
             pipe.hgetall(key)
         return self._listing(await pipe.execute())
 

@@ -101,12 +101,7 @@ class Audience:
         if grant is None or conn.seat is None or grant.player is None:
             conn.seat = None
             return
-        key = (conn.table or grant.table, grant.player)
-        group = self.seated.get(key)
-        if group is not None:
-            group.discard(conn)
-            if not group:
-                del self.seated[key]
+        _leave(self.seated, (conn.table or grant.table, grant.player), conn)
         conn.seat = None
         self.metrics.connections.labels("seat").dec()
 
@@ -118,12 +113,8 @@ class Audience:
         group = self.spectators.get(grant.table)
         if not group or conn not in group:
             return None
-        group.discard(conn)
         self.metrics.connections.labels("watch").dec()
-        if group:
-            return None
-        del self.spectators[grant.table]
-        return grant.table
+        return grant.table if _leave(self.spectators, grant.table, conn) else None
 
     def drop(self, conn: Connection) -> str | None:
         """Forget ``conn`` entirely (it closed or says hello anew); like :meth:`unwatch`."""
@@ -133,15 +124,8 @@ class Audience:
             self.metrics.connections.labels("lobby").dec()
         grant = conn.grant
         if grant is not None and grant.kind == "entrant" and grant.player is not None:
-            for group, key in (
-                (self.entrants, (grant.table, grant.player)),
-                (self.followers, grant.table),
-            ):
-                members = group.get(key)  # type: ignore[call-overload]
-                if members is not None:
-                    members.discard(conn)
-                    if not members:
-                        del group[key]  # type: ignore[arg-type]
+            _leave(self.entrants, (grant.table, grant.player), conn)
+            _leave(self.followers, grant.table, conn)
         return self.unwatch(conn)
 
     def detach_player(self, table: str, player: str, notice: tuple[str, str] | None = None) -> None:
@@ -205,6 +189,19 @@ class Audience:
         note = wire.message("lobby", table=table, entry=msg["entry"])
         for conn in self.lobby:
             conn.send(note)
+
+
+def _leave(groups: dict[Any, set[Connection]], key: Any, conn: Connection) -> bool:
+    """Take ``conn`` out of ``groups[key]``, and the group out when it empties; True if
+    it did (nobody here is left in that group)."""
+    group = groups.get(key)
+    if group is None:
+        return False
+    group.discard(conn)
+    if group:
+        return False
+    del groups[key]
+    return True
 
 
 def _send_each(
