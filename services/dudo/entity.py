@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -69,6 +69,10 @@ class Flush:
     # (inbox stream key, encoded message) for another partition: appended untrimmed
     # with the commit (a table's report to its tournament, a tournament's orders).
     sends: list[tuple[str, bytes]] = field(default_factory=list)
+    # Fields of the record's hash beside the record itself, stored with it (value b"":
+    # deleted): parts of a big entity that change one at a time (a tournament's
+    # entrants and tables), so a batch writes what changed, not the whole.
+    rows: list[tuple[str, bytes]] = field(default_factory=list)
 
 
 def timer_change(
@@ -105,7 +109,8 @@ class Entity(Protocol):
     ) -> Entity: ...
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> Entity: ...
+    def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Entity:
+        """The entity from its record and its rows (the hash's other fields)."""
 
     @staticmethod
     def error_for(msg: dict[str, Any], code: str, text: str) -> tuple[str, bytes] | None: ...

@@ -13,6 +13,7 @@ to; spectator views go to gateways that asked to watch. Nothing else leaves.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -179,7 +180,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         )
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> Table:
+    def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Table:
         raw = wire.unpack(data)
         if not isinstance(raw, list) or raw[0] not in (1, 2, FORMAT):
             raise ValueError("unknown table record format")

@@ -4,7 +4,7 @@ tournaments where tables play on while the director's orders are on their way.""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 from hypothesis import given, settings
@@ -152,7 +152,15 @@ class Sim:
             if not t.halted and not counts[t.name].breaking
         ]
         self.worst = max(self.worst, imbalance(playing))
+        before = {name: replace(count) for name, count in counts.items()}
+        self.balancer.touched.clear()
         decisions = self.balancer.boundary(table.name, len(table.players), done, left, joined)
+        # A director stores only the tables the balancer says it touched: every
+        # table whose count changed, opened or closed must be among them.
+        changed = {
+            name for name in before.keys() | counts.keys() if before.get(name) != counts.get(name)
+        }
+        assert changed <= self.balancer.touched
         for name in decisions.closed:
             assert not self.tables.pop(name).players
         for player, target in decisions.moves:

@@ -74,8 +74,8 @@ def test_registration_refusals_and_refunds() -> None:
     # tables as needed.
     flush = t.flush()
     assert flush.sends == []  # sent with the begin's flush already
-    again = Tournament.from_bytes(t.to_bytes())
-    assert again.to_bytes() == t.to_bytes()
+    again = Tournament.from_hash(t.to_record())
+    assert again is not None and again.to_record() == t.to_record()
 
 
 def test_the_start_sends_one_create_per_table_to_the_tables_inbox() -> None:
@@ -127,16 +127,40 @@ def test_a_lone_entrant_wins_and_gets_the_pool_back() -> None:
     assert t.status == OVER and t.entrants["p"].place == 1 and t.entrants["p"].won == 7
 
 
+class Stored:
+    """The tournament's hash as the commits leave it: each flush's record and rows."""
+
+    def __init__(self) -> None:
+        self.fields: dict[bytes, bytes] = {}
+
+    def commit(self, t: Tournament) -> Tournament:
+        """Flush ``t`` as the loop does, store what it wrote, and read it back."""
+        flush = t.flush()
+        self.written = [name for name, _ in flush.rows]
+        if flush.record is not None:
+            self.fields[b"s"] = flush.record
+        for name, value in flush.rows:
+            if value:
+                self.fields[name.encode()] = value
+            else:
+                self.fields.pop(name.encode(), None)
+        again = Tournament.from_hash(self.fields)
+        assert again is not None
+        return again
+
+
 def test_the_record_is_right_whoever_comes_goes_or_changes() -> None:
-    """Entrants' rows are encoded in cached chunks: a change, an unregister and a new
-    registration in one batch must all show in the record."""
+    """Entrants are stored one row each and a flush writes only the rows that changed:
+    a change, an unregister and a new registration in one batch must all show in
+    what is stored, in the order they registered."""
     t = Tournament.create(create(max_players=600), 0, Context())
+    stored = Stored()
     for i in range(520):
         t.handle(
             wire.message("register", id=f"r{i}", tournament="cup", gateway="gw",
                          player=f"p{i}", name=f"P{i}", bot=None), 0, RNG,
         )  # fmt: skip
-    t.flush()
+    stored.commit(t)
     t.handle(
         wire.message("unregister", id="u", tournament="cup", gateway="gw", player="p3"), 0, RNG
     )
@@ -144,16 +168,19 @@ def test_the_record_is_right_whoever_comes_goes_or_changes() -> None:
         wire.message("register", id="rx", tournament="cup", gateway="gw", player="px",
                      name="PX", bot=None), 0, RNG,
     )  # fmt: skip
-    t.flush()
-    again = Tournament.from_bytes(t.to_bytes())
+    again = stored.commit(t)
     assert list(again.entrants) == list(t.entrants) and "p3" not in again.entrants
+    assert len(stored.fields) == 1 + 520  # s; the rows of 519 + px (p3's row is gone)
     t.handle(wire.message("begin", id="b", tournament="cup", gateway="gw", player="h"), 0, RNG)
-    t.flush()
+    stored.commit(t)
     t.entrants["p300"].dice = 0  # a change to one row after the start
     t._eliminate("p300")
-    again = Tournament.from_bytes(t.to_bytes())
-    assert again.entrants["p300"].place == t.entrants["p300"].place is not None
+    t._changed()
+    again = stored.commit(t)
+    assert stored.written == ["e:p300"]  # that row alone is written
+    assert again.entrants["p300"].place == t.entrants["p300"].place
     assert [e.row() for e in again.entrants.values()] == [e.row() for e in t.entrants.values()]
+    assert again.to_record() == t.to_record()
 
 
 def test_a_player_placed_after_leaving_is_sent_with_the_table_they_left() -> None:
@@ -181,3 +208,23 @@ def test_a_player_placed_after_leaving_is_sent_with_the_table_they_left() -> Non
     [seat_in] = [m for m in sent if m["type"] == "seat_in"]
     assert seat_in["player"] == players[0] and seat_in["from"] == first["table"]
     assert seat_in["dice"] == 3  # they keep their dice (here the shortest table is theirs)
+
+
+def test_streamed_standings_show_the_first_tables_and_count_them_all() -> None:
+    """A streamed `tournament` message goes to every entrant's connection each second:
+    it carries the players of the first 50 tables (in the order they opened) and how
+    many tables play; over HTTP every table is listed."""
+    from dudo.director.standings import STREAMED_TABLES, Entrant, standings
+
+    tables = [f"cup-{n}" for n in range(1, 121)]
+    entrants = {}
+    for i in range(360):
+        player = f"p{i}"
+        entrants[player] = Entrant(player, f"P{i}", None, None, dice=2, table=tables[i // 3])
+    entrants["p0"].dice, entrants["p0"].place = 0, 360  # out: shown among places only
+    streamed = standings({}, entrants, tables, 0)
+    assert streamed["tables_playing"] == 120 and streamed["left"] == 359
+    assert [t["table"] for t in streamed["tables"]] == tables[:STREAMED_TABLES]
+    assert [len(t["players"]) for t in streamed["tables"][:2]] == [2, 3]
+    whole = standings({}, entrants, tables, 0, places_limit=None, tables_limit=None)
+    assert [t["table"] for t in whole["tables"]] == tables and whole["tables_playing"] == 120

@@ -31,7 +31,9 @@ def send(client: Any, **fields: Any) -> None:
 
 
 def load(client: Any, tid: str) -> Tournament:
-    return Tournament.from_bytes(client.hget(keys.tournament_of(tid, D), "s"))
+    state = Tournament.from_hash(client.hgetall(keys.tournament_of(tid, D)))
+    assert state is not None
+    return state
 
 
 def run_tournament(
@@ -67,6 +69,12 @@ def run_tournament(
         if cycles % 5 == 0:
             assert players_at_two_tables(client) == 0
         state = load(client, tid)
+        # A batch stores only the rows that changed: what Redis holds is still, field
+        # for field, the tournament the director has in memory (what a director
+        # taking over would start from).
+        held = loop.partitions[keys.partition_of(tid, D)].tables.get(tid)
+        if held is not None:
+            assert state.to_record() == held.to_record()  # type: ignore[attr-defined]
         if state.status == OVER:
             break
     # Let the final table close, and the last chips reach the ledger.

@@ -190,8 +190,7 @@ def create_bot_tournament(
 
 
 def load_tournament(client: Any) -> Tournament | None:
-    blob = client.hget(keys.tournament_of(TOURNAMENT, DIRECTOR_PARTITIONS), "s")
-    return Tournament.from_bytes(blob) if blob else None
+    return Tournament.from_hash(client.hgetall(keys.tournament_of(TOURNAMENT, DIRECTOR_PARTITIONS)))
 
 
 def _tables(client: Any) -> list[Table]:

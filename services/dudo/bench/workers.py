@@ -44,6 +44,7 @@ from ..link import GatewayLink
 from ..runtime import quiet_collector, settle_heap
 from ..worker.scripts import (
     Scripts,
+    Write,
     commit_call,
     commit_groups,
     commit_section,
@@ -340,7 +341,7 @@ def floor_rate(
         for p, tids in by_partition.items():
             writes = []
             for tid in tids:
-                writes.append((tid, versions[tid], versions[tid] + 1, record, 0))
+                writes.append(Write(tid, versions[tid], versions[tid] + 1, record))
                 versions[tid] += 1
             sections[p] = commit_section(
                 p, generation[p], entries[p], writes, view * len(tids), [], [], [], []

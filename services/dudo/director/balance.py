@@ -43,6 +43,12 @@ class TableCount:
     breaking: bool = False  # every player leaves at its next boundary; then it closes
     order: int = 0  # players it was last told to send at its next boundary (not yet done)
     order_seq: int = 0  # that order's number (0: none outstanding)
+    # Its place in the order tables opened (see _order), worked out once: every plan
+    # sorts 1,667 tables of a 10,000-player tournament by it.
+    rank_key: tuple[int, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.rank_key = (len(self.table), self.table)
 
     @property
     def on_paper(self) -> int:
@@ -182,9 +188,13 @@ class Balancer:
     tables: dict[str, TableCount] = field(default_factory=dict)
     waiting: list[str] = field(default_factory=list)  # left their table, no seat yet
     last_seq: int = 0
+    # Tables whose count changed (or closed) since the owner last took this set: a
+    # director stores each table's count on its own and writes only these.
+    touched: set[str] = field(default_factory=set, compare=False, repr=False)
 
     def open(self, table: str, seated: int) -> None:
         self.tables[table] = TableCount(table, seated)
+        self.touched.add(table)
 
     def boundary(
         self, table: str, seated: int, done: int, left: Iterable[str] = (), joined: int = 0
@@ -208,6 +218,7 @@ class Balancer:
         change a decision (so a director can take a whole batch of reports, then
         :meth:`decide` once: most reports, rounds where nobody went out, change nothing)."""
         count = self.tables[table]
+        self.touched.add(table)
         gone = list(left)
         changed = bool(gone or joined) or count.seated != seated
         count.seated = seated
@@ -240,6 +251,7 @@ class Balancer:
         while self.waiting and room:
             size, order, name = heapq.heappop(room)
             self.tables[name].arriving += 1
+            self.touched.add(name)
             decisions.moves.append((self.waiting.pop(0), name))
             if size + 1 < self.seats:
                 heapq.heappush(room, (size + 1, order, name))
@@ -248,6 +260,7 @@ class Balancer:
         decided = plan(self.tables.values(), self.seats, len(self.waiting))
         for name in decided.breaks:
             self.tables[name].breaking = True
+            self.touched.add(name)
         for name, count in self.tables.items():
             if count.breaking:
                 wanted: int | None = None
@@ -260,6 +273,7 @@ class Balancer:
             self.last_seq += 1
             count.order = -1 if wanted is None else wanted
             count.order_seq = self.last_seq
+            self.touched.add(name)
             decisions.orders.append(Order(name, self.last_seq, wanted))
 
 
@@ -280,4 +294,4 @@ def first_seating(players: int, seats: int) -> list[int]:
 
 def _order(table: TableCount) -> tuple[int, str]:
     """Tables in the order they were opened: ids sort by length, then text (t2 < t10)."""
-    return len(table.table), table.table
+    return table.rank_key

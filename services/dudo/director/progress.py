@@ -35,7 +35,7 @@ class Progress:
     heat: int
     heat_tables: list[str]
     qualified: list[str]
-    out: list[str]
+    out: int
     pool: int
     tables_made: int
     seat_seq: int
@@ -47,6 +47,7 @@ class Progress:
     _sends: list[tuple[str, bytes]]
     _decide: bool
     _came_from: dict[str, str]  # player -> the table they left, until they are placed
+    _tables_changed: set[str]  # tables whose stored row (report, heat) is out of date
 
     if TYPE_CHECKING:
 
@@ -54,6 +55,7 @@ class Progress:
         def _entrant_message(self, entrant: Entrant) -> dict[str, Any]: ...
         def _send_to_table(self, table: str, body: dict[str, Any]) -> None: ...
         def _ledger(self, kind: str, transfers: list[list[Any]]) -> None: ...
+        def _enter(self, entrant: Entrant) -> None: ...
 
     # -- the start ----------------------------------------------------------------------
 
@@ -87,8 +89,7 @@ class Progress:
         wanted = min(wanted, self.config["max_players"])
         buy_in = self.config["buy_in"]
         for i in range(n, wanted):
-            player = f"bot-{self.id}-{i}"
-            self.entrants[player] = Entrant(player, f"Bot {i + 1}", None, level, paid=buy_in)
+            self._enter(Entrant(f"bot-{self.id}-{i}", f"Bot {i + 1}", None, level, paid=buy_in))
             self.pool += buy_in
         bots = buy_in * max(0, wanted - n)
         self._ledger("lf", [[HOUSE, -bots], [pool_of(self.id), bots]])
@@ -136,6 +137,7 @@ class Progress:
         final = len(players) <= self.config["seats"]
         advance = None if final else self.config["advance"]
         self.heat_tables = [t for t, _ in self._new_tables(players, advance)]
+        self._tables_changed.update(self.heat_tables)
 
     # -- reports ------------------------------------------------------------------------
 
@@ -145,13 +147,15 @@ class Progress:
             return  # a repeat, or news of a tournament already over
         first = table not in self.reported  # the table's creation: its first players
         self.reported[table] = msg["version"]
+        self._tables_changed.add(table)
         if not first and (msg["left"] or msg["joined"]):
             self.reseats += 1
         for player in msg["out"]:
             self._eliminate(player)
         for player, dice in msg["seated"]:
             entrant = self.entrants.get(player)
-            if entrant is not None:
+            # Most rounds change one player's dice: set (and store) only what changed.
+            if entrant is not None and (entrant.dice != dice or entrant.table != table):
                 entrant.dice, entrant.table = dice, table
         left = [p["player"] for p in msg["left"]]
         for gone in msg["left"]:
@@ -171,9 +175,9 @@ class Progress:
         entrant = self.entrants.get(player)
         if entrant is None or entrant.place is not None:
             return
-        self.out.append(player)
+        self.out += 1
         entrant.dice, entrant.table = 0, None
-        entrant.place = len(self.entrants) - len(self.out) + 1
+        entrant.place = len(self.entrants) - self.out + 1
 
     def _balance(self, table: str, msg: dict[str, Any], left: list[str], joined: int) -> None:
         """Take a report into the balancer's counts; decisions wait for the batch's end."""
@@ -230,6 +234,7 @@ class Progress:
         self.qualified.extend(p for p in left if p not in self.qualified)
         if not msg["seated"] and table in self.heat_tables:
             self.heat_tables.remove(table)
+            self._tables_changed.add(table)
         if self.heat_tables or not self.qualified:
             return
         players, self.qualified = self.qualified, []
@@ -241,7 +246,7 @@ class Progress:
         self._seat_heat(players, rng)
 
     def _maybe_finish(self) -> None:
-        if self.status == RUNNING and len(self.entrants) - len(self.out) == 1:
+        if self.status == RUNNING and len(self.entrants) - self.out == 1:
             self._finish([p for p, e in self.entrants.items() if e.place is None])
 
     def _finish(self, standing: list[str]) -> None:

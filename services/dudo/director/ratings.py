@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -79,7 +80,7 @@ class Ratings:
         return wire.encode([FORMAT, self.version, rows, list(self.applied), accounts])
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> Ratings:
+    def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Ratings:
         raw = wire.unpack(data)
         if not isinstance(raw, list) or raw[0] != FORMAT:
             raise ValueError("unknown ratings record format")

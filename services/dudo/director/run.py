@@ -23,6 +23,10 @@ from .tournament import Context, Tournament
 # A director's cycles are at least this long when busy: reports batch up (its orders
 # wait for rounds' ends anyway), and its CPU per move falls (docs/tournaments.md).
 DIRECTOR_PACE_MS = 50.0
+# Tournament timers are start times, and the ratings have none: scanning for them
+# every 50 ms as a worker does for turn clocks was a quarter of a director's CPU in a
+# 1,000-player tournament (docs/tournaments.md). A start may come this much late.
+DIRECTOR_TIMER_S = 0.5
 
 
 def director(
@@ -38,6 +42,7 @@ def director(
         space=keys.TOURNAMENTS,
         table_partitions=table_partitions,
         pace_ms=pace_ms,
+        timer_interval=max(settings.timer_interval, DIRECTOR_TIMER_S),
         batch=max(settings.batch, 1024),
     )
     context = Context(table_partitions=table_partitions, director_partitions=settings.partitions)
@@ -47,7 +52,13 @@ def director(
 def ratings_keeper(settings: WorkerSettings, client: Client | None = None) -> Worker:
     """The loop that keeps the ratings: one partition, so one holder at a time among the
     directors (each runs one; the others stand by and take over if it dies)."""
-    settings = replace(settings, space=keys.RATINGS, partitions=1, table_partitions=None)
+    settings = replace(
+        settings,
+        space=keys.RATINGS,
+        partitions=1,
+        table_partitions=None,
+        timer_interval=max(settings.timer_interval, DIRECTOR_TIMER_S),
+    )
     return Worker(settings, client, entity=Ratings)
 
 

@@ -16,6 +16,7 @@ with fresh dice, until the survivors fit one final table.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -27,9 +28,11 @@ from ..wire import WireError, message
 from .balance import Balancer, TableCount
 from .prizes import PayoutError, check_payouts
 from .progress import OVER, REGISTERING, RUNNING, Progress
-from .standings import Entrant, EntrantRows, standings
+from .standings import STREAMED_PLACES, STREAMED_TABLES, Entrant, standings
 
-FORMAT = 2  # 2: entrants' rows in chunks
+FORMAT = 3  # 3: entrants and tables in rows of their own (fields e:<player>, t:<table>)
+ENTRANT_ROW = "e:"  # + player id: that entrant's row in the record's hash
+TABLE_ROW = "t:"  # + table id: the last report taken from it, in a heat, its count
 BROADCAST_EVERY_MS = 1000
 TOURNAMENT_ID_MAX = 48  # its tables are named "<id>-<n>", and ids are at most 64 characters
 
@@ -68,7 +71,8 @@ class Tournament(Progress):
     heat: int = 0
     heat_tables: list[str] = field(default_factory=list)
     qualified: list[str] = field(default_factory=list)  # heats: through, waiting for the next
-    out: list[str] = field(default_factory=list)  # eliminated, in order
+    out: int = 0  # players eliminated so far
+    entrant_seq: int = 0  # entrants numbered so far (each one's `number`)
     pool: int = 0
     tables_made: int = 0
     seat_seq: int = 0
@@ -97,8 +101,11 @@ class Tournament(Progress):
     _now: int = 0
     _last_broadcast: int = -BROADCAST_EVERY_MS
     _handles: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-    _rows: EntrantRows = field(default_factory=EntrantRows, compare=False, repr=False)
     _came_from: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # Rows to store with the next record (see to_rows): entrants who changed, came or
+    # went; tables whose report or heat changed (the balancer keeps its own set).
+    _entrants_changed: set[str] = field(default_factory=set, compare=False, repr=False)
+    _tables_changed: set[str] = field(default_factory=set, compare=False, repr=False)
 
     # -- creation and storage -----------------------------------------------------------
 
@@ -147,18 +154,9 @@ class Tournament(Progress):
         return tournament
 
     def to_bytes(self) -> bytes:
+        """The record's own field: everything but the entrants and tables (rows)."""
         b = self.balancer
-        balancer = None
-        if b is not None:
-            balancer = [
-                b.seats,
-                [
-                    [t.table, t.seated, t.arriving, t.breaking, t.order, t.order_seq]
-                    for t in b.tables.values()
-                ],
-                b.waiting,
-                b.last_seq,
-            ]
+        balancer = None if b is None else [b.seats, b.waiting, b.last_seq]
         return wire.encode(
             [
                 FORMAT,
@@ -167,13 +165,10 @@ class Tournament(Progress):
                 self.host,
                 self.version,
                 self.status,
-                self._rows.encoded(self.entrants, stable=self.status != REGISTERING),
                 balancer,
-                self.reported,
                 self.heat,
-                self.heat_tables,
-                self.qualified,
                 self.out,
+                self.entrant_seq,
                 self.pool,
                 self.tables_made,
                 self.seat_seq,
@@ -185,36 +180,80 @@ class Tournament(Progress):
             ]
         )
 
+    def to_rows(self, *, everything: bool = False) -> list[tuple[str, bytes]]:
+        """The rows that changed since the last call (all of them with ``everything``):
+        ``(field, encoded row)``, or ``(field, b"")`` for an entrant who unregistered."""
+        balancer = self.balancer
+        if everything:
+            players: Iterable[str] = self.entrants
+            tables: Iterable[str] = self.reported.keys() | set(self.heat_tables)
+            if balancer is not None:
+                tables = tables | balancer.tables.keys()
+        else:
+            players, tables = self._entrants_changed, self._tables_changed
+            if balancer is not None and balancer.touched:
+                tables = tables | balancer.touched
+        rows = []
+        for player in players:
+            entrant = self.entrants.get(player)
+            row = b"" if entrant is None else wire.encode(entrant.row())
+            rows.append((ENTRANT_ROW + player, row))
+        heat = set(self.heat_tables) if tables and self.heat_tables else ()
+        for table in tables:
+            count = balancer.tables.get(table) if balancer is not None else None
+            counted = None
+            if count is not None:
+                counted = [count.seated, count.arriving, count.breaking, count.order,
+                           count.order_seq]  # fmt: skip
+            row = [self.reported.get(table, -1), table in heat, counted]
+            rows.append((TABLE_ROW + table, wire.encode(row)))
+        if not everything:
+            self._entrants_changed.clear()
+            self._tables_changed.clear()
+            if balancer is not None:
+                balancer.touched.clear()
+        return rows
+
+    def to_record(self) -> dict[bytes, bytes]:
+        """The whole record's hash, as stored (without the version field ``v``)."""
+        rows = {name.encode(): row for name, row in self.to_rows(everything=True)}
+        return {b"s": self.to_bytes(), **rows}
+
     @classmethod
-    def from_bytes(cls, data: bytes) -> Tournament:
+    def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Tournament:
+        """The tournament from its record and rows (a hash's fields as read from Redis;
+        others, such as ``v`` and ``s``, are ignored)."""
         raw = wire.unpack(data)
         if not isinstance(raw, list) or raw[0] != FORMAT:
             raise ValueError("unknown tournament record format")
-        (_, tid, config, host, version, status, entrants, balancer, reported, heat,
-         heat_tables, qualified, out, pool, made, seq, subscribers, measured, seen, wake,
-         created) = raw  # fmt: skip
+        (_, tid, config, host, version, status, balancer, heat, out, entrant_seq, pool, made,
+         seq, subscribers, measured, seen, wake, created) = raw  # fmt: skip
+        people: list[Entrant] = []
+        tables: list[tuple[str, list[Any]]] = []
+        for name, value in (rows or {}).items():
+            if name.startswith(b"e:"):
+                people.append(Entrant.from_row(wire.unpack(value)))
+            elif name.startswith(b"t:"):
+                tables.append((name[2:].decode(), wire.unpack(value)))
+        people.sort(key=lambda e: e.number)
+        tables.sort(key=lambda t: (len(t[0]), t[0]))  # in the order they were opened
         b = None
         if balancer is not None:
-            seats, tables, waiting, last_seq = balancer
-            b = Balancer(
-                seats,
-                {row[0]: TableCount(*row) for row in tables},
-                waiting,
-                last_seq,
-            )
+            seats, waiting, last_seq = balancer
+            counts = {t: TableCount(t, *row[2]) for t, row in tables if row[2] is not None}
+            b = Balancer(seats, counts, waiting, last_seq)
         t = cls(
             id=tid,
             config=config,
             host=host,
             version=version,
             status=status,
-            entrants={row[0]: Entrant.from_row(row) for chunk in entrants for row in chunk},
             balancer=b,
-            reported=reported,
+            reported={table: row[0] for table, row in tables if row[0] >= 0},
             heat=heat,
-            heat_tables=heat_tables,
-            qualified=qualified,
+            heat_tables=[table for table, row in tables if row[1]],
             out=out,
+            entrant_seq=entrant_seq,
             pool=pool,
             tables_made=made,
             seat_seq=seq,
@@ -223,9 +262,33 @@ class Tournament(Progress):
             wake=wake,
             created=created,
         )
+        for entrant in people:
+            t.entrants[entrant.player] = entrant
+            object.__setattr__(entrant, "_changed", t._entrants_changed)
+        if config["format"] == "heats" and status == RUNNING:  # through, waiting
+            t.qualified = [p for p, e in t.entrants.items() if e.place is None and not e.table]
         t.max_imbalance, t.reseats, t.tables_at_start = measured
         t.timer_member = t._timer_name() if wake is not None else None
         return t
+
+    @classmethod
+    def from_hash(cls, stored: Mapping[bytes, bytes]) -> Tournament | None:
+        """The tournament from its whole hash as read (HGETALL), None if there is none."""
+        blob = stored.get(b"s")
+        return cls.from_bytes(blob, stored) if blob is not None else None
+
+    @staticmethod
+    async def read_entrant(redis: Any, key: str, player: str) -> Entrant | None:
+        """One entrant, read from the tournament's record at ``key`` with an asyncio
+        client: one row, whatever the number of entrants."""
+        row = await redis.hget(key, ENTRANT_ROW + player)
+        return Entrant.from_row(wire.unpack(row)) if row else None
+
+    def _enter(self, entrant: Entrant) -> None:
+        """A new entrant: numbered, and stored with the next record."""
+        self.entrant_seq += 1
+        entrant.number = self.entrant_seq
+        self.entrants[entrant.player] = entrant.watched_by(self._entrants_changed)
 
     # -- handling messages ------------------------------------------------------------
 
@@ -272,9 +335,7 @@ class Tournament(Progress):
             if len(self.entrants) >= self.config["max_players"]:
                 raise WireError(wire.TOURNAMENT_FULL, "the tournament is full")
             buy_in = self.config["buy_in"]
-            self.entrants[player] = Entrant(
-                player, msg["name"], msg["gateway"], msg.get("bot"), paid=buy_in
-            )
+            self._enter(Entrant(player, msg["name"], msg["gateway"], msg.get("bot"), paid=buy_in))
             self.pool += buy_in
             self._changed(msg)
             account = account_of(player, msg.get("bot"))
@@ -291,6 +352,7 @@ class Tournament(Progress):
             raise WireError(wire.GAME_STARTED, "the tournament has started")
         entrant = self.entrants.pop(msg["player"], None)
         if entrant is not None:
+            self._entrants_changed.add(entrant.player)  # its row goes
             self.pool -= entrant.paid  # the buy-in goes back
         self._changed(msg)
         if entrant is not None:
@@ -373,7 +435,9 @@ class Tournament(Progress):
             "start_at": c["start_at"],
         }
 
-    def standings(self, *, places_limit: int | None = None) -> dict[str, Any]:
+    def standings(
+        self, *, places_limit: int | None = None, tables_limit: int | None = None
+    ) -> dict[str, Any]:
         tables = list(self.balancer.tables) if self.balancer else list(self.heat_tables)
         moving = 0
         if self.balancer is not None:
@@ -386,6 +450,7 @@ class Tournament(Progress):
             tables,
             moving,
             places_limit=places_limit,
+            tables_limit=tables_limit,
             handles=self._handles,
         )
 
@@ -394,14 +459,14 @@ class Tournament(Progress):
             "tournament",
             tournament=self.id,
             version=self.version,
-            standings=self.standings(places_limit=100),
+            standings=self.standings(places_limit=STREAMED_PLACES, tables_limit=STREAMED_TABLES),
         )
 
     def lobby_entry(self) -> dict[str, Any] | None:
         if self.status == OVER:
             return None
         c = self.config
-        left = len(self.entrants) - len(self.out)
+        left = len(self.entrants) - self.out
         return {
             "name": c["name"],
             "format": c["format"],
@@ -462,6 +527,12 @@ class Tournament(Progress):
         timer_remove, timer_add, self.timer_member = timer_change(
             self.timer_member, self._timer_name(), self.wake
         )
+        if (
+            self._entrants_changed
+            or self._tables_changed
+            or (self.balancer is not None and self.balancer.touched)
+        ):
+            self._persist = True
         result = Flush(
             record=self.to_bytes() if self._persist else None,
             version=self.version,
@@ -471,6 +542,7 @@ class Tournament(Progress):
             timer_add=timer_add,
             finished=self.status == OVER,
             sends=self._sends,
+            rows=self.to_rows() if self._persist else [],
         )
         self._direct, self._sends = [], []
         self._dirty = self._persist = self._lobby = False

@@ -235,10 +235,11 @@ class Sockets:
                     "subscribe", id=f"s-{secrets.token_hex(4)}", tournament=tournament, on=True
                 )
             )
-        blob = await self.redis.hget(
-            keys.tournament_of(tournament, self.settings.director_partitions), "s"
+        entrant = await Tournament.read_entrant(
+            self.redis,
+            keys.tournament_of(tournament, self.settings.director_partitions),
+            grant.player,
         )
-        entrant = Tournament.from_bytes(blob).entrants.get(grant.player) if blob else None
         if entrant is None or entrant.table is None:
             self._welcome_entrant(conn, None)
             return

@@ -75,14 +75,14 @@ class TournamentApi:
         from ..director.tournament import Tournament
 
         tid = request.match_info["tournament"]
-        blob = None
+        state = None
         if keys.ID_PATTERN.fullmatch(tid):
-            blob = await self.redis.hget(
-                keys.tournament_of(tid, self.settings.director_partitions), "s"
+            stored = await self.redis.hgetall(
+                keys.tournament_of(tid, self.settings.director_partitions)
             )
-        if blob is None:
+            state = Tournament.from_hash(stored)
+        if state is None:
             return _http_error(404, wire.UNKNOWN_TOURNAMENT, "no such tournament")
-        state = Tournament.from_bytes(blob)
         return web.json_response(
             {"tournament": tid, "version": state.version, "standings": state.standings()}
         )

@@ -421,8 +421,8 @@ class Worker(Membership, Processing, Delivery):
                 self.log.error("version_conflict", partition=part.number, table=tid)
                 self._forget(part)
                 continue
-            for tid, _, version, _, _ in b.writes:
-                part.stored[tid] = version
+            for write in b.writes:
+                part.stored[write.entity] = write.version
             for tid in b.finished:
                 part.tables.pop(tid, None)
                 part.stored.pop(tid, None)

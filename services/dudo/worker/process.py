@@ -21,6 +21,7 @@ from .. import keys, wire
 from ..connection import Batch
 from ..wire import WireError
 from .common import Partition
+from .scripts import Write
 
 if TYPE_CHECKING:
     from ..entity import Entity
@@ -40,7 +41,7 @@ class _Batch:
     notes: list[bytes] = field(default_factory=list)  # `lobby` news for every gateway
     # (stream key, entry) for other partitions' inboxes, appended untrimmed with the commit
     sends: list[tuple[str, bytes]] = field(default_factory=list)
-    writes: list[tuple[str, int, int, bytes, int]] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)
     timers_rm: list[str] = field(default_factory=list)
     timers_add: list[tuple[str, int]] = field(default_factory=list)
     finished: list[str] = field(default_factory=list)
@@ -117,15 +118,15 @@ class Processing:
         batch = Batch(self.redis)
         for part, tid in wanted:
             key = self.space.record(part.number, tid)
-            batch.add(key, lambda p, key=key: p.hmget(key, "v", "s"))
+            batch.add(key, lambda p, key=key: p.hgetall(key))
         for (part, tid), result in zip(wanted, batch.execute(), strict=True):
             if isinstance(result, Exception):
                 raise result
-            version, blob = result
+            version, blob = result.pop(b"v", None), result.pop(b"s", None)
             if blob is None:
                 continue
             try:
-                table = part.tables[tid] = self.entity.from_bytes(blob)
+                table = part.tables[tid] = self.entity.from_bytes(blob, result)
                 table.limits = self.limits
             except Exception as exc:  # a record our code cannot read: never block the partition
                 self.log.error("record_unreadable", partition=part.number, id=tid, error=str(exc))
@@ -201,7 +202,9 @@ class Processing:
             batch.sends.extend(flush.sends)
             if flush.record is not None:
                 ttl = self.settings.finished_ttl_ms if flush.finished else 0
-                batch.writes.append((tid, part.stored[tid], flush.version, flush.record, ttl))
+                batch.writes.append(
+                    Write(tid, part.stored[tid], flush.version, flush.record, ttl, flush.rows)
+                )
             if flush.lobby is not False:
                 entry = flush.lobby
                 # The lobby hash is written by the commit (fenced); the news carries

@@ -19,11 +19,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from hashlib import sha1
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from redis.exceptions import NoScriptError
 
 from .. import keys
+
+
+class Write(NamedTuple):
+    """One record a commit stores: ``entity`` (a table or tournament id) at ``expected``
+    (0: must not exist yet) becomes ``version`` with ``record``; ``ttl`` ms (0: keep);
+    ``rows``: other fields of the record's hash set with it (value ``b""``: deleted),
+    for an entity whose parts change one at a time (a tournament's entrants)."""
+
+    entity: str
+    expected: int
+    version: int
+    record: bytes
+    ttl: int = 0
+    rows: Sequence[tuple[str, bytes]] = ()
+
 
 _PRELUDE = """
 local function now_ms()
@@ -213,7 +228,9 @@ return result
 # length, outbox ttl ms, then per partition a section (see commit_section):
 #   generation
 #   n, inbox ids to ack and delete
-#   n, per table: expected version (0 = must not exist), new version, record, ttl ms (0 = keep)
+#   n, per table: expected version (0 = must not exist), new version, record, ttl ms
+#      (0 = keep), then n, per row: field, value ('' = delete) (rows: fields of the
+#      record's hash beside v and s that change on their own, a tournament's entrants)
 #   delivery record ('' = none)
 #   n, timer members to remove
 #   n, per timer: member, deadline
@@ -235,7 +252,12 @@ local function commit_one(k, i)
     KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5]
   local gen = ARGV[i]; i = i + 1
   local n_ack = tonumber(ARGV[i]); local acks = i + 1; i = i + 1 + n_ack
-  local n_tab = tonumber(ARGV[i]); local tabs = i + 1; i = i + 1 + 4 * n_tab
+  local n_tab = tonumber(ARGV[i]); i = i + 1
+  local tabs = {}
+  for t = 0, n_tab - 1 do
+    tabs[t] = i
+    i = i + 5 + 2 * tonumber(ARGV[i + 4])
+  end
   local record_at = i; i = i + 1
   local n_rm = tonumber(ARGV[i]); local rms = i + 1; i = i + 1 + n_rm
   local n_add = tonumber(ARGV[i]); local adds = i + 1; i = i + 1 + 2 * n_add
@@ -247,12 +269,20 @@ local function commit_one(k, i)
   if not holds(lease, owner, gen) then return {-1}, next_k, next_i end
   for t = 0, n_tab - 1 do
     local current = tonumber(redis.call('HGET', KEYS[k + 6 + t], 'v') or '0')
-    if current ~= tonumber(ARGV[tabs + 4 * t]) then return {-2, t}, next_k, next_i end
+    if current ~= tonumber(ARGV[tabs[t]]) then return {-2, t}, next_k, next_i end
   end
   for t = 0, n_tab - 1 do
-    local key = KEYS[k + 6 + t]
-    redis.call('HSET', key, 'v', ARGV[tabs + 4 * t + 1], 's', ARGV[tabs + 4 * t + 2])
-    local ttl = tonumber(ARGV[tabs + 4 * t + 3])
+    local key, at = KEYS[k + 6 + t], tabs[t]
+    redis.call('HSET', key, 'v', ARGV[at + 1], 's', ARGV[at + 2])
+    for r = 0, tonumber(ARGV[at + 4]) - 1 do
+      local name, value = ARGV[at + 5 + 2 * r], ARGV[at + 6 + 2 * r]
+      if value == '' then
+        redis.call('HDEL', key, name)
+      else
+        redis.call('HSET', key, name, value)
+      end
+    end
+    local ttl = tonumber(ARGV[at + 3])
     if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
   end
   local record = ''
@@ -341,7 +371,7 @@ def commit_section(
     number: int,
     generation: int,
     acks: list[str],
-    writes: list[tuple[str, int, int, bytes, int]],
+    writes: Sequence[Write],
     record: bytes,
     timers_rm: list[str],
     timers_add: list[tuple[str, int]],
@@ -353,7 +383,7 @@ def commit_section(
 ) -> tuple[list[str], list[Any]]:
     """One partition's keys and arguments in a ``commit`` call.
 
-    ``writes``: (table, expected version, new version, record, ttl ms) per table;
+    ``writes``: one :class:`Write` per table (or tournament) stored;
     ``lobby``: (table, encoded entry, or b"" when it is no longer open);
     ``outboxes``: (outbox key, entry) appended if the partition commits, and
     ``sends``: (stream key, entry) appended untrimmed (both standalone Redis only:
@@ -366,13 +396,15 @@ def commit_section(
         space.timers(number),
         space.dead_letters(number),
         space.lobby(number),
-        *[space.record(number, tid) for tid, *_ in writes],
+        *[space.record(number, w.entity) for w in writes],
         *[outbox for outbox, _ in outboxes],
         *[stream for stream, _ in sends],
     ]
     args: list[Any] = [generation, len(acks), *acks, len(writes)]
-    for _, expected, version, blob, ttl in writes:
-        args += [expected, version, blob, ttl]
+    for w in writes:
+        args += [w.expected, w.version, w.record, w.ttl, len(w.rows)]
+        for name, value in w.rows:
+            args += [name, value]
     args += [record, len(timers_rm), *timers_rm, len(timers_add)]
     for member, deadline in timers_add:
         args += [member, deadline]

@@ -576,6 +576,7 @@ function renderCupStandings() {
     h("h3", {}, t("standingsBtn")),
     s.tables.length ? h("ul", {}, s.tables.map((tb) => h("li", {}, `#${tableNumber(tb.table)}: `,
       tb.players.map((p) => `${p.name} (${p.dice})`).join(", ")))) : null,
+    s.tables_playing > s.tables.length ? h("p", { class: "muted" }, t("moreTables", { n: s.tables_playing - s.tables.length })) : null,
     s.places.length ? h("ol", { test: "cup-places" }, s.places.map((p) => h("li", { value: p.place },
       p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : ""))) : null);
 }
