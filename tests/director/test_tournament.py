@@ -228,3 +228,28 @@ def test_streamed_standings_show_the_first_tables_and_count_them_all() -> None:
     assert [len(t["players"]) for t in streamed["tables"][:2]] == [2, 3]
     whole = standings({}, entrants, tables, 0, places_limit=None, tables_limit=None)
     assert [t["table"] for t in whole["tables"]] == tables and whole["tables_playing"] == 120
+
+
+def test_a_record_written_before_rows_is_read_and_rewritten_as_rows() -> None:
+    """Format 2 held everything in one field: a director of this version continues
+    such a tournament, and its next commit writes every row."""
+    t = Tournament.create(create(max_players=12, start_players=12, bots="easy"), 0, Context(16, 4))
+    t.handle(wire.message("begin", id="b", tournament="cup", gateway="gw", player="h"), 0, RNG)
+    t.flush()
+    first = next(iter(t.balancer.tables))  # type: ignore[union-attr]
+    t._eliminate(next(iter(t.entrants)))
+    t.reported[first] = 3
+    b = t.balancer
+    assert b is not None
+    old = wire.encode(
+        [2, t.id, t.config, t.host, t.version, t.status,
+         [[e.row()[:9] for e in t.entrants.values()]],
+         [b.seats, [[c.table, c.seated, c.arriving, c.breaking, c.order, c.order_seq]
+                    for c in b.tables.values()], b.waiting, b.last_seq],
+         t.reported, t.heat, t.heat_tables, t.qualified, ["x"] * t.out, t.pool, t.tables_made,
+         t.seat_seq, t.subscribers, [t.max_imbalance, t.reseats, t.tables_at_start],
+         "\n".join(t.seen), t.wake, t.created]
+    )  # fmt: skip
+    again = Tournament.from_bytes(old)
+    assert again.to_record() == t.to_record()
+    assert {name for name, _ in again.to_rows()} == {n.decode() for n in t.to_record()} - {"s"}

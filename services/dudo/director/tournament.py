@@ -224,6 +224,8 @@ class Tournament(Progress):
         """The tournament from its record and rows (a hash's fields as read from Redis;
         others, such as ``v`` and ``s``, are ignored)."""
         raw = wire.unpack(data)
+        if isinstance(raw, list) and raw[0] == 2:
+            return cls._from_format_2(raw)
         if not isinstance(raw, list) or raw[0] != FORMAT:
             raise ValueError("unknown tournament record format")
         (_, tid, config, host, version, status, balancer, heat, out, entrant_seq, pool, made,
@@ -283,6 +285,34 @@ class Tournament(Progress):
         client: one row, whatever the number of entrants."""
         row = await redis.hget(key, ENTRANT_ROW + player)
         return Entrant.from_row(wire.unpack(row)) if row else None
+
+    @classmethod
+    def _from_format_2(cls, raw: list[Any]) -> Tournament:
+        """A record written before rows (everything in one field): read as the rows
+        it would have had, all of them to be written with the next commit."""
+        (_, tid, config, host, version, status, chunks, balancer, reported, heat,
+         heat_tables, _qualified, out, pool, made, seq, subscribers, measured, seen, wake,
+         created) = raw  # fmt: skip
+        entrants = [[*row, n] for n, row in enumerate((r for c in chunks for r in c), 1)]
+        head = None
+        tables = {t: [v, t in heat_tables, None] for t, v in reported.items()}
+        for table in heat_tables:
+            tables.setdefault(table, [-1, True, None])
+        if balancer is not None:
+            seats, counts, waiting, last_seq = balancer
+            head = [seats, waiting, last_seq]
+            for name, *count in counts:
+                tables.setdefault(name, [-1, False, None])[2] = count
+        record = [
+            FORMAT, tid, config, host, version, status, head, heat, len(out), len(entrants),
+            pool, made, seq, subscribers, measured, seen, wake, created,
+        ]  # fmt: skip
+        rows = {(ENTRANT_ROW + row[0]).encode(): wire.encode(row) for row in entrants}
+        rows.update({(TABLE_ROW + t).encode(): wire.encode(row) for t, row in tables.items()})
+        t = cls.from_bytes(wire.encode(record), rows)
+        t._entrants_changed.update(t.entrants)
+        t._tables_changed.update(tables)
+        return t
 
     def _enter(self, entrant: Entrant) -> None:
         """A new entrant: numbered, and stored with the next record."""
