@@ -1,0 +1,226 @@
+"""How a tournament is stored: one record field, and a row per entrant and per table.
+
+A mixin of :class:`~dudo.director.tournament.Tournament`. The record's hash holds
+``s`` (everything but entrants and tables) and ``e:<player>`` / ``t:<table>`` rows
+beside it: a batch of reports changes a few entrants and tables of thousands, and
+the commit writes those rows only (:attr:`dudo.entity.Flush.rows`). Entrants mark
+themselves changed (:class:`~dudo.director.standings.Entrant`); the balancer says
+which tables it touched; the tournament marks the tables whose report or heat
+changed. ``tests/worker/test_tournament_play.py`` checks after every cycle of
+whole tournaments that what Redis holds is, field for field, what the director
+holds in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .. import wire
+from ..entity import RecentIds
+from .balance import Balancer, TableCount
+from .progress import RUNNING
+from .standings import Entrant
+
+if TYPE_CHECKING:
+    from .tournament import Tournament
+
+FORMAT = 3  # 3: entrants and tables in rows of their own (fields e:<player>, t:<table>)
+ENTRANT_ROW = "e:"  # + player id: that entrant's row in the record's hash
+TABLE_ROW = "t:"  # + table id: the last report taken from it, in a heat, its count
+
+
+class Stored:
+    """Writing a tournament to its hash and reading it back."""
+
+    id: str
+    config: dict[str, Any]
+    host: str | None
+    version: int
+    status: str
+    entrants: dict[str, Entrant]
+    balancer: Balancer | None
+    reported: dict[str, int]
+    heat: int
+    heat_tables: list[str]
+    qualified: list[str]
+    out: int
+    entrant_seq: int
+    pool: int
+    tables_made: int
+    seat_seq: int
+    subscribers: list[str]
+    max_imbalance: int
+    reseats: int
+    tables_at_start: int
+    seen: RecentIds
+    wake: int | None
+    created: int
+    timer_member: str | None
+    _entrants_changed: set[str]
+    _tables_changed: set[str]
+
+    if TYPE_CHECKING:
+
+        def _timer_name(self) -> str: ...
+
+    def to_bytes(self) -> bytes:
+        """The record's own field: everything but the entrants and tables (rows)."""
+        b = self.balancer
+        balancer = None if b is None else [b.seats, b.waiting, b.last_seq]
+        return wire.encode(
+            [
+                FORMAT,
+                self.id,
+                self.config,
+                self.host,
+                self.version,
+                self.status,
+                balancer,
+                self.heat,
+                self.out,
+                self.entrant_seq,
+                self.pool,
+                self.tables_made,
+                self.seat_seq,
+                self.subscribers,
+                [self.max_imbalance, self.reseats, self.tables_at_start],
+                "\n".join(self.seen),
+                self.wake,
+                self.created,
+            ]
+        )
+
+    def to_rows(self, *, everything: bool = False) -> list[tuple[str, bytes]]:
+        """The rows that changed since the last call (all of them with ``everything``):
+        ``(field, encoded row)``, or ``(field, b"")`` for an entrant who unregistered."""
+        balancer = self.balancer
+        if everything:
+            players: Iterable[str] = self.entrants
+            tables: Iterable[str] = self.reported.keys() | set(self.heat_tables)
+            if balancer is not None:
+                tables = tables | balancer.tables.keys()
+        else:
+            players, tables = self._entrants_changed, self._tables_changed
+            if balancer is not None and balancer.touched:
+                tables = tables | balancer.touched
+        rows = []
+        for player in players:
+            entrant = self.entrants.get(player)
+            row = b"" if entrant is None else wire.encode(entrant.row())
+            rows.append((ENTRANT_ROW + player, row))
+        heat = set(self.heat_tables) if tables and self.heat_tables else ()
+        for table in tables:
+            count = balancer.tables.get(table) if balancer is not None else None
+            counted = None
+            if count is not None:
+                counted = [count.seated, count.arriving, count.breaking, count.order,
+                           count.order_seq]  # fmt: skip
+            row = [self.reported.get(table, -1), table in heat, counted]
+            rows.append((TABLE_ROW + table, wire.encode(row)))
+        if not everything:
+            self._entrants_changed.clear()
+            self._tables_changed.clear()
+            if balancer is not None:
+                balancer.touched.clear()
+        return rows
+
+    def to_record(self) -> dict[bytes, bytes]:
+        """The whole record's hash, as stored (without the version field ``v``)."""
+        rows = {name.encode(): row for name, row in self.to_rows(everything=True)}
+        return {b"s": self.to_bytes(), **rows}
+
+    @classmethod
+    def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Tournament:
+        """The tournament from its record and rows (a hash's fields as read from Redis;
+        others, such as ``v`` and ``s``, are ignored)."""
+        raw = wire.unpack(data)
+        if isinstance(raw, list) and raw[0] == 2:
+            return cls._from_format_2(raw)
+        if not isinstance(raw, list) or raw[0] != FORMAT:
+            raise ValueError("unknown tournament record format")
+        (_, tid, config, host, version, status, balancer, heat, out, entrant_seq, pool, made,
+         seq, subscribers, measured, seen, wake, created) = raw  # fmt: skip
+        people: list[Entrant] = []
+        tables: list[tuple[str, list[Any]]] = []
+        for name, value in (rows or {}).items():
+            if name.startswith(b"e:"):
+                people.append(Entrant.from_row(wire.unpack(value)))
+            elif name.startswith(b"t:"):
+                tables.append((name[2:].decode(), wire.unpack(value)))
+        people.sort(key=lambda e: e.number)
+        tables.sort(key=lambda t: (len(t[0]), t[0]))  # in the order they were opened
+        b = None
+        if balancer is not None:
+            seats, waiting, last_seq = balancer
+            counts = {t: TableCount(t, *row[2]) for t, row in tables if row[2] is not None}
+            b = Balancer(seats, counts, waiting, last_seq)
+        t = cls(
+            id=tid,
+            config=config,
+            host=host,
+            version=version,
+            status=status,
+            balancer=b,
+            reported={table: row[0] for table, row in tables if row[0] >= 0},
+            heat=heat,
+            heat_tables=[table for table, row in tables if row[1]],
+            out=out,
+            entrant_seq=entrant_seq,
+            pool=pool,
+            tables_made=made,
+            seat_seq=seq,
+            subscribers=subscribers,
+            seen=RecentIds(seen.split("\n") if seen else ()),
+            wake=wake,
+            created=created,
+        )
+        for entrant in people:
+            t.entrants[entrant.player] = entrant
+            object.__setattr__(entrant, "_changed", t._entrants_changed)
+        if config["format"] == "heats" and status == RUNNING:  # through, waiting
+            t.qualified = [p for p, e in t.entrants.items() if e.place is None and not e.table]
+        t.max_imbalance, t.reseats, t.tables_at_start = measured
+        t.timer_member = t._timer_name() if wake is not None else None
+        return t
+
+    @classmethod
+    def from_hash(cls, stored: Mapping[bytes, bytes]) -> Tournament | None:
+        """The tournament from its whole hash as read (HGETALL), None if there is none."""
+        blob = stored.get(b"s")
+        return cls.from_bytes(blob, stored) if blob is not None else None
+
+    @staticmethod
+    async def read_entrant(redis: Any, key: str, player: str) -> Entrant | None:
+        """One entrant, read from the tournament's record at ``key`` with an asyncio
+        client: one row, whatever the number of entrants."""
+        row = await redis.hget(key, ENTRANT_ROW + player)
+        return Entrant.from_row(wire.unpack(row)) if row else None
+
+    @classmethod
+    def _from_format_2(cls, raw: list[Any]) -> Tournament:
+        """A record written before rows (everything in one field): read as the rows
+        it would have had, all of them to be written with the next commit."""
+        (_, tid, config, host, version, status, chunks, balancer, reported, heat,
+         heat_tables, _qualified, out, pool, made, seq, subscribers, measured, seen, wake,
+         created) = raw  # fmt: skip
+        entrants = [[*row, n] for n, row in enumerate((r for c in chunks for r in c), 1)]
+        head = None
+        tables = {t: [v, t in heat_tables, None] for t, v in reported.items()}
+        for table in heat_tables:
+            tables.setdefault(table, [-1, True, None])
+        if balancer is not None:
+            seats, counts, waiting, last_seq = balancer
+            head = [seats, waiting, last_seq]
+            for name, *count in counts:
+                tables.setdefault(name, [-1, False, None])[2] = count
+        record = [
+            FORMAT, tid, config, host, version, status, head, heat, len(out), len(entrants),
+            pool, made, seq, subscribers, measured, seen, wake, created,
+        ]  # fmt: skip
+        rows = {(ENTRANT_ROW + row[0]).encode(): wire.encode(row) for row in entrants}
+        rows.update({(TABLE_ROW + t).encode(): wire.encode(row) for t, row in tables.items()})
+        t = cls.from_bytes(wire.encode(record), rows)
+        t._entrants_changed.update(t.entrants)
+        t._tables_changed.update(tables)
+        return t
