@@ -224,6 +224,20 @@ def _loop_arguments(p: argparse.ArgumentParser, partitions: int) -> None:
     p.add_argument("--log-level", default="info")
 
 
+def _identity(args: argparse.Namespace) -> int:
+    import os
+
+    from .gateway.identity import parse_apps, player_of, sign_identity
+
+    apps = parse_apps(os.environ.get("DUDO_APPS", ""))
+    if args.app not in apps:
+        print(f"app {args.app!r} is not in DUDO_APPS (name=secret,...)", file=sys.stderr)
+        return 2
+    print(sign_identity(args.app, apps[args.app], args.user, args.ttl))
+    print(f"player {player_of(args.app, args.user)}", file=sys.stderr)
+    return 0
+
+
 def _schemas(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -433,6 +447,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_limits(serve)
     serve.set_defaults(func=_serve)
+
+    ident = sub.add_parser(
+        "identity",
+        help="sign an identity assertion for a user of an app (its secret from DUDO_APPS)",
+    )
+    ident.add_argument("--app", required=True)
+    ident.add_argument("--user", required=True, help="the app's own user id")
+    ident.add_argument("--ttl", type=int, default=3600, help="seconds it stays valid")
+    ident.set_defaults(func=_identity)
 
     play = sub.add_parser("play", help="play in the terminal through a gateway")
     play.add_argument("url", nargs="?", default="http://127.0.0.1:8000")

@@ -31,9 +31,8 @@ def call(base: str, method: str, path: str, body: dict[str, Any] | None = None) 
         return exc.code, json.load(exc)
 
 
-def test_create_register_begin_and_follow_the_standings_to_the_end(
-    workers: Workers, real_redis: redis.Redis
-) -> None:
+def start_services(workers: Workers, real_redis: redis.Redis) -> str:
+    """A worker, a director and a gateway; the gateway's base URL once all are up."""
     workers.start("w1")
     workers.spawn(
         "d1", "director", "--redis", workers.url, "--partitions", str(D),
@@ -41,6 +40,13 @@ def test_create_register_begin_and_follow_the_standings_to_the_end(
     )  # fmt: skip
     base = workers.gateway("g1", "--director-partitions", str(D))
     wait_for(lambda: real_redis.zcard(keys.DIRECTORS) == 1, 30, "the director")
+    return base
+
+
+def test_create_register_begin_and_follow_the_standings_to_the_end(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    base = start_services(workers, real_redis)
 
     for wrong, code in (
         ({"seats": 3}, "bad_message"),  # no name
@@ -103,3 +109,69 @@ def test_create_register_begin_and_follow_the_standings_to_the_end(
         p["name"]: p["chips"] - 5 for p in places
     }
     assert call(base, "GET", "/api/leaderboard?limit=0")[0] == 400
+
+
+def test_an_apps_user_is_rated_as_one_player_across_tournaments(
+    workers: Workers, real_redis: redis.Redis, monkeypatch: Any
+) -> None:
+    """Identity from the gateway: the user an app signs for is one player in every
+    tournament (rated across them); the same user id of another app is someone
+    else; a forged identity is refused and registers nobody."""
+    from dudo.gateway.identity import sign_identity
+
+    web, chat = "web-secret-0123456789", "chat-secret-0123456789"
+    monkeypatch.setenv("DUDO_APPS", f"web={web},chat={chat}")
+    base = start_services(workers, real_redis)
+    ana = sign_identity("web", web.encode(), "42")
+    # At tables too: the same player (public handle) at two tables; a forgery refused.
+    status, made = call(base, "POST", "/api/tables", {"name": "Ana", "identity": ana, "seats": 2})
+    assert status == 201, made
+    status, other = call(base, "POST", "/api/tables", {"seats": 2})
+    assert status == 201, other
+    status, joined = call(
+        base, "POST", f"/api/tables/{other['table']}/join", {"name": "Ana", "identity": ana}
+    )
+    assert status == 200 and joined["player"] == made["player"], joined
+    status, refused = call(
+        base, "POST", f"/api/tables/{other['table']}/join", {"name": "Eve", "identity": "x.y"}
+    )
+    assert (status, refused["code"]) == (401, "unauthorized")
+    tids = []
+    for cup, others in (("One", [("Bea", None)]), ("Two", [("Anna", "chat"), ("Ciro", None)])):
+        status, created = call(
+            base, "POST", "/api/tournaments",
+            {"name": cup, "rules": {"preset": "lizumo", "start_dice": 1, "turn_seconds": 1},
+             "seats": 3, "max_players": 3, "start_players": len(others) + 1},
+        )  # fmt: skip
+        assert status == 201, created
+        tid = created["tournament"]
+        tids.append(tid)
+        forged = sign_identity("web", chat.encode(), "42")  # signed with the wrong secret
+        status, refused = call(
+            base, "POST", f"/api/tournaments/{tid}/register", {"name": "Eve", "identity": forged}
+        )
+        assert (status, refused["code"]) == (401, "unauthorized")
+        status, first = call(
+            base, "POST", f"/api/tournaments/{tid}/register", {"name": "Ana", "identity": ana}
+        )
+        assert status == 200, first
+        for name, app in others:
+            body: dict[str, Any] = {"name": name}
+            if app:
+                body["identity"] = sign_identity(app, chat.encode(), "42")
+            status, answer = call(base, "POST", f"/api/tournaments/{tid}/register", body)
+            assert status == 200, answer
+    # Nobody plays: the turn clocks run out, the house plays, both tournaments end.
+    deadline = time.monotonic() + 90
+    for tid in tids:
+        while call(base, "GET", f"/api/tournaments/{tid}")[1]["standings"]["status"] != "over":
+            assert time.monotonic() < deadline
+            time.sleep(0.5)
+
+    def rated() -> Any:
+        status, board = call(base, "GET", "/api/leaderboard?limit=10")
+        return board["leaderboard"] if status == 200 and len(board["leaderboard"]) == 4 else None
+
+    board = wait_for(rated, 20, "the ratings")
+    games = {row["name"]: row["games"] for row in board}
+    assert games == {"Ana": 2, "Bea": 1, "Anna": 1, "Ciro": 1}  # no Eve: refused

@@ -41,6 +41,7 @@ from ..service import REDIS_DOWN, Backoff
 from .audience import Audience
 from .clients import Connection, Metrics
 from .http import HttpApi, json_errors
+from .identity import Identities, parse_apps
 from .limits import Counts, PerKey
 from .settings import GatewaySettings, default_gateway_id
 from .sockets import CLOSE_TIMEOUT, Sockets
@@ -61,6 +62,10 @@ class Gateway(HttpApi, TournamentApi, Sockets):
             secret = secrets.token_bytes(32)
             log.warning("gateway_secret_random", hint="set DUDO_GATEWAY_SECRET to share tokens")
         self.tokens = Tokens(secret)
+        apps = settings.apps
+        if apps is None:
+            apps = parse_apps(os.environ.get("DUDO_APPS", ""))
+        self.identities = Identities(apps)
         self.redis = redis_client
         self.link: AsyncGatewayLink | None = None  # writes to inboxes
         self.reader: AsyncGatewayLink | None = None  # reads this gateway's outbox

@@ -24,6 +24,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from .. import keys, wire
 from ..engine import Rules, RulesConfigError
 from ..service import REDIS_DOWN
+from .identity import Identities, IdentityError
 from .limits import PerKey
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class HttpApi:
     redis: Any
     link: AsyncGatewayLink | None
     tokens: Tokens
+    identities: Identities
     metrics: Metrics
     creates: PerKey
     joins: PerKey
@@ -132,7 +134,9 @@ class HttpApi:
         table = self._derived("table", key)[:11] if key else secrets.token_urlsafe(8)
         player = None
         if name:
-            player = self._derived("player", table, key)[:12] if key else secrets.token_urlsafe(9)
+            player, refused = self._player(body, "player", table, key)
+            if refused is not None:
+                return refused
         plan = [{"kind": "open"}] * (seats - len(bots)) + [
             {"kind": "bot", "level": level} for level in bots
         ]
@@ -209,8 +213,11 @@ class HttpApi:
         key, refused = _request_key(request, body)
         if refused is not None:
             return refused
-        # With a request key, a retry names the same player: it finds its seat.
-        player = self._derived("player", table, key)[:12] if key else secrets.token_urlsafe(9)
+        # With a request key (or an identity), a retry names the same player: it finds
+        # its seat.
+        player, refused = self._player(body, "player", table, key)
+        if refused is not None:
+            return refused
         assert self.link is not None
         join = self.link.message(
             "join", id=f"j-{player}-{secrets.token_hex(3)}", table=table, player=player,
@@ -238,6 +245,21 @@ class HttpApi:
                 "token": token,
             }
         )
+
+    def _player(
+        self, body: dict[str, Any], kind: str, *parts: str | None
+    ) -> tuple[str, web.Response | None]:
+        """Who this request plays as: the user an app's ``identity`` names (the same
+        player everywhere), else an anonymous player: derived from the request key in
+        ``parts`` if there is one (a retry is the same player), else a new one."""
+        identity = body.get("identity")
+        if identity is not None:
+            try:
+                return self.identities.player_for(identity), None
+            except IdentityError as exc:
+                return "", _http_error(401, wire.UNAUTHORIZED, str(exc))
+        key = parts[-1] if parts else None
+        return (self._derived(kind, *parts)[:12] if key else secrets.token_urlsafe(9)), None
 
     def _derived(self, kind: str, *parts: str | None) -> str:
         """An id derived from a client's request key with the deployment's secret: the

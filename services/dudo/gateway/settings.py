@@ -25,6 +25,9 @@ class GatewaySettings:
     # Shared by every gateway of a deployment (tokens made by one work on all).
     # None: DUDO_GATEWAY_SECRET, or a random one (tokens then die with the process).
     secret: bytes | None = None
+    # The apps whose signed identity assertions this gateway accepts (name -> secret;
+    # gateway/identity.py). None: DUDO_APPS (``web=<secret>,chat=<secret>``), or none.
+    apps: dict[str, bytes] | None = None
     rate_per_s: float = 20.0  # client messages per second per connection
     burst: int = 40
     reply_timeout: float = 5.0  # HTTP calls waiting for a worker's answer

@@ -36,12 +36,18 @@ class Grant:
     expires: int
 
 
-def _b64(data: bytes) -> str:
+def b64(data: bytes) -> str:
+    """base64url without padding (tokens and identity assertions)."""
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def _unb64(text: str) -> bytes:
+def unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def signature(secret: bytes, payload: str) -> str:
+    """base64url HMAC-SHA256 of ``payload`` under ``secret``."""
+    return b64(hmac.new(secret, payload.encode(), hashlib.sha256).digest())
 
 
 class Tokens:
@@ -52,7 +58,7 @@ class Tokens:
         self.ttl = ttl_seconds
 
     def _sign(self, payload: str) -> str:
-        return _b64(hmac.new(self.secret, payload.encode(), hashlib.sha256).digest())
+        return signature(self.secret, payload)
 
     def derive(self, *parts: str) -> str:
         """A base64url HMAC of ``parts`` under the secret: the same on every gateway of
@@ -62,7 +68,7 @@ class Tokens:
     def issue(self, table: str, player: str | None, name: str | None, kind: str = "seat") -> str:
         body = {"t": table, "p": player, "n": name, "k": kind, "e": int(time.time()) + self.ttl}
         # UTF-8, not \u escapes: a name of 32 emoji once made a token too long for hello.
-        payload = _b64(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
+        payload = b64(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
         return f"{payload}.{self._sign(payload)}"
 
     def check(self, token: str) -> Grant:
@@ -70,7 +76,7 @@ class Tokens:
         if not payload or not hmac.compare_digest(signature, self._sign(payload)):
             raise TokenError("bad token signature")
         try:
-            body = json.loads(_unb64(payload))
+            body = json.loads(unb64(payload))
             grant = Grant(body["t"], body["p"], body["n"], body["k"], int(body["e"]))
         except (ValueError, KeyError, TypeError) as exc:
             raise TokenError("malformed token") from exc

@@ -49,6 +49,9 @@ class TournamentApi:
         def _expect(self, message_id: str) -> asyncio.Future[dict[str, Any]]: ...
         def _forget(self, ids: list[str], table: str | None = None) -> None: ...
         def _derived(self, kind: str, *parts: str | None) -> str: ...
+        def _player(
+            self, body: dict[str, Any], kind: str, *parts: str | None
+        ) -> tuple[str, web.Response | None]: ...
 
     async def leaderboard(self, request: web.Request) -> web.Response:
         """``?limit=N`` (1..500, default 50): the best rated players."""
@@ -104,7 +107,12 @@ class TournamentApi:
             return refused
         tid = self._derived("tournament", key)[:11] if key else secrets.token_urlsafe(8)
         tid = tid.replace("-", "x").replace("_", "y")  # its tables are "<id>-<n>"
-        player = self._derived("entrant", tid, key)[:12] if host_name else None
+        player = None
+        if host_name:
+            # Without a request key the host is still one player per tournament.
+            player, refused = self._player(body, "entrant", tid, key or "host")
+            if refused is not None:
+                return refused
         assert self.link is not None
         create = self.link.message(
             "tournament_create", id=f"tc-{tid}", tournament=tid, host=player, **fields
@@ -142,7 +150,9 @@ class TournamentApi:
         key, refused = _request_key(request, body)
         if refused is not None:
             return refused
-        player = self._derived("entrant", tid, key)[:12] if key else secrets.token_urlsafe(9)
+        player, refused = self._player(body, "entrant", tid, key)
+        if refused is not None:
+            return refused
         assert name is not None
         registered = await self._register(tid, player, name)
         if isinstance(registered, web.Response):
