@@ -72,7 +72,7 @@ def test_stream_decode_turns_any_value_into_a_typed_error(
     try:
         decoded = wire.decode(raw)
     except wire.WireError as exc:
-        assert exc.code in wire.PROTOCOL_ERROR_CODES
+        assert exc.code in wire.DECODE_ERROR_CODES
         for key, value in exc.known.items():  # whatever is echoed back is safe to route by
             assert wire._plausible(key, value)
     else:
@@ -86,7 +86,7 @@ def test_stream_decode_of_arbitrary_bytes_is_a_typed_error(raw: bytes) -> None:
     try:
         wire.decode(raw)
     except wire.WireError as exc:
-        assert exc.code in wire.PROTOCOL_ERROR_CODES
+        assert exc.code in wire.DECODE_ERROR_CODES
 
 
 @settings(max_examples=500, deadline=None)
@@ -95,7 +95,7 @@ def test_stream_decode_of_any_top_level_value_is_a_typed_error(value: Any) -> No
     try:
         wire.decode(msgpack.packb(value, use_bin_type=True))
     except wire.WireError as exc:
-        assert exc.code in wire.PROTOCOL_ERROR_CODES
+        assert exc.code in wire.DECODE_ERROR_CODES
 
 
 @settings(max_examples=800, deadline=None)
@@ -107,7 +107,7 @@ def test_client_messages_turn_any_value_into_a_typed_error(
     try:
         validate_client(message)
     except wire.WireError as exc:
-        assert exc.code in wire.PROTOCOL_ERROR_CODES
+        assert exc.code in wire.DECODE_ERROR_CODES
 
 
 @settings(max_examples=1500, deadline=None)

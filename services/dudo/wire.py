@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 
 from .engine import RuleError, Rules, RulesConfigError, action_from_dict
+from .engine.errors import BAD_ACTION
 
 # The declarations live in wire_spec; their users import them from here, with the codec.
 from .wire_spec import BOT_LEVELS as BOT_LEVELS
@@ -98,6 +99,9 @@ PROTOCOL_ERROR_CODES = frozenset(
         INTERNAL,
     }
 )
+# What decoding a message can answer: a protocol code, or `bad_action` for a malformed
+# `action` (a rule code: docs/rules.md).
+DECODE_ERROR_CODES = PROTOCOL_ERROR_CODES | {BAD_ACTION}
 
 
 class WireError(Exception):
@@ -291,12 +295,14 @@ def _check_ref(value: Any, spec: Field, path: str) -> None:
         except RulesConfigError as exc:
             raise WireError(BAD_RULES, str(exc)) from exc
     elif spec.ref == "action.schema.json":
+        # A malformed action is `bad_action`, as the engine and docs/rules.md say (the
+        # rest of a malformed message is `bad_message`): one code for one fault.
         try:
             action_from_dict(value)
         except RuleError as exc:
-            raise WireError(BAD_MESSAGE, f"{path}: {exc.message}") from exc
+            raise WireError(exc.code, f"{path}: {exc.message}") from exc
         if any(isinstance(v, int) and not -(2**63) <= v < 2**63 for v in value.values()):
-            raise WireError(BAD_MESSAGE, f"{path}: integers must fit in 64 bits")
+            raise WireError(BAD_ACTION, f"{path}: integers must fit in 64 bits")
     elif not isinstance(value, dict):
         raise WireError(BAD_MESSAGE, f"{path} must be object")
 

@@ -190,16 +190,19 @@ def test_bad_input_gets_typed_errors_and_changes_nothing(
             await expect("bad_message", "[1, 2, 3]", raw=True)
             await expect("bad_message", {"v": 1, "type": "fly"})
             await expect("unsupported_version", {"v": 9, "type": "ping"})
-            await expect("bad_message", {"v": 1, "type": "act", "id": "w1", "action": "dudo"})
-            await expect(
-                "bad_message",
-                {
-                    "v": 1,
-                    "type": "act",
-                    "id": "w2",
-                    "action": {"type": "bid", "quantity": "3", "face": 4},
-                },
-            )
+            # What is wrong inside `action` is `bad_action` (docs/rules.md); what is wrong
+            # with the message around it is `bad_message`.
+            await expect("bad_action", {"v": 1, "type": "act", "id": "w1", "action": "dudo"})
+            for i, action in enumerate(
+                (
+                    {"type": "bid", "quantity": "3", "face": 4},
+                    {"type": "fly"},
+                    {"type": "dudo", "loud": True},
+                )
+            ):
+                await expect(
+                    "bad_action", {"v": 1, "type": "act", "id": f"w2{i}", "action": action}
+                )
             await expect("bad_message", {"v": 1, "type": "act", "action": {"type": "dudo"}})
             await expect(
                 "too_large",

@@ -143,7 +143,7 @@ def test_non_ascii_and_oversized_inputs_get_typed_errors(gateway: str, tmp_path:
             for value in (2**64, -(2**70)):
                 await ws.send_str(big % value)
                 msg = json.loads((await ws.receive(timeout=5)).data)
-                assert (msg["type"], msg["code"], msg["id"]) == ("error", "bad_message", "a1")
+                assert (msg["type"], msg["code"], msg["id"]) == ("error", "bad_action", "a1")
             assert not ws.closed
             await ws.close()
 

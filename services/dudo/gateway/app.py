@@ -81,7 +81,8 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         self.hellos: dict[str, Connection] = {}  # join message id -> connection saying hello
         self.sockets: set[Connection] = set()  # every open WebSocket
         self.created: dict[str, asyncio.Future[dict[str, Any]]] = {}  # table -> first view
-        self.acts: dict[str, tuple[Connection, str]] = {}  # message id -> sender, client's id
+        # stream message id -> the connection that asked, and the client's id for it
+        self.acts: dict[str, tuple[Connection, str | None]] = {}
         self.timing: dict[str, list[tuple[float, int, str]]] = defaultdict(list)  # per table
         self.tasks: list[asyncio.Task[None]] = []
         self.ready = False
@@ -298,8 +299,11 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 if conn is not None and conn.grant is not None:
                     conn.hello = None
                     self._seated(conn, msg)
+                else:  # the host started early: seated connections learn their new seat
+                    self.audience.renumbered(msg["table"], msg["player"], msg["seat"])
             else:  # the player gave the seat up: none of its connections plays it now
-                self.audience.detach_player(msg["table"], msg["player"], None)
+                asked = self.acts.pop(msg["id"], None)
+                self.audience.player_left(msg, asked)
             _settle(self.waiting, msg["id"], msg)
         elif kind == "detached":
             self.audience.detach_player(
@@ -334,7 +338,8 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         keep = []
         for sent, before, message_id in pending:
             if version > before:
-                self.metrics.latency.observe(now - sent)
+                if sent >= 0:  # an action (not a resync, leave or start)
+                    self.metrics.latency.observe(now - sent)
                 self.acts.pop(message_id, None)
             else:
                 keep.append((sent, before, message_id))

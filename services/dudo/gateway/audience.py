@@ -128,6 +128,29 @@ class Audience:
             _leave(self.followers, grant.table, conn)
         return self.unwatch(conn)
 
+    def renumbered(self, table: str, player: str, seat: int) -> None:
+        """``player`` holds ``seat`` now (the host started early and the seats were
+        renumbered): each of its connections here that thought otherwise gets a new
+        ``welcome``, before the first view with the new number."""
+        for conn in self.seated.get((table, player), ()):
+            if conn.seat != seat:
+                conn.seat = seat
+                conn.welcome(table=table, seat=seat, player=wire.public_id(player))
+
+    def player_left(self, msg: dict[str, Any], asked: tuple[Connection, str | None] | None) -> None:
+        """The table confirmed that a player gave its seat up: each of the player's
+        connections stops playing it and is told (``left``; the one that asked quotes
+        the id it asked with)."""
+        table, player = msg["table"], msg["player"]
+        asker, client_id = asked if asked is not None else (None, None)
+        for conn in list(self.seated.get((table, player), ())):
+            self.unseat(conn)
+            conn.send(
+                wire.message(
+                    "left", table=table, seat=msg["seat"], id=client_id if conn is asker else None
+                )
+            )
+
     def detach_player(self, table: str, player: str, notice: tuple[str, str] | None = None) -> None:
         """Every connection of ``player`` at ``table`` stops getting that seat; with a
         ``notice`` (code, text) each is told why, as an error without an id."""

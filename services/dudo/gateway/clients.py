@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import secrets
 import time
 from collections import deque
@@ -20,6 +21,7 @@ import msgspec
 from aiohttp import WSMsgType, web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from .. import wire
 from .limits import Bucket
 from .tokens import Grant
 
@@ -77,6 +79,7 @@ class Connection:
         # tournament seats its player now (None between tables).
         self.table: str | None = None
         self.hello: str | None = None  # the id of the join our hello is waiting for
+        self.hello_id: str | None = None  # the client's id of its last hello (for `welcome`)
         self.binary = False  # answer in msgpack once the client spoke msgpack
         self.bucket = Bucket(settings.rate_per_s, settings.burst)
         self.token_key: str | None = None  # the token it said hello with, for per-token caps
@@ -95,6 +98,10 @@ class Connection:
     def allow(self) -> bool:
         return self.bucket.allow()
 
+    def retry_ms(self) -> int:
+        """After a refusal by the rate limit: milliseconds until a message is allowed."""
+        return max(1, math.ceil(self.bucket.wait() * 1000))
+
     def costly(self, every: float) -> bool:
         """May it ask for something expensive now (at most once per ``every`` seconds)?"""
         now = time.monotonic()
@@ -102,6 +109,15 @@ class Connection:
             return False
         self.last_costly = now
         return True
+
+    def costly_retry_ms(self, every: float) -> int:
+        """After :meth:`costly` said no: milliseconds until it says yes."""
+        return max(1, math.ceil((self.last_costly + every - time.monotonic()) * 1000))
+
+    def welcome(self, **fields: Any) -> None:
+        """``welcome`` with these fields; the first after a hello quotes that hello's id."""
+        self.send(wire.message("welcome", id=self.hello_id, **fields))
+        self.hello_id = None
 
     @property
     def queued(self) -> int:

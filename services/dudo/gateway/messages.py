@@ -23,6 +23,17 @@ MAX_CLIENT_BYTES = 4096  # a client message larger than this gets `too_large`
 
 _TOKEN = Field("string", maximum=1024, pattern=r"^[A-Za-z0-9_.-]+$", doc="from the HTTP API")
 _ID = Field("string", pattern=MESSAGE_ID_RE, doc="your id for this message; errors quote it")
+# Any other client message may carry an id too: its answer (and any refusal) quotes it.
+_OPTIONAL_ID = Field(
+    "string",
+    required=False,
+    pattern=MESSAGE_ID_RE,
+    doc="your id for this message: its answer and any refusal quote it",
+)
+# The id of the client message an answer answers (null when it had none, or for news).
+_REPLY_ID = Field(
+    "string", nullable=True, maximum=64, doc="the id of the message this answers, if it had one"
+)
 _GAME = Field("ref", ref="game-view.schema.json", nullable=True, doc="the game as you may see it")
 
 CLIENT_MESSAGES: dict[str, Message] = {
@@ -35,7 +46,7 @@ CLIENT_MESSAGES: dict[str, Message] = {
             "first, and again after every reconnect: the answer is `welcome`, then the latest "
             "view. With an entrant token the connection follows its player through the "
             "tournament: `moved` when the player is seated elsewhere, `tournament` standings.",
-            {"token": _TOKEN},
+            {"token": _TOKEN, "id": _OPTIONAL_ID},
         ),
         Message(
             "act",
@@ -48,20 +59,38 @@ CLIENT_MESSAGES: dict[str, Message] = {
                 "seat": Field("integer", required=False, minimum=0, maximum=5),
             },
         ),
-        Message("resync", "ws-in", "Send me the latest view now.", {}),
-        Message("leave", "ws-in", "Give up my seat (during a game the house bot plays it).", {}),
-        Message("start", "ws-in", "Host only: start with the players seated so far.", {}),
+        Message("resync", "ws-in", "Send me the latest view now.", {"id": _OPTIONAL_ID}),
         Message(
-            "watch_lobby", "ws-in", "Send me the open tables now and whenever they change.", {}
+            "leave",
+            "ws-in",
+            "Give up my seat (during a game the house bot plays it); answered with `left`.",
+            {"id": _OPTIONAL_ID},
         ),
-        Message("ping", "ws-in", "Are you there? (answered with `pong`)", {}),
+        Message(
+            "start",
+            "ws-in",
+            "Host only: start with the players seated so far (open seats are dropped and the "
+            "seats renumbered: a player whose number changed gets a new `welcome`). The next "
+            "view shows the game; a refusal is an `error` quoting your id.",
+            {"id": _OPTIONAL_ID},
+        ),
+        Message(
+            "watch_lobby",
+            "ws-in",
+            "Send me the open tables now and whenever they change. Needs no `hello`: the "
+            "lobby is public.",
+            {"id": _OPTIONAL_ID},
+        ),
+        Message("ping", "ws-in", "Are you there? (answered with `pong`)", {"id": _OPTIONAL_ID}),
         Message(
             "welcome",
             "ws-out",
             "The token was accepted: this connection plays this seat (or watches, seat null). "
             "For an entrant, `table` is where the player sits now (null before the start or "
-            "once out).",
+            "once out). Sent again, with `id` null, when the host's early start renumbers "
+            "your seat.",
             {
+                "id": _REPLY_ID,
                 "table": Field("string", nullable=True, maximum=64),
                 "tournament": Field(
                     "string", required=False, maximum=64, doc="an entrant's tournament"
@@ -112,6 +141,12 @@ CLIENT_MESSAGES: dict[str, Message] = {
                 "id": Field("string", nullable=True, maximum=64, doc="the refused message's id"),
                 "code": Field("string", pattern=r"^[a-z_]+$"),
                 "message": Field("string", maximum=500),
+                "retry_ms": Field(
+                    "integer",
+                    required=False,
+                    minimum=1,
+                    doc="with `rate_limited`: wait this long before sending again",
+                ),
             },
         ),
         Message(
@@ -120,6 +155,13 @@ CLIENT_MESSAGES: dict[str, Message] = {
             "Open tables: the full list (`tables`) when you subscribe, then one change at a "
             "time (`table` with `entry`, or `entry` null when it closed).",
             {
+                "id": Field(
+                    "string",
+                    required=False,
+                    nullable=True,
+                    maximum=64,
+                    doc="on the full list: the id of your `watch_lobby`",
+                ),
                 "tables": Field("array", required=False, items=Field("object")),
                 "table": Field("string", required=False, maximum=64),
                 "entry": Field("object", required=False, nullable=True),
@@ -148,7 +190,18 @@ CLIENT_MESSAGES: dict[str, Message] = {
                 "standings": Field("ref", ref="standings.schema.json"),
             },
         ),
-        Message("pong", "ws-out", "Answer to `ping`.", {}),
+        Message(
+            "left",
+            "ws-out",
+            "You gave your seat up (`leave`): this connection plays it no more. Every "
+            "connection of your player at that table gets it; the one that asked quotes its id.",
+            {
+                "id": _REPLY_ID,
+                "table": Field("string", maximum=64),
+                "seat": Field("integer", minimum=0, maximum=5),
+            },
+        ),
+        Message("pong", "ws-out", "Answer to `ping`.", {"id": _REPLY_ID}),
     ]
 }
 

@@ -55,7 +55,7 @@ class Sockets:
     by_address: Counts
     hellos: dict[str, Connection]
     sockets: set[Connection]
-    acts: dict[str, tuple[Connection, str]]
+    acts: dict[str, tuple[Connection, str | None]]
     timing: dict[str, list[tuple[float, int, str]]]
     log: Any
 
@@ -90,7 +90,6 @@ class Sockets:
                 if frame.type == WSMsgType.TEXT:
                     await self._receive(conn, frame.data.encode(), text=True)
                 elif frame.type == WSMsgType.BINARY:
-                    conn.binary = True
                     await self._receive(conn, frame.data, text=False)
         finally:
             idle.cancel()
@@ -105,8 +104,12 @@ class Sockets:
             conn.close_soon(CLOSE_NO_HELLO, "say hello (or watch the lobby) first")
 
     async def _receive(self, conn: Connection, data: bytes, *, text: bool) -> None:
+        conn.binary = not text  # answers and pushes follow the kind of your last frame
         if not conn.allow():
-            self._error(conn, None, wire.RATE_LIMITED, "too many messages; slow down")
+            self._error(
+                conn, _peek_id(data, text), wire.RATE_LIMITED, "too many messages; slow down",
+                retry_ms=conn.retry_ms(),
+            )  # fmt: skip
             return
         if len(data) > MAX_CLIENT_BYTES:
             self._error(conn, None, wire.TOO_LARGE, f"at most {MAX_CLIENT_BYTES} bytes")
@@ -135,26 +138,31 @@ class Sockets:
             self._error(conn, msg.get("id"), wire.INTERNAL, "the gateway failed; try again")
 
     async def _handle_client(self, conn: Connection, kind: str, msg: dict[str, Any]) -> None:
+        client_id = msg.get("id")  # every client message may carry one; answers quote it
         if kind == "hello":
-            await self._hello(conn, msg["token"])
+            await self._hello(conn, msg["token"], client_id)
         elif kind == "ping":
-            conn.send(wire.message("pong"))
+            conn.send(wire.message("pong", id=client_id))
         elif kind in ("watch_lobby", "resync") and not conn.costly(self.settings.costly_every):
-            self._error(conn, msg.get("id"), wire.RATE_LIMITED, f"one {kind} per second at most")
+            self._error(
+                conn, client_id, wire.RATE_LIMITED, f"one {kind} per second at most",
+                retry_ms=conn.costly_retry_ms(self.settings.costly_every),
+            )  # fmt: skip
         elif kind == "watch_lobby":
-            await self._watch_lobby(conn)
+            await self._watch_lobby(conn, client_id)
         elif conn.grant is None:
-            self._error(conn, msg.get("id"), wire.UNAUTHORIZED, "send hello with a token")
+            self._error(conn, client_id, wire.UNAUTHORIZED, "send hello with a token")
         elif kind == "act":
             await self._act(conn, msg)
         else:
-            await self._control(conn, kind)
+            await self._control(conn, kind, client_id)
 
-    async def _hello(self, conn: Connection, token: str) -> None:
+    async def _hello(self, conn: Connection, token: str, client_id: str | None = None) -> None:
+        conn.hello_id = client_id
         try:
             grant = self.tokens.check(token)
         except TokenError as exc:
-            self._error(conn, None, wire.UNAUTHORIZED, str(exc))
+            self._error(conn, client_id, wire.UNAUTHORIZED, str(exc))
             return
         await self._detach(conn)
         key = f"{grant.kind}:{grant.table}:{grant.player}"
@@ -171,7 +179,7 @@ class Sockets:
             return
         if grant.kind == "watch":
             first = self.audience.watch(conn, grant.table)
-            conn.send(wire.message("welcome", table=grant.table, seat=None, player=None))
+            conn.welcome(table=grant.table, seat=None, player=None)
             messages = [
                 self.link.message("resync", id=f"r-{conn.id}", table=grant.table, seat=None)
             ]
@@ -209,7 +217,7 @@ class Sockets:
         except TimeoutError:
             # The join may still be applied: a late `joined` seats this connection
             # then (the hello stays registered until the connection closes).
-            self._error(conn, None, wire.TIMEOUT, "no worker answered yet; still trying")
+            self._error(conn, conn.hello_id, wire.TIMEOUT, "no worker answered yet; still trying")
             return
         finally:
             self._forget([join["id"]])
@@ -219,7 +227,7 @@ class Sockets:
                 self._welcome_entrant(conn, None)
                 return
             conn.grant = None
-            self._error(conn, None, answer["code"], answer["message"])
+            self._error(conn, conn.hello_id, answer["code"], answer["message"])
 
     async def _hello_entrant(self, conn: Connection) -> None:
         """An entrant follows its player: standings of its tournament, and the seat at
@@ -248,14 +256,8 @@ class Sockets:
     def _welcome_entrant(self, conn: Connection, seat: int | None) -> None:
         grant = conn.grant
         assert grant is not None and grant.player is not None
-        conn.send(
-            wire.message(
-                "welcome",
-                table=conn.table,
-                seat=seat,
-                player=wire.public_id(grant.player),
-                tournament=grant.table,
-            )
+        conn.welcome(
+            table=conn.table, seat=seat, player=wire.public_id(grant.player), tournament=grant.table
         )
 
     def _seated(self, conn: Connection, msg: dict[str, Any]) -> None:
@@ -266,11 +268,7 @@ class Sockets:
         if grant.kind == "entrant":
             self._welcome_entrant(conn, conn.seat)
             return
-        conn.send(
-            wire.message(
-                "welcome", table=grant.table, seat=conn.seat, player=wire.public_id(grant.player)
-            )
-        )
+        conn.welcome(table=grant.table, seat=conn.seat, player=wire.public_id(grant.player))
 
     async def _act(self, conn: Connection, msg: dict[str, Any]) -> None:
         grant = conn.grant
@@ -296,40 +294,53 @@ class Sockets:
             seat=conn.seat,
             action=msg["action"],
         )
-        self.acts[message_id] = (conn, msg["id"])
-        self.timing[table].append(
-            (time.perf_counter(), self.audience.versions.get(table, 0), message_id)
-        )
+        self._remember_request(conn, table, message_id, msg["id"], timed=True)
         await self.link.send(act)
 
-    async def _control(self, conn: Connection, kind: str) -> None:
+    async def _control(self, conn: Connection, kind: str, client_id: str | None) -> None:
+        """``resync``, ``leave``, ``start``: sent on to the table under an id of our own,
+        remembered with the client's (a refusal comes back quoting the client's id; a
+        leave is confirmed with ``left``; a start shows in the next view)."""
         grant = conn.grant
         assert grant is not None and self.link is not None
         table = conn.table or grant.table
         base = {"id": f"{kind[0]}-{conn.id}-{secrets.token_hex(3)}", "table": table}
-        if kind == "resync":
-            if grant.kind == "watch":
-                await self.link.send(self.link.message("resync", seat=None, **base))
-            elif conn.seat is not None and conn.table is not None:
-                await self.link.send(
-                    self.link.message("resync", seat=conn.seat, player=grant.player, **base)
-                )
+        if kind == "resync" and grant.kind == "watch":
+            body = self.link.message("resync", seat=None, **base)
         elif grant.kind == "watch":
-            self._error(conn, None, wire.UNAUTHORIZED, "this token only watches")
+            self._error(conn, client_id, wire.UNAUTHORIZED, "this token only watches")
+            return
         elif conn.seat is None or conn.table is None:
-            self._error(conn, None, wire.NOT_SEATED, "this connection plays no seat now")
-        elif kind == "leave":
-            await self.link.send(
-                self.link.message("leave", seat=conn.seat, player=grant.player, **base)
-            )
+            self._error(conn, client_id, wire.NOT_SEATED, "this connection plays no seat now")
+            return
         elif kind == "start":
-            await self.link.send(self.link.message("start", player=grant.player, **base))
+            body = self.link.message("start", player=grant.player, **base)
+        else:  # resync or leave, for the seat
+            body = self.link.message(kind, seat=conn.seat, player=grant.player, **base)
+        self._remember_request(conn, table, body["id"], client_id, timed=False)
+        await self.link.send(body)
 
-    async def _watch_lobby(self, conn: Connection) -> None:
+    def _remember_request(
+        self,
+        conn: Connection,
+        table: str,
+        message_id: str,
+        client_id: str | None,
+        *,
+        timed: bool,
+    ) -> None:
+        """Route the table's answer to ``message_id`` back to ``conn`` as ``client_id``;
+        forgotten once a later view of the table shows it was handled (``timed``: an
+        action, whose time to that view is the gateway's latency metric)."""
+        self.acts[message_id] = (conn, client_id)
+        sent = time.perf_counter() if timed else -1.0
+        self.timing[table].append((sent, self.audience.versions.get(table, 0), message_id))
+
+    async def _watch_lobby(self, conn: Connection, client_id: str | None = None) -> None:
         self.audience.watch_lobby(conn)
         assert self.link is not None
         tables = self._listing(await self.link.open_tables())
-        conn.send(wire.message("lobby", tables=tables))
+        conn.send(wire.message("lobby", tables=tables, id=client_id))
 
     def _listing(self, open_tables: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         """The lobby as clients get it: tables with free seats first, at most
@@ -358,9 +369,25 @@ class Sockets:
     async def _disconnect(self, conn: Connection) -> None:
         await self._detach(conn)
 
-    def _error(self, conn: Connection, message_id: str | None, code: str, text: str) -> None:
+    def _error(
+        self, conn: Connection, message_id: str | None, code: str, text: str, **extra: Any
+    ) -> None:
+        """Refuse a client's message: ``extra`` may add ``retry_ms`` (rate limits)."""
         self.metrics.errors.labels(code).inc()
-        conn.send(wire.message("error", id=message_id, code=code, message=text[:500]))
+        conn.send(wire.message("error", id=message_id, code=code, message=text[:500], **extra))
+
+
+def _peek_id(data: bytes, text: bool) -> str | None:
+    """The id of a message refused before it was read (rate limited), if it has one:
+    a client waiting on that id learns why. Bounded: the message is not yet size-checked."""
+    if len(data) > MAX_CLIENT_BYTES:
+        return None
+    try:
+        raw = json.loads(data) if text else msgpack.unpackb(data, raw=False)
+    except Exception:
+        return None
+    found = raw.get("id") if isinstance(raw, dict) else None
+    return found if isinstance(found, str) and len(found) <= 64 else None
 
 
 def _act_id(player: str, client_id: str) -> str:
