@@ -36,6 +36,7 @@ from .wire_spec import BOT_LEVELS as BOT_LEVELS
 from .wire_spec import DIRECTOR_TYPES as DIRECTOR_TYPES
 from .wire_spec import ID_RE as ID_RE
 from .wire_spec import INBOX_TYPES as INBOX_TYPES
+from .wire_spec import LOBBY_ENTRY as LOBBY_ENTRY
 from .wire_spec import MESSAGE_ID_RE as MESSAGE_ID_RE
 from .wire_spec import MESSAGES as MESSAGES
 from .wire_spec import OUTBOX_TYPES as OUTBOX_TYPES

@@ -91,6 +91,24 @@ ENTRANT = Field(
     },
 )
 
+# An open table as the lobby shows it (stream `lobby` news, the client's `lobby`, GET
+# /api/tables): one declaration for all three.
+LOBBY_ENTRY: dict[str, Field] = {
+    "preset": Field("string", maximum=32),
+    "seats": Field("integer", minimum=2, maximum=6),
+    "taken": Field("integer", minimum=0, maximum=6),
+    "bots": Field("integer", minimum=0, maximum=6),
+    "names": Field("array", maximum=6, items=Field("string", nullable=True, maximum=32)),
+    "rules": Field("ref", ref="rules.schema.json"),
+    "host": _id("the host's public handle", nullable=True),
+    "wants_bots": Field(
+        "array",
+        maximum=6,
+        items=Field("array", minimum=2, maximum=2),
+        doc="free seats set aside for bots: [seat, level] pairs",
+    ),
+}
+
 MESSAGES: dict[str, Message] = {
     m.type: m
     for m in [
@@ -299,7 +317,9 @@ MESSAGES: dict[str, Message] = {
                     "change hands; route by player)",
                 ),
                 "events": Field(
-                    "array", items=Field("object"), doc="public events since the last view"
+                    "array",
+                    items=Field("ref", ref="event.schema.json"),
+                    doc="public events since the last view",
                 ),
             },
         ),
@@ -360,24 +380,7 @@ MESSAGES: dict[str, Message] = {
             {
                 "table": TABLE,
                 "version": Field("integer", minimum=0, doc="the table's version"),
-                "entry": Field(
-                    "object",
-                    nullable=True,
-                    fields={
-                        "preset": Field("string"),
-                        "seats": Field("integer", minimum=2, maximum=6),
-                        "taken": Field("integer", minimum=0, maximum=6),
-                        "bots": Field("integer", minimum=0, maximum=6),
-                        "names": Field("array", items=Field("string", nullable=True)),
-                        "rules": Field("ref", ref="rules.schema.json"),
-                        "host": _id("the host's public handle", nullable=True),
-                        "wants_bots": Field(
-                            "array",
-                            items=Field("array", minimum=2, maximum=2),
-                            doc="free seats set aside for bots: [seat, level] pairs",
-                        ),
-                    },
-                ),
+                "entry": Field("object", nullable=True, fields=LOBBY_ENTRY),
             },
         ),
         Message(

@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 import msgpack
 
-from .test_gateway import Client, post, run
+from .test_gateway import Client, check, post, run
 
 
 def test_answers_and_refusals_quote_the_id_they_answer(served: str) -> None:
@@ -71,12 +71,22 @@ def test_answers_and_refusals_quote_the_id_they_answer(served: str) -> None:
             assert (await guest.next("error", id="r-3"))["code"] == "not_seated"
 
             # The lobby needs no hello; its full list quotes the request's id.
+            status, _ = await post(
+                session, f"{served}/api/tables",
+                {"rules": {"preset": "lizumo"}, "seats": 4, "bots": ["easy"], "name": "Eve"},
+            )  # fmt: skip
+            assert status == 201
             lobby = await Client(session, served).open()
             await lobby.send({"v": 1, "type": "watch_lobby", "id": "w-1"})
             listing = await lobby.next("lobby")
-            assert listing["id"] == "w-1" and isinstance(listing["tables"], list)
+            assert listing["id"] == "w-1" and len(listing["tables"]) >= 1
+            async with session.get(f"{served}/api/tables") as response:
+                check("http-tables-response.schema.json", await response.json())
+            # Everything received is what the published schemas say (events included).
             for client in (host, guest, lobby):
                 await client.close()
+                for message in client.seen:
+                    check(f"ws-out-{message['type']}.schema.json", message)
 
     run(scenario())
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from ..wire import (
     BOT_LEVELS,
+    ID_RE,
+    LOBBY_ENTRY,
     MESSAGE_ID_RE,
     TABLE_STATUSES,
     Field,
@@ -34,6 +36,8 @@ _OPTIONAL_ID = Field(
 _REPLY_ID = Field(
     "string", nullable=True, maximum=64, doc="the id of the message this answers, if it had one"
 )
+_TABLE = Field("string", pattern=ID_RE, doc="table id")
+_TABLE_OPTIONAL = Field("string", required=False, pattern=ID_RE, doc="table id")
 _GAME = Field("ref", ref="game-view.schema.json", nullable=True, doc="the game as you may see it")
 
 CLIENT_MESSAGES: dict[str, Message] = {
@@ -130,7 +134,11 @@ CLIENT_MESSAGES: dict[str, Message] = {
                 "host": Field("string", nullable=True, maximum=64),
                 "deadline": Field("integer", nullable=True, minimum=0, doc="ms since epoch"),
                 "game": _GAME,
-                "events": Field("array", items=Field("object")),
+                "events": Field(
+                    "array",
+                    items=Field("ref", ref="event.schema.json"),
+                    doc="what happened since the previous view (event.schema.json)",
+                ),
             },
         ),
         Message(
@@ -162,9 +170,13 @@ CLIENT_MESSAGES: dict[str, Message] = {
                     maximum=64,
                     doc="on the full list: the id of your `watch_lobby`",
                 ),
-                "tables": Field("array", required=False, items=Field("object")),
-                "table": Field("string", required=False, maximum=64),
-                "entry": Field("object", required=False, nullable=True),
+                "tables": Field(
+                    "array",
+                    required=False,
+                    items=Field("object", fields={"table": _TABLE, **LOBBY_ENTRY}),
+                ),
+                "table": _TABLE_OPTIONAL,
+                "entry": Field("object", required=False, nullable=True, fields=LOBBY_ENTRY),
             },
         ),
         Message(
