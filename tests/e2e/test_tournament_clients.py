@@ -35,6 +35,9 @@ async def play(client: Client, name: str, log: list[str]) -> dict[str, Any]:
             # Never anyone else's dice: exactly as many as this seat has, and the other
             # seats' hands appear only in the public reveal of the last round.
             my_dice = game["dice_counts"][seat]
+            if my_dice == 0:  # out: a spectator's view, no hand at all
+                assert "dice" not in game and "legal" not in game
+                continue
             assert len(game["dice"]) == (my_dice if game["phase"] != "over" else 0)
             if game["turn"] == seat and game["phase"] == "bidding" and my_dice:
                 legal = game["legal"]

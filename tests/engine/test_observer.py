@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from dudo.engine import Bid, Dudo, all_views, preset, seat_view, spectator_view
+from dudo.engine import Bid, Dudo, Rules, all_views, preset, seat_view, spectator_view
 
 from .helpers import copy, game
 
@@ -53,13 +53,10 @@ def test_eliminated_seat_sees_what_a_spectator_sees() -> None:
     s = game("classic", 3, dice=[[2, 3], [], [4, 5]], dice_counts=[2, 0, 2])
     view = seat_view(s, 1)
     spectator = spectator_view(s)
-    assert view["dice"] == []
-    assert not any(v for k, v in view["legal"].items() if k in ("dudo", "calza", "direction"))
-    assert view["legal"]["bid"] == [None] * 6
-    own = {"seat", "dice", "legal"}
-    assert {k: v for k, v in view.items() if k not in own} == {
-        k: v for k, v in spectator.items() if k != "seat"
-    }
+    # Exactly the spectator's view, with its seat number: no hand, nothing to do.
+    assert view == {**spectator, "seat": 1}
+    assert "dice" not in view and "legal" not in view and "odds" not in view
+    assert "dice" in seat_view(s, 0) and "legal" in seat_view(s, 0)
 
 
 def test_views_are_json_plain_data_and_independent_of_the_state() -> None:
@@ -102,3 +99,22 @@ def test_game_over_view() -> None:
     assert view["phase"] == "over" and view["winner"] == 0 and view["standings"] == [0, 1]
     assert view["dice"] == [] and view["turn"] is None
     assert view["last_round"]["dice"] == [[5], [5]]
+
+
+def test_the_opener_choosing_the_direction_sees_the_odds_of_its_opening_bids() -> None:
+    """Assisted mode: odds while the direction is chosen too (the opener's next move is
+    the opening bid); the other seats get no odds then (nothing to bid on yet)."""
+    rules = Rules.from_dict(
+        {"preset": "classic", "assisted": True, "loser_chooses_direction": True}
+    )
+    s = game(rules, 3, dice=HANDS)
+    assert s.phase == "direction"
+    opener = s.turn
+    odds = seat_view(s, opener)["odds"]
+    assert odds["bid_true"] is None and odds["unseen"] == 10
+    floors = s.opening_floors()
+    assert [r is not None for r in odds["raises"]] == [f is not None for f in floors]
+    face = 4
+    assert len(odds["raises"][face - 1]) == s.dice_in_play - floors[face - 1] + 1
+    others = [seat for seat in range(3) if seat != opener]
+    assert all("odds" not in seat_view(s, seat) for seat in others)

@@ -131,7 +131,9 @@ def check_views_hide_hidden_dice(state: State, rng: random.Random) -> None:
         other.hands[seat] = state.hands[seat]
         assert seat_view(other, seat) == views[seat], f"seat {seat}'s view leaks other dice"
         other.hands[seat] = rerolled[seat]
-        assert views[seat]["dice"] == list(state.hands[seat])
+        # A seat's own hand, or no hand at all once it is out.
+        assert views[seat].get("dice", []) == list(state.hands[seat])
+        assert ("dice" in views[seat]) == (state.counts[seat] > 0)
 
 
 def check_round_trip(state: State) -> None:

@@ -7,8 +7,9 @@ to the state stays private until someone decides to show it here.
 Everyone sees: the rules, every seat's dice count, the bids of this round,
 whose turn it is, the commitment to this round's dice, and the previous
 round's reveal (every die, the count, the seed). A seat additionally sees its
-own dice, what it may do, and in assisted mode its odds. A seat that is out of
-the game sees what a spectator sees: its hand is empty and it can do nothing.
+own dice, what it may do, and in assisted mode its odds (the opener choosing
+the direction of play: the odds of its opening bids). A seat that is out of the
+game sees what a spectator sees, with its seat number: no hand, nothing to do.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from .odds import seat_odds
 from .rules import rules_dict
-from .state import BIDDING, State
+from .state import BIDDING, DIRECTION, State
 
 View = dict[str, Any]
 
@@ -59,11 +60,19 @@ def spectator_view(state: State) -> View:
 
 
 def private_view(state: State, seat: int) -> View:
-    """What only ``seat`` may see: its own dice, what it may do, and its odds."""
-    view: View = {"seat": seat, "dice": list(state.hands[seat])}  # empty once out
+    """What only ``seat`` may see: its own dice, what it may do, and its odds. A seat
+    that is out has nothing of its own left: its view is a spectator's, with its
+    seat number (no ``dice``, no ``legal``)."""
+    if state.counts[seat] == 0:
+        return {"seat": seat}
+    view: View = {"seat": seat, "dice": list(state.hands[seat])}
     view["legal"] = legal = state.legal(seat)
-    if state.rules.assisted and state.phase == BIDDING and state.counts[seat] > 0:
+    if state.rules.assisted and state.phase == BIDDING:
         view["odds"] = seat_odds(state, seat, legal)
+    elif state.rules.assisted and state.phase == DIRECTION and seat == state.turn:
+        # The opener choosing the direction sees the odds of the opening bids.
+        opening = {**legal, "bid": state.opening_floors()}
+        view["odds"] = seat_odds(state, seat, opening)
     return view
 
 

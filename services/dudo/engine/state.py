@@ -216,6 +216,12 @@ class State:
             ]
         return list(floors)
 
+    def opening_floors(self) -> list[int | None]:
+        """During the opener's direction choice: the lowest quantity per face of the
+        opening bid that follows it (None where no opening bid on that face is legal)."""
+        total = sum(self.counts)
+        return [f if isinstance(f, int) and f <= total else None for f in self._bid_floors()]
+
     def legal(self, seat: int) -> dict[str, Any]:
         """What ``seat`` may do now, compactly: the plain-data summary the views carry.
 

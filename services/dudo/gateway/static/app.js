@@ -430,7 +430,7 @@ function renderTable() {
     else {
       if (game.dice && game.dice.length) parts.push(h("div", { class: "card" }, h("div", { class: "dice", test: "my-dice" }, game.dice.map((d) => die(d)))));
       parts.push(renderBids(view));
-      if (view.seat !== null) parts.push(renderControls(view));
+      if (view.seat !== null && game.legal) parts.push(renderControls(view));
     }
   }
   if (cup) parts.push(renderCupStandings());
