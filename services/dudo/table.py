@@ -101,6 +101,10 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
     _events: list[dict[str, Any]] = field(default_factory=list)
     _direct: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     _requests: list[tuple[str, int | None]] = field(default_factory=list)
+    # Acts applied this batch, by the gateway that sent them: its next view names them
+    # (`applied`), so a client learns its action went through, not only that the
+    # table changed.
+    _applied: dict[str, list[str]] = field(default_factory=dict)
     _dirty: bool = False
     _persist: bool = False
     _lobby: bool = False
@@ -290,6 +294,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         assert self.game is not None
         events = self.game.apply(msg["seat"], action_from_dict(msg["action"]))
         seat.away = False
+        self._applied.setdefault(msg["gateway"], []).append(msg["id"])
         self._after_game_change(events, msg, now)
 
     def _on_resync(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:

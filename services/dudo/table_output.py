@@ -39,6 +39,7 @@ class TableOutput:
     _events: list[dict[str, Any]]
     _direct: list[tuple[str, dict[str, Any]]]
     _requests: list[tuple[str, int | None]]
+    _applied: dict[str, list[str]]
     _dirty: bool
     _persist: bool
     _lobby: bool
@@ -123,9 +124,10 @@ class TableOutput:
                     private_view(game, i) if game is not None else _waiting(i) for i in held
                 ]
                 holders = [self.seats[i].player for i in held]
-                outputs.append(
-                    (gateway, wire.encode(self._view(public, privates, holders, events)))
-                )
+                view = self._view(public, privates, holders, events)
+                if gateway in self._applied:
+                    view["applied"] = self._applied[gateway]
+                outputs.append((gateway, wire.encode(view)))
 
         timer_remove, timer_add, self.timer_member = timer_change(
             self.timer_member, self._timer_name(), self.wake
@@ -140,7 +142,7 @@ class TableOutput:
             finished=self.status == DONE,
             sends=self._report_sends() + self._house_move() + self._result_sends(),
         )
-        self._events, self._direct, self._requests = [], [], []
+        self._events, self._direct, self._requests, self._applied = [], [], [], {}
         self._dirty = self._persist = self._lobby = False
         return result
 

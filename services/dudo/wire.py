@@ -431,6 +431,12 @@ def unpack_batch(data: bytes) -> list[dict[str, Any]]:
     return batch
 
 
+# Fields of a stream `view` for the gateway alone: `holders` (player ids, to route each
+# private part) and `applied` (the gateway's act ids, which hold player ids). No client
+# ever sees them.
+GATEWAY_ONLY = ("seats", "holders", "applied")
+
+
 def seat_views(view: dict[str, Any]) -> list[dict[str, Any]]:
     """A ``view`` message as the snapshots its seats get, one per private part."""
     return [seat_snapshot(view, private) for private in view["seats"]]
@@ -440,8 +446,8 @@ def seat_snapshot(view: dict[str, Any], private: dict[str, Any]) -> dict[str, An
     """One seat's snapshot from a ``view`` message: the wrapper, ``seat``, and ``game`` =
     the public part merged with that seat's private part (and nothing of other seats)."""
     snapshot = dict(view)  # the wrapper (a C-level copy: this runs for every seat's view)
-    del snapshot["seats"]
-    snapshot.pop("holders", None)  # player ids: the gateway routes by them, nobody sees them
+    for key in GATEWAY_ONLY:
+        snapshot.pop(key, None)
     public = snapshot.pop("game")
     snapshot["seat"] = private["seat"]
     snapshot["game"] = {**public, **private} if public else None
@@ -451,8 +457,8 @@ def seat_snapshot(view: dict[str, Any], private: dict[str, Any]) -> dict[str, An
 def spectator_view(view: dict[str, Any]) -> dict[str, Any]:
     """A ``view`` message as a spectator's snapshot: the public part, ``seat`` null."""
     snapshot = dict(view)
-    del snapshot["seats"]
-    snapshot.pop("holders", None)
+    for key in GATEWAY_ONLY:
+        snapshot.pop(key, None)
     public = snapshot.pop("game")
     snapshot["seat"] = None
     snapshot["game"] = {**public, "seat": None} if public else None

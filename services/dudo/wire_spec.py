@@ -321,6 +321,13 @@ MESSAGES: dict[str, Message] = {
                     items=Field("ref", ref="event.schema.json"),
                     doc="public events since the last view",
                 ),
+                "applied": Field(
+                    "array",
+                    required=False,
+                    items=MSG_ID,
+                    doc="the ids of this gateway's `act` messages this view is the result of "
+                    "(absent when none): tell each sender its action went through",
+                ),
             },
         ),
         Message(

@@ -135,3 +135,43 @@ def test_answers_follow_the_kind_of_the_last_frame(served: str) -> None:
         aiohttp.WSMsgType.TEXT,
     ]
     assert [m["id"] for _, m in got] == ["p-0", "p-1", "p-2"]
+
+
+def test_an_act_is_acknowledged_before_the_view_that_shows_it(served: str) -> None:
+    """`ack` quotes the act's id and the version of the view that shows it (which
+    follows); a refused act gets its error and no ack."""
+
+    async def scenario() -> None:
+        async with aiohttp.ClientSession() as session:
+            status, made = await post(
+                session, f"{served}/api/tables",
+                {"rules": {"preset": "classic"}, "seats": 2, "bots": ["easy"], "name": "Ana"},
+            )  # fmt: skip
+            assert status == 201, made
+            ana = await Client(session, served).open()
+            await ana.send({"v": 1, "type": "hello", "token": made["token"]})
+            view = await ana.next("view", status="playing", timeout=15)
+            while view["game"]["turn"] != view["seat"]:
+                view = await ana.next("view", timeout=15)
+            await ana.send(
+                {"v": 1, "type": "act", "id": "a-bad", "action": {"type": "bid", "quantity": 99,
+                 "face": 3}}
+            )  # fmt: skip
+            refused = await ana.next("error", id="a-bad")
+            assert refused["code"] == "bid_out_of_range"
+            floor = view["game"]["legal"]["bid"][2]
+            await ana.send(
+                {"v": 1, "type": "act", "id": "a-1", "action": {"type": "bid", "quantity": floor,
+                 "face": 3}}
+            )  # fmt: skip
+            ack = await ana.next("ack", id="a-1")
+            assert ack["table"] == made["table"] and ack["version"] > view["version"]
+            shown = await ana.next("view")
+            assert shown["version"] == ack["version"]
+            assert shown["game"]["bids"][-1] == [view["seat"], floor, 3]
+            assert not any(m["type"] == "ack" and m["id"] == "a-bad" for m in ana.seen)
+            for message in ana.seen:
+                check(f"ws-out-{message['type']}.schema.json", message)
+            await ana.close()
+
+    run(scenario())

@@ -58,6 +58,7 @@ class _Conn:
         self.sent: list[dict[str, Any]] = []
         self.seat = None
         self.grant = None
+        self.lobby_held = None
 
     def send(self, message: dict[str, Any], text: str | None = None) -> None:
         self.sent.append(message)

@@ -326,6 +326,14 @@ class Gateway(HttpApi, TournamentApi, Sockets):
     def _relay_view(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
         _settle(self.created, table, msg)
+        for message_id in msg.get("applied", ()):
+            # The sender's action went through: tell it, quoting its own id, before
+            # the view that shows it.
+            asked = self.acts.pop(message_id, None)
+            if asked is not None and asked[1] is not None:
+                asked[0].send(
+                    wire.message("ack", id=asked[1], table=table, version=msg["version"])
+                )
         now = time.perf_counter()
         if self.audience.relay_view(msg):
             self._observe_latency(table, msg["version"], now)

@@ -211,7 +211,10 @@ class Audience:
             _remember(self.lobby_versions, table, version)
         note = wire.message("lobby", table=table, entry=msg["entry"])
         for conn in self.lobby:
-            conn.send(note)
+            if conn.lobby_held is not None:  # its full list is on its way: news after it
+                conn.lobby_held.append(note)
+            else:
+                conn.send(note)
 
 
 def _leave(groups: dict[Any, set[Connection]], key: Any, conn: Connection) -> bool:

@@ -80,6 +80,7 @@ class Connection:
         self.table: str | None = None
         self.hello: str | None = None  # the id of the join our hello is waiting for
         self.hello_id: str | None = None  # the client's id of its last hello (for `welcome`)
+        self.lobby_held: list[dict[str, Any]] | None = None  # news waiting for the full list
         self.binary = False  # answer in msgpack once the client spoke msgpack
         self.bucket = Bucket(settings.rate_per_s, settings.burst)
         self.token_key: str | None = None  # the token it said hello with, for per-token caps
@@ -251,8 +252,8 @@ class SnapshotTexts:
     """
 
     def __init__(self, view: dict[str, Any]) -> None:
-        # Not `holders`: player ids route views inside the gateway; no client sees them.
-        wrapper = {k: v for k, v in view.items() if k not in ("game", "seats", "holders")}
+        # Not `holders` nor `applied`: player ids, inside the gateway only (wire.GATEWAY_ONLY).
+        wrapper = {k: v for k, v in view.items() if k != "game" and k not in wire.GATEWAY_ONLY}
         self.head = encode_json(wrapper)[:-1]
         self.public = encode_json(view["game"]) if view["game"] is not None else None
 

@@ -203,6 +203,18 @@ CLIENT_MESSAGES: dict[str, Message] = {
             },
         ),
         Message(
+            "ack",
+            "ws-out",
+            "Your `act` with this id went through: the `view` of this `version` (it follows) "
+            "shows it. A refused act gets an `error` with its id instead; an act gets one or "
+            "the other.",
+            {
+                "id": Field("string", pattern=MESSAGE_ID_RE, doc="your act's id"),
+                "table": _TABLE,
+                "version": Field("integer", minimum=0, doc="the version of the view showing it"),
+            },
+        ),
+        Message(
             "left",
             "ws-out",
             "You gave your seat up (`leave`): this connection plays it no more. Every "

@@ -337,10 +337,18 @@ class Sockets:
         self.timing[table].append((sent, self.audience.versions.get(table, 0), message_id))
 
     async def _watch_lobby(self, conn: Connection, client_id: str | None = None) -> None:
+        """The full list, then every change: news that comes while the list is read
+        waits and follows it (a client applies the list, then the changes)."""
         self.audience.watch_lobby(conn)
         assert self.link is not None
-        tables = self._listing(await self.link.open_tables())
-        conn.send(wire.message("lobby", tables=tables, id=client_id))
+        conn.lobby_held = held = []
+        try:
+            tables = self._listing(await self.link.open_tables())
+            conn.send(wire.message("lobby", tables=tables, id=client_id))
+        finally:
+            conn.lobby_held = None
+            for note in held:
+                conn.send(note)
 
     def _listing(self, open_tables: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         """The lobby as clients get it: tables with free seats first, at most
