@@ -331,9 +331,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
             # the view that shows it.
             asked = self.acts.pop(message_id, None)
             if asked is not None and asked[1] is not None:
-                asked[0].send(
-                    wire.message("ack", id=asked[1], table=table, version=msg["version"])
-                )
+                asked[0].send(wire.message("ack", id=asked[1], table=table, version=msg["version"]))
         now = time.perf_counter()
         if self.audience.relay_view(msg):
             self._observe_latency(table, msg["version"], now)
