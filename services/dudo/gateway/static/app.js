@@ -1,7 +1,9 @@
 // The Dudo browser client: lobby, table, reveal. Plain ES modules, no build step.
 // It speaks the gateway's client protocol (docs/protocol.md): HTTP for the lobby,
-// one WebSocket per table, JSON text frames; every view is a full snapshot.
+// one WebSocket per table, JSON text frames; every view is a full snapshot. The
+// protocol itself is the official client library's (dudo-client.js, protocol/js).
 
+import { DudoApi, DudoConnection } from "./dudo-client.js";
 import { LANGS, detectLang, errorText, faceName, lang, setLang, t } from "./i18n.js";
 
 const app = document.getElementById("app");
@@ -10,8 +12,7 @@ const PRESETS = ["classic", "lizumo", "cacho", "liars-dice"];
 
 const state = {
   route: null,       // {page: "lobby"} | {page: "table", table, watch}
-  socket: null,      // the live WebSocket
-  retry: 0,          // reconnect attempts in a row
+  conn: null,        // the live DudoConnection (protocol/js)
   view: null,        // the last view applied
   welcome: null,     // {table, seat, player}
   lobby: [],
@@ -77,39 +78,14 @@ function saveToken(table, token) {
   localStorage.setItem("dudo.tokens", JSON.stringify(all));
 }
 
-function requestKey() {
-  const bytes = crypto.getRandomValues(new Uint8Array(12)); // randomUUID needs https
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
+// The official client library (protocol/js): HTTP with request keys and retries, and
+// a WebSocket that reconnects, says hello again and settles each request by its id.
+const http = new DudoApi(location.origin);
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function api(method, path, body) {
+function api(method, path, body) {
   // A create or join carries a request key: sent again after a timeout, a 503 or a
   // cut connection, it is the same request (one table, one seat), never a second.
-  if (body) body = { request: requestKey(), ...body };
-  for (let attempt = 0; ; attempt++) {
-    const retry = body && attempt < 3;
-    let response;
-    try {
-      response = await fetch(path, {
-        method,
-        headers: body ? { "Content-Type": "application/json" } : {},
-        body: body ? JSON.stringify(body) : undefined,
-      });
-    } catch (err) {
-      if (!retry) throw err;
-      await sleep(500 * 2 ** attempt);
-      continue;
-    }
-    const data = await response.json().catch(() => ({}));
-    if (retry && (response.status === 503 || response.status === 504)) {
-      await sleep(500 * 2 ** attempt);
-      continue;
-    }
-    if (!response.ok) throw Object.assign(new Error(data.message || response.statusText), data);
-    return data;
-  }
+  return http.call(method, path, body, { idempotent: Boolean(body) });
 }
 
 // ---------------------------------------------------------------- routing
@@ -169,51 +145,40 @@ async function go() {
 // ---------------------------------------------------------------- the WebSocket
 
 function openSocket(token) {
-  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
-  const socket = new WebSocket(url);
-  state.socket = socket;
-  socket.onopen = () => {
-    state.retry = 0;
-    statusLine.textContent = "";
-    if (token) socket.send(JSON.stringify({ v: 1, type: "hello", token }));
-    else socket.send(JSON.stringify({ v: 1, type: "watch_lobby" }));
-  };
-  socket.hello = token;
-  socket.onmessage = (event) => receive(JSON.parse(event.data), socket);
-  socket.onclose = () => {
-    if (state.socket !== socket) return; // replaced on purpose
-    statusLine.textContent = t("reconnecting");
-    const delay = Math.min(5000, 300 * 2 ** state.retry++);
-    setTimeout(() => state.socket === socket && openSocket(token), delay);
-  };
+  closeSocket();
+  const conn = new DudoConnection(location.origin, token, { lobby: !token });
+  state.conn = conn;
+  conn.addEventListener("state", ({ detail }) => {
+    if (state.conn === conn) statusLine.textContent = detail === "closed" ? t("reconnecting") : "";
+  });
+  for (const kind of ["welcome", "view", "moved", "tournament", "lobby", "error"]) {
+    conn.addEventListener(kind, ({ detail }) => state.conn === conn && receive(detail));
+  }
+  conn.open().catch(() => {}); // a refused token shows as an error message
 }
 
 function closeSocket() {
-  const socket = state.socket;
-  state.socket = null;
-  if (socket) socket.close();
+  const conn = state.conn;
+  state.conn = null;
+  if (conn) conn.close();
 }
 
-function send(message) {
-  if (state.socket && state.socket.readyState === WebSocket.OPEN) {
-    state.socket.send(JSON.stringify({ v: 1, ...message }));
-  }
+/** A request of the seat (leave, start, act): its refusal shows as a toast. */
+function request(promise) {
+  promise.catch((err) => err.code !== "closed" && toast(errorText(err.code, err.message)));
 }
 
-let actCounter = 0;
 function act(action) {
-  send({ type: "act", id: `a${Date.now().toString(36)}${actCounter++}`, action });
+  if (state.conn) request(state.conn.act(action));
 }
 
-function receive(msg, socket) {
+function receive(msg) {
   switch (msg.type) {
     case "welcome":
       state.welcome = msg;
-      socket.welcomed = true;
       if (state.route.page === "cup") renderTable();
       break;
-    case "view":
-      if (state.view && msg.table === state.view.table && msg.version < state.view.version) return;
+    case "view": // the library passes on only views newer than the last
       state.view = msg;
       if (state.route.page !== "lobby") renderTable();
       break;
@@ -231,16 +196,6 @@ function receive(msg, socket) {
       if (state.route.page === "cup") renderTable();
       break;
     case "error":
-      // The service could not take our hello now (Redis away, no worker in time):
-      // say hello again, or this socket stays open without a seat.
-      if ((msg.code === "unavailable" || msg.code === "timeout") && socket.hello && !socket.welcomed) {
-        const retry = msg.code === "unavailable" ? 1000 : 4000;
-        setTimeout(() => {
-          if (state.socket === socket && !socket.welcomed && socket.readyState === WebSocket.OPEN) {
-            socket.send(JSON.stringify({ v: 1, type: "hello", token: socket.hello }));
-          }
-        }, retry);
-      }
       toast(errorText(msg.code, msg.message));
       if (msg.code === "unauthorized" || msg.code === "unknown_table") {
         const all = tokens();
@@ -416,7 +371,7 @@ function renderTable() {
     h("a", { href: "#/" }, h("button", { test: "back" }, `← ${t("back")}`)),
     h("span", { class: "muted" }, game ? t("round", { n: game.round }) : t("waiting")),
     view.seat === null ? h("span", { class: "badge" }, t("spectator")) : null,
-    view.seat !== null && view.status !== "over" ? h("button", { onclick: () => send({ type: "leave" }) }, t("leave")) : null));
+    view.seat !== null && view.status !== "over" ? h("button", { onclick: () => state.conn && request(state.conn.leave()) }, t("leave")) : null));
   if (view.status === "open") parts.push(renderWaiting(view));
   if (game) {
     if (game.palifico && game.phase !== "over") {
@@ -590,7 +545,7 @@ function renderWaiting(view) {
     h("ol", {}, view.players.map((p, i) => h("li", {}, p ? p.name : "…", p?.bot ? h("span", { class: "badge" }, t("bot")) : null, i === me() ? h("span", { class: "badge you" }, t("youAre")) : null))),
     h("p", {}, `${t("share")}: `, h("span", { class: "share" }, link)),
     // Whether the table may start (enough players, or bots to fill it) is the table's call.
-    isHost ? h("button", { class: "primary", onclick: () => send({ type: "start" }), test: "start" }, t("start")) : null);
+    isHost ? h("button", { class: "primary", onclick: () => state.conn && request(state.conn.start()), test: "start" }, t("start")) : null);
 }
 
 function renderPlayers(view) {

@@ -1,0 +1,264 @@
+// dudo-client: the official JavaScript client of the Dudo protocol (protocol/asyncapi.yaml).
+// One ES module, no build step, no dependencies: browsers and Node >= 20 (Node 20 needs
+// --experimental-websocket for the global WebSocket, or pass `WebSocket` in the options).
+//
+//   import { DudoApi, DudoConnection } from "./dudo-client.js";
+//   const api = new DudoApi("http://127.0.0.1:8000");
+//   const seat = await api.createTable({ rules: { preset: "classic" }, seats: 2, bots: ["normal"], name: "Ana" });
+//   const conn = new DudoConnection("http://127.0.0.1:8000", seat.token);
+//   conn.addEventListener("view", (e) => console.log(e.detail.game));
+//   await conn.open();
+//   const view = await conn.act({ type: "dudo" });   // resolves on the view showing it
+//
+// Every request carries an id; its answer quotes it (docs/protocol.md, "Act"). The
+// connection says hello again after every reconnect (with backoff), applies only views
+// newer than the last one, waits `retry_ms` and sends again when rate limited, and sends
+// unanswered acts again with their ids after a reconnect (a repeat that was applied is
+// answered `duplicate`, which resolves it with the latest view).
+
+/** @typedef {{type: "bid", quantity: number, face: number} | {type: "dudo"} | {type: "calza"} | {type: "direction", value: 1 | -1}} Action */
+/** @typedef {{v: 1, type: "view", table: string, seat: number | null, version: number, status: "open" | "playing" | "over" | "done", players: Array<{name: string, bot: string | null, away: boolean} | null>, host: string | null, deadline: number | null, game: any, events: Array<{type: string, [k: string]: any}>}} View */
+
+export const PROTOCOL_VERSION = 1;
+const IDEMPOTENT = { idempotent: true };
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A request key (docs/protocol.md, "Send a request key"): 24 hex digits. */
+export function requestKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(12)); // randomUUID needs https
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A refusal: `code` is one of docs/protocol.md's error codes. */
+export class DudoError extends Error {
+  /** @param {string} code @param {string} message @param {number} [status] */
+  constructor(code, message, status) {
+    super(message);
+    this.name = "DudoError";
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** The HTTP API: tables, seats, tournaments, the leaderboard. Answers are plain objects. */
+export class DudoApi {
+  /** @param {string} base e.g. "http://127.0.0.1:8000" @param {{fetch?: typeof fetch}} [options] */
+  constructor(base, options = {}) {
+    this.base = base.replace(/\/$/, "");
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /**
+   * One call. With `idempotent`, the body gets a request key (unless it has one) and the
+   * call is sent again, up to 3 times with backoff, after a cut connection, a 503 or a
+   * 504: with the same key it is the same request (one table, one seat), never a second.
+   * @param {string} method @param {string} path @param {object} [body] @param {{idempotent?: boolean}} [options]
+   */
+  async call(method, path, body, options = {}) {
+    if (options.idempotent && body) body = { request: requestKey(), ...body };
+    for (let attempt = 0; ; attempt++) {
+      const retry = options.idempotent && attempt < 3;
+      let response;
+      try {
+        response = await this.fetch(this.base + path, {
+          method,
+          headers: body === undefined ? {} : { "Content-Type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      } catch (err) {
+        if (!retry) throw err;
+        await sleep(500 * 2 ** attempt);
+        continue;
+      }
+      const data = await response.json().catch(() => ({}));
+      if (retry && (response.status === 503 || response.status === 504)) {
+        await sleep(500 * 2 ** attempt);
+        continue;
+      }
+      if (!response.ok) throw new DudoError(data.code ?? "http_" + response.status, data.message ?? response.statusText, response.status);
+      return data;
+    }
+  }
+
+  tables() { return this.call("GET", "/api/tables"); }
+  /** @param {{rules?: object, seats?: number, bots?: string[], name?: string, identity?: string, request?: string}} body */
+  createTable(body) { return this.call("POST", "/api/tables", body, IDEMPOTENT); }
+  /** @param {string} table @param {{name: string, seat?: number, identity?: string, request?: string}} body */
+  joinTable(table, body) { return this.call("POST", `/api/tables/${encodeURIComponent(table)}/join`, body, IDEMPOTENT); }
+  /** @param {string} table */
+  watchTable(table) { return this.call("POST", `/api/tables/${encodeURIComponent(table)}/watch`, {}); }
+  tournaments() { return this.call("GET", "/api/tournaments"); }
+  /** @param {object} body the `tournament_create` fields, and `host` (a name) to register and host it */
+  createTournament(body) { return this.call("POST", "/api/tournaments", body, IDEMPOTENT); }
+  /** @param {string} tournament @param {{name: string, identity?: string, request?: string}} body */
+  register(tournament, body) { return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/register`, body, IDEMPOTENT); }
+  /** @param {string} tournament @param {string} token the host's entrant token */
+  begin(tournament, token) { return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/begin`, { token }); }
+  /** @param {string} tournament */
+  standings(tournament) { return this.call("GET", `/api/tournaments/${encodeURIComponent(tournament)}`); }
+  leaderboard(limit = 50) { return this.call("GET", `/api/leaderboard?limit=${limit}`); }
+}
+
+/**
+ * One WebSocket, kept open: events `welcome`, `view` (newer versions only), `left`,
+ * `moved`, `tournament`, `lobby`, `error` (refusals nobody waits for), `state`
+ * ("connecting" | "open" | "closed"). Each event's `detail` is the message.
+ */
+export class DudoConnection extends EventTarget {
+  /**
+   * @param {string} base the gateway's http(s) URL
+   * @param {string | null} token a seat, spectator or entrant token; null to watch the lobby only
+   * @param {{WebSocket?: typeof WebSocket, lobby?: boolean, maxBackoffMs?: number}} [options]
+   */
+  constructor(base, token, options = {}) {
+    super();
+    this.url = base.replace(/^http/, "ws").replace(/\/$/, "") + "/ws";
+    this.token = token;
+    this.WebSocket = options.WebSocket ?? globalThis.WebSocket;
+    this.lobby = options.lobby ?? token === null;
+    this.maxBackoffMs = options.maxBackoffMs ?? 5000;
+    /** @type {View | null} */ this.view = null;
+    /** @type {any} */ this.welcome = null;
+    this.closed = false;
+    this.retries = 0;
+    this.counter = 0;
+    /** @type {Map<string, {message: object, resolve: Function, reject: Function, until?: number, kind: string}>} */
+    this.pending = new Map();
+    this.socket = null;
+  }
+
+  /** Connect (and reconnect whenever the connection drops); resolves on `welcome` (or the lobby list). */
+  open() {
+    this.closed = false;
+    const ready = new Promise((resolve, reject) => {
+      const done = (e) => { this.removeEventListener(this.token ? "welcome" : "lobby", done); resolve(e.detail); };
+      this.addEventListener(this.token ? "welcome" : "lobby", done);
+      this.addEventListener("error", (e) => { if (!this.welcome && e.detail.code === "unauthorized") reject(new DudoError(e.detail.code, e.detail.message)); });
+    });
+    this.#connect();
+    return ready;
+  }
+
+  /** Close for good (no reconnect); pending requests are rejected. */
+  close() {
+    this.closed = true;
+    this.socket?.close();
+    for (const [, p] of this.pending) p.reject(new DudoError("closed", "the connection was closed"));
+    this.pending.clear();
+  }
+
+  /** Act for the seat; resolves with the view that shows the action, rejects with a DudoError. @param {Action} action @returns {Promise<View>} */
+  act(action) { return this.#request({ type: "act", action }, "act"); }
+  /** Give the seat up; resolves with the `left` message. */
+  leave() { return this.#request({ type: "leave" }, "left"); }
+  /** Host only: start with the players seated so far; resolves with the next view. */
+  start() { return this.#request({ type: "start" }, "view"); }
+  /** The latest view now. */
+  resync() { return this.#request({ type: "resync" }, "view"); }
+  /** Resolves with the `pong`. */
+  ping() { return this.#request({ type: "ping" }, "pong"); }
+
+  #connect() {
+    this.#emit("state", "connecting");
+    const socket = new this.WebSocket(this.url);
+    this.socket = socket;
+    socket.onopen = () => {
+      this.retries = 0;
+      this.#emit("state", "open");
+      if (this.token) this.#send({ type: "hello", token: this.token, id: this.#id("h") });
+      if (this.lobby) this.#send({ type: "watch_lobby", id: this.#id("w") });
+    };
+    socket.onmessage = (event) => this.#receive(JSON.parse(typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data)));
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.#emit("state", "closed");
+      this.welcome = null;
+      if (this.closed) return;
+      const delay = Math.min(this.maxBackoffMs, 250 * 2 ** this.retries++) * (0.5 + Math.random() / 2);
+      setTimeout(() => !this.closed && this.#connect(), delay);
+    };
+  }
+
+  #id(prefix) { return `${prefix}${Date.now().toString(36)}${(this.counter++).toString(36)}`; }
+
+  #send(message) {
+    if (this.socket?.readyState === 1) this.socket.send(JSON.stringify({ v: PROTOCOL_VERSION, ...message }));
+  }
+
+  #emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
+
+  #request(message, kind) {
+    const id = this.#id(message.type[0]);
+    const full = { ...message, id };
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { message: full, resolve, reject, kind });
+      this.#send(full);
+    });
+  }
+
+  #settle(id, value, error) {
+    const p = this.pending.get(id);
+    if (!p) return false;
+    this.pending.delete(id);
+    if (error) p.reject(error); else p.resolve(value);
+    return true;
+  }
+
+  #receive(msg) {
+    switch (msg.type) {
+      case "welcome":
+        this.welcome = msg;
+        this.#emit("welcome", msg);
+        // Requests the last connection left unanswered go again, with their ids.
+        for (const [, p] of this.pending) this.#send(p.message);
+        break;
+      case "view": {
+        if (this.view && this.view.table === msg.table && msg.version < this.view.version) return;
+        this.view = msg;
+        this.#emit("view", msg);
+        for (const [id, p] of this.pending) {
+          if ((p.kind === "act" && p.until !== undefined && msg.version >= p.until) || p.kind === "view") this.#settle(id, msg);
+        }
+        break;
+      }
+      case "ack": {
+        const p = this.pending.get(msg.id);
+        if (p) p.until = msg.version;
+        if (p && this.view && this.view.table === msg.table && this.view.version >= msg.version) this.#settle(msg.id, this.view);
+        break;
+      }
+      case "error": {
+        const p = msg.id ? this.pending.get(msg.id) : undefined;
+        if (p && msg.code === "rate_limited") {
+          setTimeout(() => this.pending.has(msg.id) && this.#send(p.message), msg.retry_ms ?? 1000);
+        } else if (p && msg.code === "duplicate") {
+          this.#settle(msg.id, this.view); // applied before the connection dropped
+        } else if (!p || !this.#settle(msg.id, null, new DudoError(msg.code, msg.message))) {
+          this.#emit("error", msg);
+        }
+        // The service could not take our hello now (Redis away, no worker in time): say
+        // hello again, or this connection stays open without a seat.
+        if ((msg.code === "unavailable" || msg.code === "timeout") && this.token && !this.welcome) {
+          const socket = this.socket;
+          setTimeout(() => {
+            if (this.socket === socket && !this.welcome) this.#send({ type: "hello", token: this.token, id: this.#id("h") });
+          }, msg.code === "unavailable" ? 1000 : 4000);
+        }
+        // A token the gateway refuses will not work later either: stop reconnecting.
+        if (msg.code === "unauthorized" && this.token && !this.welcome) this.close();
+        break;
+      }
+      case "left":
+      case "pong":
+        if (msg.id) this.#settle(msg.id, msg);
+        this.#emit(msg.type, msg);
+        break;
+      case "moved":
+        this.view = null; // the next view is the new table's
+        this.#emit("moved", msg);
+        break;
+      default: // lobby, tournament
+        this.#emit(msg.type, msg);
+    }
+  }
+}

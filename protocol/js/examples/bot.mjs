@@ -1,0 +1,47 @@
+// A Dudo bot in one file: creates a table against a house bot (or joins TABLE), plays to
+// the end. node --experimental-websocket examples/bot.mjs http://127.0.0.1:8000 [TABLE]
+import { DudoApi, DudoConnection } from "../dudo-client.js";
+
+const [base = "http://127.0.0.1:8000", table] = process.argv.slice(2);
+const api = new DudoApi(base);
+const seat = table
+  ? await api.joinTable(table, { name: "JS bot" })
+  : await api.createTable({ rules: { preset: "classic" }, seats: 2, bots: ["normal"], name: "JS bot" });
+console.log(`table ${seat.table}, seat ${seat.seat}`);
+
+// Call Dudo on a bid above a third of the dice; otherwise raise on the face we hold most of.
+function choose(game) {
+  if (game.legal.direction) return { type: "direction", value: 1 };
+  const standing = game.bids.at(-1);
+  if (standing && game.legal.dudo && standing[1] > game.dice_in_play / 3 + 1) return { type: "dudo" };
+  const held = (face) => game.dice.filter((d) => d === face || (d === 1 && game.rules.wild_ones)).length;
+  const options = game.legal.bid.map((quantity, i) => ({ quantity, face: i + 1 })).filter((o) => o.quantity !== null);
+  if (!options.length) return { type: game.legal.dudo ? "dudo" : "calza" };
+  const best = options.sort((a, b) => held(b.face) - held(a.face) || a.quantity - b.quantity)[0];
+  return { type: "bid", ...best };
+}
+
+const conn = new DudoConnection(base, seat.token);
+let busy = false;
+async function play() {
+  const view = conn.view;
+  const game = view?.game;
+  if (game && game.winner !== null) {
+    console.log(game.winner === view.seat ? "I won" : `seat ${game.winner} won`);
+    return conn.close();
+  }
+  if (busy || !game?.legal || game.turn !== view.seat) return;
+  busy = true;
+  const action = choose(game);
+  try {
+    await conn.act(action); // resolves once the table applied it
+    console.log(`played ${JSON.stringify(action)}`);
+  } catch (err) {
+    console.log(`refused: ${err.code}`);
+  }
+  busy = false;
+  play(); // the view that came meanwhile may be our turn again
+}
+conn.addEventListener("view", play);
+conn.addEventListener("state", ({ detail }) => detail === "connecting" || console.log(`connection ${detail}`));
+await conn.open();

@@ -1,0 +1,80 @@
+// The client library against a live gateway: DUDO_URL (tests/e2e/test_js_library.py runs
+// this with `node --test` against its own `dudo serve`).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { DudoApi, DudoConnection, DudoError } from "../dudo-client.js";
+
+const BASE = process.env.DUDO_URL;
+if (!BASE) throw new Error("set DUDO_URL to a running gateway (dudo serve)");
+const api = new DudoApi(BASE);
+
+/** Bid the lowest legal raise on the face we hold most of; call Dudo past a third of the dice. */
+function policy(game) {
+  const legal = game.legal;
+  if (legal.direction) return { type: "direction", value: 1 };
+  const standing = game.bids.at(-1);
+  if (standing && legal.dudo && standing[1] > game.dice_in_play / 3 + 1) return { type: "dudo" };
+  const faces = legal.bid.map((q, i) => [q, i + 1]).filter(([q]) => q !== null);
+  if (!faces.length) return { type: "dudo" };
+  const held = (f) => game.dice.filter((d) => d === f).length;
+  const [quantity, face] = faces.sort((a, b) => held(b[1]) - held(a[1]) || a[0] - b[0])[0];
+  return { type: "bid", quantity, face };
+}
+
+async function playUntilOver(conn, { dropAfter = -1 } = {}) {
+  let moves = 0;
+  for (;;) {
+    const view = conn.view;
+    if (view?.status === "over" || view?.game?.phase === "over") return moves;
+    if (view?.game?.legal && view.game.turn === view.seat) {
+      const before = view.version;
+      const shown = await conn.act(policy(view.game));
+      assert.ok(shown.version > before, "the act resolves with the view that shows it");
+      if (++moves === dropAfter) conn.socket.close(); // the library reconnects and says hello
+    } else {
+      await new Promise((resolve) => conn.addEventListener("view", resolve, { once: true }));
+    }
+  }
+}
+
+test("plays a whole game: every act resolves on its view, a refusal rejects with its code", async () => {
+  const seat = await api.createTable({ rules: { preset: "classic", start_dice: 2 }, seats: 2, bots: ["easy"], name: "JS" });
+  const conn = new DudoConnection(BASE, seat.token);
+  const welcome = await conn.open();
+  assert.equal(welcome.table, seat.table);
+  await new Promise((resolve) => conn.view?.status === "playing" ? resolve() : conn.addEventListener("view", function wait(e) { if (e.detail.status === "playing") { conn.removeEventListener("view", wait); resolve(); } }));
+  while (conn.view.game.turn !== conn.view.seat) await new Promise((r) => conn.addEventListener("view", r, { once: true }));
+  await assert.rejects(conn.act({ type: "bid", quantity: 99, face: 3 }), (err) => err instanceof DudoError && err.code === "bid_out_of_range");
+  const moves = await playUntilOver(conn, { dropAfter: 2 });
+  assert.ok(moves >= 1);
+  assert.ok(conn.view.game.winner !== null);
+  conn.close();
+});
+
+test("answers quote their ids: ping, resync, leave; rate limits are waited out", async () => {
+  const seat = await api.createTable({ rules: { preset: "classic" }, seats: 3, name: "Ana" });
+  const conn = new DudoConnection(BASE, seat.token);
+  await conn.open();
+  const pongs = await Promise.all(Array.from({ length: 50 }, () => conn.ping())); // past the burst of 40
+  assert.equal(pongs.length, 50);
+  assert.ok(pongs.every((p) => p.type === "pong" && p.id));
+  const view = await conn.resync();
+  assert.equal(view.table, seat.table);
+  await assert.rejects(new DudoConnection(BASE, "forged.token").open(), (err) => err.code === "unauthorized");
+  const left = await conn.leave();
+  assert.equal(left.table, seat.table);
+  conn.close();
+});
+
+test("the lobby: the full list, then changes", async () => {
+  const lobby = new DudoConnection(BASE, null);
+  const first = await lobby.open();
+  assert.ok(Array.isArray(first.tables));
+  const change = new Promise((resolve) => lobby.addEventListener("lobby", (e) => e.detail.table && resolve(e.detail)));
+  const made = await api.createTable({ rules: { preset: "lizumo" }, seats: 3, name: "Eve" });
+  const news = await change;
+  assert.equal(news.table, made.table);
+  assert.equal(news.entry.preset, "lizumo");
+  lobby.close();
+  await assert.rejects(api.joinTable("nosuchtable", { name: "Z" }), (err) => err.code === "unknown_table" && err.status === 404);
+});

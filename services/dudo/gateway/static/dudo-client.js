@@ -1,0 +1,1 @@
+../../../../protocol/js/dudo-client.js
