@@ -1,0 +1,268 @@
+"""The WebSocket half of the client: one connection kept open, requests as awaitables."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import random
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import aiohttp
+
+from ._http import DudoError
+
+PROTOCOL_VERSION = 1
+MAX_BACKOFF_S = 5.0
+
+
+class DudoConnection:
+    """One WebSocket to a gateway, for a seat, spectator or entrant ``token`` (None: the
+    lobby only). ``await conn.open()`` returns the ``welcome`` (or the lobby's list);
+    then :meth:`act` and the other requests return when answered, and
+    :meth:`messages` yields every message as it comes (views only when newer).
+
+    It reconnects with backoff when the connection drops, says hello again, and sends
+    the requests still unanswered again with their ids (one applied already comes back
+    ``duplicate``: it returns the latest view). A ``rate_limited`` refusal is waited
+    out (``retry_ms``) and sent again. A token the gateway refuses stops it.
+    """
+
+    def __init__(
+        self,
+        base: str,
+        token: str | None,
+        *,
+        lobby: bool | None = None,
+        session: aiohttp.ClientSession | None = None,
+    ) -> None:
+        self.url = base.rstrip("/").replace("http", "ws", 1) + "/ws"
+        self.token = token
+        self.lobby = token is None if lobby is None else lobby
+        self.view: dict[str, Any] | None = None
+        self.welcome: dict[str, Any] | None = None
+        self.closed = False
+        self._session = session
+        self._own = session is None
+        self._ws: aiohttp.ClientWebSocketResponse | None = None
+        self._ids = itertools.count()
+        self._pending: dict[str, _Pending] = {}
+        self._queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._ready: asyncio.Future[dict[str, Any]] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._later_tasks: set[asyncio.Task[None]] = set()
+
+    # -- the public surface -------------------------------------------------------------
+
+    async def open(self) -> dict[str, Any]:
+        """Connect (and keep reconnecting); returns the ``welcome`` (lobby: the list)."""
+        if self._session is None:
+            self._session = aiohttp.ClientSession()
+        self.closed = False
+        self._ready = asyncio.get_running_loop().create_future()
+        self._task = asyncio.create_task(self._run())
+        return await self._ready
+
+    async def close(self) -> None:
+        """Close for good: no reconnect; unanswered requests raise ``DudoError("closed")``."""
+        self.closed = True
+        for pending in self._pending.values():
+            if not pending.future.done():
+                pending.future.set_exception(DudoError("closed", "the connection was closed"))
+        self._pending.clear()
+        if self._ws is not None:
+            await self._ws.close()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._own and self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def __aenter__(self) -> DudoConnection:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def act(self, action: dict[str, Any]) -> dict[str, Any]:
+        """Act for the seat; returns the view that shows it, or raises :class:`DudoError`."""
+        return await self._request({"type": "act", "action": action}, "act")
+
+    async def leave(self) -> dict[str, Any]:
+        """Give the seat up; returns the ``left`` message."""
+        return await self._request({"type": "leave"}, "left")
+
+    async def start(self) -> dict[str, Any]:
+        """Host only: start with the players seated so far; returns the next view."""
+        return await self._request({"type": "start"}, "view")
+
+    async def resync(self) -> dict[str, Any]:
+        return await self._request({"type": "resync"}, "view")
+
+    async def ping(self) -> dict[str, Any]:
+        return await self._request({"type": "ping"}, "pong")
+
+    async def messages(self) -> AsyncIterator[dict[str, Any]]:
+        """Every message as it comes (views only when newer than the last), until closed."""
+        while not self.closed:
+            yield await self._queue.get()
+
+    async def next(
+        self, kind: str, until: Callable[[dict[str, Any]], bool] = bool
+    ) -> dict[str, Any]:
+        """The next message of this kind for which ``until`` is true."""
+        async for message in self.messages():
+            if message["type"] == kind and until(message):
+                return message
+        raise DudoError("closed", "the connection was closed")
+
+    # -- inside -------------------------------------------------------------------------
+
+    def _resolve_ready(self, msg: dict[str, Any]) -> None:
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_result(msg)
+
+    def _hello(self) -> dict[str, Any]:
+        return {"type": "hello", "token": self.token, "id": self._id("h")}
+
+    def _id(self, prefix: str) -> str:
+        return f"{prefix}{int(time.time() * 1000):x}{next(self._ids):x}"
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        ws = self._ws
+        if ws is not None and not ws.closed:
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                await ws.send_str(json.dumps({"v": PROTOCOL_VERSION, **message}))
+
+    async def _request(self, message: dict[str, Any], kind: str) -> dict[str, Any]:
+        full = {**message, "id": self._id(message["type"][0])}
+        pending = _Pending(full, kind, asyncio.get_running_loop().create_future())
+        self._pending[full["id"]] = pending
+        await self._send(full)
+        return await pending.future
+
+    def _settle(self, message_id: str, value: Any = None, error: Exception | None = None) -> bool:
+        pending = self._pending.pop(message_id, None)
+        if pending is None or pending.future.done():
+            return False
+        if error is not None:
+            pending.future.set_exception(error)
+        else:
+            pending.future.set_result(value)
+        return True
+
+    async def _run(self) -> None:
+        retries = 0
+        assert self._session is not None
+        while not self.closed:
+            try:
+                async with self._session.ws_connect(self.url, heartbeat=20) as ws:
+                    self._ws, retries = ws, 0
+                    if self.token:
+                        await self._send(self._hello())
+                    if self.lobby:
+                        await self._send({"type": "watch_lobby", "id": self._id("w")})
+                    async for frame in ws:
+                        if frame.type == aiohttp.WSMsgType.TEXT:
+                            await self._receive(json.loads(frame.data))
+            except (TimeoutError, aiohttp.ClientError, OSError):
+                pass
+            self._ws, self.welcome = None, None
+            if self.closed:
+                return
+            delay = min(MAX_BACKOFF_S, 0.25 * 2**retries) * random.uniform(0.5, 1.0)
+            retries += 1
+            await asyncio.sleep(delay)
+
+    async def _receive(self, msg: dict[str, Any]) -> None:
+        kind = msg["type"]
+        if kind == "welcome":
+            self.welcome = msg
+            self._resolve_ready(msg)
+            for pending in list(self._pending.values()):  # unanswered: again, same ids
+                await self._send(pending.message)
+        elif kind == "view":
+            view = self.view
+            older = view is not None and view["table"] == msg["table"]
+            if older and msg["version"] < view["version"]:  # type: ignore[index]
+                return
+            self.view = msg
+            for message_id, pending in list(self._pending.items()):
+                acked = pending.kind == "act" and pending.until is not None
+                if pending.kind == "view" or (acked and msg["version"] >= pending.until):
+                    self._settle(message_id, msg)
+        elif kind == "ack":
+            pending = self._pending.get(msg["id"])
+            if pending is not None:
+                pending.until = msg["version"]
+            view = self.view
+            if (
+                pending
+                and view
+                and view["table"] == msg["table"]
+                and view["version"] >= msg["version"]
+            ):
+                self._settle(msg["id"], view)
+            return
+        elif kind == "error":
+            if await self._refused(msg):
+                return  # the answer to a request: its awaiter has it
+        elif kind in ("left", "pong") and msg.get("id"):
+            self._settle(msg["id"], msg)
+        elif kind == "moved":
+            self.view = None  # the next view is the new table's
+        elif kind == "lobby" and "tables" in msg and not self.token:
+            self._resolve_ready(msg)
+        self._queue.put_nowait(msg)
+
+    def _later(self, seconds: float, message: dict[str, Any]) -> None:
+        """Send ``message`` in ``seconds`` (the reader goes on meanwhile)."""
+
+        async def send() -> None:
+            await asyncio.sleep(seconds)
+            await self._send(message)
+
+        task = asyncio.create_task(send())
+        self._later_tasks.add(task)
+        task.add_done_callback(self._later_tasks.discard)
+
+    async def _refused(self, msg: dict[str, Any]) -> bool:
+        """An ``error``: True if it answers one of our requests (handled here)."""
+        code = msg["code"]
+        pending = self._pending.get(msg["id"]) if msg.get("id") else None
+        if pending is not None:
+            if code == "rate_limited":  # wait as told, then the same request again
+                self._later(msg.get("retry_ms", 1000) / 1000, pending.message)
+            elif code == "duplicate":  # applied before the connection dropped
+                self._settle(msg["id"], self.view)
+            else:
+                self._settle(msg["id"], error=DudoError(code, msg["message"]))
+            return True
+        if self.token and self.welcome is None:
+            if code in ("unavailable", "timeout"):  # say hello again in a moment
+                self._later(1.0 if code == "unavailable" else 4.0, self._hello())
+            elif code == "unauthorized":  # a refused token will not work later either
+                if self._ready is not None and not self._ready.done():
+                    self._ready.set_exception(DudoError(code, msg["message"]))
+                self.closed = True
+                if self._ws is not None:
+                    await self._ws.close()
+        return False
+
+
+class _Pending:
+    """A request waiting for its answer (``until``: the version its ``ack`` named)."""
+
+    __slots__ = ("future", "kind", "message", "until")
+
+    def __init__(
+        self, message: dict[str, Any], kind: str, future: asyncio.Future[dict[str, Any]]
+    ) -> None:
+        self.message, self.kind, self.future = message, kind, future
+        self.until: int | None = None

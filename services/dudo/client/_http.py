@@ -1,0 +1,120 @@
+"""The HTTP half of the client: lobby calls, seats, tournaments, the leaderboard."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from typing import Any
+from urllib.parse import quote
+
+import aiohttp
+
+RETRIES = 3  # a create or join is sent again at most this often (with the same request key)
+
+
+class DudoError(Exception):
+    """A refusal: ``code`` is one of docs/protocol.md's error codes (``status``: HTTP's)."""
+
+    def __init__(self, code: str, message: str, status: int | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code, self.message, self.status = code, message, status
+
+
+def request_key() -> str:
+    """A request key (docs/protocol.md, "Send a request key"): 24 hex digits."""
+    return secrets.token_hex(12)
+
+
+class DudoApi:
+    """``async with DudoApi(base) as api:`` (or pass your own aiohttp session)."""
+
+    def __init__(self, base: str, session: aiohttp.ClientSession | None = None) -> None:
+        self.base = base.rstrip("/")
+        self._session = session
+        self._own = session is None
+
+    async def __aenter__(self) -> DudoApi:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        if self._own and self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            self._session = aiohttp.ClientSession()
+        return self._session
+
+    async def call(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        *,
+        idempotent: bool = False,
+    ) -> Any:
+        """One call; with ``idempotent`` the body gets a request key and the call is sent
+        again after a cut connection, a 503 or a 504: the same request, never a second."""
+        if idempotent and body is not None:
+            body = {"request": request_key(), **body}
+        for attempt in range(RETRIES + 1):
+            retry = idempotent and attempt < RETRIES
+            try:
+                async with self.session.request(method, self.base + path, json=body) as response:
+                    try:
+                        data = await response.json(content_type=None)
+                    except ValueError:
+                        data = {}
+                    status = response.status
+            except aiohttp.ClientError:
+                if not retry:
+                    raise
+                await asyncio.sleep(0.5 * 2**attempt)
+                continue
+            if retry and status in (503, 504):
+                await asyncio.sleep(0.5 * 2**attempt)
+                continue
+            if status >= 400:
+                raise DudoError(data.get("code", f"http_{status}"), data.get("message", ""), status)
+            return data
+        raise AssertionError("unreachable")
+
+    async def tables(self) -> dict[str, Any]:
+        return await self.call("GET", "/api/tables")
+
+    async def create_table(self, **body: Any) -> dict[str, Any]:
+        """``rules``, ``seats``, ``bots``, ``name``, ``identity``: the seat's token back."""
+        return await self.call("POST", "/api/tables", body, idempotent=True)
+
+    async def join_table(self, table: str, **body: Any) -> dict[str, Any]:
+        """``name``, ``seat``, ``identity``."""
+        return await self.call("POST", f"/api/tables/{quote(table)}/join", body, idempotent=True)
+
+    async def watch_table(self, table: str) -> dict[str, Any]:
+        return await self.call("POST", f"/api/tables/{quote(table)}/watch", {})
+
+    async def tournaments(self) -> dict[str, Any]:
+        return await self.call("GET", "/api/tournaments")
+
+    async def create_tournament(self, **body: Any) -> dict[str, Any]:
+        return await self.call("POST", "/api/tournaments", body, idempotent=True)
+
+    async def register(self, tournament: str, **body: Any) -> dict[str, Any]:
+        path = f"/api/tournaments/{quote(tournament)}/register"
+        return await self.call("POST", path, body, idempotent=True)
+
+    async def begin(self, tournament: str, token: str) -> dict[str, Any]:
+        return await self.call(
+            "POST", f"/api/tournaments/{quote(tournament)}/begin", {"token": token}
+        )
+
+    async def standings(self, tournament: str) -> dict[str, Any]:
+        return await self.call("GET", f"/api/tournaments/{quote(tournament)}")
+
+    async def leaderboard(self, limit: int = 50) -> dict[str, Any]:
+        return await self.call("GET", f"/api/leaderboard?limit={limit}")

@@ -1,0 +1,57 @@
+"""A Dudo bot in one file: creates a table against a house bot (or joins TABLE) and plays
+to the end.  python -m dudo.client.examples.bot http://127.0.0.1:8000 [TABLE]"""
+
+import asyncio
+import sys
+
+from dudo.client import DudoApi, DudoConnection, DudoError
+
+
+def choose(game: dict) -> dict:
+    """Dudo on a bid above a third of the dice; else raise on the face we hold most of."""
+    legal = game["legal"]
+    if legal["direction"]:
+        return {"type": "direction", "value": 1}
+    standing = game["bids"][-1] if game["bids"] else None
+    if standing and legal["dudo"] and standing[1] > game["dice_in_play"] / 3 + 1:
+        return {"type": "dudo"}
+    wild = game["rules"]["wild_ones"]
+    options = [(q, f) for f, q in enumerate(legal["bid"], 1) if q is not None]
+    if not options:
+        return {"type": "dudo" if legal["dudo"] else "calza"}
+
+    def held(face: int) -> int:
+        return sum(d == face or (wild and d == 1) for d in game["dice"])
+
+    quantity, face = min(options, key=lambda o: (-held(o[1]), o[0]))
+    return {"type": "bid", "quantity": quantity, "face": face}
+
+
+async def main(base: str, table: str | None = None) -> None:
+    async with DudoApi(base) as api:
+        if table:
+            seat = await api.join_table(table, name="Py bot")
+        else:
+            rules = {"preset": "classic"}
+            seat = await api.create_table(rules=rules, seats=2, bots=["normal"], name="Py bot")
+    print(f"table {seat['table']}, seat {seat['seat']}")
+    async with DudoConnection(base, seat["token"]) as conn:
+        while True:
+            view = conn.view or await conn.next("view")
+            game = view["game"]
+            if game and game["winner"] is not None:
+                print("I won" if game["winner"] == view["seat"] else f"seat {game['winner']} won")
+                return
+            if game and "legal" in game and game["turn"] == view["seat"]:
+                action = choose(game)
+                try:
+                    await conn.act(action)  # returns once the table applied it
+                    print(f"played {action}")
+                except DudoError as err:
+                    print(f"refused: {err.code}")
+            else:
+                await conn.next("view")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000", *sys.argv[2:3]))

@@ -1,0 +1,106 @@
+"""The official Python client (dudo.client) against a live gateway: a whole game with the
+connection cut mid-game, refusals as typed errors, ids, rate limits, the lobby, and the
+README's example bot."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from dudo.client import DudoApi, DudoConnection, DudoError
+from dudo.client.examples.bot import choose
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_a_whole_game_survives_a_cut_connection_and_refusals_are_typed(served: str) -> None:
+    async def scenario() -> None:
+        async with DudoApi(served) as api:
+            seat = await api.create_table(
+                rules={"preset": "classic", "start_dice": 2}, seats=2, bots=["easy"], name="Py"
+            )
+            with pytest.raises(DudoError) as missing:
+                await api.join_table("nosuchtable", name="Z")
+            assert (missing.value.code, missing.value.status) == ("unknown_table", 404)
+        async with DudoConnection(served, seat["token"]) as conn:
+            assert conn.welcome is not None and conn.welcome["table"] == seat["table"]
+            moves, refused = 0, False
+            while True:
+                view = conn.view or await conn.next("view")
+                game = view["game"]
+                if game and game["winner"] is not None:
+                    break
+                if not (game and "legal" in game and game["turn"] == view["seat"]):
+                    await conn.next("view")
+                    continue
+                if not refused:  # an illegal bid: a typed error, nothing changed
+                    with pytest.raises(DudoError) as err:
+                        await conn.act({"type": "bid", "quantity": 99, "face": 3})
+                    assert err.value.code == "bid_out_of_range"
+                    refused = True
+                shown = await conn.act(choose(game))
+                assert shown["version"] > view["version"]  # the view that shows it
+                moves += 1
+                if moves == 2:  # cut the connection: it reconnects and says hello again
+                    assert conn._ws is not None
+                    await conn._ws.close()
+            assert moves >= 2 and refused
+
+    run(scenario())
+
+
+def test_ids_rate_limits_leave_and_the_lobby(served: str) -> None:
+    async def scenario() -> None:
+        async with DudoApi(served) as api:
+            seat = await api.create_table(rules={"preset": "classic"}, seats=3, name="Ana")
+            async with DudoConnection(served, None) as lobby:
+                change = asyncio.ensure_future(lobby.next("lobby", lambda m: "table" in m))
+                made = await api.create_table(rules={"preset": "lizumo"}, seats=3, name="Eve")
+                news = await asyncio.wait_for(change, 10)
+                assert news["table"] == made["table"] and news["entry"]["preset"] == "lizumo"
+        async with DudoConnection(served, seat["token"]) as conn:
+            pongs = await asyncio.gather(*(conn.ping() for _ in range(50)))  # past the burst
+            assert len(pongs) == 50 and all(p["type"] == "pong" and p["id"] for p in pongs)
+            assert (await conn.resync())["table"] == seat["table"]
+            left = await conn.leave()
+            assert left["table"] == seat["table"]
+        forged = DudoConnection(served, "forged.token")
+        with pytest.raises(DudoError) as err:
+            await forged.open()
+        assert err.value.code == "unauthorized"
+        await forged.close()
+
+    run(scenario())
+
+
+def test_the_example_bot_of_the_readme_plays_a_game_to_the_end(served: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "dudo.client.examples.bot", served],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "played " in done.stdout and " won" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("readme", "example", "fence"),
+    [
+        ("services/dudo/client/README.md", "services/dudo/client/examples/bot.py", "python"),
+        ("protocol/js/README.md", "protocol/js/examples/bot.mjs", "js"),
+    ],
+)
+def test_each_readme_shows_its_example_bot_as_it_is(readme: str, example: str, fence: str) -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (root / example).read_text(encoding="utf-8").rstrip()
+    assert len(code.splitlines()) <= 60
+    assert f"```{fence}\n{code}\n```" in (root / readme).read_text(encoding="utf-8")
