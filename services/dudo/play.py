@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import sys
 import threading
+from collections.abc import Awaitable
 from typing import Any
 
 import aiohttp
+
+from .client import DudoApi, DudoConnection, DudoError
 
 FACES = {1: "ones", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes"}
 PIP = {1: "⚀", 2: "⚁", 3: "⚂", 4: "⚃", 5: "⚄", 6: "⚅"}
@@ -139,7 +141,6 @@ class Terminal:
         self.view: dict[str, Any] | None = None
         self.revealed: int | None = None
         self.done = asyncio.Event()
-        self.counter = 0
         self.lines: asyncio.Queue[str | None] = asyncio.Queue()
 
     def start_reading(self) -> None:
@@ -163,85 +164,84 @@ class Terminal:
             raise EOFError
         return line.strip()
 
-    async def seat(self, session: aiohttp.ClientSession, options: dict[str, Any]) -> str:
+    async def seat(self, api: DudoApi, options: dict[str, Any]) -> str:
         """Create a table or join one; returns the seat token."""
         name = options.get("name") or await self.ask("Your name?")
-        if options.get("create"):
-            body = {
-                "rules": {
+        try:
+            if options.get("create"):
+                rules = {
                     "preset": options.get("preset") or "classic",
                     **({"start_dice": options["start_dice"]} if options.get("start_dice") else {}),
-                },
-                "seats": options.get("seats") or 3,
-                "bots": ["normal"] * (options.get("bots") or 0),
-                "name": name,
-            }
-            async with session.post(f"{self.base}/api/tables", json=body) as r:
-                made = await r.json()
-            if r.status != 201:
-                raise SystemExit(f"could not create a table: {made.get('message')}")
-            self.say(f"Table {made['table']} created; you are seat {made['seat']}.")
-            return made["token"]
-        table = options.get("join")
-        if not table:
-            async with session.get(f"{self.base}/api/tables") as r:
-                tables = (await r.json())["tables"]
-            for i, entry in enumerate(tables, 1):
-                self.say(
-                    f"  {i}. {entry['table']} {entry['preset']} {entry['taken']}/{entry['seats']}"
+                }
+                made = await api.create_table(
+                    rules=rules,
+                    seats=options.get("seats") or 3,
+                    bots=["normal"] * (options.get("bots") or 0),
+                    name=name,
                 )
-            choice = await self.ask("Number to join, or 'new' for a table against two bots:")
-            if choice == "new" or not tables:
-                return await self.seat(session, {"name": name, "create": True, "bots": 2})
-            table = tables[int(choice) - 1]["table"]
-        async with session.post(f"{self.base}/api/tables/{table}/join", json={"name": name}) as r:
-            seat = await r.json()
-        if r.status != 200:
-            raise SystemExit(f"could not join: {seat.get('message')}")
-        return seat["token"]
+                self.say(f"Table {made['table']} created; you are seat {made['seat']}.")
+                return str(made["token"])
+            table = options.get("join")
+            if not table:
+                tables = (await api.tables())["tables"]
+                for i, e in enumerate(tables, 1):
+                    self.say(f"  {i}. {e['table']} {e['preset']} {e['taken']}/{e['seats']}")
+                choice = await self.ask("Number to join, or 'new' for a table against two bots:")
+                if choice == "new" or not tables:
+                    return await self.seat(api, {"name": name, "create": True, "bots": 2})
+                table = tables[int(choice) - 1]["table"]
+            return str((await api.join_table(table, name=name))["token"])
+        except DudoError as exc:
+            raise SystemExit(f"could not take a seat: {exc.message} ({exc.code})") from exc
 
     async def run(self, options: dict[str, Any]) -> None:
         self.start_reading()
-        async with aiohttp.ClientSession() as session:
-            token = await self.seat(session, options)
-            ws_url = self.base.replace("http", "ws", 1) + "/ws"
-            async with session.ws_connect(ws_url) as ws:
-                await ws.send_str(json.dumps({"v": 1, "type": "hello", "token": token}))
-                reader = asyncio.create_task(self.receive(ws))
-                try:
-                    await self.commands(ws)
-                finally:
-                    reader.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await reader
+        async with DudoApi(self.base) as api:
+            token = await self.seat(api, options)
+        # The official client (dudo.client): reconnects, says hello again, answers by id.
+        async with DudoConnection(self.base, token) as conn:
+            reader = asyncio.create_task(self.receive(conn))
+            try:
+                await self.commands(conn)
+            finally:
+                reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await reader
 
-    async def receive(self, ws: aiohttp.ClientWebSocketResponse) -> None:
-        async for frame in ws:
-            if frame.type != aiohttp.WSMsgType.TEXT:
-                continue
-            msg = json.loads(frame.data)
-            if msg["type"] == "view":
-                if self.view and msg["version"] < self.view["version"]:
-                    continue
-                self.view = msg
-                last = (msg["game"] or {}).get("last_round")
-                if last and last["round"] != self.revealed:
-                    if self.revealed is not None or any(
-                        e["type"] == "reveal" for e in msg["events"]
-                    ):
-                        self.say(reveal_text(last, msg["players"]))
-                    self.revealed = last["round"]
-                self.say(render(msg))
-                if msg["status"] == "over":
-                    self.done.set()
-                    return
-            elif msg["type"] == "error":
-                self.say(f"! {msg['message']} ({msg['code']})")
-            elif msg["type"] == "welcome":
-                self.say(f"Connected to table {msg['table']} as seat {msg['seat']}. {HELP}")
-        self.done.set()
+    def show(self, msg: dict[str, Any]) -> None:
+        if msg["type"] == "view":
+            self.view = msg
+            last = (msg["game"] or {}).get("last_round")
+            if last and last["round"] != self.revealed:
+                if self.revealed is not None or any(e["type"] == "reveal" for e in msg["events"]):
+                    self.say(reveal_text(last, msg["players"]))
+                self.revealed = last["round"]
+            self.say(render(msg))
+            if msg["status"] == "over":
+                self.done.set()
+        elif msg["type"] == "error":
+            self.say(f"! {msg['message']} ({msg['code']})")
+        elif msg["type"] == "welcome":
+            self.say(f"Connected to table {msg['table']} as seat {msg['seat']}. {HELP}")
 
-    async def commands(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+    async def receive(self, conn: DudoConnection) -> None:
+        if conn.welcome is not None:
+            self.show(conn.welcome)
+        async for msg in conn.messages():
+            self.show(msg)
+            if self.done.is_set():
+                return
+
+    async def request(self, pending: Awaitable[Any]) -> None:
+        """A start or an action: its refusal is printed (success shows in the views)."""
+        try:
+            await pending
+        except DudoError as exc:
+            if exc.code != "closed":
+                self.say(f"! {exc.message} ({exc.code})")
+
+    async def commands(self, conn: DudoConnection) -> None:
+        tasks: set[asyncio.Task[None]] = set()
         while not self.done.is_set():
             reading = asyncio.ensure_future(self.lines.get())
             finished = asyncio.ensure_future(self.done.wait())
@@ -261,12 +261,10 @@ class Terminal:
             if command == "help":
                 self.say(HELP)
                 continue
-            if command == "start":
-                await ws.send_str(json.dumps({"v": 1, "type": "start"}))
-                continue
-            self.counter += 1
-            act = {"v": 1, "type": "act", "id": f"t{self.counter}", "action": command}
-            await ws.send_str(json.dumps(act))
+            pending = conn.start() if command == "start" else conn.act(command)
+            task = asyncio.create_task(self.request(pending))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
 
 
 def main(base: str, options: dict[str, Any]) -> int:
