@@ -42,6 +42,19 @@ def test_an_apps_user_is_one_player_everywhere_and_another_apps_is_not() -> None
         ("x" * 3000, "string"),
         ("!!!." + signature(WEB, "!!!"), "base64url"),
     ],
+    # Named, not shown: assertions carry a timestamp, and the xdist workers must
+    # collect the same test ids.
+    ids=[
+        "other-apps-secret",
+        "unknown-app",
+        "expired",
+        "damaged-signature",
+        "no-dot",
+        "two-dots",
+        "not-a-string",
+        "too-long",
+        "not-base64",
+    ],
 )
 def test_bad_assertions_are_refused_with_a_reason(assertion: object, why: str) -> None:
     with pytest.raises(IdentityError, match=why):
