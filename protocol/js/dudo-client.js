@@ -162,21 +162,34 @@ export class DudoConnection extends EventTarget {
     this.#emit("state", "connecting");
     const socket = new this.WebSocket(this.url);
     this.socket = socket;
-    socket.onopen = () => {
-      this.retries = 0;
-      this.#emit("state", "open");
-      if (this.token) this.#send({ type: "hello", token: this.token, id: this.#id("h") });
-      if (this.lobby) this.#send({ type: "watch_lobby", id: this.#id("w") });
-    };
-    socket.onmessage = (event) => this.#receive(JSON.parse(typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data)));
-    socket.onclose = () => {
-      if (this.socket !== socket) return;
+    // A connection attempt that neither opens nor fails in 5 s is given up. The timer also
+    // keeps Node's event loop alive: its WebSocket does not while it connects, nor does it
+    // always report a refused connection with `close` (seen on Node 20).
+    const watchdog = setTimeout(() => {
+      if (socket.readyState !== 1) lost();
+    }, 5000);
+    let gone = false;
+    const lost = () => {
+      clearTimeout(watchdog);
+      if (gone || this.socket !== socket) return;
+      gone = true;
+      try { socket.close(); } catch { /* already closed */ }
       this.#emit("state", "closed");
       this.welcome = null;
       if (this.closed) return;
       const delay = Math.min(this.maxBackoffMs, 250 * 2 ** this.retries++) * (0.5 + Math.random() / 2);
       setTimeout(() => !this.closed && this.#connect(), delay);
     };
+    socket.onopen = () => {
+      clearTimeout(watchdog);
+      this.retries = 0;
+      this.#emit("state", "open");
+      if (this.token) this.#send({ type: "hello", token: this.token, id: this.#id("h") });
+      if (this.lobby) this.#send({ type: "watch_lobby", id: this.#id("w") });
+    };
+    socket.onmessage = (event) => this.#receive(JSON.parse(typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data)));
+    socket.onclose = lost;
+    socket.onerror = lost;
   }
 
   #id(prefix) { return `${prefix}${Date.now().toString(36)}${(this.counter++).toString(36)}`; }

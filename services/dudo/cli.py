@@ -15,6 +15,18 @@ from typing import Any
 
 
 def _conformance(args: argparse.Namespace) -> int:
+    if args.paths[:1] == ["client"]:  # dudo conformance client [--] CMD ... {url} {token}
+        from .conformance_client import run as check_client
+
+        command = args.paths[1:]
+        if command[:1] == ["--"]:
+            command = command[1:]
+        if not command:
+            print("usage: dudo conformance client -- CMD ... {url} {token}", file=sys.stderr)
+            return 2
+        verdict = check_client(command)
+        print(verdict.text())
+        return 0 if verdict.ok else 1
     from .conformance import run_paths
 
     report = run_paths(args.paths)
@@ -424,8 +436,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dudo", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    conf = sub.add_parser("conformance", help="replay rules conformance vectors (files or folders)")
-    conf.add_argument("paths", nargs="+", metavar="PATH")
+    conf = sub.add_parser(
+        "conformance",
+        help="replay rules conformance vectors (files or folders); or `conformance client -- "
+        "CMD {url} {token}`: check a client's handling of reconnects and renumbering",
+    )
+    conf.add_argument("paths", nargs=argparse.REMAINDER, metavar="PATH")
     conf.set_defaults(func=_conformance)
 
     schemas = sub.add_parser("schemas", help="write or check the generated JSON Schemas")

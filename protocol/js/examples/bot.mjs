@@ -1,10 +1,12 @@
-// A Dudo bot in one file: creates a table against a house bot (or joins TABLE), plays to
-// the end. node --experimental-websocket examples/bot.mjs http://127.0.0.1:8000 [TABLE]
+// A Dudo bot in one file: creates a table against a house bot (or joins TABLE, or plays the
+// seat of TOKEN), to the end. node --experimental-websocket examples/bot.mjs URL [TABLE|TOKEN]
 import { DudoApi, DudoConnection } from "../dudo-client.js";
 
 const [base = "http://127.0.0.1:8000", table] = process.argv.slice(2);
 const api = new DudoApi(base);
-const seat = table
+const seat = table?.includes(".") // a seat token (tables have no dots)
+  ? { token: table, table: "(given)", seat: "(given)" }
+  : table
   ? await api.joinTable(table, { name: "JS bot" })
   : await api.createTable({ rules: { preset: "classic" }, seats: 2, bots: ["normal"], name: "JS bot" });
 console.log(`table ${seat.table}, seat ${seat.seat}`);

@@ -1,5 +1,5 @@
-"""A Dudo bot in one file: creates a table against a house bot (or joins TABLE) and plays
-to the end.  python -m dudo.client.examples.bot http://127.0.0.1:8000 [TABLE]"""
+"""A Dudo bot in one file: creates a table against a house bot (or joins TABLE, or plays
+the seat of TOKEN) to the end.  python -m dudo.client.examples.bot URL [TABLE|TOKEN]"""
 
 import asyncio
 import sys
@@ -29,7 +29,9 @@ def choose(game: dict) -> dict:
 
 async def main(base: str, table: str | None = None) -> None:
     async with DudoApi(base) as api:
-        if table:
+        if table and "." in table:  # a seat token (tables have no dots)
+            seat = {"token": table, "table": "(given)", "seat": "(given)"}
+        elif table:
             seat = await api.join_table(table, name="Py bot")
         else:
             rules = {"preset": "classic"}

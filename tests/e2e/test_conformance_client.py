@@ -1,0 +1,68 @@
+"""`dudo conformance client`: the kit a client author points at their client. Both
+official libraries' example bots pass it; a client that does not reconnect fails it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from dudo.conformance_client import run
+
+from ..servers import require_binary
+from .test_js_library import LIBRARY, node_flags
+
+# Plays its seat like the example bots, but gives up when the connection drops.
+NAIVE = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    import aiohttp
+
+    async def main(url, token):
+        async with aiohttp.ClientSession() as session:
+            async with session.ws_connect(url.replace("http", "ws") + "/ws") as ws:
+                await ws.send_str(json.dumps({"v": 1, "type": "hello", "token": token}))
+                n = 0
+                async for frame in ws:
+                    msg = json.loads(frame.data)
+                    game = msg.get("game") if msg["type"] == "view" else None
+                    if game and "legal" in game and game["turn"] == msg["seat"]:
+                        legal = game["legal"]
+                        face = next((f for f, q in enumerate(legal["bid"], 1) if q), None)
+                        action = ({"type": "bid", "quantity": legal["bid"][face - 1],
+                                   "face": face} if face else {"type": "dudo"})
+                        n += 1
+                        await ws.send_str(json.dumps(
+                            {"v": 1, "type": "act", "id": f"n{n}", "action": action}))
+
+    asyncio.run(main(*sys.argv[1:3]))
+    """
+)
+
+
+def test_the_javascript_example_bot_passes_the_kit() -> None:
+    node = require_binary("node")
+    bot = LIBRARY / "examples" / "bot.mjs"
+    verdict = run([node, *node_flags(node), str(bot), "{url}", "{token}"])
+    assert verdict.ok, verdict.text()
+    assert len(verdict.checks) == 4
+
+
+def test_the_python_example_bot_passes_the_kit_through_the_cli() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "dudo", "conformance", "client", "--",
+         sys.executable, "-m", "dudo.client.examples.bot", "{url}", "{token}"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+    assert done.stdout.count("ok  ") == 4
+
+
+def test_a_client_that_does_not_reconnect_fails_the_kit(tmp_path: Path) -> None:
+    naive = tmp_path / "naive.py"
+    naive.write_text(NAIVE, encoding="utf-8")
+    verdict = run([sys.executable, str(naive), "{url}", "{token}"])
+    assert not verdict.ok
+    assert verdict.checks["renumbering: the client acted at its new seat"]
+    assert not verdict.checks["reconnect: the client acted after the server restarted"]
