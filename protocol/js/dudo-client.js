@@ -100,7 +100,8 @@ export class DudoApi {
 }
 
 /**
- * One WebSocket, kept open: events `welcome`, `view` (newer versions only), `left`,
+ * One WebSocket, kept open: events `message` (every message as it arrives), `welcome`,
+ * `view` (newer versions only), `left`,
  * `moved`, `tournament`, `lobby`, `error` (refusals nobody waits for), `state`
  * ("connecting" | "open" | "closed"). Each event's `detail` is the message.
  */
@@ -218,6 +219,7 @@ export class DudoConnection extends EventTarget {
   }
 
   #receive(msg) {
+    this.#emit("message", msg); // every message, first (acks and answered errors too)
     switch (msg.type) {
       case "welcome":
         this.welcome = msg;

@@ -5,6 +5,7 @@ README's example bot."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import subprocess
 import sys
 from typing import Any
@@ -104,3 +105,47 @@ def test_each_readme_shows_its_example_bot_as_it_is(readme: str, example: str, f
     code = (root / example).read_text(encoding="utf-8").rstrip()
     assert len(code.splitlines()) <= 60
     assert f"```{fence}\n{code}\n```" in (root / readme).read_text(encoding="utf-8")
+
+
+def test_hundreds_of_moves_every_message_as_the_schemas_say(served: str) -> None:
+    """Two library clients play whole games against each other; every message either
+    receives (views, acks, welcomes, errors…) is valid against its published schema."""
+    from .test_gateway import check
+
+    checked: list[str] = []
+
+    def validate(message: dict[str, Any]) -> None:
+        check(f"ws-out-{message['type']}.schema.json", message)
+        checked.append(message["type"])
+
+    async def play(conn: DudoConnection) -> int:
+        moves = 0
+        while True:
+            view = conn.view or await conn.next("view")
+            game = view["game"]
+            if view["status"] == "over" or (game and game["winner"] is not None):
+                return moves
+            if game and "legal" in game and game["turn"] == view["seat"]:
+                with contextlib.suppress(DudoError):  # raced by a turn change: fine
+                    await conn.act(choose(game))
+                    moves += 1
+            else:
+                await conn.next("view")
+
+    async def scenario() -> int:
+        total = 0
+        async with DudoApi(served) as api:
+            for game in range(8):
+                rules = {"preset": ("classic", "lizumo")[game % 2], "start_dice": 4}
+                ana = await api.create_table(rules=rules, seats=2, name="Ana")
+                ben = await api.join_table(ana["table"], name="Ben")
+                async with (
+                    DudoConnection(served, ana["token"], on_message=validate) as a,
+                    DudoConnection(served, ben["token"], on_message=validate) as b,
+                ):
+                    total += sum(await asyncio.gather(play(a), play(b)))
+        return total
+
+    moves = run(scenario())
+    assert moves >= 150, moves
+    assert {"welcome", "view", "ack"} <= set(checked) and len(checked) > 2 * moves

@@ -38,13 +38,17 @@ class DudoConnection:
         *,
         lobby: bool | None = None,
         session: aiohttp.ClientSession | None = None,
+        on_message: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
+        """``on_message`` sees every message as it arrives, before anything else does
+        (acks and answered errors included): for logs, or to validate them."""
         self.url = base.rstrip("/").replace("http", "ws", 1) + "/ws"
         self.token = token
         self.lobby = token is None if lobby is None else lobby
         self.view: dict[str, Any] | None = None
         self.welcome: dict[str, Any] | None = None
         self.closed = False
+        self.on_message = on_message
         self._session = session
         self._own = session is None
         self._ws: aiohttp.ClientWebSocketResponse | None = None
@@ -181,6 +185,8 @@ class DudoConnection:
             await asyncio.sleep(delay)
 
     async def _receive(self, msg: dict[str, Any]) -> None:
+        if self.on_message is not None:
+            self.on_message(msg)
         kind = msg["type"]
         if kind == "welcome":
             self.welcome = msg
