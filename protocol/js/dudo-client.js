@@ -131,10 +131,17 @@ export class DudoConnection extends EventTarget {
   /** Connect (and reconnect whenever the connection drops); resolves on `welcome` (or the lobby list). */
   open() {
     this.closed = false;
+    const kind = this.token ? "welcome" : "lobby";
     const ready = new Promise((resolve, reject) => {
-      const done = (e) => { this.removeEventListener(this.token ? "welcome" : "lobby", done); resolve(e.detail); };
-      this.addEventListener(this.token ? "welcome" : "lobby", done);
-      this.addEventListener("error", (e) => { if (!this.welcome && e.detail.code === "unauthorized") reject(new DudoError(e.detail.code, e.detail.message)); });
+      const stop = () => { this.removeEventListener(kind, done); this.removeEventListener("error", refused); };
+      const done = (e) => { stop(); resolve(e.detail); };
+      const refused = (e) => {
+        if (this.welcome || e.detail.code !== "unauthorized") return;
+        stop();
+        reject(new DudoError(e.detail.code, e.detail.message));
+      };
+      this.addEventListener(kind, done);
+      this.addEventListener("error", refused);
     });
     this.#connect();
     return ready;
@@ -152,8 +159,8 @@ export class DudoConnection extends EventTarget {
   act(action) { return this.#request({ type: "act", action }, "act"); }
   /** Give the seat up; resolves with the `left` message. */
   leave() { return this.#request({ type: "leave" }, "left"); }
-  /** Host only: start with the players seated so far; resolves with the next view. */
-  start() { return this.#request({ type: "start" }, "view"); }
+  /** Host only: start with the players seated so far; resolves with the first view of the game. */
+  start() { return this.#request({ type: "start" }, "started"); }
   /** The latest view now. */
   resync() { return this.#request({ type: "resync" }, "view"); }
   /** Resolves with the `pong`. */
@@ -232,7 +239,9 @@ export class DudoConnection extends EventTarget {
         this.view = msg;
         this.#emit("view", msg);
         for (const [id, p] of this.pending) {
-          if ((p.kind === "act" && p.until !== undefined && msg.version >= p.until) || p.kind === "view") this.#settle(id, msg);
+          const acked = p.kind === "act" && p.until !== undefined && msg.version >= p.until;
+          const started = p.kind === "started" && msg.status !== "open";
+          if (acked || started || p.kind === "view") this.#settle(id, msg);
         }
         break;
       }

@@ -149,3 +149,25 @@ def test_hundreds_of_moves_every_message_as_the_schemas_say(served: str) -> None
     moves = run(scenario())
     assert moves >= 150, moves
     assert {"welcome", "view", "ack"} <= set(checked) and len(checked) > 2 * moves
+
+
+def test_start_returns_the_games_first_view_and_a_guest_is_refused(served: str) -> None:
+    async def scenario() -> None:
+        async with DudoApi(served) as api:
+            ana = await api.create_table(rules={"preset": "classic"}, seats=3, name="Ana")
+            ben = await api.join_table(ana["table"], name="Ben", seat=2)
+        async with (
+            DudoConnection(served, ana["token"]) as host,
+            DudoConnection(served, ben["token"]) as guest,
+        ):
+            with pytest.raises(DudoError) as err:
+                await guest.start()
+            assert err.value.code == "not_host"
+            first = await host.start()
+            assert first["status"] == "playing" and first["game"]["round"] == 1
+            # Ben moved from seat 2 to 1: told by a new welcome, then shown at seat 1.
+            renumbered = await guest.next("welcome", lambda m: m["seat"] == 1)
+            assert renumbered["id"] is None
+            assert (await guest.next("view", lambda v: v["status"] == "playing"))["seat"] == 1
+
+    run(scenario())

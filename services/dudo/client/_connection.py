@@ -103,8 +103,8 @@ class DudoConnection:
         return await self._request({"type": "leave"}, "left")
 
     async def start(self) -> dict[str, Any]:
-        """Host only: start with the players seated so far; returns the next view."""
-        return await self._request({"type": "start"}, "view")
+        """Host only: start with the players seated so far; returns the game's first view."""
+        return await self._request({"type": "start"}, "started")
 
     async def resync(self) -> dict[str, Any]:
         return await self._request({"type": "resync"}, "view")
@@ -201,7 +201,8 @@ class DudoConnection:
             self.view = msg
             for message_id, pending in list(self._pending.items()):
                 acked = pending.kind == "act" and pending.until is not None
-                if pending.kind == "view" or (acked and msg["version"] >= pending.until):
+                started = pending.kind == "started" and msg["status"] != "open"
+                if pending.kind == "view" or started or (acked and msg["version"] >= pending.until):
                     self._settle(message_id, msg)
         elif kind == "ack":
             pending = self._pending.get(msg["id"])
