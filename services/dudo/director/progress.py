@@ -19,35 +19,11 @@ from ..wire import message
 from .balance import Balancer, Decisions, first_seating, imbalance
 from .prizes import split_pool
 from .standings import Entrant
+from .state import OVER, RUNNING, TournamentState
 
-REGISTERING, RUNNING, OVER = "registering", "running", "over"
 
-
-class Progress:
+class Progress(TournamentState):
     """The start, the reports and the end of a tournament."""
-
-    id: str
-    config: dict[str, Any]
-    status: str
-    entrants: dict[str, Entrant]
-    balancer: Balancer | None
-    reported: dict[str, int]
-    heat: int
-    heat_tables: list[str]
-    qualified: list[str]
-    out: int
-    pool: int
-    tables_made: int
-    seat_seq: int
-    wake: int | None
-    max_imbalance: int
-    reseats: int
-    tables_at_start: int
-    limits: Any
-    _sends: list[tuple[str, bytes]]
-    _decide: bool
-    _came_from: dict[str, str]  # player -> the table they left, until they are placed
-    _tables_changed: set[str]  # tables whose stored row (report, heat) is out of date
 
     if TYPE_CHECKING:
 

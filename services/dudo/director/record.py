@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from .. import wire
 from ..entity import RecentIds
 from .balance import Balancer, TableCount
-from .progress import RUNNING
 from .standings import Entrant
+from .state import RUNNING, TournamentState
 
 if TYPE_CHECKING:
     from .tournament import Tournament
@@ -30,35 +30,8 @@ ENTRANT_ROW = "e:"  # + player id: that entrant's row in the record's hash
 TABLE_ROW = "t:"  # + table id: the last report taken from it, in a heat, its count
 
 
-class Stored:
+class Stored(TournamentState):
     """Writing a tournament to its hash and reading it back."""
-
-    id: str
-    config: dict[str, Any]
-    host: str | None
-    version: int
-    status: str
-    entrants: dict[str, Entrant]
-    balancer: Balancer | None
-    reported: dict[str, int]
-    heat: int
-    heat_tables: list[str]
-    qualified: list[str]
-    out: int
-    entrant_seq: int
-    pool: int
-    tables_made: int
-    seat_seq: int
-    subscribers: list[str]
-    max_imbalance: int
-    reseats: int
-    tables_at_start: int
-    seen: RecentIds
-    wake: int | None
-    created: int
-    timer_member: str | None
-    _entrants_changed: set[str]
-    _tables_changed: set[str]
 
     if TYPE_CHECKING:
 

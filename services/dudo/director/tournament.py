@@ -16,30 +16,20 @@ with fresh dice, until the survivors fit one final table.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .. import keys, wire
 from ..engine import Rules, RulesConfigError, rules_dict
-from ..entity import Flush, RecentIds, timer_change
+from ..entity import Flush, timer_change
 from ..results import account_of, ledger_send, message_id, pool_of
 from ..wire import WireError, message
-from .balance import Balancer
 from .prizes import PayoutError, check_payouts
-from .progress import OVER, REGISTERING, RUNNING, Progress
+from .progress import Progress
 from .record import Stored
 from .standings import STREAMED_PLACES, STREAMED_TABLES, Entrant, standings
+from .state import BROADCAST_EVERY_MS, OVER, REGISTERING, RUNNING, Context
 
-BROADCAST_EVERY_MS = 1000
 TOURNAMENT_ID_MAX = 48  # its tables are named "<id>-<n>", and ids are at most 64 characters
-
-
-@dataclass(frozen=True)
-class Context:
-    """What a tournament needs to know of the deployment (the worker's ``limits`` slot)."""
-
-    table_partitions: int = keys.DEFAULT_PARTITIONS
-    director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS
 
 
 def default_advance(seats: int) -> int:
@@ -48,61 +38,14 @@ def default_advance(seats: int) -> int:
     return max(1, (seats + 1) // 2 - 1)
 
 
-@dataclass
 class Tournament(Progress, Stored):
-    """One tournament's whole state (plain data, stored as one record)."""
+    """A tournament: its state (:class:`~dudo.director.state.TournamentState`), how it goes
+    on (:class:`Progress`), how it is stored (:class:`Stored`), and the messages it takes."""
 
     KEY: ClassVar[str] = "tournament"
     CREATES: ClassVar[frozenset[str]] = frozenset({"tournament_create"})
     DIRECTION: ClassVar[str] = "director"
     UNKNOWN: ClassVar[str] = wire.UNKNOWN_TOURNAMENT
-
-    id: str
-    config: dict[str, Any]  # name, rules, seats, format, advance, start_*, max_players, ...
-    host: str | None = None
-    version: int = 1
-    status: str = REGISTERING
-    entrants: dict[str, Entrant] = field(default_factory=dict)
-    balancer: Balancer | None = None
-    reported: dict[str, int] = field(default_factory=dict)  # table -> last report version
-    heat: int = 0
-    heat_tables: list[str] = field(default_factory=list)
-    qualified: list[str] = field(default_factory=list)  # heats: through, waiting for the next
-    out: int = 0  # players eliminated so far
-    entrant_seq: int = 0  # entrants numbered so far (each one's `number`)
-    pool: int = 0
-    tables_made: int = 0
-    seat_seq: int = 0
-    subscribers: list[str] = field(default_factory=list)
-    # Measured as it runs (for `dudo bench tournament` and operators): the largest
-    # difference between two tables' players (counting players on their way) seen
-    # at a report, the seat changes made, and the tables the start opened.
-    max_imbalance: int = 0
-    reseats: int = 0
-    tables_at_start: int = 0
-    seen: RecentIds = field(default_factory=RecentIds)
-    wake: int | None = None
-    created: int = 0
-    # Transient, per batch.
-    limits: Any = field(default_factory=Context, compare=False, repr=False)
-    timer_member: str | None = None
-    _direct: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    _sends: list[tuple[str, bytes]] = field(default_factory=list)
-    _dirty: bool = False
-    _persist: bool = False
-    _lobby: bool = False
-    _decide: bool = False  # reports changed the counts: plan once at the end of the batch
-    # Standings go to subscribers after every change, but while it runs at most every
-    # BROADCAST_EVERY_MS (thousands of players, reports every few milliseconds).
-    _news: bool = False
-    _now: int = 0
-    _last_broadcast: int = -BROADCAST_EVERY_MS
-    _handles: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-    _came_from: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-    # Rows to store with the next record (see to_rows): entrants who changed, came or
-    # went; tables whose report or heat changed (the balancer keeps its own set).
-    _entrants_changed: set[str] = field(default_factory=set, compare=False, repr=False)
-    _tables_changed: set[str] = field(default_factory=set, compare=False, repr=False)
 
     # -- creation and storage -----------------------------------------------------------
 

@@ -1,0 +1,80 @@
+"""A tournament's state, declared once: the fields its parts share (plain data).
+
+:class:`~dudo.director.tournament.Tournament` is this state with its behaviour:
+:class:`~dudo.director.progress.Progress` (the start, reports, the end) and
+:class:`~dudo.director.record.Stored` (the record and its rows) both subclass it,
+so each sees the fields without listing them again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import keys
+from ..entity import RecentIds
+from .balance import Balancer
+from .standings import Entrant
+
+REGISTERING, RUNNING, OVER = "registering", "running", "over"
+BROADCAST_EVERY_MS = 1000
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a tournament needs to know of the deployment (the worker's ``limits`` slot)."""
+
+    table_partitions: int = keys.DEFAULT_PARTITIONS
+    director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS
+
+
+@dataclass
+class TournamentState:
+    """Everything a tournament is; the record and rows hold all but the transient part."""
+
+    id: str
+    config: dict[str, Any]  # name, rules, seats, format, advance, start_*, max_players, ...
+    host: str | None = None
+    version: int = 1
+    status: str = REGISTERING
+    entrants: dict[str, Entrant] = field(default_factory=dict)
+    balancer: Balancer | None = None
+    reported: dict[str, int] = field(default_factory=dict)  # table -> last report version
+    heat: int = 0
+    heat_tables: list[str] = field(default_factory=list)
+    qualified: list[str] = field(default_factory=list)  # heats: through, waiting for the next
+    out: int = 0  # players eliminated so far
+    entrant_seq: int = 0  # entrants numbered so far (each one's `number`)
+    pool: int = 0
+    tables_made: int = 0
+    seat_seq: int = 0
+    subscribers: list[str] = field(default_factory=list)
+    # Measured as it runs (for `dudo bench tournament` and operators): the largest
+    # difference between two tables' players (counting players on their way) seen
+    # at a report, the seat changes made, and the tables the start opened.
+    max_imbalance: int = 0
+    reseats: int = 0
+    tables_at_start: int = 0
+    seen: RecentIds = field(default_factory=RecentIds)
+    wake: int | None = None
+    created: int = 0
+    # Transient, per batch.
+    limits: Any = field(default_factory=Context, compare=False, repr=False)
+    timer_member: str | None = None
+    _direct: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    _sends: list[tuple[str, bytes]] = field(default_factory=list)
+    _dirty: bool = False
+    _persist: bool = False
+    _lobby: bool = False
+    _decide: bool = False  # reports changed the counts: plan once at the end of the batch
+    # Standings go to subscribers after every change, but while it runs at most every
+    # BROADCAST_EVERY_MS (thousands of players, reports every few milliseconds).
+    _news: bool = False
+    _now: int = 0
+    _last_broadcast: int = -BROADCAST_EVERY_MS
+    _handles: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    _came_from: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # Rows to store with the next record (see to_rows): entrants who changed, came or
+    # went; tables whose report or heat changed (the balancer keeps its own set).
+    _entrants_changed: set[str] = field(default_factory=set, compare=False, repr=False)
+    _tables_changed: set[str] = field(default_factory=set, compare=False, repr=False)
