@@ -11,7 +11,7 @@ import random
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 SEEN_IDS = 64  # how many recent message ids an entity remembers, to take each once
 
@@ -85,6 +85,54 @@ def timer_change(
     if wanted == current:
         return None, None, current
     return current, (name, wake) if wake is not None else None, wanted
+
+
+class Flushing:
+    """What every entity's ``flush`` shares (a table's, a tournament's): its timer entry
+    follows its version and wake-up time, its record is stored if the batch changed it,
+    its lobby entry is sent if it changed. Then the batch's marks are cleared."""
+
+    id: str
+    version: int
+    wake: int | None
+    timer_member: str | None
+    _dirty: bool
+    _persist: bool
+    _lobby: bool
+
+    if TYPE_CHECKING:
+
+        def to_bytes(self) -> bytes: ...
+        def lobby_entry(self) -> dict[str, Any] | None: ...
+
+    def _timer_name(self) -> str:
+        """``<entity>|<version>``: a timer set at one version fires a timeout for it."""
+        return f"{self.id}|{self.version}"
+
+    def _flush(
+        self,
+        outputs: list[tuple[str, bytes]],
+        sends: list[tuple[str, bytes]],
+        *,
+        finished: bool,
+        rows: list[tuple[str, bytes]] | None = None,
+    ) -> Flush:
+        timer_remove, timer_add, self.timer_member = timer_change(
+            self.timer_member, self._timer_name(), self.wake
+        )
+        result = Flush(
+            record=self.to_bytes() if self._persist else None,
+            version=self.version,
+            outputs=outputs,
+            lobby=self.lobby_entry() if self._lobby else False,
+            timer_remove=timer_remove,
+            timer_add=timer_add,
+            finished=finished,
+            sends=sends,
+            rows=rows or [],
+        )
+        self._dirty = self._persist = self._lobby = False
+        return result
 
 
 class Entity(Protocol):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import wire
 from .engine import private_view, public_view, rules_dict
-from .entity import Flush, timer_change
+from .entity import Flush, Flushing
 from .wire import message
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 OPEN, PLAYING, DONE = wire.TABLE_STATUSES
 
 
-class TableOutput:
+class TableOutput(Flushing):
     """Views, replies and the lobby entry of one table."""
 
     id: str
@@ -50,9 +50,6 @@ class TableOutput:
         def _report_sends(self) -> list[tuple[str, bytes]]: ...
         def _house_move(self) -> list[tuple[str, bytes]]: ...
         def _result_sends(self) -> list[tuple[str, bytes]]: ...
-
-    def _timer_name(self) -> str:
-        return f"{self.id}|{self.version}"
 
     def lobby_entry(self) -> dict[str, Any] | None:
         if self.status != OPEN:
@@ -129,21 +126,9 @@ class TableOutput:
                     view["applied"] = self._applied[gateway]
                 outputs.append((gateway, wire.encode(view)))
 
-        timer_remove, timer_add, self.timer_member = timer_change(
-            self.timer_member, self._timer_name(), self.wake
-        )
-        result = Flush(
-            record=self.to_bytes() if self._persist else None,
-            version=self.version,
-            outputs=outputs,
-            lobby=self.lobby_entry() if self._lobby else False,
-            timer_remove=timer_remove,
-            timer_add=timer_add,
-            finished=self.status == DONE,
-            sends=self._report_sends() + self._house_move() + self._result_sends(),
-        )
+        sends = self._report_sends() + self._house_move() + self._result_sends()
+        result = self._flush(outputs, sends, finished=self.status == DONE)
         self._events, self._direct, self._requests, self._applied = [], [], [], {}
-        self._dirty = self._persist = self._lobby = False
         return result
 
 

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 from ..servers import require_binary
+from .test_js_library import node_flags
 
 CLIENT = Path(__file__).resolve().parents[2] / "docs" / "examples" / "dudo-client.mjs"
 
@@ -13,10 +14,8 @@ CLIENT = Path(__file__).resolve().parents[2] / "docs" / "examples" / "dudo-clien
 def test_the_javascript_example_client_plays_to_the_end(served: str) -> None:
     node = require_binary("node")
     assert len(CLIENT.read_text(encoding="utf-8").splitlines()) < 100
-    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
-    flags = ["--experimental-websocket"] if int(version.lstrip("v").split(".")[0]) < 22 else []
     done = subprocess.run(
-        [node, *flags, str(CLIENT), served], capture_output=True, text=True, timeout=90
+        [node, *node_flags(node), str(CLIENT), served], capture_output=True, text=True, timeout=90
     )
     assert done.returncode == 0, done.stderr
     out = done.stdout

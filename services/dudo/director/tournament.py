@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 from .. import keys, wire
 from ..engine import Rules, RulesConfigError, rules_dict
-from ..entity import Flush, timer_change
+from ..entity import Flush, Flushing
 from ..results import account_of, ledger_send, message_id, pool_of
 from ..wire import WireError, message
 from .prizes import PayoutError, check_payouts
@@ -38,7 +38,7 @@ def default_advance(seats: int) -> int:
     return max(1, (seats + 1) // 2 - 1)
 
 
-class Tournament(Progress, Stored):
+class Tournament(Progress, Stored, Flushing):
     """A tournament: its state (:class:`~dudo.director.state.TournamentState`), how it goes
     on (:class:`Progress`), how it is stored (:class:`Stored`), and the messages it takes."""
 
@@ -319,9 +319,6 @@ class Tournament(Progress, Stored):
     def timeout(entity: str, version: int) -> dict[str, Any]:
         return message("tournament_timeout", id=f"t:{version}", tournament=entity, version=version)
 
-    def _timer_name(self) -> str:
-        return f"{self.id}|{self.version}"
-
     def flush(self) -> Flush:
         if self._decide and self.balancer is not None and self.status == RUNNING:
             self._decide_moves()
@@ -333,26 +330,13 @@ class Tournament(Progress, Stored):
             news = wire.encode(self._standings_message())
             outputs.extend((gateway, news) for gateway in self.subscribers)
             self._news, self._last_broadcast = False, self._now
-        timer_remove, timer_add, self.timer_member = timer_change(
-            self.timer_member, self._timer_name(), self.wake
-        )
         if (
             self._entrants_changed
             or self._tables_changed
             or (self.balancer is not None and self.balancer.touched)
         ):
             self._persist = True
-        result = Flush(
-            record=self.to_bytes() if self._persist else None,
-            version=self.version,
-            outputs=outputs,
-            lobby=self.lobby_entry() if self._lobby else False,
-            timer_remove=timer_remove,
-            timer_add=timer_add,
-            finished=self.status == OVER,
-            sends=self._sends,
-            rows=self.to_rows() if self._persist else [],
-        )
+        rows = self.to_rows() if self._persist else []
+        result = self._flush(outputs, self._sends, finished=self.status == OVER, rows=rows)
         self._direct, self._sends = [], []
-        self._dirty = self._persist = self._lobby = False
         return result

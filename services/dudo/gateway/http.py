@@ -131,7 +131,7 @@ class HttpApi:
             return refused
         # With a request key, a retry (through any gateway) names the same table and
         # player: the create is then refused as a duplicate, the join finds its seat.
-        table = self._derived("table", key)[:11] if key else secrets.token_urlsafe(8)
+        table = self._new_id("table", key)
         player = None
         if name:
             player, refused = self._player(body, "player", table, key)
@@ -260,6 +260,11 @@ class HttpApi:
                 return "", _http_error(401, wire.UNAUTHORIZED, str(exc))
         key = parts[-1] if parts else None
         return (self._derived(kind, *parts)[:12] if key else secrets.token_urlsafe(9)), None
+
+    def _new_id(self, kind: str, key: str | None) -> str:
+        """The id of a table or tournament a client creates: derived from its request key
+        (a retry names the same one), else random."""
+        return self._derived(kind, key)[:11] if key else secrets.token_urlsafe(8)
 
     def _derived(self, kind: str, *parts: str | None) -> str:
         """An id derived from a client's request key with the deployment's secret: the

@@ -48,7 +48,7 @@ class TournamentApi:
 
         def _expect(self, message_id: str) -> asyncio.Future[dict[str, Any]]: ...
         def _forget(self, ids: list[str], table: str | None = None) -> None: ...
-        def _derived(self, kind: str, *parts: str | None) -> str: ...
+        def _new_id(self, kind: str, key: str | None) -> str: ...
         def _player(
             self, body: dict[str, Any], kind: str, *parts: str | None
         ) -> tuple[str, web.Response | None]: ...
@@ -105,7 +105,7 @@ class TournamentApi:
         key, refused = _request_key(request, body)
         if refused is not None:
             return refused
-        tid = self._derived("tournament", key)[:11] if key else secrets.token_urlsafe(8)
+        tid = self._new_id("tournament", key)
         tid = tid.replace("-", "x").replace("_", "y")  # its tables are "<id>-<n>"
         player = None
         if host_name:
