@@ -12,10 +12,16 @@ in. What it checks, from the table's own views (never from the client's output):
 3. **reconnect**: mid-game the kit kills the server and starts it again on the same
    port (state in Redis survives); the client must reconnect, say hello again and
    act on;
-4. **own moves**: the client's seat plays every turn itself, never timed out into
+4. **refusal**: one of its moves is refused by the server (an ``error`` quoting the
+   move's ``id``); the client must play a legal move instead, in time;
+5. **rate limit**: one of its moves is refused with ``rate_limited``; the client must
+   wait ``retry_ms``, send again, and get the move applied;
+6. **own moves**: the client's seat plays every turn itself, never timed out into
    the house bot, to the end of the game.
 
-Exit status 0 when all hold. The kit's own seat plays through ``dudo.client``.
+The client talks to the server through a proxy (:mod:`dudo.conformance_proxy`) that
+brings the refusals about; the server itself refuses. Exit status 0 when all hold.
+The kit's own seat plays through ``dudo.client``.
 """
 
 from __future__ import annotations
@@ -34,10 +40,13 @@ from typing import Any
 
 from .bench.common import wait_ready
 from .client import DudoApi, DudoConnection, DudoError
+from .conformance_proxy import FaultProxy
 from .redis_server import RedisServer, find_binary, free_port
 
-TURN_SECONDS = 20  # the client's clock: running out means the house bot played for it
-RESTART_AFTER_MOVES = 3  # the client's moves before the kit restarts the server
+TURN_SECONDS = 12  # the client's clock: running out means the house bot played for it
+# The client's moves before the kit restarts the server: the first, one after a
+# refusal, one after a rate limit (conformance_proxy.py).
+RESTART_AFTER_MOVES = 3
 MOVES = ("bid", "dudo", "calza", "direction")
 
 
@@ -106,7 +115,9 @@ async def _scenario(server: _Server, command: list[str], report: Report) -> None
             name="Kit",
         )
         guest = await api.join_table(host["table"], name="Client", seat=2)
-    filled = [part.format(url=server.url, token=guest["token"]) for part in command]
+    proxy = FaultProxy(server.url)
+    await proxy.start(free_port())
+    filled = [part.format(url=proxy.url, token=guest["token"]) for part in command]
     output = server.folder / "client.log"
     with output.open("wb") as log:
         client = subprocess.Popen(filled, stdout=log, stderr=subprocess.STDOUT)
@@ -116,6 +127,8 @@ async def _scenario(server: _Server, command: list[str], report: Report) -> None
         finally:
             if client.poll() is None:
                 client.terminate()
+            await proxy.close()
+    _judge_faults(proxy, report)
     if not report.ok:  # what the client said, for its author
         tail = output.read_text(errors="replace").splitlines()[-15:]
         report.notes.extend(f"client: {line}" for line in tail)
@@ -201,6 +214,27 @@ async def _play(
     )
     report.checks["own moves: never timed out into the house bot"] = house == 0
     report.notes.append(f"client moves: {moves}, timed out: {house}, exit: {client.poll()}")
+
+
+def _judge_faults(proxy: FaultProxy, report: Report) -> None:
+    """The proxy's two refusals: was each answered, and did the client play on?"""
+    refusal, limit = proxy.refusal, proxy.rate_limit
+    report.checks["refusal: the client played a legal move after a refused one"] = refusal.handled
+    report.checks["rate limit: the client waited retry_ms and sent again"] = (
+        limit.handled and limit.waited
+    )
+    for name, fault in (("refusal", refusal), ("rate limit", limit)):
+        if fault.refused_at is None:
+            report.notes.append(f"{name}: the client made no move the kit could have refused")
+            continue
+        waited = "" if fault.next_sent_at is None else (
+            f", next move after {(fault.next_sent_at - fault.refused_at) * 1000:.0f} ms"
+            if fault.next_sent_at > 0 else ", sent again before retry_ms was up"
+        )  # fmt: skip
+        report.notes.append(
+            f"{name}: refused with {fault.code} (retry_ms {fault.retry_ms}){waited}; "
+            f"applied after: {fault.applied}, clock ran out: {fault.timed_out}"
+        )
 
 
 class _quiet:

@@ -1,5 +1,6 @@
 """`dudo conformance client`: the kit a client author points at their client. Both
-official libraries' example bots pass it; a client that does not reconnect fails it."""
+official libraries' example bots pass it; a client that does not reconnect or retry fails
+it, and one that sends again before ``retry_ms`` is up fails the rate-limit check."""
 
 from __future__ import annotations
 
@@ -40,13 +41,27 @@ NAIVE = textwrap.dedent(
     """
 )
 
+# The Python example bot, with the library's rate-limit wait taken out.
+HASTY = textwrap.dedent(
+    """
+    import asyncio, sys
+    from dudo.client import _connection
+    from dudo.client.examples import bot
+
+    wait = _connection.DudoConnection._later
+    _connection.DudoConnection._later = lambda self, seconds, message: wait(self, 0, message)
+    asyncio.run(bot.main(*sys.argv[1:3]))
+    """
+)
+CHECKS = 6
+
 
 def test_the_javascript_example_bot_passes_the_kit() -> None:
     node = require_binary("node")
     bot = LIBRARY / "examples" / "bot.mjs"
     verdict = run([node, *node_flags(node), str(bot), "{url}", "{token}"])
     assert verdict.ok, verdict.text()
-    assert len(verdict.checks) == 4
+    assert len(verdict.checks) == CHECKS
 
 
 def test_the_python_example_bot_passes_the_kit_through_the_cli() -> None:
@@ -56,7 +71,7 @@ def test_the_python_example_bot_passes_the_kit_through_the_cli() -> None:
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
-    assert done.stdout.count("ok  ") == 4
+    assert done.stdout.count("ok  ") == CHECKS
 
 
 def test_a_client_that_does_not_reconnect_fails_the_kit(tmp_path: Path) -> None:
@@ -66,3 +81,15 @@ def test_a_client_that_does_not_reconnect_fails_the_kit(tmp_path: Path) -> None:
     assert not verdict.ok
     assert verdict.checks["renumbering: the client acted at its new seat"]
     assert not verdict.checks["reconnect: the client acted after the server restarted"]
+    assert not verdict.checks["refusal: the client played a legal move after a refused one"]
+    assert not verdict.checks["rate limit: the client waited retry_ms and sent again"]
+
+
+def test_a_client_that_sends_again_at_once_when_rate_limited_fails_that_check(
+    tmp_path: Path,
+) -> None:
+    hasty = tmp_path / "hasty.py"
+    hasty.write_text(HASTY, encoding="utf-8")
+    verdict = run([sys.executable, str(hasty), "{url}", "{token}"])
+    failed = [name for name, good in verdict.checks.items() if not good]
+    assert failed == ["rate limit: the client waited retry_ms and sent again"], verdict.text()
