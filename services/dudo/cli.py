@@ -358,6 +358,33 @@ def _play(args: argparse.Namespace) -> int:
     return play(args.url, options)
 
 
+def _bot(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .bots.remote import run
+    from .client import DudoError
+
+    low, _, high = args.think.partition(",")
+    create = {
+        "rules": {"preset": args.preset},
+        "seats": args.seats,
+        "bots": [args.house] * (args.seats - 1),
+    }
+    try:
+        outcome = asyncio.run(
+            run(
+                args.url, level=args.level, seed=args.seed, name=args.name,
+                think=(float(low), float(high or low)), table=args.join, token=args.token,
+                tournament=args.tournament, create=create,
+            )
+        )  # fmt: skip
+    except DudoError as exc:
+        print(f"dudo bot: {exc.code}: {exc}", file=sys.stderr)
+        return 1
+    print(outcome.text())
+    return 0
+
+
 def _arena(args: argparse.Namespace) -> int:
     from .bots.arena import run
 
@@ -483,6 +510,23 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--preset", default="classic", help="with --create: rules preset")
     play.add_argument("--start-dice", type=int, help="with --create: dice each")
     play.set_defaults(func=_play)
+
+    bot = sub.add_parser(
+        "bot", help="one bot playing through a gateway, as a client (the Python library)"
+    )
+    bot.add_argument("url", nargs="?", default="http://127.0.0.1:8000")
+    bot.add_argument("--level", choices=("easy", "normal", "hard"), default="normal")
+    seat = bot.add_mutually_exclusive_group()
+    seat.add_argument("--join", metavar="TABLE", help="join this table")
+    seat.add_argument("--token", help="play the seat (or tournament entry) of this token")
+    seat.add_argument("--tournament", metavar="ID", help="register for it and play it out")
+    bot.add_argument("--name", help="the name it plays under")
+    bot.add_argument("--seed", type=int, help="its random choices, for a game you can replay")
+    bot.add_argument("--think", default="0", help="MIN[,MAX] seconds before each move")
+    bot.add_argument("--seats", type=int, default=2, help="a new table's seats (default)")
+    bot.add_argument("--house", default="normal", help="a new table's house bots' level")
+    bot.add_argument("--preset", default="classic", help="a new table's rules preset")
+    bot.set_defaults(func=_bot)
 
     gateway = sub.add_parser("gateway", help="run a web gateway (HTTP + WebSocket)")
     gateway.add_argument("--redis", default="redis://127.0.0.1:6379/0")
