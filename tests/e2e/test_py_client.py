@@ -6,14 +6,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dudo.bots.policies import LEVELS
 from dudo.client import DudoApi, DudoConnection, DudoError
 from dudo.client.examples.bot import choose
+from dudo.engine.rules import PRESETS_ORDER
+
+from ..servers import RedisServer
+from .conftest import serving
 
 
 def run(coro: Any) -> Any:
@@ -107,48 +115,98 @@ def test_each_readme_shows_its_example_bot_as_it_is(readme: str, example: str, f
     assert f"```{fence}\n{code}\n```" in (root / readme).read_text(encoding="utf-8")
 
 
-def test_hundreds_of_moves_every_message_as_the_schemas_say(served: str) -> None:
-    """Two library clients play whole games against each other; every message either
-    receives (views, acks, welcomes, errors…) is valid against its published schema."""
+def test_thousands_of_moves_every_message_as_the_schemas_say(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Library clients play whole games against each other, four tables at a time, under
+    every preset, three seats each, one seat random (it calls calza, chooses directions,
+    bids anything legal), one hard and one the README's bot; a spectator watches each
+    table. Every message any of them receives is valid against its published schema,
+    and no seat ever sees dice but its own."""
     from .test_gateway import check
 
+    redis_server.client().flushall()
+    limits = ("--creates-per-min", "1000", "--joins-per-min", "5000")  # one address here
+    with serving(tmp_path, "--redis", redis_server.url, *limits) as (served, _):
+        moves, checked, wrong = run(_soak(served, check))
+    assert wrong == [], wrong[:3]
+    assert moves >= 2000, moves
+    kinds = set(checked)
+    assert {"welcome", "view", "ack"} <= kinds and len(checked) > 3 * moves, kinds
+
+
+async def _soak(served: str, check: Callable[[str, Any], None]) -> tuple[int, list[str], list[str]]:
+    """Play tables four at a time until 2,000 moves: (moves, message kinds, what was
+    wrong with any message)."""
     checked: list[str] = []
+    wrong: list[str] = []
 
-    def validate(message: dict[str, Any]) -> None:
-        check(f"ws-out-{message['type']}.schema.json", message)
-        checked.append(message["type"])
+    def validator(seat: int | None) -> Callable[[dict[str, Any]], None]:
+        def validate(message: dict[str, Any]) -> None:
+            checked.append(message["type"])
+            try:
+                check(f"ws-out-{message['type']}.schema.json", message)
+            except Exception as exc:
+                wrong.append(f"{exc}: {message}")
+            game = message.get("game") if message["type"] == "view" else None
+            if not game:
+                return
+            held = game["dice_counts"][seat] if seat is not None else 0
+            if message["seat"] != seat or (
+                len(game.get("dice", [])) != held
+                if game["phase"] != "over"
+                else seat is None and "dice" in game
+            ):  # a seat sees its own dice, as many as it holds; a spectator none
+                wrong.append(f"seat {seat} was shown: {message}")
 
-    async def play(conn: DudoConnection) -> int:
-        moves = 0
+        return validate
+
+    def over(view: dict[str, Any] | None) -> bool:
+        return bool(view and view["game"] and view["game"]["winner"] is not None)
+
+    async def play(conn: DudoConnection, policy: Callable[..., dict[str, Any]]) -> int:
+        rng, moves = random.Random(7), 0
         while True:
             view = conn.view or await conn.next("view")
             game = view["game"]
-            if view["status"] == "over" or (game and game["winner"] is not None):
+            if view["status"] == "over" or over(view):
                 return moves
             if game and "legal" in game and game["turn"] == view["seat"]:
                 with contextlib.suppress(DudoError):  # raced by a turn change: fine
-                    await conn.act(choose(game))
+                    await conn.act(policy(view, rng))
                     moves += 1
             else:
                 await conn.next("view")
 
-    async def scenario() -> int:
-        total = 0
-        async with DudoApi(served) as api:
-            for game in range(8):
-                rules = {"preset": ("classic", "lizumo")[game % 2], "start_dice": 4}
-                ana = await api.create_table(rules=rules, seats=2, name="Ana")
-                ben = await api.join_table(ana["table"], name="Ben")
-                async with (
-                    DudoConnection(served, ana["token"], on_message=validate) as a,
-                    DudoConnection(served, ben["token"], on_message=validate) as b,
-                ):
-                    total += sum(await asyncio.gather(play(a), play(b)))
-        return total
+    async def table(api: DudoApi, preset: str) -> int:
+        rules = {"preset": preset, "start_dice": 5}
+        host = await api.create_table(rules=rules, seats=3, name="Ana")
+        tokens = [host["token"]]
+        for name in ("Ben", "Cleo"):
+            tokens.append((await api.join_table(host["table"], name=name))["token"])
+        watch = (await api.watch_table(host["table"]))["token"]
+        policies = [LEVELS["easy"], LEVELS["hard"], lambda view, rng: choose(view["game"])]
+        async with contextlib.AsyncExitStack() as stack:
+            seats = [
+                await stack.enter_async_context(
+                    DudoConnection(served, token, on_message=validator(n))
+                )
+                for n, token in enumerate(tokens)
+            ]
+            watcher = DudoConnection(served, watch, on_message=validator(None))
+            await stack.enter_async_context(watcher)
+            moves = await asyncio.gather(
+                *(play(c, p) for c, p in zip(seats, policies, strict=True))
+            )
+            if not over(watcher.view):
+                await watcher.next("view", over)
+        return sum(moves)
 
-    moves = run(scenario())
-    assert moves >= 150, moves
-    assert {"welcome", "view", "ack"} <= set(checked) and len(checked) > 2 * moves
+    total = 0
+    async with DudoApi(served) as api:
+        while total < 2000:
+            total += sum(await asyncio.gather(*(table(api, p) for p in PRESETS_ORDER)))
+    return total, checked, wrong
 
 
 def test_start_returns_the_games_first_view_and_a_guest_is_refused(served: str) -> None:
