@@ -13,6 +13,7 @@ import yaml
 from dudo import wire
 from dudo.engine import RULE_ERROR_CODES
 from dudo.gateway.messages import CLIENT_MESSAGES
+from dudo.protocol_reference import BEGIN, END, sync
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
@@ -35,3 +36,22 @@ def test_every_event_type_is_in_the_guide() -> None:
     schema = json.loads((ROOT / "protocol" / "schemas" / "event.schema.json").read_text())
     events = set(schema["$defs"])
     assert events <= MENTIONED, events - MENTIONED
+
+
+def test_the_reference_part_is_generated_from_the_asyncapi_document(tmp_path: Path) -> None:
+    guide = ROOT / "docs" / "protocol.md"
+    assert not sync(guide, ROOT / "protocol", write=False), "run: dudo schemas write"
+    # The check can fail: a hand edit inside the part is found, and write undoes it.
+    copy = tmp_path / "protocol.md"
+    copy.write_text(DOC.replace("| `retry_ms` | integer |", "| `retry_ms` | string |"))
+    assert sync(copy, ROOT / "protocol", write=False)
+    sync(copy, ROOT / "protocol", write=True)
+    assert copy.read_text(encoding="utf-8") == DOC
+
+
+def test_the_reference_lists_every_client_message_and_http_call() -> None:
+    part = DOC[DOC.index(BEGIN) : DOC.index(END)]
+    for name in CLIENT_MESSAGES:
+        assert f"#### `{name}`" in part, name
+    for call in ("GET /api/tables", "POST /api/tables", "/join", "/watch"):
+        assert call in part, call

@@ -255,12 +255,18 @@ def _schemas(args: argparse.Namespace) -> int:
 
     from . import wire
     from .gateway.messages import CLIENT_MESSAGES
+    from .protocol_reference import sync
 
     schemas = {**wire.json_schemas(), **wire.json_schemas(CLIENT_MESSAGES)}
-    stale = wire.sync_schema_files(schemas, Path(args.folder), write=args.action == "write")
+    folder = Path(args.folder)
+    write = args.action == "write"
+    stale = [str(folder / name) for name in wire.sync_schema_files(schemas, folder, write=write)]
+    guide = Path(args.guide) if args.guide else folder.parent.parent / "docs" / "protocol.md"
+    if sync(guide, folder.parent, write=write):
+        stale.append(f"{guide} (its reference part)")
     for name in stale:
-        print(f"stale: {Path(args.folder) / name}", file=sys.stderr)
-    return 1 if stale else 0
+        print(f"{'written' if write else 'stale'}: {name}", file=sys.stderr)
+    return 1 if stale and not write else 0
 
 
 def _gateway(args: argparse.Namespace) -> int:
@@ -474,6 +480,9 @@ def build_parser() -> argparse.ArgumentParser:
     schemas = sub.add_parser("schemas", help="write or check the generated JSON Schemas")
     schemas.add_argument("action", choices=["write", "check"])
     schemas.add_argument("folder", nargs="?", default="protocol/schemas")
+    schemas.add_argument(
+        "--guide", help="the guide whose reference part is generated too (docs/protocol.md)"
+    )
     schemas.set_defaults(func=_schemas)
 
     serve = sub.add_parser("serve", help="everything in one process, playable in a browser")

@@ -58,9 +58,13 @@ CLIENT_MESSAGES: dict[str, Message] = {
             "Act for your seat. `table` and `seat` may be given; they must be the token's.",
             {
                 "id": _ID,
-                "action": Field("ref", ref="action.schema.json"),
-                "table": Field("string", required=False, maximum=64),
-                "seat": Field("integer", required=False, minimum=0, maximum=5),
+                "action": Field(
+                    "ref", ref="action.schema.json", doc="a bid, dudo, calza or direction"
+                ),
+                "table": Field("string", required=False, maximum=64, doc="if given: yours"),
+                "seat": Field(
+                    "integer", required=False, minimum=0, maximum=5, doc="if given: yours"
+                ),
             },
         ),
         Message("resync", "ws-in", "Send me the latest view now.", {"id": _OPTIONAL_ID}),
@@ -95,11 +99,13 @@ CLIENT_MESSAGES: dict[str, Message] = {
             "your seat.",
             {
                 "id": _REPLY_ID,
-                "table": Field("string", nullable=True, maximum=64),
+                "table": Field("string", nullable=True, maximum=64, doc="your table"),
                 "tournament": Field(
                     "string", required=False, maximum=64, doc="an entrant's tournament"
                 ),
-                "seat": Field("integer", nullable=True, minimum=0, maximum=5),
+                "seat": Field(
+                    "integer", nullable=True, minimum=0, maximum=5, doc="null: a spectator"
+                ),
                 "player": Field(
                     "string",
                     nullable=True,
@@ -114,13 +120,19 @@ CLIENT_MESSAGES: dict[str, Message] = {
             "A full snapshot of your table as your seat (or a spectator) may see it. Apply it "
             "only if `version` is above the last one you applied.",
             {
-                "table": Field("string", maximum=64),
-                "seat": Field("integer", nullable=True, minimum=0, maximum=5),
-                "version": Field("integer", minimum=0),
-                "status": Field("string", enum=TABLE_STATUSES),
+                "table": Field("string", maximum=64, doc="table id"),
+                "seat": Field(
+                    "integer", nullable=True, minimum=0, maximum=5, doc="yours; null: a spectator"
+                ),
+                "version": Field(
+                    "integer", minimum=0, doc="grows with every change: apply only a higher one"
+                ),
+                "status": Field("string", enum=TABLE_STATUSES, doc="the table's life"),
                 "players": Field(
                     "array",
                     maximum=6,
+                    doc="by seat number (null: an open seat); `bot` is a bot seat's level, "
+                    "`away` a seat whose player has no connection",
                     items=Field(
                         "object",
                         nullable=True,
@@ -131,8 +143,16 @@ CLIENT_MESSAGES: dict[str, Message] = {
                         },
                     ),
                 ),
-                "host": Field("string", nullable=True, maximum=64),
-                "deadline": Field("integer", nullable=True, minimum=0, doc="ms since epoch"),
+                "host": Field(
+                    "string", nullable=True, maximum=64, doc="the host's public player handle"
+                ),
+                "deadline": Field(
+                    "integer",
+                    nullable=True,
+                    minimum=0,
+                    doc="when the turn clock runs out (ms since the epoch): the house bot "
+                    "plays the turn then",
+                ),
                 "game": _GAME,
                 "events": Field(
                     "array",
@@ -147,8 +167,8 @@ CLIENT_MESSAGES: dict[str, Message] = {
             "Your message was refused; nothing changed.",
             {
                 "id": Field("string", nullable=True, maximum=64, doc="the refused message's id"),
-                "code": Field("string", pattern=r"^[a-z_]+$"),
-                "message": Field("string", maximum=500),
+                "code": Field("string", pattern=r"^[a-z_]+$", doc='why (part 1, "Errors")'),
+                "message": Field("string", maximum=500, doc="the same, for people (English)"),
                 "retry_ms": Field(
                     "integer",
                     required=False,
@@ -174,9 +194,16 @@ CLIENT_MESSAGES: dict[str, Message] = {
                     "array",
                     required=False,
                     items=Field("object", fields={"table": _TABLE, **LOBBY_ENTRY}),
+                    doc="the full list, when you subscribe",
                 ),
                 "table": _TABLE_OPTIONAL,
-                "entry": Field("object", required=False, nullable=True, fields=LOBBY_ENTRY),
+                "entry": Field(
+                    "object",
+                    required=False,
+                    nullable=True,
+                    fields=LOBBY_ENTRY,
+                    doc="a change: the table's entry now (null: it closed)",
+                ),
             },
         ),
         Message(
@@ -185,10 +212,10 @@ CLIENT_MESSAGES: dict[str, Message] = {
             "Your tournament seated you at this table (from the table in `from`, null at the "
             "start): its views follow; act there from now on.",
             {
-                "tournament": Field("string", maximum=64),
-                "table": Field("string", maximum=64),
-                "seat": Field("integer", minimum=0, maximum=5),
-                "from": Field("string", nullable=True, maximum=64),
+                "tournament": Field("string", maximum=64, doc="tournament id"),
+                "table": Field("string", maximum=64, doc="where you sit now"),
+                "seat": Field("integer", minimum=0, maximum=5, doc="your seat there"),
+                "from": Field("string", nullable=True, maximum=64, doc="where you sat before"),
             },
         ),
         Message(
@@ -197,9 +224,11 @@ CLIENT_MESSAGES: dict[str, Message] = {
             "Your tournament's standings, after every change (at most about once a second "
             "while it runs). Apply only if `version` is above the last one you applied.",
             {
-                "tournament": Field("string", maximum=64),
-                "version": Field("integer", minimum=0),
-                "standings": Field("ref", ref="standings.schema.json"),
+                "tournament": Field("string", maximum=64, doc="tournament id"),
+                "version": Field("integer", minimum=0, doc="apply only a higher one"),
+                "standings": Field(
+                    "ref", ref="standings.schema.json", doc="players left, tables, places"
+                ),
             },
         ),
         Message(
@@ -221,8 +250,8 @@ CLIENT_MESSAGES: dict[str, Message] = {
             "connection of your player at that table gets it; the one that asked quotes its id.",
             {
                 "id": _REPLY_ID,
-                "table": Field("string", maximum=64),
-                "seat": Field("integer", minimum=0, maximum=5),
+                "table": Field("string", maximum=64, doc="the table you left"),
+                "seat": Field("integer", minimum=0, maximum=5, doc="the seat you gave up"),
             },
         ),
         Message("pong", "ws-out", "Answer to `ping`.", {"id": _REPLY_ID}),
