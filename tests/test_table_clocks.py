@@ -91,3 +91,99 @@ def test_records_of_the_previous_format_still_load() -> None:
     loaded = type(run.table).from_bytes(old)
     assert loaded.wake == loaded.deadline == NOW + 20_000
     assert loaded.timer_member == f"t1|{loaded.version}"
+
+
+def _end_round(run: Run, at: int = NOW) -> list[dict[str, Any]]:
+    """The seat in turn bids, the next calls dudo: the round ends with a reveal."""
+    run.act(run.turn(), {"type": "bid", "quantity": 1, "face": 2})
+    seat = run.turn()
+    run.n += 1
+    run.table.handle(
+        msg("act", "gw-a", table="t1", id=f"m{run.n}", player=f"p{seat}", seat=seat,
+            action={"type": "dudo"}),
+        at, run.rng,
+    )  # fmt: skip
+    return run.flush()
+
+
+HOLD = Limits(reveal_hold_ms=4_000)
+
+
+def test_a_reveal_holds_the_next_turns_clock_where_people_play() -> None:
+    """Issue 14: the next round and its clock ran under the reveal people were reading."""
+    run = Run({"preset": "classic", "turn_seconds": 20}, seats=2)
+    run.table.limits = HOLD
+    run.seat_all()
+    assert run.table.deadline == NOW + 20_000  # no reveal yet: no hold
+    out = _end_round(run, NOW + 1_000)
+    assert any(e["type"] == "reveal" for e in events(out))
+    assert run.table.hold_until == NOW + 5_000
+    assert run.table.deadline == NOW + 5_000 + 20_000  # the clock starts when the hold ends
+    assert run.table.wake == run.table.deadline
+    views = [m for m in out if m["type"] == "view"]
+    assert views and all(v["reveal_until"] == NOW + 5_000 for v in views)
+    # The table comes back from its record holding the same.
+    loaded = type(run.table).from_bytes(run.table.to_bytes())
+    assert loaded.hold_until == NOW + 5_000
+    # A person may act during the hold; the next clock still starts at its end.
+    run.n += 1
+    seat = run.turn()
+    run.table.handle(
+        msg("act", "gw-a", table="t1", id="early", player=f"p{seat}", seat=seat,
+            action={"type": "bid", "quantity": 1, "face": 3}),
+        NOW + 2_000, run.rng,
+    )  # fmt: skip
+    out = run.flush()
+    assert run.table.deadline == NOW + 5_000 + 20_000
+    # Once the hold is over, the next change forgets it.
+    seat = run.turn()
+    run.table.handle(
+        msg("act", "gw-a", table="t1", id="late", player=f"p{seat}", seat=seat,
+            action={"type": "bid", "quantity": 2, "face": 3}),
+        NOW + 6_000, run.rng,
+    )  # fmt: skip
+    out = run.flush()
+    assert run.table.hold_until is None and run.table.deadline == NOW + 6_000 + 20_000
+    assert all("reveal_until" not in m for m in out if m["type"] == "view")
+
+
+def test_a_reveal_holds_a_silent_bot_seats_grace_too() -> None:
+    run = Run(seats=2, plan=[{"kind": "open"}, {"kind": "bot", "level": "hard"}])
+    run.table.limits = HOLD
+    run.send("join", player="p0", name="Ana")
+    run.send("join", "gw-bots", player="bot-1", name="Rocío", bot="hard")
+    who = {0: ("gw-a", "p0"), 1: ("gw-bots", "bot-1")}
+
+    def move(action: dict[str, Any]) -> None:
+        gateway, player = who[run.turn()]
+        run.send("act", gateway, player=player, seat=run.turn(), action=action)
+
+    move({"type": "bid", "quantity": 1, "face": 2})
+    move({"type": "dudo"})  # the round ends: Ana is a person, so the reveal holds
+    assert run.table.hold_until == NOW + 4_000
+    if run.turn() == 0:
+        move({"type": "bid", "quantity": 1, "face": 2})  # Ana may act during the hold
+    assert run.turn() == 1
+    assert run.table.wake == NOW + 4_000 + LIMITS.bot_grace_ms  # the bot's grace waits too
+
+
+def test_no_hold_without_people_nor_after_the_last_round() -> None:
+    bots = Run(seats=2, plan=[{"kind": "bot", "level": "hard"}] * 2)
+    bots.table.limits = HOLD
+    for seat in range(2):
+        bots.send("join", "gw-bots", player=f"p{seat}", name=f"B{seat}", bot="hard")
+    _end_round(bots)
+    assert bots.table.hold_until is None  # nobody to read it: bots play on
+    last = Run({"preset": "classic", "start_dice": 1}, seats=2)
+    last.table.limits = HOLD
+    last.seat_all()
+    _end_round(last)
+    assert last.table.status == "over" and last.table.hold_until is None
+
+
+def test_records_before_the_hold_still_load() -> None:
+    run = Run({"preset": "classic", "turn_seconds": 20}, seats=2)
+    run.seat_all()
+    raw = wire.unpack(run.table.to_bytes())
+    loaded = type(run.table).from_bytes(wire.encode([3, *raw[1:-1]]))
+    assert loaded.hold_until is None and loaded.deadline == NOW + 20_000

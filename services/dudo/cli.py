@@ -39,6 +39,9 @@ def _conformance(args: argparse.Namespace) -> int:
 
 
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+# Seconds a round's reveal holds the table where people play (Limits.reveal_hold_ms):
+# time to read the dice before the next turn's clock runs.
+REVEAL_HOLD_S = 3.0
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -164,6 +167,7 @@ def _worker(args: argparse.Namespace) -> int:
         open_ttl_ms=int(args.open_ttl * 1000),
         idle_ttl_ms=int(args.idle_ttl * 1000),
         bot_grace_ms=int(args.bot_grace * 1000),
+        reveal_hold_ms=int(args.reveal_hold * 1000),
     )
     if args.id:
         settings.worker_id = args.id
@@ -226,6 +230,13 @@ def _loop_arguments(p: argparse.ArgumentParser, partitions: int) -> None:
         type=float,
         default=15,
         help="seconds a bot seat may stay silent before the house bot plays it",
+    )
+    p.add_argument(
+        "--reveal-hold",
+        type=float,
+        default=REVEAL_HOLD_S,
+        help="seconds a round's reveal holds the next turn's clock and the bots, where "
+        "people play (0: no hold)",
     )
     p.add_argument(
         "--max-deliveries",
@@ -343,6 +354,7 @@ def _serve(args: argparse.Namespace) -> int:
         redis_url=args.redis,
         host=args.host,
         bot_think=(float(low), float(high or low)),
+        reveal_hold=args.reveal_hold,
         embedded_kind=args.embedded,
         gateway_options=_limits(args),
     )
@@ -491,6 +503,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--redis", help="use this Redis instead of an embedded one")
     serve.add_argument("--log-level", default="warning")
     serve.add_argument("--bot-think", default="0.6,1.4", help="MIN,MAX seconds a bot waits")
+    serve.add_argument(
+        "--reveal-hold",
+        type=float,
+        default=REVEAL_HOLD_S,
+        help="seconds a round's reveal holds the next turn's clock and the bots (0: none)",
+    )
     serve.add_argument(
         "--embedded",
         choices=["auto", "redis-server", "fakeredis"],

@@ -87,6 +87,7 @@ def serve(
     redis_url: str | None = None,
     host: str = "127.0.0.1",
     bot_think: tuple[float, float] = (0.6, 1.4),
+    reveal_hold: float = 0.0,
     embedded_kind: str = "auto",
     gateway_options: dict[str, Any] | None = None,
 ) -> None:
@@ -104,7 +105,11 @@ def serve(
     directors = 1 if fake else DEFAULT_DIRECTOR_PARTITIONS
     worker = Worker(
         WorkerSettings(redis_url=url, partitions=partitions, slow_cycle_ms=1000 if fake else 100),
-        limits=Limits(partitions=partitions, house_think_ms=int(bot_think[0] * 1000)),
+        limits=Limits(
+            partitions=partitions,
+            house_think_ms=int(bot_think[0] * 1000),
+            reveal_hold_ms=int(reveal_hold * 1000),
+        ),
     )
     worker.setup()
     tournaments = director(

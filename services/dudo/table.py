@@ -38,7 +38,8 @@ from .table_seating import Seat, TableSeating
 from .tournament_table import TournamentSeats
 from .wire import WireError, message
 
-FORMAT = 3  # 2 added `wake`, 3 the tournament fields; older records are still read
+# 2 added `wake`, 3 the tournament fields, 4 `hold_until`; older records are still read
+FORMAT = 4
 OPEN, PLAYING, DONE = wire.TABLE_STATUSES
 
 
@@ -56,6 +57,9 @@ class Limits:
     # A tournament's bot the table plays itself waits this long when people sit at the
     # table (so they can follow), and not at all at a table of bots only.
     house_think_ms: int = 800
+    # After a round's reveal, at a table where people sit, the next turn's clock, bots
+    # and the house wait this long, so everyone can read what happened (0: no hold).
+    reveal_hold_ms: int = 0
     partitions: int = keys.DEFAULT_PARTITIONS  # the deployment's: to address its own inbox
 
 
@@ -86,6 +90,9 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
     # When the table's timer fires if nothing happens first: the turn deadline, or
     # the end of a bot seat's grace, of an open table's or an idle game's life.
     wake: int | None = None
+    # Until when the reveal holds the clocks and bots (table_clocks.py), shown to
+    # clients as the view's `reveal_until`.
+    hold_until: int | None = None
     # A tournament's table (dudo.tournament_table): its tournament and director
     # partition, heats' `advance`, what waits for the end of the round, what was done.
     tournament: str | None = None
@@ -180,18 +187,21 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                     self.seat_seq,
                     self.arrivals,
                 ],
+                self.hold_until,
             ]
         )
 
     @classmethod
     def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Table:
         raw = wire.unpack(data)
-        if not isinstance(raw, list) or raw[0] not in (1, 2, FORMAT):
+        if not isinstance(raw, list) or raw[0] not in (1, 2, 3, FORMAT):
             raise ValueError("unknown table record format")
         if raw[0] == 1:  # before `wake`: the turn deadline was the only timer
             raw = [*raw, raw[11]]
         if raw[0] < 3:  # before tournaments
             raw = [*raw, [None, 0, None, None, 0, 0, []]]
+        if raw[0] < 4:  # before the reveal's hold
+            raw = [*raw, None]
         (
             _,
             tid,
@@ -208,6 +218,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             created,
             wake,
             tournament,
+            hold_until,
         ) = raw
         table = cls(
             id=tid,
@@ -223,6 +234,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             deadline=deadline,
             created=created,
             wake=wake,
+            hold_until=hold_until,
         )
         (
             table.tournament,
@@ -328,6 +340,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 self.status = DONE
                 self._results = self._ranking()
             self._changed(msg)
+        self._hold_for_reveal(events, now)
         self._rearm(now)
 
     def _ranking(self) -> list[list[str]]:

@@ -30,6 +30,7 @@ class TableClocks:
     game: State | None
     deadline: int | None
     wake: int | None
+    hold_until: int | None
     tournament: str | None
     limits: Limits
     _events: list[dict[str, Any]]
@@ -81,13 +82,31 @@ class TableClocks:
         self._changed()
         self._rearm(now)
 
+    def _hold_for_reveal(self, events: list[dict[str, Any]], now: int) -> None:
+        """A round just ended (its ``reveal`` is among ``events``) and the game goes on:
+        hold the next turn's clock, bots and house for ``reveal_hold_ms`` when people
+        sit at the table, so that each of them can read the reveal before the next
+        round runs under it. People may act sooner; nothing else does."""
+        hold = self.limits.reveal_hold_ms
+        game = self.game
+        if hold <= 0 or game is None or game.phase == OVER:
+            return
+        if not any(event["type"] == "reveal" for event in events):
+            return
+        if any(seat.player is not None and seat.bot is None for seat in self.seats):
+            self.hold_until = now + hold
+
     def _rearm(self, now: int, *, reset: bool = True) -> None:
         """Set the clocks after a change. The seat in turn gets turn_seconds (the
         public ``deadline``); an away seat's turn is played by the house bot at once.
         The timer (``wake``) fires at the deadline, or, without one, when a bot seat
         in turn has been silent for ``bot_grace_ms`` (its bot service may be dead),
-        or when an open table or an idle game has outlived its limit."""
+        or when an open table or an idle game has outlived its limit. While a reveal
+        holds the table (``hold_until``), clocks start when the hold ends."""
         game, limits = self.game, self.limits
+        if self.hold_until is not None and self.hold_until <= now:
+            self.hold_until = None
+        start = self.hold_until or now
         if self.status == OPEN:
             self.deadline, self.wake = None, now + limits.open_ttl_ms
             return
@@ -96,10 +115,10 @@ class TableClocks:
             return
         seat = self.seats[game.turn]
         if seat.away:
-            self.deadline = now
+            self.deadline = start
         elif reset:
             seconds = self.rules.turn_seconds
-            self.deadline = now + seconds * 1000 if seconds else None
+            self.deadline = start + seconds * 1000 if seconds else None
         if self.deadline is not None:
             self.wake = self.deadline
         elif self._house_played(seat):
@@ -108,10 +127,10 @@ class TableClocks:
             # the commit, no timer), after a pause where people watch.
             people = any(s.player and not self._house_played(s) for s in self.seats)
             if people:
-                self.wake = now + limits.house_think_ms
+                self.wake = start + limits.house_think_ms
             else:
                 self.wake, self._play_now = None, True
         elif seat.bot is not None:
-            self.wake = now + limits.bot_grace_ms
+            self.wake = start + limits.bot_grace_ms
         else:
             self.wake = now + limits.idle_ttl_ms

@@ -34,6 +34,7 @@ class TableOutput(Flushing):
     watchers: list[str]
     game: State | None
     deadline: int | None
+    hold_until: int | None
     wake: int | None
     timer_member: str | None
     _events: list[dict[str, Any]]
@@ -85,6 +86,7 @@ class TableOutput(Flushing):
             players=[s.public() for s in self.seats],
             host=wire.public_id(self.host) if self.host is not None else None,
             deadline=self.deadline,
+            **({"reveal_until": self.hold_until} if self.hold_until is not None else {}),
             game=game,
             seats=seats,
             holders=holders,

@@ -296,6 +296,13 @@ MESSAGES: dict[str, Message] = {
                 "deadline": Field(
                     "integer", nullable=True, minimum=0, doc="turn deadline, ms since epoch"
                 ),
+                "reveal_until": Field(
+                    "integer",
+                    required=False,
+                    minimum=0,
+                    doc="a round just ended: its reveal holds the table's clocks and bots "
+                    "until then (ms since epoch)",
+                ),
                 "game": Field(
                     "ref",
                     ref="game-view.schema.json#/$defs/public",

@@ -45,9 +45,11 @@ def serving(folder: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen[by
 
 @pytest.fixture
 def served(redis_server: RedisServer, tmp_path: Path) -> Iterator[str]:
-    """`dudo serve` with a real Redis, quick bots; yields the base URL."""
+    """`dudo serve` with a real Redis, quick bots, no hold after a reveal; yields the base
+    URL."""
     redis_server.client().flushall()
-    with serving(tmp_path, "--redis", redis_server.url, "--bot-think", "0.05,0.15") as (base, _):
+    quick = ("--bot-think", "0.05,0.15", "--reveal-hold", "0")  # test_browser.py: with a hold
+    with serving(tmp_path, "--redis", redis_server.url, *quick) as (base, _):
         yield base
 
 

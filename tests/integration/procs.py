@@ -19,7 +19,7 @@ from dudo.bench.common import wait_ready
 from ..servers import free_port
 
 P = 8
-FAST = ["--lease-ms", "1500", "--heartbeat", "0.2", "--dead-after-ms", "1000"]
+FAST = ["--lease-ms", "1500", "--heartbeat", "0.2", "--dead-after-ms", "1000", "--reveal-hold", "0"]
 
 
 class Workers:

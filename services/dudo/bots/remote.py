@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,8 +93,11 @@ class RemoteBot:
             if not my_turn(view) or self._tried.get(key, 0) > RETRIES_PER_VIEW:
                 return
             self._tried = {key: self._tried.get(key, 0) + 1}
-            if self.think[1] > 0:
-                await asyncio.sleep(self.rng.uniform(*self.think))
+            wait = self.rng.uniform(*self.think) if self.think[1] > 0 else 0.0
+            if view.get("reveal_until"):  # the table holds for people to read the reveal
+                wait = max(wait, view["reveal_until"] / 1000 - time.time())
+            if wait > 0:
+                await asyncio.sleep(wait)
             try:
                 await self.conn.act(self.policy(view, self.rng))
                 self.outcome.moves += 1

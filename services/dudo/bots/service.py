@@ -153,6 +153,8 @@ class BotService:
                 action=action,
             )
             delay = self.rng.uniform(*self.think) if self.think[1] > 0 else 0.0
+            if msg.get("reveal_until"):  # a reveal holds the table: people read it first
+                delay = max(delay, msg["reveal_until"] / 1000 - time.time())
             heapq.heappush(self.due, (time.monotonic() + delay, next(self.counter), act))
 
     def _adopt(self, msg: dict[str, Any], seat: int, holder: str) -> BotSeat | None:

@@ -26,7 +26,10 @@ from ..bench.common import ONE_ADDRESS, free_port, wait_ready
 from ..redis_server import RedisServer, find_binary
 
 # Short leases: a dead or frozen worker's partitions move within ~2 s.
-WORKER_FLAGS = ["--lease-ms", "2000", "--heartbeat", "0.25", "--dead-after-ms", "1200"]
+# Short leases (faults are noticed soon); no reveal hold (scripted players read nothing).
+WORKER_FLAGS = [
+    "--lease-ms", "2000", "--heartbeat", "0.25", "--dead-after-ms", "1200", "--reveal-hold", "0",
+]  # fmt: skip
 
 
 @dataclass

@@ -153,6 +153,13 @@ CLIENT_MESSAGES: dict[str, Message] = {
                     doc="when the turn clock runs out (ms since the epoch): the house bot "
                     "plays the turn then",
                 ),
+                "reveal_until": Field(
+                    "integer",
+                    required=False,
+                    minimum=0,
+                    doc="a round just ended: show its reveal (`game.last_round`) until then "
+                    "(ms since the epoch); the next turn's clock and the bots wait for it",
+                ),
                 "game": _GAME,
                 "events": Field(
                     "array",

@@ -36,6 +36,7 @@ class WorkerSettings:
     open_ttl_ms: int = DEFAULT_LIMITS.open_ttl_ms  # an open table unchanged this long closes
     idle_ttl_ms: int = DEFAULT_LIMITS.idle_ttl_ms  # a clockless game with no move is abandoned
     bot_grace_ms: int = DEFAULT_LIMITS.bot_grace_ms  # then the house bot plays a silent bot seat
+    reveal_hold_ms: int = DEFAULT_LIMITS.reveal_hold_ms  # a reveal holds clocks and bots
     idle_sleep_max: float = 0.005  # polling (Redis Cluster, fakeredis): longest sleep when idle
     idle_block_ms: int = 50  # standalone Redis: longest blocking wait for new entries
     # Reproducible randomness (dice secrets, first opener, house bot) derived

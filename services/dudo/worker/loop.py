@@ -112,6 +112,7 @@ class Worker(Membership, Processing, Delivery):
             settings.idle_ttl_ms,
             settings.bot_grace_ms,
             partitions=settings.partitions,
+            reveal_hold_ms=settings.reveal_hold_ms,
         )
         self.clock_offset = 0  # Redis server time minus ours (ms), measured every heartbeat
         self.health = Health(self.space.role)

@@ -1,0 +1,46 @@
+"""The bot service's pacing: its bots wait for a reveal's hold before they move."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import fakeredis
+import msgpack
+
+from dudo.bots.service import BotSeat, BotService
+from dudo.table import Limits
+
+from ..test_table import NOW, Run
+
+
+def test_a_bot_waits_until_the_reveal_stops_holding_the_table() -> None:
+    run = Run(seats=2, plan=[{"kind": "open"}, {"kind": "bot", "level": "hard"}])
+    run.table.limits = Limits(reveal_hold_ms=3_000)
+    run.send("join", player="p0", name="Ana")
+    run.send("join", "gw-bots", player="bot-1", name="Rocío", bot="hard")
+    who = {0: ("gw-a", "p0"), 1: ("gw-bots", "bot-1")}
+
+    def move(action: dict[str, Any]) -> None:
+        gateway, player = who[run.turn()]
+        run.send("act", gateway, player=player, seat=run.turn(), action=action)
+
+    move({"type": "bid", "quantity": 1, "face": 2})
+    move({"type": "dudo"})
+    if run.turn() == 0:
+        move({"type": "bid", "quantity": 1, "face": 2})
+    assert run.turn() == 1 and run.table.hold_until == NOW + 3_000
+    (view,) = [msgpack.unpackb(data, raw=False) for gw, data in run.last.outputs if gw == "gw-bots"]
+    # The same view as the table sent it, its hold shifted to three seconds from now.
+    view["reveal_until"] = int(time.time() * 1000) + 3_000
+    service = BotService(fakeredis.FakeRedis(), 16, service_id="gw-bots")
+    service.bots["bot-1"] = BotSeat("t1", 1, "bot-1", "hard")
+    service._on_view(view)
+    (due,) = service.due
+    assert 2.5 < due[0] - time.monotonic() <= 3.0  # not before the hold ends
+    del view["reveal_until"]  # without a hold it moves at once (no think time set)
+    view["version"] += 1
+    service.due.clear()
+    service._on_view(view)
+    (due,) = service.due
+    assert due[0] - time.monotonic() <= 0.01
