@@ -1,13 +1,20 @@
-"""Two people in headless Chromium and two bots play a whole game through the page's buttons."""
+"""The page in headless Chromium: people and bots play whole games through its buttons at
+phone and desktop sizes, in English, Spanish and German; the bid to beat and the action
+bar stay on screen every turn; no word is left untranslated; the reveal holds the clock;
+the house's moves are announced; leaving asks first. Screenshots go to test-output/."""
 
 from __future__ import annotations
 
+import json
 import random
+import re
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
-from ..servers import require_binary
+from ..servers import RedisServer, require_binary
+from .conftest import serving
 
 ARGS = [
     "--no-sandbox",
@@ -29,6 +36,40 @@ def chromium() -> str:
     return path
 
 
+def on_screen(page: Any, selector: str) -> bool:
+    """Is the element wholly inside the viewport (no scrolling needed to see it)?"""
+    box = page.locator(selector).first.bounding_box()
+    size = page.viewport_size
+    return (
+        box is not None
+        and box["y"] >= 0
+        and box["x"] >= 0
+        and box["y"] + box["height"] <= size["height"] + 0.5
+        and box["x"] + box["width"] <= size["width"] + 0.5
+    )
+
+
+def untranslated(page: Any) -> list[str]:
+    """Words the page asked for in its language and did not have (i18n.js)."""
+    return page.evaluate("[...globalThis.dudoMissingWords]")
+
+
+def play_turn(page: Any, rng: random.Random) -> None:
+    """One move through the buttons; the bid to beat and the actions must be on screen."""
+    assert on_screen(page, "[data-test=strip]"), "the bid strip is off screen"
+    for button in ("[data-test=dudo]", "[data-test=bid]", "[data-test=direction-right]"):
+        if page.query_selector(button):
+            assert on_screen(page, button), f"{button} is off screen"
+    if page.query_selector("[data-test=direction]"):
+        page.click("[data-test=direction-right]")
+    elif page.is_enabled("[data-test=dudo]") and rng.random() < 0.4:
+        page.click("[data-test=dudo]")
+    elif page.query_selector("[data-test=bid]"):
+        page.click("[data-test=bid]")
+    elif page.is_enabled("[data-test=dudo]"):
+        page.click("[data-test=dudo]")
+
+
 def test_two_players_and_two_bots_play_to_a_winner(served: str, output_dir: Path) -> None:
     from playwright import sync_api as playwright
 
@@ -37,7 +78,7 @@ def test_two_players_and_two_bots_play_to_a_winner(served: str, output_dir: Path
         browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
         errors: list[str] = []
         ana = browser.new_context(viewport={"width": 390, "height": 844}).new_page()  # a phone
-        ben = browser.new_context(viewport={"width": 1024, "height": 900}).new_page()
+        ben = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
         for page in (ana, ben):
             page.on("pageerror", lambda e: errors.append(str(e)))
 
@@ -55,26 +96,16 @@ def test_two_players_and_two_bots_play_to_a_winner(served: str, output_dir: Path
         ben.select_option("#lang", "es")  # Ben plays in Spanish
         ben.fill("[data-test=name]", "Ben")
         ben.wait_for_selector(f"[data-test=table-{table}] [data-test=join]")
+        assert "Mesa de Ana" in ben.inner_text(f"[data-test=table-{table}]")
         ben.click(f"[data-test=table-{table}] [data-test=join]")
         for page in (ana, ben):
             page.wait_for_selector("[data-test=players]", timeout=15_000)
 
         shots = {"table": False, "reveal": False}
-        spanish = {
-            "as",
-            "tonto",
-            "tren",
-            "cuadra",
-            "quina",
-            "cena",
-            "ases",
-            "tontos",
-            "trenes",
-            "cuadras",
-            "quinas",
-            "cenas",
-        }
+        spanish = {"as", "tonto", "tren", "cuadra", "quina", "cena",
+                   "ases", "tontos", "trenes", "cuadras", "quinas", "cenas"}  # fmt: skip
         spanish_seen = False
+        turns = 0
         deadline = time.monotonic() + 180
         while not all(page.query_selector("[data-test=game-over]") for page in (ana, ben)):
             assert time.monotonic() < deadline, "the game did not finish"
@@ -82,30 +113,27 @@ def test_two_players_and_two_bots_play_to_a_winner(served: str, output_dir: Path
                 reveal = page.query_selector("[data-test=reveal]")
                 if reveal:
                     if not shots["reveal"]:
-                        page.wait_for_selector("[data-test=verify].good, [data-test=verify].bad")
+                        page.wait_for_selector(
+                            "[data-test=reveal] [data-test=verify].good, "
+                            "[data-test=reveal] [data-test=verify].bad"
+                        )
                         page.screenshot(path=str(output_dir / "browser-reveal.png"))
                         shots["reveal"] = True
                         # the page checked the revealed seed against the round's commitment
-                        assert page.query_selector("[data-test=verify].good")
+                        assert page.query_selector("[data-test=reveal] [data-test=verify].good")
                     page.click("[data-test=reveal-ok]")
                     continue
                 if not page.query_selector("[data-test=your-turn]"):
                     continue
-                if not shots["table"]:
-                    page.screenshot(path=str(output_dir / "browser-table.png"))
+                if not shots["table"] and page is ana:
+                    page.screenshot(path=str(output_dir / "browser-table-phone.png"))
                     shots["table"] = True
-                if page.query_selector("[data-test=direction]"):
-                    page.click("[data-test=direction-right]")
-                elif page.is_enabled("[data-test=dudo]") and rng.random() < 0.4:
-                    page.click("[data-test=dudo]")
-                elif page.query_selector("[data-test=bid]"):
-                    if page is ben:  # the traditional names of seed 003
-                        words = set(page.inner_text("[data-test=bid]").lower().split())
-                        spanish_seen = spanish_seen or bool(words & spanish)
-                        assert page.inner_text("[data-test=dudo]") == "¡Dudo!"
-                    page.click("[data-test=bid]")
-                elif page.is_enabled("[data-test=dudo]"):
-                    page.click("[data-test=dudo]")
+                if page is ben and page.query_selector("[data-test=bid]"):
+                    words = set(page.inner_text("[data-test=bid]").lower().split())
+                    spanish_seen = spanish_seen or bool(words & spanish)
+                    assert page.inner_text("[data-test=dudo]") == "¡Dudo!"
+                play_turn(page, rng)
+                turns += 1
             time.sleep(0.05)
 
         winners = [p.get_attribute("[data-test=game-over]", "data-winner") for p in (ana, ben)]
@@ -116,9 +144,127 @@ def test_two_players_and_two_bots_play_to_a_winner(served: str, output_dir: Path
         assert winners[0] == winners[1] and winners[0] in {"0", "1", "2", "3"}
         assert "wins!" in ana.inner_text("[data-test=game-over]")
         assert "¡Gana" in ben.inner_text("[data-test=game-over]")
-        assert shots["table"] and shots["reveal"]
+        assert turns >= 2 and shots["table"] and shots["reveal"]
         assert spanish_seen, "Ben's page named the faces in Spanish"
+        assert untranslated(ana) == [] and untranslated(ben) == []
         assert errors == []
+        browser.close()
+
+
+def test_a_german_game_against_bots_from_play_now_to_the_end(served: str, output_dir: Path) -> None:
+    """One click from the lobby; every word German; leaving asks first; the game is among
+    "your games" and can be rejoined; the out panel offers watching or a new game."""
+    from playwright import sync_api as playwright
+
+    rng = random.Random(3)
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(served)
+        page.select_option("#lang", "de")
+        page.fill("[data-test=name]", "Greta")
+        page.select_option("[data-test=preset]", "cacho")  # three players at least
+        assert page.locator("[data-test=seats] option").all_inner_texts()[0] == "3"
+        page.click("summary")
+        page.select_option("#start_dice", "2")
+        page.screenshot(path=str(output_dir / "browser-lobby-de.png"), full_page=True)
+        page.click("[data-test=play-now]")
+        page.wait_for_selector("[data-test=dock]", timeout=15_000)
+        table = page.url.split("#/t/")[1]
+
+        # Leave asks first; staying keeps the seat.
+        page.click("[data-test=leave]")
+        assert "Haus" in page.inner_text("[data-test=leave-confirm]")
+        page.click("[data-test=leave-no]")
+        page.wait_for_selector("[data-test=leave]")
+        # The lobby lists the game among yours; rejoining opens it again.
+        page.click("[data-test=back]")
+        page.wait_for_selector(f"[data-test=game-{table}]")
+        page.click(f"[data-test=game-{table}] [data-test=rejoin]")
+        page.wait_for_selector("[data-test=dock]", timeout=15_000)
+
+        deadline = time.monotonic() + 180
+        out_seen = False
+        while not page.query_selector("[data-test=game-over]"):
+            assert time.monotonic() < deadline, "the game did not finish"
+            if page.query_selector("[data-test=reveal]"):
+                page.click("[data-test=reveal-ok]")
+                continue
+            if page.query_selector("[data-test=out]"):
+                out_seen = True
+                page.screenshot(path=str(output_dir / "browser-out-de.png"))
+                assert "Du bist raus" in page.inner_text("[data-test=out]")
+                page.click("[data-test=watch-on]")
+            if page.query_selector("[data-test=your-turn]"):
+                play_turn(page, rng)
+            time.sleep(0.05)
+        page.screenshot(path=str(output_dir / "browser-game-over-de.png"), full_page=True)
+        text = page.inner_text("[data-test=game-over]")
+        assert "Spielende" in text and "gewinnt" in text
+        assert out_seen or page.get_attribute("[data-test=game-over]", "data-winner") == "0"
+        assert untranslated(page) == []
+        # A new game from the end screen: straight to a new table, same settings.
+        page.click("[data-test=game-over] [data-test=new-game]")
+        page.wait_for_function(f"!location.hash.includes({json.dumps(table)})")
+        page.wait_for_selector("[data-test=dock]", timeout=15_000)
+        # Leaving for real: asked, confirmed, back in the lobby, the seat forgotten.
+        page.click("[data-test=leave]")
+        page.click("[data-test=leave-yes]")
+        page.wait_for_selector("[data-test=create-form]", timeout=15_000)
+        assert page.url.endswith("#/")
+        assert untranslated(page) == [] and errors == []
+        browser.close()
+
+
+def test_the_reveal_holds_the_clock_and_the_house_says_what_it_played(
+    redis_server: RedisServer, tmp_path: Path, output_dir: Path
+) -> None:
+    """`dudo serve` as shipped (a 3 s hold after each reveal): while the reveal shows,
+    the next turn's clock has not started; a turn left to run out is played by the house
+    and the page says what it played."""
+    from playwright import sync_api as playwright
+
+    redis_server.client().flushall()
+    with (
+        serving(tmp_path, "--redis", redis_server.url, "--bot-think", "0.05,0.15") as (base, _),
+        playwright.sync_playwright() as p,
+    ):
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(base)
+        page.fill("[data-test=name]", "Ana")
+        page.select_option("[data-test=clock]", "15")
+        page.click("[data-test=play-now]")
+        page.wait_for_selector("[data-test=dock]", timeout=15_000)
+        held = False
+        announced = ""
+        deadline = time.monotonic() + 150
+        while not (held and announced):
+            assert time.monotonic() < deadline, f"held: {held}, announced: {announced!r}"
+            reveal = page.query_selector("[data-test=reveal]")
+            if reveal and not held:
+                # The clock of whoever plays next: 15 s plus what is left of the hold.
+                page.wait_for_selector("[data-test=clock]:not(:empty)")
+                seconds = int(re.findall(r"\d+", page.inner_text("[data-test=clock]"))[0])
+                assert seconds > 15, seconds
+                assert page.query_selector("[data-test=next-round]:not(:empty)")
+                page.screenshot(path=str(output_dir / "browser-reveal-held-phone.png"))
+                held = True
+                continue
+            if reveal:
+                continue  # the overlay closes by itself when the hold ends
+            toast = page.query_selector("#toast:not([hidden])")
+            if toast and "house played" in toast.inner_text():
+                announced = toast.inner_text()
+            if not held and page.query_selector("[data-test=your-turn]"):  # after: let it run out
+                play_turn(page, random.Random(1))
+            time.sleep(0.1)
+        assert re.search(r"The clock ran out: the house played .+ for you\.", announced)
+        assert untranslated(page) == [] and errors == []
         browser.close()
 
 
@@ -162,4 +308,29 @@ def test_a_quick_tournament_from_the_page_played_to_the_end(served: str, output_
         page.click("[data-test=leaderboard-link]")
         page.wait_for_selector("[data-test=leaderboard]")
         assert errors == []
+        browser.close()
+
+
+def test_how_to_play_and_the_odds_guide_in_each_language(served: str, output_dir: Path) -> None:
+    from playwright import sync_api as playwright
+
+    titles = {"en": "How to play", "es": "Cómo se juega", "de": "Spielregeln"}
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(served)
+        for code, title in titles.items():
+            page.select_option("#lang", code)
+            page.click("[data-test=help-link]")
+            page.wait_for_selector("[data-test=help]")
+            assert title in page.inner_text("[data-test=help] h1")
+            page.fill("[data-test=calc-n]", "15")
+            page.fill("[data-test=calc-k]", "5")
+            assert page.inner_text("[data-test=calc-out]").endswith("60%")  # 0.596, rounded
+            page.screenshot(path=str(output_dir / f"browser-help-{code}.png"), full_page=True)
+            page.click("[data-test=help] a")  # back to the lobby
+            page.wait_for_selector("[data-test=create-form]")
+        assert untranslated(page) == [] and errors == []
         browser.close()

@@ -1,5 +1,8 @@
-// Words of the browser client in English, Spanish and German.
+// The page in English, Spanish and German: words (words.js), face names, and every
+// error code the server may send (docs/protocol.md, "Errors").
 // Spanish uses the traditional face names of seed 003: as, tonto, tren, cuadra, quina, cena.
+
+import { WORDS } from "./words.js";
 
 export const LANGS = { en: "English", es: "Español", de: "Deutsch" };
 
@@ -9,136 +12,81 @@ const FACE_NAMES = {
   de: { one: ["Paco", "Zweier", "Dreier", "Vierer", "Fünfer", "Sechser"], many: ["Pacos", "Zweier", "Dreier", "Vierer", "Fünfer", "Sechser"] },
 };
 
-const T = {
-  en: {
-    title: "Dudo", lobby: "Lobby", openTables: "Open tables", noTables: "No open table yet: create one.",
-    yourName: "Your name", create: "Create a table", preset: "Rules", seats: "Seats", bots: "Bots",
-    botLevel: "Bot level", easy: "easy", normal: "normal", hard: "hard", assisted: "Show my odds",
-    clock: "Turn clock (seconds, 0 = none)", startDice: "Dice each", wildOnes: "Ones are wild",
-    palifico: "Palifico rounds", calza: "Calza", calzaOff: "no", calzaTurn: "in turn", calzaAnyone: "anyone",
-    openingOnes: "Open on ones", never: "never", singleDie: "with a single die", always: "always",
-    direction: "Opener picks the direction", more: "More options", createBtn: "Create and sit",
-    join: "Sit", watch: "Watch", full: "full", taken: "seated", back: "Lobby", share: "Invite link",
-    waiting: "Waiting for players", start: "Start now", youAre: "You", yourTurn: "Your turn",
-    turnOf: "{name}'s turn", bidOf: "{name} bids {q} × {face}", noBid: "No bid yet: open the round.",
-    raise: "Raise", bidBtn: "Bid", dudo: "Dudo!", calzaBtn: "Calza!", chooseDirection: "Choose the direction",
-    left: "← decreasing", right: "increasing →", palificoBanner: "Palifico round: the face is locked, ones are not wild",
-    palificoWild: "Palifico round: the face is locked", reveal: "Reveal", count: "{count} counted for {q} × {face}",
-    lost: "{name} loses a die", gained: "{name} wins a die back", noChange: "Nobody loses a die",
-    eliminated: "{name} is out", winner: "{name} wins!", standings: "Final standings", chips: "chips",
-    verified: "Dice verified against the round's commitment", notVerified: "The seed does not match the commitment!",
-    dealt: "Dealt dice (no commitment)", ok: "OK", odds: "Odds", oddsBid: "standing bid true: {p}",
-    oddsCalza: "exactly right: {p}", oddsRaise: "this bid true: {p}", reconnecting: "Connection lost, reconnecting…",
-    spectator: "Watching", dice: "dice", die: "die", out: "out", bot: "bot", away: "away", errors: {},
-    history: "Bids this round", round: "Round {n}", seconds: "{s}s", lastRound: "Last round", leave: "Leave",
-    over: "Game over", newGame: "New table",
-    tournaments: "Tournaments", noTournaments: "No tournament yet.", quickCup: "Quick tournament (you + bots)",
-    register: "Register", standingsBtn: "Standings", begin: "Begin now", movedTo: "Moved to table {table}",
-    entrants: "{n} entrants", playersLeft: "{n} left", place: "Place {n}", registering: "registering",
-    running: "running", finished: "over", cupOver: "Tournament over", waitingSeat: "Waiting for a seat…", moreTables: "and {n} more tables",
-    registered: "You are registered", heat: "Heat {n}",
-    leaderboard: "Leaderboard", rating: "Rating", games: "Games", noRatings: "Nobody is rated yet: finish a game against people.",
-  },
-  es: {
-    title: "Dudo", lobby: "Salón", openTables: "Mesas abiertas", noTables: "No hay mesas abiertas: creá una.",
-    yourName: "Tu nombre", create: "Crear una mesa", preset: "Reglas", seats: "Sillas", bots: "Bots",
-    botLevel: "Nivel de los bots", easy: "fácil", normal: "normal", hard: "difícil", assisted: "Mostrar mis probabilidades",
-    clock: "Reloj por turno (segundos, 0 = sin reloj)", startDice: "Dados por jugador", wildOnes: "Los ases son comodines",
-    palifico: "Rondas de palifico", calza: "Calza", calzaOff: "no", calzaTurn: "en su turno", calzaAnyone: "cualquiera",
-    openingOnes: "Abrir con ases", never: "nunca", singleDie: "con un solo dado", always: "siempre",
-    direction: "Quien abre elige la dirección", more: "Más opciones", createBtn: "Crear y sentarme",
-    join: "Sentarme", watch: "Mirar", full: "llena", taken: "sentados", back: "Salón", share: "Enlace de invitación",
-    waiting: "Esperando jugadores", start: "Empezar ya", youAre: "Vos", yourTurn: "Tu turno",
-    turnOf: "Turno de {name}", bidOf: "{name} puja {q} {face}", noBid: "Sin puja: abrí la ronda.",
-    raise: "Subir", bidBtn: "Pujar", dudo: "¡Dudo!", calzaBtn: "¡Calza!", chooseDirection: "Elegí la dirección",
-    left: "← descendente", right: "ascendente →", palificoBanner: "Ronda de palifico: la pintura no cambia, los ases no son comodines",
-    palificoWild: "Ronda de palifico: la pintura no cambia", reveal: "Se levantan los vasos", count: "Hay {count} para {q} {face}",
-    lost: "{name} pierde un dado", gained: "{name} recupera un dado", noChange: "Nadie pierde un dado",
-    eliminated: "{name} queda eliminado", winner: "¡Gana {name}!", standings: "Posiciones", chips: "fichas",
-    verified: "Dados verificados con el compromiso de la ronda", notVerified: "¡La semilla no coincide con el compromiso!",
-    dealt: "Dados repartidos (sin compromiso)", ok: "OK", odds: "Probabilidades", oddsBid: "la puja es cierta: {p}",
-    oddsCalza: "es exacta: {p}", oddsRaise: "esta puja es cierta: {p}", reconnecting: "Se perdió la conexión, reconectando…",
-    spectator: "Mirando", dice: "dados", die: "dado", out: "fuera", bot: "bot", away: "ausente", errors: {},
-    history: "Pujas de la ronda", round: "Ronda {n}", seconds: "{s} s", lastRound: "Ronda anterior", leave: "Salir",
-    over: "Fin de la partida", newGame: "Nueva mesa",
-    tournaments: "Torneos", noTournaments: "Todavía no hay torneos.", quickCup: "Torneo rápido (vos + bots)",
-    register: "Inscribirme", standingsBtn: "Posiciones", begin: "Empezar ya", movedTo: "Te pasaron a la mesa {table}",
-    entrants: "{n} inscriptos", playersLeft: "quedan {n}", place: "Puesto {n}", registering: "inscripción",
-    running: "en juego", finished: "terminado", cupOver: "Terminó el torneo", waitingSeat: "Esperando una silla…", moreTables: "y {n} mesas más",
-    registered: "Estás inscripto", heat: "Serie {n}",
-    leaderboard: "Clasificación", rating: "Puntaje", games: "Partidas", noRatings: "Todavía nadie tiene puntaje: terminá una partida contra personas.",
-  },
-  de: {
-    title: "Dudo", lobby: "Lobby", openTables: "Offene Tische", noTables: "Noch kein offener Tisch: leg einen an.",
-    yourName: "Dein Name", create: "Tisch anlegen", preset: "Regeln", seats: "Plätze", bots: "Bots",
-    botLevel: "Stärke der Bots", easy: "leicht", normal: "normal", hard: "schwer", assisted: "Meine Chancen zeigen",
-    clock: "Zugzeit (Sekunden, 0 = keine)", startDice: "Würfel je Spieler", wildOnes: "Einsen sind Joker",
-    palifico: "Palifico-Runden", calza: "Calza", calzaOff: "nein", calzaTurn: "am Zug", calzaAnyone: "jeder",
-    openingOnes: "Eröffnen auf Pacos", never: "nie", singleDie: "mit einem Würfel", always: "immer",
-    direction: "Der Eröffner wählt die Richtung", more: "Weitere Optionen", createBtn: "Anlegen und Platz nehmen",
-    join: "Platz nehmen", watch: "Zuschauen", full: "voll", taken: "besetzt", back: "Lobby", share: "Einladungslink",
-    waiting: "Warte auf Spieler", start: "Jetzt starten", youAre: "Du", yourTurn: "Du bist dran",
-    turnOf: "{name} ist dran", bidOf: "{name} bietet {q} × {face}", noBid: "Noch kein Gebot: eröffne die Runde.",
-    raise: "Erhöhen", bidBtn: "Bieten", dudo: "Dudo!", calzaBtn: "Calza!", chooseDirection: "Wähle die Richtung",
-    left: "← absteigend", right: "aufsteigend →", palificoBanner: "Palifico-Runde: der Augenwert bleibt, Pacos sind keine Joker",
-    palificoWild: "Palifico-Runde: der Augenwert bleibt", reveal: "Aufdecken", count: "{count} gezählt für {q} × {face}",
-    lost: "{name} verliert einen Würfel", gained: "{name} bekommt einen Würfel zurück", noChange: "Niemand verliert einen Würfel",
-    eliminated: "{name} scheidet aus", winner: "{name} gewinnt!", standings: "Endstand", chips: "Chips",
-    verified: "Würfel gegen die Festlegung der Runde geprüft", notVerified: "Der Seed passt nicht zur Festlegung!",
-    dealt: "Gegebene Würfel (ohne Festlegung)", ok: "OK", odds: "Chancen", oddsBid: "Gebot stimmt: {p}",
-    oddsCalza: "genau richtig: {p}", oddsRaise: "dieses Gebot stimmt: {p}", reconnecting: "Verbindung verloren, verbinde neu…",
-    spectator: "Zuschauer", dice: "Würfel", die: "Würfel", out: "raus", bot: "Bot", away: "weg", errors: {},
-    history: "Gebote dieser Runde", round: "Runde {n}", seconds: "{s} s", lastRound: "Letzte Runde", leave: "Verlassen",
-    over: "Spielende", newGame: "Neuer Tisch",
-    tournaments: "Turniere", noTournaments: "Noch kein Turnier.", quickCup: "Schnelles Turnier (du + Bots)",
-    register: "Anmelden", standingsBtn: "Stand", begin: "Jetzt beginnen", movedTo: "An Tisch {table} gesetzt",
-    entrants: "{n} Teilnehmer", playersLeft: "noch {n}", place: "Platz {n}", registering: "Anmeldung",
-    running: "läuft", finished: "beendet", cupOver: "Turnier beendet", waitingSeat: "Warte auf einen Platz…", moreTables: "und {n} weitere Tische",
-    registered: "Du bist angemeldet", heat: "Runde {n}",
-    leaderboard: "Rangliste", rating: "Wertung", games: "Spiele", noRatings: "Noch niemand hat eine Wertung: spiele eine Partie gegen Menschen.",
-  },
-};
-
-const ERRORS = {
+export const ERRORS = {
   en: {
     not_your_turn: "It is not your turn.", bid_not_higher: "That bid does not raise the last one.",
     bid_out_of_range: "That bid is out of range.", opening_on_ones: "A round may not open on ones.",
     palifico_face_locked: "In palifico the face cannot change.", no_bid_yet: "There is no bid yet.",
     calza_not_allowed: "You may not call Calza now.", direction_required: "Choose the direction first.",
-    game_over: "The game is over.", rate_limited: "Slow down.", unauthorized: "This seat is not yours.",
-    table_full: "The table is full.", game_started: "The game has started.", unknown_table: "No such table.",
+    game_over: "The game is over.", bad_action: "That move is not possible now.",
+    not_between_rounds: "That can only happen between rounds.", bad_message: "The page sent something the server could not read.",
+    too_large: "That message is too large.", unsupported_version: "This page is out of date: reload it.",
+    bad_rules: "These options do not go together.", unknown_table: "No such table.", table_exists: "That table exists already.",
+    unknown_tournament: "No such tournament.", tournament_full: "The tournament is full.",
+    table_full: "The table is full.", seat_taken: "That seat is taken.", game_started: "The game has started.",
+    not_seated: "You have no seat at this table.", not_attached: "Your seat is open in another window.",
+    not_host: "Only the host may do that.", too_few_players: "Not enough players to start.",
+    game_not_started: "The game has not started yet.", duplicate: "That was done already.",
+    rate_limited: "Slow down a little.", unauthorized: "This seat is not yours.",
+    unavailable: "The game service is away for a moment; trying again.", timeout: "The game service is slow; trying again.",
+    internal: "Something went wrong on our side; try again.",
   },
   es: {
     not_your_turn: "No es tu turno.", bid_not_higher: "Esa puja no supera a la anterior.",
     bid_out_of_range: "Esa puja no es posible.", opening_on_ones: "La ronda no puede arrancar con ases.",
     palifico_face_locked: "En palifico no se cambia de pintura.", no_bid_yet: "Todavía no hay puja.",
     calza_not_allowed: "No podés calzar ahora.", direction_required: "Primero elegí la dirección.",
-    game_over: "La partida terminó.", rate_limited: "Más despacio.", unauthorized: "Esa silla no es tuya.",
-    table_full: "La mesa está llena.", game_started: "La partida ya empezó.", unknown_table: "Esa mesa no existe.",
+    game_over: "La partida terminó.", bad_action: "Esa jugada no es posible ahora.",
+    not_between_rounds: "Eso solo se puede entre rondas.", bad_message: "La página mandó algo que el servidor no entiende.",
+    too_large: "Ese mensaje es demasiado grande.", unsupported_version: "Esta página está desactualizada: recargala.",
+    bad_rules: "Esas opciones no van juntas.", unknown_table: "Esa mesa no existe.", table_exists: "Esa mesa ya existe.",
+    unknown_tournament: "Ese torneo no existe.", tournament_full: "El torneo está lleno.",
+    table_full: "La mesa está llena.", seat_taken: "Esa silla está ocupada.", game_started: "La partida ya empezó.",
+    not_seated: "No tenés silla en esta mesa.", not_attached: "Tu silla está abierta en otra ventana.",
+    not_host: "Solo quien creó la mesa puede hacer eso.", too_few_players: "Faltan jugadores para empezar.",
+    game_not_started: "La partida todavía no empezó.", duplicate: "Eso ya se hizo.",
+    rate_limited: "Más despacio.", unauthorized: "Esa silla no es tuya.",
+    unavailable: "El juego no responde por un momento; reintentando.", timeout: "El juego tarda; reintentando.",
+    internal: "Algo falló de nuestro lado; probá de nuevo.",
   },
   de: {
     not_your_turn: "Du bist nicht dran.", bid_not_higher: "Das Gebot ist nicht höher.",
     bid_out_of_range: "Dieses Gebot ist nicht möglich.", opening_on_ones: "Eine Runde darf nicht auf Pacos eröffnen.",
     palifico_face_locked: "In Palifico bleibt der Augenwert.", no_bid_yet: "Es gibt noch kein Gebot.",
     calza_not_allowed: "Calza ist jetzt nicht erlaubt.", direction_required: "Wähle zuerst die Richtung.",
-    game_over: "Das Spiel ist vorbei.", rate_limited: "Langsamer.", unauthorized: "Dieser Platz gehört dir nicht.",
-    table_full: "Der Tisch ist voll.", game_started: "Das Spiel hat begonnen.", unknown_table: "Diesen Tisch gibt es nicht.",
+    game_over: "Das Spiel ist vorbei.", bad_action: "Dieser Zug geht gerade nicht.",
+    not_between_rounds: "Das geht nur zwischen den Runden.", bad_message: "Die Seite hat etwas Unlesbares gesendet.",
+    too_large: "Diese Nachricht ist zu groß.", unsupported_version: "Diese Seite ist veraltet: lade sie neu.",
+    bad_rules: "Diese Optionen passen nicht zusammen.", unknown_table: "Diesen Tisch gibt es nicht.", table_exists: "Diesen Tisch gibt es schon.",
+    unknown_tournament: "Dieses Turnier gibt es nicht.", tournament_full: "Das Turnier ist voll.",
+    table_full: "Der Tisch ist voll.", seat_taken: "Dieser Platz ist besetzt.", game_started: "Das Spiel hat begonnen.",
+    not_seated: "Du hast an diesem Tisch keinen Platz.", not_attached: "Dein Platz ist in einem anderen Fenster offen.",
+    not_host: "Das darf nur der Gastgeber.", too_few_players: "Zu wenige Spieler zum Starten.",
+    game_not_started: "Das Spiel hat noch nicht begonnen.", duplicate: "Das ist schon geschehen.",
+    rate_limited: "Etwas langsamer.", unauthorized: "Dieser Platz gehört dir nicht.",
+    unavailable: "Der Spieldienst ist kurz weg; neuer Versuch läuft.", timeout: "Der Spieldienst ist langsam; neuer Versuch läuft.",
+    internal: "Bei uns ist etwas schiefgegangen; versuche es noch einmal.",
   },
 };
 
 let current = "en";
 
-export function setLang(lang) {
-  current = T[lang] ? lang : "en";
+// Keys asked for in a language that lacks them (the English text shows instead): the
+// browser tests read this after playing in each language and expect it empty.
+export const missing = new Set();
+globalThis.dudoMissingWords = missing;
+
+export function setLang(code) {
+  current = WORDS[code] ? code : "en";
   localStorage.setItem("dudo.lang", current);
   document.documentElement.lang = current;
 }
 
 export function detectLang() {
   const saved = localStorage.getItem("dudo.lang");
-  if (saved && T[saved]) return saved;
+  if (saved && WORDS[saved]) return saved;
   const nav = (navigator.language || "en").slice(0, 2);
-  return T[nav] ? nav : "en";
+  return WORDS[nav] ? nav : "en";
 }
 
 export function lang() {
@@ -147,8 +95,12 @@ export function lang() {
 
 /** A translated string, with {placeholders} filled in. */
 export function t(key, params = {}) {
-  const text = T[current][key] ?? T.en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (_, k) => (params[k] ?? `{${k}}`));
+  let text = WORDS[current][key];
+  if (text === undefined) {
+    missing.add(`${current}:${key}`);
+    text = WORDS.en[key] ?? key;
+  }
+  return text.replace(/\{(\w+)\}/g, (_, k) => params[k] ?? `{${k}}`);
 }
 
 /** The name of a face for a quantity (es: "cinco quinas", "un as"). */
@@ -157,6 +109,20 @@ export function faceName(face, quantity = 2) {
   return (quantity === 1 ? names.one : names.many)[face - 1];
 }
 
+/** A refusal in the page's language (the server's English only for a code it lacks). */
 export function errorText(code, fallback) {
-  return ERRORS[current][code] ?? ERRORS.en[code] ?? fallback ?? code;
+  const text = ERRORS[current][code];
+  if (text !== undefined) return text;
+  missing.add(`${current}:error:${code}`);
+  return ERRORS.en[code] ?? fallback ?? code;
+}
+
+/** "3 minutes ago", in the page's language. */
+export function ago(ms) {
+  const seconds = Math.round((ms - Date.now()) / 1000);
+  const format = new Intl.RelativeTimeFormat(current, { numeric: "auto" });
+  for (const [unit, size] of [["day", 86400], ["hour", 3600], ["minute", 60]]) {
+    if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+  }
+  return format.format(seconds, "second");
 }

@@ -1,0 +1,154 @@
+// Tournaments: the listing in the lobby, a quick one against bots, registering, the
+// standings around the table the tournament seats you at, and the leaderboard.
+
+import { errorText, t } from "./i18n.js";
+import { api, app, openSocket, state } from "./session.js";
+import { h, saveName, savedName, toast } from "./ui.js";
+
+function entrantTokens() {
+  return JSON.parse(localStorage.getItem("dudo.entrants") || "{}");
+}
+
+function saveEntrant(cup, token) {
+  localStorage.setItem("dudo.entrants", JSON.stringify({ ...entrantTokens(), [cup]: token }));
+}
+
+export function tableNumber(table) {
+  return table.slice(table.lastIndexOf("-") + 1);
+}
+
+export async function loadCups() {
+  try {
+    state.cups = (await api("GET", "/api/tournaments")).tournaments;
+  } catch {
+    return;
+  }
+  renderCupList();
+}
+
+export function renderCupList() {
+  const list = document.getElementById("cup-list");
+  if (!list) return;
+  if (!state.cups.length) {
+    list.replaceChildren(h("p", { class: "muted" }, t("noTournaments")));
+    return;
+  }
+  list.replaceChildren(h("ul", { class: "tables" }, state.cups.map((c) =>
+    h("li", { test: `cup-${c.tournament}` },
+      h("span", {}, h("strong", {}, c.name), " · ", t(c.status === "over" ? "finished" : c.status),
+        h("span", { class: "muted" }, ` (${t("entrants", { n: c.entrants })}, ${c.seats} ${t("seats").toLowerCase()})`)),
+      h("span", { class: "row" },
+        c.status === "registering" && !entrantTokens()[c.tournament]
+          ? h("button", { onclick: () => registerCup(c.tournament), test: "register" }, t("register")) : null,
+        h("button", { onclick: () => (location.hash = `#/c/${c.tournament}`), test: "standings" }, t("standingsBtn")))))));
+}
+
+function nameFromLobby() {
+  const name = (document.getElementById("name")?.value ?? savedName()).trim();
+  if (!name) toast(t("yourName"));
+  else saveName(name);
+  return name;
+}
+
+/** You and five bots, three to a table, begun at once. */
+export async function quickCup() {
+  const name = nameFromLobby();
+  if (!name) return;
+  const rules = { preset: document.getElementById("preset")?.value || "classic" };
+  const startDice = document.getElementById("start_dice")?.value;
+  if (startDice) rules.start_dice = JSON.parse(startDice);
+  try {
+    const made = await api("POST", "/api/tournaments", {
+      name: `${name} Cup`, host: name, rules, seats: 3, start_players: 6, max_players: 6,
+      bots: document.getElementById("level")?.value || "normal", payouts: [100],
+    });
+    saveEntrant(made.tournament, made.token);
+    await api("POST", `/api/tournaments/${made.tournament}/begin`, { token: made.token });
+    location.hash = `#/c/${made.tournament}`;
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+  }
+}
+
+async function registerCup(cup) {
+  const name = nameFromLobby();
+  if (!name) return;
+  try {
+    const entrant = await api("POST", `/api/tournaments/${cup}/register`, { name });
+    saveEntrant(cup, entrant.token);
+    location.hash = `#/c/${cup}`;
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+  }
+}
+
+/** Open a tournament's page: follow your seat through it, or watch its standings. */
+export async function goCup(cup) {
+  try {
+    const got = await api("GET", `/api/tournaments/${cup}`);
+    state.cup = { version: got.version, standings: got.standings };
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+    location.hash = "#/";
+    return;
+  }
+  state.redraw();
+  const token = entrantTokens()[cup];
+  if (token) openSocket(token);
+  else {
+    state.timers.push(setInterval(async () => {
+      const got = await api("GET", `/api/tournaments/${cup}`).catch(() => null);
+      if (got && (!state.cup || got.version > state.cup.version)) {
+        state.cup = { version: got.version, standings: got.standings };
+        state.redraw();
+      }
+    }, 2000));
+  }
+}
+
+export async function renderLeaderboard() {
+  let board = [];
+  try {
+    board = (await api("GET", "/api/leaderboard?limit=100")).leaderboard;
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+  }
+  app.replaceChildren(h("div", { class: "card", test: "leaderboard" },
+    h("div", { class: "row" }, h("a", { href: "#/" }, h("button", {}, `← ${t("back")}`)), h("h2", {}, t("leaderboard"))),
+    board.length
+      ? h("table", { class: "board" },
+          h("tr", {}, h("th", {}, "#"), h("th", {}, t("yourName")), h("th", {}, t("rating")), h("th", {}, t("games"))),
+          board.map((r) => h("tr", { test: "leader" }, h("td", {}, r.rank), h("td", {}, r.name),
+            h("td", {}, r.ordinal.toFixed(1)), h("td", {}, r.games))))
+      : h("p", { class: "muted" }, t("noRatings"))));
+}
+
+export function cupHeader() {
+  const s = state.cup?.standings;
+  if (!s) return h("p", { class: "muted" }, "…");
+  const mine = state.welcome?.player ? s.places.find((p) => p.handle === state.welcome.player) : null;
+  const table = state.welcome?.table;
+  return h("div", { class: "card", test: "cup" },
+    h("div", { class: "row" },
+      h("a", { href: "#/" }, h("button", {}, `← ${t("back")}`)),
+      h("strong", {}, s.name), h("span", { class: "badge" }, t(s.status === "over" ? "finished" : s.status)),
+      h("span", { class: "muted" }, t("playersLeft", { n: s.left })),
+      s.heat ? h("span", { class: "muted" }, t("heat", { n: s.heat })) : null),
+    s.status === "over" ? h("h2", { test: "cup-over" }, t("cupOver")) : null,
+    mine ? h("p", { test: "my-place" }, t("place", { n: mine.place })) : null,
+    table && s.status === "running" && !mine ? h("p", { test: "my-table" }, t("movedTo", { table: tableNumber(table) })) : null,
+    !table && s.status === "running" && state.welcome && !mine ? h("p", { class: "muted" }, t("waitingSeat")) : null,
+    s.status === "registering" && state.welcome ? h("p", {}, t("registered"), " · ", t("entrants", { n: s.entrants })) : null);
+}
+
+export function cupStandings() {
+  const s = state.cup?.standings;
+  if (!s) return null;
+  return h("div", { class: "card", test: "cup-standings" },
+    h("h3", {}, t("standingsBtn")),
+    s.tables.length ? h("ul", {}, s.tables.map((tb) => h("li", {}, `#${tableNumber(tb.table)}: `,
+      tb.players.map((p) => `${p.name} (${p.dice})`).join(", ")))) : null,
+    s.tables_playing > s.tables.length ? h("p", { class: "muted" }, t("moreTables", { n: s.tables_playing - s.tables.length })) : null,
+    s.places.length ? h("ol", { test: "cup-places" }, s.places.map((p) => h("li", { value: p.place },
+      p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : ""))) : null);
+}

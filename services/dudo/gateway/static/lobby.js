@@ -1,0 +1,236 @@
+// The lobby: play against bots in one click, your own table with every rule option,
+// your games to rejoin, the open tables, and the invite page a shared link opens.
+
+import { ago, errorText, t } from "./i18n.js";
+import { OPTIONS, PRESETS } from "./presets.js";
+import { api, app, state } from "./session.js";
+import { forgetToken, h, saveName, saveToken, savedName, toast, tokens, yourGames } from "./ui.js";
+
+const LEVELS = ["easy", "normal", "hard"];
+const CLOCKS = [0, 15, 30, 60, 120];
+
+export function presetName(preset) {
+  return t(`preset_${preset}`);
+}
+
+function valueText(name, value) {
+  if (typeof value === "boolean") return t(value ? "yes" : "no");
+  if (name === "opening_ones" || name === "calza") return t(`${name}_${value}`);
+  return String(value);
+}
+
+function select(id, options, value, extra = {}) {
+  return h("select", { id, test: id, ...extra },
+    options.map(([v, text]) => h("option", { value: String(v), selected: String(v) === String(value) }, text)));
+}
+
+function field(label, input, help = null) {
+  return h("label", {}, label, input, help ? h("small", { class: "help" }, help) : null);
+}
+
+/** The last settings used to create a table: "Play now" and "New game" use them again. */
+function lastPlay() {
+  try {
+    return { preset: "classic", seats: 4, level: "normal", rules: {}, ...JSON.parse(localStorage.getItem("dudo.lastPlay") || "{}") };
+  } catch {
+    return { preset: "classic", seats: 4, level: "normal", rules: {} };
+  }
+}
+
+export function renderLobby() {
+  const last = lastPlay();
+  const preset = last.preset in PRESETS ? last.preset : "classic";
+  const name = h("input", { id: "name", value: savedName(), maxlength: 32, required: true, test: "name", autocomplete: "nickname" });
+  const presetSelect = select("preset", Object.keys(PRESETS).map((p) => [p, presetName(p)]), preset, { onchange: () => refreshForm() });
+  const seats = h("select", { id: "seats", test: "seats", onchange: () => refreshForm() });
+  const bots = h("select", { id: "bots", test: "bots" });
+  const level = select("level", LEVELS.map((l) => [l, t(l)]), last.level);
+  const options = OPTIONS.map(({ name: option, choices }) =>
+    field(t(`opt_${option}`), h("select", { id: option, test: option, "data-choices": JSON.stringify(choices), onchange: () => refreshForm() }), t(`help_${option}`)));
+  const form = h("form", { class: "card", id: "create-form", onsubmit: (e) => { e.preventDefault(); createTable(); }, test: "create-form" },
+    h("div", { class: "grid" },
+      field(t("yourName"), name),
+      field(t("preset"), presetSelect),
+      field(t("botLevel"), level)),
+    h("div", { class: "actions" },
+      h("button", { type: "button", class: "primary big", test: "play-now", onclick: () => playNow() }, t("playNow")),
+      h("span", { class: "muted", id: "play-hint" })),
+    h("h2", {}, t("create")),
+    h("div", { class: "grid" },
+      field(t("seats"), seats),
+      field(t("bots"), bots),
+      field(t("clock"), select("clock", CLOCKS.map((s) => [s, s ? t("seconds", { s }) : t("clockNone")]), 0), t("help_clock")),
+      h("label", { class: "check" }, h("input", { type: "checkbox", id: "assisted", test: "assisted" }), t("assisted"))),
+    h("details", {}, h("summary", {}, t("more")), h("div", { class: "grid" }, options)),
+    h("div", { class: "actions" }, h("button", { class: "big", type: "submit", test: "create" }, t("createBtn"))));
+  app.replaceChildren(
+    form,
+    h("section", { class: "card", id: "your-games", test: "your-games" }),
+    h("section", { class: "card" }, h("h2", {}, t("openTables")), h("div", { id: "table-list" })),
+    h("section", { class: "card" }, h("h2", {}, t("tournaments")),
+      h("div", { class: "actions" },
+        h("button", { type: "button", test: "quick-cup", onclick: () => import("./cup.js").then((m) => m.quickCup()) }, t("quickCup")),
+        h("a", { href: "#/r" }, h("button", { type: "button", test: "leaderboard-link" }, t("leaderboard")))),
+      h("div", { id: "cup-list" })),
+    h("p", {}, h("a", { href: "#/help", test: "help-link" }, t("help"))),
+  );
+  refreshForm(last.seats);
+  renderYourGames();
+  renderTableList();
+}
+
+/** Keep the form consistent: seats the preset allows, bots leaving one seat for you,
+ * options shown with the preset's value, options that need another one disabled. */
+function refreshForm(wantSeats) {
+  const base = PRESETS[document.getElementById("preset").value];
+  const seats = document.getElementById("seats");
+  const keep = Number(wantSeats ?? seats.value) || 4;
+  const range = [...Array(base.max_players - base.min_players + 1)].map((_, i) => base.min_players + i);
+  const chosen = Math.min(base.max_players, Math.max(base.min_players, keep));
+  seats.replaceChildren(...range.map((n) => h("option", { value: String(n), selected: n === chosen }, String(n))));
+  const bots = document.getElementById("bots");
+  const keepBots = bots.value === "" ? chosen - 1 : Math.min(Number(bots.value), chosen - 1);
+  bots.replaceChildren(...[...Array(chosen)].map((_, n) => h("option", { value: String(n), selected: n === keepBots }, String(n))));
+  const rules = readRules();
+  for (const { name, choices } of OPTIONS) {
+    const el = document.getElementById(name);
+    const current = el.value;
+    el.replaceChildren(h("option", { value: "" }, t("presetValue", { value: valueText(name, base[name]) })),
+      ...choices.map((c) => h("option", { value: JSON.stringify(c), selected: current === JSON.stringify(c) }, valueText(name, c))));
+  }
+  const effective = { ...base, ...rules };
+  document.getElementById("calza_needs_lost_die").disabled = effective.calza === "off";
+  document.getElementById("palifico_wild_ones").disabled = !effective.palifico || !effective.wild_ones;
+  const hint = document.getElementById("play-hint");
+  hint.textContent = t("playNowHint", { n: chosen - 1, level: t(document.getElementById("level").value), preset: presetName(base.preset) });
+}
+
+function readRules() {
+  const rules = { preset: document.getElementById("preset").value };
+  if (document.getElementById("assisted").checked) rules.assisted = true;
+  const clock = Number(document.getElementById("clock").value || 0);
+  if (clock > 0) rules.turn_seconds = clock;
+  for (const { name } of OPTIONS) {
+    const el = document.getElementById(name);
+    if (el.value !== "" && !el.disabled) rules[name] = JSON.parse(el.value);
+  }
+  return rules;
+}
+
+function askName() {
+  const name = (document.getElementById("name")?.value ?? savedName()).trim();
+  if (!name) {
+    if (state.route.page !== "lobby") location.hash = "#/";
+    toast(t("yourName"));
+    document.getElementById("name")?.focus();
+    return null;
+  }
+  saveName(name);
+  return name;
+}
+
+async function create(body, remember) {
+  try {
+    const made = await api("POST", "/api/tables", body);
+    localStorage.setItem("dudo.lastPlay", JSON.stringify(remember));
+    saveToken(made.table, made.token, { preset: body.rules.preset });
+    location.hash = `#/t/${made.table}`;
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+  }
+}
+
+/** You and bots, at once: from the form in the lobby, else the last settings used. */
+export async function playNow() {
+  const name = askName();
+  if (!name) return;
+  const form = document.getElementById("create-form");
+  const last = lastPlay();
+  const rules = form ? readRules() : { ...last.rules, preset: last.preset };
+  const seats = form ? Number(document.getElementById("seats").value) : last.seats;
+  const level = form ? document.getElementById("level").value : last.level;
+  await create({ rules, seats, bots: Array(seats - 1).fill(level), name }, { preset: rules.preset, seats, level, rules });
+}
+
+async function createTable() {
+  const name = askName();
+  if (!name) return;
+  const rules = readRules();
+  const seats = Number(document.getElementById("seats").value);
+  const bots = Math.min(Number(document.getElementById("bots").value), seats - 1);
+  const level = document.getElementById("level").value;
+  await create({ rules, seats, bots: Array(bots).fill(level), name }, { preset: rules.preset, seats, level, rules });
+}
+
+function renderYourGames() {
+  const box = document.getElementById("your-games");
+  if (!box) return;
+  const games = yourGames();
+  box.hidden = !games.length;
+  box.replaceChildren(h("h2", {}, t("yourGames")), h("ul", { class: "tables" }, games.map((g) =>
+    h("li", { test: `game-${g.table}` },
+      h("span", {}, t("playedAt", { preset: g.preset ? presetName(g.preset) : "…", when: ago(g.at) })),
+      h("span", { class: "row" },
+        h("a", { href: `#/t/${g.table}` }, h("button", { test: "rejoin" }, t("rejoin"))),
+        h("button", { onclick: () => { forgetToken(g.table); renderYourGames(); } }, t("forget")))))));
+}
+
+export function renderTableList() {
+  const list = document.getElementById("table-list");
+  if (!list) return;
+  if (!state.lobby.length) {
+    list.replaceChildren(h("p", { class: "muted" }, t("noTables")));
+    return;
+  }
+  const rows = [...state.lobby].sort((a, b) => a.table.localeCompare(b.table)).map((e) => {
+    const host = e.names.find(Boolean);
+    const free = e.seats - e.taken - (e.wants_bots || []).length;
+    return h("li", { test: `table-${e.table}` },
+      h("span", {}, h("strong", {}, host ? t("tableOf", { name: host }) : t("tableAnon")), " · ", presetName(e.preset),
+        h("span", { class: "muted" }, ` (${e.taken}/${e.seats} ${t("taken")})`)),
+      h("span", { class: "row" },
+        h("button", { onclick: () => joinTable(e.table), disabled: free <= 0, test: "join" }, t("join")),
+        h("button", { onclick: () => (location.hash = `#/w/${e.table}`) }, t("watch"))));
+  });
+  list.replaceChildren(h("ul", { class: "tables" }, rows));
+}
+
+export async function joinTable(table) {
+  const name = askName();
+  if (!name) return;
+  try {
+    const seat = await api("POST", `/api/tables/${table}/join`, { name });
+    const entry = state.lobby.find((e) => e.table === table);
+    saveToken(table, seat.token, { preset: entry?.preset });
+    if (location.hash === `#/t/${table}`) state.redraw({ reload: true });
+    else location.hash = `#/t/${table}`;
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+  }
+}
+
+/** A shared link to a table you have no seat at: whose table it is, and a seat. */
+export async function renderJoin(table) {
+  const input = h("input", { id: "name", value: savedName(), maxlength: 32, required: true, test: "name" });
+  const title = h("h2", {}, t("tableAnon"));
+  const about = h("p", { class: "muted" });
+  app.replaceChildren(h("form", { class: "card", test: "invite", onsubmit: (e) => { e.preventDefault(); joinTable(table); } },
+    title, about,
+    h("label", {}, t("yourName"), input),
+    h("div", { class: "actions" },
+      h("button", { class: "primary big", type: "submit", test: "join-submit" }, t("join")),
+      h("a", { href: `#/w/${table}` }, h("button", { type: "button" }, t("watch"))))));
+  try {
+    const entry = (await api("GET", "/api/tables")).tables.find((e) => e.table === table);
+    if (entry) {
+      const host = entry.names.find(Boolean);
+      title.textContent = host ? t("tableOf", { name: host }) : t("tableAnon");
+      about.textContent = `${presetName(entry.preset)} · ${entry.taken}/${entry.seats} ${t("taken")}`;
+    } else {
+      about.textContent = errorText("game_started");
+    }
+  } catch {
+    // the form works without it
+  }
+  if (tokens()[table]) state.redraw({ reload: true });
+}

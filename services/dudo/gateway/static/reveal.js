@@ -1,0 +1,104 @@
+// The reveal: what the dice were when a round ended, shown as it happens (an overlay
+// held while the table holds, `reveal_until`) and kept afterwards as the "last round"
+// card, with a key to the colours and the fair-dice check.
+
+import { faceName, t } from "./i18n.js";
+import { state } from "./session.js";
+import { die, h } from "./ui.js";
+
+const SHOWN_WITHOUT_HOLD_MS = 5000; // a server that does not hold: the overlay's own time
+
+function nameOf(view, seat) {
+  return view.players?.[seat]?.name ?? `#${seat + 1}`;
+}
+
+/** The reveal's body: who bid what, every hand, the count and what it cost whom. */
+export function revealBody(view, last) {
+  const [bidder, q, face] = last.bid;
+  const rules = view.game.rules;
+  const wild = rules.wild_ones && (!last.palifico || rules.palifico_wild_ones) && face !== 1;
+  const call = last.call === "dudo" ? t("dudo") : t("calzaBtn");
+  const outcome = [];
+  if (last.loser !== null) outcome.push(t("lost", { name: nameOf(view, last.loser) }));
+  if (last.gainer !== null) outcome.push(t("gained", { name: nameOf(view, last.gainer) }));
+  if (last.loser === null && last.gainer === null) outcome.push(t("noChange"));
+  if (last.loser !== null && view.game.dice_counts[last.loser] === 0) {
+    outcome.push(t("eliminated", { name: nameOf(view, last.loser) }));
+  }
+  const verify = h("p", { class: "verify muted", test: "verify" }, "…");
+  verifySeed(last).then(([text, kind]) => {
+    verify.textContent = text;
+    verify.className = `verify ${kind}`;
+  });
+  return [
+    h("p", { class: "muted" }, t("callBy", { call, name: nameOf(view, last.caller) }), " · ",
+      t("bidOf", { name: nameOf(view, bidder), q, face: faceName(face, q) })),
+    last.dice.map((hand, seat) => hand.length
+      ? h("div", { class: "reveal-row" }, h("span", { class: "who" }, nameOf(view, seat)),
+          h("span", { class: "dice" }, hand.map((d) => die(d, { small: true, hit: d === face, wild: wild && d === 1 }))))
+      : null),
+    h("p", { class: "outcome", test: "outcome" },
+      t("count", { count: last.count, q, face: faceName(face, q) }), " — ", outcome.join(" · ")),
+    h("p", { class: "key muted" }, t("revealKey")),
+    verify,
+  ];
+}
+
+/** The last round, kept on the table screen (folded on a phone). */
+export function lastRoundCard(view) {
+  const last = view.game.last_round;
+  return h("details", { class: "card last-round", test: "last-round", open: window.innerWidth > 700 },
+    h("summary", {}, h("strong", {}, t("lastRound")), " · ",
+      last.loser !== null ? t("lost", { name: nameOf(view, last.loser) })
+        : last.gainer !== null ? t("gained", { name: nameOf(view, last.gainer) }) : t("noChange")),
+    revealBody(view, last));
+}
+
+/** Show the reveal of a round that just ended (once per round). */
+export function maybeReveal(view) {
+  const last = view.game?.last_round;
+  if (!last) return;
+  if (state.ui.revealed === undefined) {
+    // On (re)joining a table, show the previous reveal only if it just happened.
+    state.ui.revealed = view.events?.some((e) => e.type === "reveal") ? last.round - 1 : last.round;
+  }
+  if (last.round <= state.ui.revealed) return;
+  state.ui.revealed = last.round;
+  showOverlay(view, last);
+}
+
+function showOverlay(view, last) {
+  document.querySelectorAll(".overlay").forEach((el) => el.remove());
+  const until = view.reveal_until ?? Date.now() + SHOWN_WITHOUT_HOLD_MS;
+  const countdown = h("p", { class: "countdown muted", test: "next-round" });
+  const close = () => {
+    overlay.remove();
+    clearInterval(timer);
+  };
+  const ok = h("button", { class: "primary", test: "reveal-ok", onclick: close }, t("ok"));
+  const overlay = h("div", { class: "overlay", test: "reveal", role: "dialog", "aria-modal": "true", "aria-label": t("reveal") },
+    h("div", { class: "card" }, h("h2", {}, t("reveal")), revealBody(view, last), countdown, h("div", { class: "actions" }, ok)));
+  overlay.addEventListener("keydown", (e) => e.key === "Escape" && close());
+  const tick = () => {
+    const left = Math.ceil((until - Date.now()) / 1000);
+    if (left <= 0) return close();
+    countdown.textContent = t("nextRound", { s: left });
+  };
+  const timer = setInterval(tick, 250);
+  tick();
+  document.body.append(overlay);
+  ok.focus();
+}
+
+/** Check the revealed seed against the commitment shown during the round (docs/rules.md). */
+async function verifySeed(last) {
+  if (!last.seed || !last.commitment || !crypto.subtle) return [t("dealt"), "muted"];
+  const seed = Uint8Array.from(last.seed.match(/../g).map((b) => parseInt(b, 16)));
+  const tag = new TextEncoder().encode("dudo-commit/1:");
+  const data = new Uint8Array(tag.length + seed.length);
+  data.set(tag);
+  data.set(seed, tag.length);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+  const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return hex === last.commitment ? [t("fairDice"), "good"] : [t("unfairDice"), "bad"];
+}

@@ -1,0 +1,68 @@
+// What the page holds while it runs: the route, the live connection (the official
+// client library, protocol/js), the last view, and the requests a screen makes.
+
+import { DudoApi, DudoConnection } from "./dudo-client.js";
+import { errorText, t } from "./i18n.js";
+import { toast } from "./ui.js";
+
+export const app = document.getElementById("app");
+
+export const state = {
+  route: { page: "lobby" }, // {page: "lobby" | "table" | "cup" | "leaderboard" | "help", ...}
+  conn: null, // the live DudoConnection
+  view: null, // the last view applied
+  welcome: null, // {table, seat, player}
+  lobby: [], // open tables (the lobby's list, kept current by its changes)
+  cups: [], // the tournament listing
+  cup: null, // {version, standings} of the tournament shown
+  timers: [], // intervals of the page shown, cleared when it changes
+  ui: {}, // the table screen's own choices (face, quantity, dialogs); reset per table
+};
+
+let onMessage = () => {};
+
+/** Where messages go (app.js sets it once). */
+export function setReceiver(receive) {
+  onMessage = receive;
+}
+
+// HTTP with request keys and retries: a create or join sent again after a timeout, a 503
+// or a cut connection is the same request (one table, one seat), never a second.
+const http = new DudoApi(location.origin);
+
+export function api(method, path, body) {
+  return http.call(method, path, body, { idempotent: Boolean(body) });
+}
+
+/** Open the WebSocket for a token (null: the lobby) and route what it brings. */
+export function openSocket(token) {
+  closeSocket();
+  const conn = new DudoConnection(location.origin, token, { lobby: !token });
+  state.conn = conn;
+  const status = document.getElementById("status");
+  conn.addEventListener("state", ({ detail }) => {
+    if (state.conn === conn) status.textContent = detail === "closed" ? t("reconnecting") : "";
+  });
+  for (const kind of ["welcome", "view", "moved", "tournament", "lobby", "error", "left"]) {
+    conn.addEventListener(kind, ({ detail }) => state.conn === conn && onMessage(detail));
+  }
+  conn.open().catch(() => {}); // a refused token arrives as an error message
+}
+
+export function closeSocket() {
+  const conn = state.conn;
+  state.conn = null;
+  if (conn) conn.close();
+}
+
+/** A request of the seat (act, leave, start): a refusal shows, translated. */
+export function request(promise) {
+  return promise.catch((err) => {
+    if (err.code !== "closed") toast(errorText(err.code, err.message));
+    return null;
+  });
+}
+
+export function act(action) {
+  if (state.conn) request(state.conn.act(action));
+}

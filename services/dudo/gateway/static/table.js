@@ -1,0 +1,303 @@
+// The table screen, built around the decision: the dock at the bottom of the screen (on
+// every size) holds the strip — the bid to beat, whose turn, the dice in play, your odds —
+// and, in your turn, the action bar. Above it: players, your hand, the bids newest first
+// and the last round. Keys on a desktop: 1–6 face, ↑ ↓ quantity, Enter bid, D, C, ← →.
+
+import { bidText, die, h, pct, alertTurn } from "./ui.js";
+import { faceName, t } from "./i18n.js";
+import { act, app, request, state } from "./session.js";
+import { lastRoundCard, maybeReveal } from "./reveal.js";
+import { playNow } from "./lobby.js";
+
+export function me() {
+  return state.view ? state.view.seat : null;
+}
+
+function nameOf(seat) {
+  return state.view?.players?.[seat]?.name ?? `#${seat + 1}`;
+}
+
+function mine(view) {
+  const game = view.game;
+  return Boolean(game && game.phase !== "over" && view.seat !== null && game.turn === view.seat && game.legal);
+}
+
+/** Draw the table (``header``/``footer``: a tournament's parts around it). */
+export function renderTable({ header = null, footer = null } = {}) {
+  const view = state.view;
+  if (!view) {
+    app.replaceChildren(...[header, footer].filter(Boolean), header ? "" : h("p", { class: "muted" }, "…"));
+    return;
+  }
+  const game = view.game;
+  const parts = [header, topRow(view)];
+  if (view.status === "open") parts.push(renderWaiting(view));
+  if (game) {
+    if (game.palifico && game.phase !== "over") {
+      parts.push(h("div", { class: "banner palifico", test: "palifico" },
+        game.rules.palifico_wild_ones ? t("palificoWild") : t("palificoBanner")));
+    }
+    parts.push(renderPlayers(view));
+    if (game.phase === "over") {
+      if (!header) parts.push(renderOver(view)); // a tournament's director moves players on
+    } else {
+      const out = view.seat !== null && game.dice_counts[view.seat] === 0;
+      if (out && !state.ui.watching) parts.push(renderOut());
+      if (game.dice?.length) {
+        parts.push(h("div", { class: "card hand" }, h("div", { class: "dice", test: "my-dice" }, game.dice.map((d) => die(d)))));
+      }
+      parts.push(renderBids(view));
+    }
+    if (game.last_round) parts.push(lastRoundCard(view));
+  }
+  parts.push(footer);
+  if (game && game.phase !== "over") parts.push(renderDock(view));
+  app.replaceChildren(...parts.filter(Boolean));
+  maybeReveal(view);
+  tickClocks();
+  const turn = mine(view) ? `${game.round}:${game.bids.length}:${view.table}` : null;
+  if (turn && turn !== state.ui.alerted) alertTurn();
+  state.ui.alerted = turn;
+}
+
+function topRow(view) {
+  const game = view.game;
+  const playing = view.seat !== null && view.status === "playing";
+  if (state.ui.confirmLeave) {
+    return h("div", { class: "card confirm", role: "alertdialog", test: "leave-confirm" },
+      h("p", {}, t("leaveAsk")),
+      h("div", { class: "actions" },
+        h("button", { class: "primary", test: "leave-yes", onclick: leave }, t("leaveYes")),
+        h("button", { test: "leave-no", onclick: () => { state.ui.confirmLeave = false; state.redraw(); } }, t("stay"))));
+  }
+  return h("div", { class: "row top" },
+    h("a", { href: "#/" }, h("button", { test: "back" }, `← ${t("back")}`)),
+    h("span", { class: "muted" }, game ? t("round", { n: game.round }) : t("waiting")),
+    view.seat === null ? h("span", { class: "badge" }, t("spectator")) : null,
+    view.seat !== null && view.status !== "over"
+      ? h("button", { test: "leave", onclick: () => (playing ? ((state.ui.confirmLeave = true), state.redraw()) : leave()) }, t("leave"))
+      : null);
+}
+
+async function leave() {
+  state.ui.confirmLeave = false;
+  if (state.conn) await request(state.conn.leave()); // `left` takes the page to the lobby
+}
+
+function renderWaiting(view) {
+  const seated = view.players.filter(Boolean).length;
+  const isHost = state.welcome && state.welcome.player === view.host;
+  return h("div", { class: "card", test: "waiting" },
+    h("h2", {}, t("waiting")),
+    h("ol", {}, view.players.map((p, i) => h("li", {}, p ? p.name : "…",
+      p?.bot ? h("span", { class: "badge" }, `${t("bot")} · ${t(p.bot)}`) : null,
+      i === me() ? h("span", { class: "badge you" }, t("you")) : null))),
+    h("p", {}, `${t("share")}: `, h("span", { class: "share" }, `${location.origin}/#/t/${view.table}`)),
+    isHost
+      ? h("div", {}, h("button", { class: "primary", onclick: () => state.conn && request(state.conn.start()), test: "start" }, t("start")),
+          h("p", { class: "muted" }, t("startHint", { n: seated })))
+      : h("p", { class: "muted" }, t("startWait")));
+}
+
+function renderPlayers(view) {
+  const game = view.game;
+  return h("div", { class: "players card", test: "players" },
+    view.players.map((p, seat) => {
+      if (!p) return null;
+      const dice = game.dice_counts[seat];
+      const turn = game.turn === seat && game.phase !== "over";
+      return h("div", { class: ["player", turn ? "turn" : "", dice === 0 ? "out" : ""].join(" "), test: `player-${seat}` },
+        h("div", { class: "name" }, h("span", { class: "who" }, p.name),
+          seat === me() ? h("span", { class: "badge you" }, t("you")) : null,
+          p.bot ? h("span", { class: "badge" }, `${t("bot")} · ${t(p.bot)}`) : null,
+          p.away ? h("span", { class: "badge" }, t("away")) : null),
+        h("div", { class: "cups", test: `count-${seat}` }, dice
+          ? [h("span", { class: "cup-dots", "aria-hidden": "true" }, "■".repeat(Math.min(dice, 10))), ` ${dice} ${t(dice === 1 ? "die" : "dice")}`]
+          : t("outLabel")));
+    }));
+}
+
+function renderBids(view) {
+  const game = view.game;
+  const rows = [...game.bids].reverse().map(([seat, q, f], i) =>
+    h("li", { class: i === 0 ? "standing" : "" }, h("span", { class: "who" }, nameOf(seat)), h("strong", {}, q), "×", die(f, { small: true })));
+  const opener = game.turn === me() ? t("opensYou") : t("opensOther", { name: nameOf(game.turn) });
+  return h("div", { class: "card" },
+    h("h2", {}, t("history")),
+    rows.length ? h("ol", { class: "bids", test: "bids" }, rows) : h("p", { class: "muted" }, game.phase === "bidding" ? opener : t("noStanding")));
+}
+
+function renderOut() {
+  return h("div", { class: "card out-panel", test: "out" },
+    h("h2", {}, t("outTitle")), h("p", {}, t("outText")),
+    h("div", { class: "actions" },
+      h("button", { test: "watch-on", onclick: () => { state.ui.watching = true; state.redraw(); } }, t("watchOn")),
+      h("button", { class: "primary", test: "new-game", onclick: () => playNow() }, t("newGame")),
+      h("a", { href: "#/" }, h("button", {}, t("back")))));
+}
+
+function renderOver(view) {
+  const game = view.game;
+  return h("div", { class: "card", test: "game-over", "data-winner": game.winner },
+    h("h2", {}, t("over"), " — ", t("winner", { name: nameOf(game.winner) })),
+    h("h3", {}, t("standings")),
+    h("ol", {}, game.standings.map((seat) => h("li", {}, nameOf(seat),
+      game.chips ? ` (${game.chips[seat] > 0 ? "+" : ""}${game.chips[seat]} ${t("chips")})` : ""))),
+    h("div", { class: "actions" },
+      h("button", { class: "primary", test: "new-game", onclick: () => playNow() }, t("newGame")),
+      h("a", { href: "#/" }, h("button", {}, t("back")))));
+}
+
+// ---------------------------------------------------------------- the dock
+
+function renderDock(view) {
+  const game = view.game;
+  const standing = game.bids.at(-1);
+  const yours = mine(view);
+  const odds = game.odds && standing && game.odds.bid_true !== null
+    ? h("span", { class: "odds", test: "odds" }, `${t("odds")}: ${t("oddsBid", { p: pct(game.odds.bid_true) })}, ${t("oddsCalza", { p: pct(game.odds.calza_exact) })}`)
+    : null;
+  const strip = h("div", { class: "strip", test: "strip", role: "status", "aria-live": "polite" },
+    h("span", { class: "standing", test: "standing" }, standing
+      ? t("standingBid", { bid: bidText(standing[1], standing[2]), name: nameOf(standing[0]) }) : t("noStanding")),
+    h("span", { class: yours ? "whose mine" : "whose", test: yours ? "your-turn" : "whose-turn" },
+      yours ? t("yourTurn") : t("turnOf", { name: nameOf(game.turn) }),
+      view.deadline ? h("span", { class: "clock", "data-deadline": view.deadline, test: "clock" }) : null),
+    h("span", { class: "muted", test: "in-play" }, t("diceInPlay", { n: game.dice_in_play })),
+    odds);
+  // Calza out of turn ("anyone"): the one move a player may make while others bid.
+  const calza = !yours && view.seat !== null && game.legal?.calza
+    ? h("div", { class: "actions" }, h("button", { class: "big", onclick: () => act({ type: "calza" }), test: "calza" }, t("calzaBtn")))
+    : null;
+  return h("div", { class: yours ? "dock yours" : "dock", test: "dock" }, strip, yours ? renderControls(view) : calza);
+}
+
+function renderControls(view) {
+  const game = view.game;
+  const legal = game.legal;
+  if (legal.direction) {
+    const next = (step) => nameOf(nextSeat(game, view.seat, step));
+    return h("div", { class: "controls", test: "direction" },
+      h("strong", {}, t("chooseDirection")),
+      h("div", { class: "actions" },
+        h("button", { class: "big", onclick: () => act({ type: "direction", value: -1 }), test: "direction-left" }, `← ${t("nextIs", { name: next(-1) })}`),
+        h("button", { class: "big", onclick: () => act({ type: "direction", value: 1 }), test: "direction-right" }, `${t("nextIs", { name: next(1) })} →`)));
+  }
+  const choice = bidChoice(game);
+  const { face, quantity, floor } = choice;
+  const raiseOdds = face && game.odds ? game.odds.raises[face - 1]?.[quantity - floor] : null;
+  const faces = legal.bid.map((low, i) => h("button", {
+    class: i + 1 === face ? "selected" : "", disabled: low === null, test: `face-${i + 1}`, "aria-label": faceName(i + 1),
+    "aria-pressed": i + 1 === face ? "true" : "false", onclick: () => choose({ face: i + 1, quantity: null }),
+  }, die(i + 1, { small: true })));
+  return h("div", { class: "controls", test: "controls" },
+    face ? h("div", { class: "faces", test: "faces" }, faces) : null,
+    h("div", { class: "actions" },
+      face ? h("div", { class: "qty" },
+        h("button", { onclick: () => choose({ quantity: quantity - 1 }), disabled: quantity <= floor, test: "qty-down", "aria-label": "−" }, "−"),
+        h("output", { test: "qty", "aria-live": "polite" }, quantity),
+        h("button", { onclick: () => choose({ quantity: quantity + 1 }), disabled: quantity >= legal.max_quantity, test: "qty-up", "aria-label": "+" }, "+")) : null,
+      face ? h("button", { class: "primary big", test: "bid", onclick: () => bid(choice) }, `${t("bidBtn")} ${bidText(quantity, face)}`) : null,
+      h("button", { class: "big", disabled: !legal.dudo, onclick: () => act({ type: "dudo" }), test: "dudo" }, t("dudo")),
+      game.rules.calza !== "off"
+        ? h("button", { class: "big", disabled: !legal.calza, onclick: () => act({ type: "calza" }), test: "calza" }, t("calzaBtn")) : null),
+    raiseOdds !== null && raiseOdds !== undefined ? h("p", { class: "odds" }, t("oddsRaise", { p: pct(raiseOdds) })) : null,
+    window.matchMedia("(pointer: fine)").matches ? h("p", { class: "keys muted" }, t("keys")) : null);
+}
+
+function nextSeat(game, seat, step) {
+  const n = game.dice_counts.length;
+  for (let i = 1; i < n; i++) {
+    const s = (((seat + step * i) % n) + n) % n;
+    if (game.dice_counts[s] > 0) return s;
+  }
+  return seat;
+}
+
+/** The bid the action bar offers: the player's own choice for this bid situation, else a
+ * sensible one (the standing bid's face, or the face held most; the opening quantity near
+ * what the dice on the table make likely, a raise the lowest legal). */
+function bidChoice(game) {
+  const legal = game.legal;
+  const key = `${game.round}:${game.bids.length}`;
+  if (state.ui.choiceKey !== key) [state.ui.choiceKey, state.ui.face, state.ui.quantity] = [key, null, null];
+  const open = (f) => legal.bid[f - 1] !== null;
+  let face = state.ui.face && open(state.ui.face) ? state.ui.face : suggestedFace(game);
+  if (!face) return { face: null, quantity: 0, floor: 0 };
+  const floor = legal.bid[face - 1];
+  let quantity = state.ui.quantity;
+  if (quantity === null || quantity < floor || quantity > legal.max_quantity) {
+    quantity = game.bids.length ? floor : Math.max(floor, Math.min(legal.max_quantity, expected(game, face)));
+  }
+  [state.ui.face, state.ui.quantity] = [face, quantity];
+  return { face, quantity, floor };
+}
+
+function wildFor(game, face) {
+  const rules = game.rules;
+  return face !== 1 && rules.wild_ones && (!game.palifico || rules.palifico_wild_ones);
+}
+
+function held(game, face) {
+  return game.dice.filter((d) => d === face || (wildFor(game, face) && d === 1)).length;
+}
+
+/** How many of this face the table likely holds: yours, plus the unseen dice's share. */
+function expected(game, face) {
+  const unseen = game.dice_in_play - game.dice.length;
+  return Math.floor(held(game, face) + unseen * (wildFor(game, face) ? 1 / 3 : 1 / 6));
+}
+
+function suggestedFace(game) {
+  const faces = [1, 2, 3, 4, 5, 6].filter((f) => game.legal.bid[f - 1] !== null);
+  if (!faces.length) return null;
+  const standing = game.bids.at(-1)?.[2];
+  if (standing && faces.includes(standing)) return standing;
+  return faces.reduce((best, f) => (held(game, f) > held(game, best) ? f : best), faces[0]);
+}
+
+function choose(change) {
+  if ("face" in change) state.ui.face = change.face;
+  state.ui.quantity = change.quantity;
+  state.redraw();
+}
+
+function bid({ face, quantity }) {
+  act({ type: "bid", quantity, face });
+}
+
+/** Keys on a desktop, in your turn (not while typing in a field). */
+export function onKey(event) {
+  const view = state.view;
+  if (!view?.game?.legal || view.game.phase === "over" || event.target.closest?.("input, select, textarea")) return;
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const legal = view.game.legal;
+  const key = event.key.toLowerCase();
+  if (!mine(view)) {
+    if (key === "c" && legal.calza) act({ type: "calza" }); // Calza out of turn, where allowed
+    return;
+  }
+  if (legal.direction) {
+    if (key === "arrowleft") act({ type: "direction", value: -1 });
+    else if (key === "arrowright") act({ type: "direction", value: 1 });
+    return;
+  }
+  const choice = bidChoice(view.game);
+  if (/^[1-6]$/.test(key) && legal.bid[Number(key) - 1] !== null) choose({ face: Number(key), quantity: null });
+  else if ((key === "arrowup" || key === "+") && choice.face) choose({ quantity: Math.min(legal.max_quantity, choice.quantity + 1) });
+  else if ((key === "arrowdown" || key === "-") && choice.face) choose({ quantity: Math.max(choice.floor, choice.quantity - 1) });
+  else if (key === "enter" && choice.face && !event.target.closest?.("button")) bid(choice);
+  else if (key === "d" && legal.dudo) act({ type: "dudo" });
+  else if (key === "c" && legal.calza) act({ type: "calza" });
+  else return;
+  event.preventDefault();
+}
+
+// ---------------------------------------------------------------- the clock
+
+export function tickClocks() {
+  for (const el of document.querySelectorAll(".clock[data-deadline]")) {
+    const left = Math.max(0, Math.ceil((Number(el.dataset.deadline) - Date.now()) / 1000));
+    el.textContent = ` ◷ ${t("seconds", { s: left })}`;
+  }
+}

@@ -1,0 +1,126 @@
+// Small pieces every screen uses: building elements, dice, notices, what the browser
+// remembers (seat tokens, your games, your name, sound), and the "your turn" alert.
+
+import { faceName, t } from "./i18n.js";
+
+/** An element: h("button", {class: "big", onclick: f, test: "bid"}, "Bid"). */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === false || value === null || value === undefined) continue;
+    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key === "class") el.className = value;
+    else if (key === "test") el.dataset.test = value;
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
+
+/** A die; `hit`: it counts for the bid shown, `wild`: a one counting as wild. */
+export function die(face, { small = false, hit = false, wild = false } = {}) {
+  const cells = [...Array(9)].map((_, i) => h("span", { class: PIPS[face].includes(i) ? "pip on" : "pip" }));
+  const cls = ["die", `f${face}`, face === 1 ? "one" : "", small ? "small" : "", hit ? "hit" : "", wild ? "wild" : ""];
+  return h("span", { class: cls.join(" ").replace(/ +/g, " ").trim(), role: "img", "aria-label": faceName(face, 1) }, cells);
+}
+
+export function bidText(quantity, face) {
+  return `${quantity} × ${faceName(face, quantity)}`;
+}
+
+export function pct(p) {
+  return p === null || p === undefined ? "–" : `${Math.round(p * 100)}%`;
+}
+
+/** A notice at the bottom of the screen, read out by screen readers (role=alert). */
+export function toast(text, ms = 4000) {
+  const el = document.getElementById("toast");
+  el.textContent = text;
+  el.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => (el.hidden = true), ms);
+}
+
+// ---------------------------------------------------------------- what the browser keeps
+
+function load(key, empty) {
+  try {
+    return JSON.parse(localStorage.getItem(key) || "null") ?? empty;
+  } catch {
+    return empty;
+  }
+}
+
+/** Seat tokens by table: a token is the seat (docs/protocol.md). */
+export function tokens() {
+  return load("dudo.tokens", {});
+}
+
+/** Remember a seat, and list its table among "your games" (newest first, at most 10). */
+export function saveToken(table, token, about = {}) {
+  localStorage.setItem("dudo.tokens", JSON.stringify({ ...tokens(), [table]: token }));
+  const games = yourGames().filter((g) => g.table !== table);
+  games.unshift({ table, at: Date.now(), ...about });
+  localStorage.setItem("dudo.games", JSON.stringify(games.slice(0, 10)));
+}
+
+export function forgetToken(table) {
+  const all = tokens();
+  delete all[table];
+  localStorage.setItem("dudo.tokens", JSON.stringify(all));
+  localStorage.setItem("dudo.games", JSON.stringify(yourGames().filter((g) => g.table !== table)));
+}
+
+export function yourGames() {
+  return load("dudo.games", []).filter((g) => tokens()[g.table]);
+}
+
+export function savedName() {
+  return localStorage.getItem("dudo.name") || "";
+}
+
+export function saveName(name) {
+  localStorage.setItem("dudo.name", name);
+}
+
+// ---------------------------------------------------------------- your turn
+
+let sound = localStorage.getItem("dudo.sound") === "on"; // muted unless asked for
+let audio = null;
+
+export function soundOn() {
+  return sound;
+}
+
+export function setSound(on) {
+  sound = on;
+  localStorage.setItem("dudo.sound", on ? "on" : "off");
+}
+
+/** Say it is your turn: a short tone (if sound is on) and, in a hidden tab, the title. */
+export function alertTurn() {
+  if (document.hidden) document.title = `• ${t("yourTurn")} — Dudo`;
+  if (!sound) return;
+  try {
+    audio = audio || new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 660;
+    gain.gain.setValueAtTime(0.12, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.25);
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.25);
+  } catch {
+    // no audio here: the title and the page say it
+  }
+}
+
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden) document.title = "Dudo";
+});
