@@ -369,11 +369,24 @@ def _play(args: argparse.Namespace) -> int:
         "create": args.create,
         "join": args.join,
         "bots": args.bots,
+        "level": args.level,
         "seats": args.seats,
         "preset": args.preset,
         "start_dice": args.start_dice,
+        "odds": args.odds,
+        "clock": args.clock,
+        "rules": _rule_options(args.rule),
     }
     return play(args.url, options)
+
+
+def _rule_options(items: list[str] | None) -> dict[str, Any]:
+    """``--rule key=value`` options (numbers, true/false and lists as JSON)."""
+    rules = {}
+    for item in items or []:
+        key, _, value = item.partition("=")
+        rules[key] = json.loads(value) if value[:1] in "0123456789-[{tfn" else value
+    return rules
 
 
 def _bot(args: argparse.Namespace) -> int:
@@ -406,10 +419,7 @@ def _bot(args: argparse.Namespace) -> int:
 def _arena(args: argparse.Namespace) -> int:
     from .bots.arena import run
 
-    rules = {}
-    for item in args.rule or []:
-        key, _, value = item.partition("=")
-        rules[key] = json.loads(value) if value[:1] in "0123456789-[{tfn" else value
+    rules = _rule_options(args.rule)
     result = run(
         args.a,
         args.b,
@@ -533,6 +543,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--create", action="store_true", help="create a table instead of joining")
     play.add_argument("--join", metavar="TABLE", help="join this table")
     play.add_argument("--bots", type=int, default=2, help="with --create: bot seats")
+    play.add_argument(
+        "--level", choices=("easy", "normal", "hard"), default="normal", help="the bots' level"
+    )
+    play.add_argument("--odds", action="store_true", help="with --create: show your odds")
+    play.add_argument("--clock", type=int, help="with --create: seconds per turn")
+    play.add_argument(
+        "--rule", action="append", metavar="KEY=VALUE", help="with --create: any rule option"
+    )
     play.add_argument("--seats", type=int, default=3, help="with --create: seats in all")
     play.add_argument("--preset", default="classic", help="with --create: rules preset")
     play.add_argument("--start-dice", type=int, help="with --create: dice each")

@@ -1,8 +1,9 @@
 """``dudo play [URL]``: play from a terminal, through a gateway's HTTP API and WebSocket.
 
 Type ``3 5`` to bid three fives, ``dudo``, ``calza``, ``left`` / ``right`` when asked
-for the direction, ``start`` (host), ``help``, ``quit``. Each view is drawn as text;
-each finished round is shown with every die and who lost or won one back.
+who plays next, ``start`` (host), ``help``, ``quit``. The table is drawn when a round
+starts; then each move is one line, each finished round shows every die and who lost
+or won one back, and your turn ends with a prompt. The text is play_text.py's.
 """
 
 from __future__ import annotations
@@ -17,121 +18,7 @@ from typing import Any
 import aiohttp
 
 from .client import DudoApi, DudoConnection, DudoError
-
-FACES = {1: "ones", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes"}
-PIP = {1: "⚀", 2: "⚁", 3: "⚂", 4: "⚃", 5: "⚄", 6: "⚅"}
-HELP = "commands: <quantity> <face> (a bid, e.g. 3 5) · dudo · calza · left · right · start · quit"
-
-
-def dice_text(dice: list[int]) -> str:
-    return " ".join(f"[{d}]" for d in dice)
-
-
-def render(view: dict[str, Any]) -> str:
-    """A view as a few lines of text (pure, for the terminal and its tests)."""
-    lines = []
-    game = view["game"]
-    players = view["players"]
-
-    def name(seat: int) -> str:
-        p = players[seat]
-        label = p["name"] if p else f"#{seat + 1}"
-        return f"{label} (you)" if seat == view["seat"] else label
-
-    if game is None:
-        taken = sum(1 for p in players if p)
-        lines.append(f"Table {view['table']}: waiting for players ({taken}/{len(players)})")
-        return "\n".join(lines)
-    flag = "  PALIFICO: the face is locked" if game["palifico"] and game["phase"] != "over" else ""
-    lines.append(f"Table {view['table']} · round {game['round']}{flag}")
-    for seat, p in enumerate(players):
-        if p is None:
-            continue
-        count = game["dice_counts"][seat]
-        mark = "  ← turn" if game["turn"] == seat and game["phase"] != "over" else ""
-        bot = " [bot]" if p["bot"] else ""
-        lines.append(f"  {name(seat):<18}{bot:<6} {'■' * count:<6} {count}{mark}")
-    if game["phase"] == "over":
-        lines.append(f"Winner: {name(game['winner'])}")
-        lines.append("Standings: " + ", ".join(name(s) for s in game["standings"]))
-        return "\n".join(lines)
-    if game.get("dice"):
-        lines.append(f"Your dice: {dice_text(game['dice'])}")
-    if game["bids"]:
-        bids = ", ".join(f"{name(s)} {q}×{f}" for s, q, f in game["bids"])
-        lines.append(f"Bids: {bids}")
-    else:
-        lines.append("No bid yet.")
-    legal = game.get("legal")
-    if legal and game["turn"] == view["seat"]:
-        lines.append("Your turn. " + legal_text(legal, game))
-    return "\n".join(lines)
-
-
-def legal_text(legal: dict[str, Any], game: dict[str, Any]) -> str:
-    if legal["direction"]:
-        return "Choose the direction: left or right."
-    parts = []
-    top = legal["max_quantity"]
-    for face, floor in enumerate(legal["bid"], 1):
-        if floor is not None:
-            parts.append(f"{floor}..{top}×{face}")
-    options = ["bid " + ", ".join(parts)] if parts else []
-    if legal["dudo"]:
-        options.append("dudo")
-    if legal["calza"]:
-        options.append("calza")
-    suggestion = suggest(legal, game)
-    hint = f" Suggestion: {suggestion}" if suggestion else ""
-    return "Legal: " + " | ".join(options) + "." + hint
-
-
-def suggest(legal: dict[str, Any], game: dict[str, Any]) -> str | None:
-    """The smallest raise on the standing face (or any face), as you would type it."""
-    standing = game["bids"][-1][2] if game["bids"] else None
-    floors = legal["bid"]
-    if standing and floors[standing - 1] is not None:
-        return f"{floors[standing - 1]} {standing}"
-    for face in (2, 3, 4, 5, 6, 1):
-        if floors[face - 1] is not None:
-            return f"{floors[face - 1]} {face}"
-    return None
-
-
-def reveal_text(last: dict[str, Any], players: list[dict[str, Any] | None]) -> str:
-    bidder, q, face = last["bid"]
-
-    def name(seat: int | None) -> str:
-        p = players[seat] if seat is not None else None
-        return p["name"] if p else "?"
-
-    lines = [f"— {last['call'].upper()} by {name(last['caller'])} on {name(bidder)}'s {q}×{face}"]
-    for seat, hand in enumerate(last["dice"]):
-        if hand:
-            lines.append(f"    {name(seat):<18} {dice_text(hand)}")
-    outcome = f"    {last['count']} counted"
-    if last["loser"] is not None:
-        outcome += f"; {name(last['loser'])} loses a die"
-    if last["gainer"] is not None:
-        outcome += f"; {name(last['gainer'])} wins a die back"
-    lines.append(outcome)
-    return "\n".join(lines)
-
-
-def parse(line: str) -> dict[str, Any] | str | None:
-    """A typed command as a client message, or a word the client handles itself."""
-    words = line.strip().lower().split()
-    if not words:
-        return None
-    if words[0] in ("quit", "exit", "help", "start"):
-        return words[0]
-    if words[0] in ("dudo", "calza"):
-        return {"type": words[0]}
-    if words[0] in ("left", "right"):
-        return {"type": "direction", "value": -1 if words[0] == "left" else 1}
-    if len(words) == 2 and all(w.isdigit() for w in words):
-        return {"type": "bid", "quantity": int(words[0]), "face": int(words[1])}
-    return "help"
+from .play_text import HELP, event_line, parse, render, reveal_text, turn_text
 
 
 class Terminal:
@@ -139,7 +26,7 @@ class Terminal:
         self.base = base.rstrip("/")
         self.out = out
         self.view: dict[str, Any] | None = None
-        self.revealed: int | None = None
+        self.round: int | None = None  # the round whose table was drawn last
         self.done = asyncio.Event()
         self.lines: asyncio.Queue[str | None] = asyncio.Queue()
 
@@ -169,30 +56,40 @@ class Terminal:
         name = options.get("name") or await self.ask("Your name?")
         try:
             if options.get("create"):
-                rules = {
-                    "preset": options.get("preset") or "classic",
-                    **({"start_dice": options["start_dice"]} if options.get("start_dice") else {}),
-                }
-                made = await api.create_table(
-                    rules=rules,
-                    seats=options.get("seats") or 3,
-                    bots=["normal"] * (options.get("bots") or 0),
-                    name=name,
-                )
-                self.say(f"Table {made['table']} created; you are seat {made['seat']}.")
-                return str(made["token"])
+                return await self.create(api, name, options)
             table = options.get("join")
             if not table:
                 tables = (await api.tables())["tables"]
+                if not tables:
+                    self.say("No open table: creating one against two bots.")
+                    return await self.create(api, name, {**options, "bots": 2, "seats": 3})
                 for i, e in enumerate(tables, 1):
-                    self.say(f"  {i}. {e['table']} {e['preset']} {e['taken']}/{e['seats']}")
+                    host = next((n for n in e["names"] if n), "?")
+                    self.say(f"  {i}. {host}'s table · {e['preset']} · {e['taken']}/{e['seats']}")
                 choice = await self.ask("Number to join, or 'new' for a table against two bots:")
-                if choice == "new" or not tables:
-                    return await self.seat(api, {"name": name, "create": True, "bots": 2})
+                if not choice.isdigit() or not 1 <= int(choice) <= len(tables):
+                    return await self.create(api, name, {**options, "bots": 2, "seats": 3})
                 table = tables[int(choice) - 1]["table"]
             return str((await api.join_table(table, name=name))["token"])
         except DudoError as exc:
             raise SystemExit(f"could not take a seat: {exc.message} ({exc.code})") from exc
+
+    async def create(self, api: DudoApi, name: str, options: dict[str, Any]) -> str:
+        rules: dict[str, Any] = {"preset": options.get("preset") or "classic"}
+        if options.get("start_dice"):
+            rules["start_dice"] = options["start_dice"]
+        if options.get("odds"):
+            rules["assisted"] = True
+        if options.get("clock"):
+            rules["turn_seconds"] = options["clock"]
+        rules.update(options.get("rules") or {})
+        seats = options.get("seats") or 3
+        bots = min(options.get("bots", seats - 1), seats - 1)
+        made = await api.create_table(
+            rules=rules, seats=seats, bots=[options.get("level") or "normal"] * bots, name=name
+        )
+        self.say(f"Table {made['table']} created; you are seat {made['seat'] + 1} of {seats}.")
+        return str(made["token"])
 
     async def run(self, options: dict[str, Any]) -> None:
         self.start_reading()
@@ -210,24 +107,35 @@ class Terminal:
 
     def show(self, msg: dict[str, Any]) -> None:
         if msg["type"] == "view":
-            self.view = msg
-            last = (msg["game"] or {}).get("last_round")
-            if last and last["round"] != self.revealed:
-                if self.revealed is not None or any(e["type"] == "reveal" for e in msg["events"]):
-                    self.say(reveal_text(last, msg["players"]))
-                self.revealed = last["round"]
-            self.say(render(msg))
-            if msg["status"] == "over":
-                self.done.set()
+            self.show_view(msg)
         elif msg["type"] == "error":
             self.say(f"! {msg['message']} ({msg['code']})")
         elif msg["type"] == "welcome":
-            self.say(f"Connected to table {msg['table']} as seat {msg['seat']}. {HELP}")
+            seat = "watching" if msg["seat"] is None else f"seat {msg['seat'] + 1}"
+            self.say(f"Connected to table {msg['table']} as {seat}. {HELP}")
+
+    def show_view(self, view: dict[str, Any]) -> None:
+        """What changed, a line each; the whole table when a round starts; your turn."""
+        self.view = view
+        game = view["game"]
+        for event in view["events"]:
+            if event["type"] == "reveal" and game and game.get("last_round"):
+                self.say(reveal_text(view))
+            line = event_line(view, event)
+            if line:
+                self.say(line)
+        current = game["round"] if game else None
+        if current != self.round or game is None or view["status"] == "over":
+            self.round = current
+            self.say(render(view))
+        if view["status"] == "over":
+            self.done.set()
+        elif game and game.get("legal") and game["turn"] == view["seat"]:
+            self.say(turn_text(view))
+            print("> ", end="", file=self.out, flush=True)
 
     async def receive(self, conn: DudoConnection) -> None:
-        if conn.welcome is not None:
-            self.show(conn.welcome)
-        async for msg in conn.messages():
+        async for msg in conn.messages():  # the welcome first, then the views
             self.show(msg)
             if self.done.is_set():
                 return

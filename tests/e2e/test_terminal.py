@@ -1,4 +1,5 @@
-"""The terminal client, driven through a pseudo-terminal for a whole game against two bots."""
+"""The terminal client, driven through a pseudo-terminal for a whole game against two bots;
+its text (play_text.py) checked piece by piece."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pexpect
 
-from dudo.play import parse, render
+from dudo.play_text import event_line, parse, render, turn_text
 
 
 def test_a_whole_game_in_the_terminal(served: str, output_dir: Path) -> None:
@@ -29,28 +30,29 @@ def test_a_whole_game_in_the_terminal(served: str, output_dir: Path) -> None:
             "3",
             "--start-dice",
             "2",
+            "--level",
+            "hard",
+            "--odds",
         ],
         encoding="utf-8",
         timeout=20,
     )
     transcript = output_dir / "terminal-game.txt"
     child.logfile_read = transcript.open("w", encoding="utf-8")
-    child.expect("created; you are seat 0")
+    child.expect("created; you are seat 1 of 3")
     child.expect("Connected to table")
     deadline = time.monotonic() + 120
     moves = 0
     while True:
         assert time.monotonic() < deadline, "the game did not finish"
-        index = child.expect(
-            [r"Your turn\. Legal: ([^\n]*)\n", r"Winner: ([^\n]+)", pexpect.TIMEOUT]
-        )
+        index = child.expect([r"Your turn\. ([^\n]*)\n> ", r"Winner: ([^\n]+)", pexpect.TIMEOUT])
         if index == 1:
             winner = child.match.group(1).strip()
             break
         if index == 2:
             continue
         legal = child.match.group(1)
-        suggestion = re.search(r"Suggestion: (\d+ \d)", legal)
+        suggestion = re.search(r"Suggestion: (\d+ \d)\.", legal)
         if "dudo" in legal and (moves % 2 == 1 or suggestion is None):
             child.sendline("dudo")
         elif suggestion:
@@ -64,6 +66,10 @@ def test_a_whole_game_in_the_terminal(served: str, output_dir: Path) -> None:
     assert "DUDO by" in text or "CALZA by" in text, "a reveal was shown"
     assert winner
     assert re.search(r"Your dice: \[\d\]", text)
+    assert "[bot hard]" in text  # the level asked for
+    # Moves as lines (yours and others'), not a table redrawn after each.
+    assert re.search(r"\w+ bids \d+ × \w+", text) and re.search(r"You bid \d+ × \w+", text)
+    assert text.count("Table ") < moves + 12  # the table is drawn once per round, not per move
 
 
 def test_parse_and_render() -> None:
@@ -82,6 +88,8 @@ def test_parse_and_render() -> None:
         ],
         "game": {
             "round": 1,
+            "rules": {"palifico_wild_ones": False},
+            "dice_in_play": 4,
             "palifico": False,
             "phase": "bidding",
             "dice_counts": [2, 2],
@@ -100,5 +108,19 @@ def test_parse_and_render() -> None:
     }
     text = render(view)
     assert "Your dice: [3] [5]" in text and "Hugo 1×5" in text
-    assert "Legal: bid 1..4×1, 2..4×2" in text and "dudo | calza" in text
-    assert "Suggestion: 1 5" in text
+    assert "1. Tess (you)" in text and "2. Hugo [bot normal]" in text  # seats from 1
+    turn = turn_text(view)
+    assert turn.startswith("Your turn. To beat: 1 × five (Hugo).")
+    assert "Legal: bid 1..4×1, 2..4×2" in turn and "dudo | calza" in turn
+    assert "Suggestion: 1 5." in turn
+    assert event_line(view, {"type": "bid", "seat": 1, "quantity": 3, "face": 6}) == (
+        "Hugo bids 3 × sixes"
+    )
+    assert event_line(view, {"type": "house_bot", "seat": 0}) == (
+        "(the clock ran out: the house plays for you)"
+    )
+    assert event_line(view, {"type": "dudo", "seat": 0}) == "You call Dudo!"
+    view["game"]["palifico"] = True
+    assert "PALIFICO: the face is locked, ones are not wild" in render(view)
+    view["game"]["rules"]["palifico_wild_ones"] = True
+    assert "ones stay wild" in render(view)
