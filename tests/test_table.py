@@ -102,10 +102,21 @@ def test_seating_then_start_when_full() -> None:
     assert run.last.lobby["taken"] == 1
     run.send("join", player="p1", name="Ben")
     out = run.send("join", player="p2", name="Cid")
-    assert run.table.status == "playing" and run.last.lobby is None
+    assert run.table.status == "playing"
+    # Still listed, as a game people may watch (and no seat to take).
+    assert run.last.lobby["status"] == "playing" and run.last.lobby["wants_bots"] == []
     views = [m for m in out if m["type"] == "view"]
     assert sorted(v["seat"] for v in views) == [0, 1, 2]
     assert views[0]["events"][0]["type"] == "game_start"
+
+
+def test_a_finished_game_leaves_the_lobby() -> None:
+    run = Run({"preset": "classic", "start_dice": 1}, seats=2)
+    run.seat_all()
+    assert run.last.lobby["status"] == "playing"
+    run.act(run.turn(), {"type": "bid", "quantity": 1, "face": 2})
+    run.act(run.turn(), {"type": "dudo"})  # one die each: the round decides the game
+    assert run.table.status == "over" and run.last.lobby is None
 
 
 def test_each_gateway_gets_only_the_seats_it_hosts_and_only_their_dice() -> None:

@@ -62,7 +62,7 @@ class _LinkBase:
 
     @staticmethod
     def _listing(replies: list[Any]) -> dict[str, dict[str, Any]]:
-        """Entity id -> summary, from lobby hashes (open tables, or tournaments)."""
+        """Entity id -> summary, from lobby hashes (listed tables, or tournaments)."""
         found: dict[str, dict[str, Any]] = {}
         for raw in replies:
             for entity, blob in (raw or {}).items():
@@ -101,7 +101,8 @@ class GatewayLink(_LinkBase):
         self.redis.zrem(keys.GATEWAYS, self.id)
 
     def open_tables(self) -> dict[str, dict[str, Any]]:
-        """The lobby: every open table's summary, from every partition's lobby hash."""
+        """The lobby: every listed table's summary (open, or a game being played),
+        from every partition's lobby hash."""
         pipe = self.redis.pipeline(transaction=False)
         for key in self._listing_keys("tables"):
             pipe.hgetall(key)
@@ -163,7 +164,8 @@ class AsyncGatewayLink(_LinkBase):
         await self.redis.zrem(keys.GATEWAYS, self.id)
 
     async def open_tables(self) -> dict[str, dict[str, Any]]:
-        """The lobby: every open table's summary, from every partition's lobby hash."""
+        """The lobby: every listed table's summary (open, or a game being played),
+        from every partition's lobby hash."""
         return await self._read_listing("tables")
 
     async def tournaments(self) -> dict[str, dict[str, Any]]:

@@ -338,6 +338,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         else:
             if self.game is not None and self.game.phase == OVER:
                 self.status = DONE
+                self._lobby = True  # no longer listed
                 self._results = self._ranking()
             self._changed(msg)
         self._hold_for_reveal(events, now)

@@ -35,6 +35,7 @@ class TableOutput(Flushing):
     game: State | None
     deadline: int | None
     hold_until: int | None
+    tournament: str | None
     wake: int | None
     timer_member: str | None
     _events: list[dict[str, Any]]
@@ -53,10 +54,13 @@ class TableOutput(Flushing):
         def _result_sends(self) -> list[tuple[str, bytes]]: ...
 
     def lobby_entry(self) -> dict[str, Any] | None:
-        if self.status != OPEN:
+        """The table as the lobby lists it: open (people may sit) or playing (people may
+        watch); a finished table, or a tournament's, is not listed."""
+        if self.status not in (OPEN, PLAYING) or self.tournament is not None:
             return None
         names = [s.name for s in self.seats]
         return {
+            "status": self.status,
             "preset": self.rules.preset,
             "seats": len(self.seats),
             "taken": sum(1 for s in self.seats if s.taken),
@@ -67,7 +71,7 @@ class TableOutput(Flushing):
             "wants_bots": [
                 [i, p.get("level", "normal")]
                 for i, p in enumerate(self.plan)
-                if p["kind"] == "bot" and not self.seats[i].taken
+                if p["kind"] == "bot" and not self.seats[i].taken and self.status == OPEN
             ],
         }
 

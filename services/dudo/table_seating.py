@@ -170,9 +170,11 @@ class TableSeating:
         if self.rules.bots_fill and len(taken) < len(self.seats):
             # Bots fill the empty seats (seed 003, Cacho): they become bot seats, the
             # bot service takes them, and the game starts when the table is full.
+            # At the level of the table's other bots: the one its creator picked.
+            level = next((p["level"] for p in self.plan if p["kind"] == "bot"), "normal")
             for i, seat in enumerate(self.seats):
                 if not seat.taken:
-                    self.plan[i] = {"kind": "bot", "level": "normal"}
+                    self.plan[i] = {"kind": "bot", "level": level}
             self._changed(msg)
             self._lobby = True
             return

@@ -94,6 +94,12 @@ ENTRANT = Field(
 # An open table as the lobby shows it (stream `lobby` news, the client's `lobby`, GET
 # /api/tables): one declaration for all three.
 LOBBY_ENTRY: dict[str, Field] = {
+    "status": Field(
+        "string",
+        required=False,
+        enum=("open", "playing"),
+        doc="open: seats may be taken; playing: the game runs (watch it). Absent: open",
+    ),
     "preset": Field("string", maximum=32),
     "seats": Field("integer", minimum=2, maximum=6),
     "taken": Field("integer", minimum=0, maximum=6),

@@ -286,5 +286,5 @@ def test_lobby_is_kept_and_announced_to_live_gateways(client: Any) -> None:
     for i in range(2):
         link.send(link.message("join", id=f"j{i}", table="t1", player=f"p{i}", name=f"P{i}"))
     out = pump(worker, link)
-    assert [m["entry"] for m in out if m["type"] == "lobby"][-1] is None
-    assert "t1" not in link.open_tables()
+    assert [m["entry"] for m in out if m["type"] == "lobby"][-1]["status"] == "playing"
+    assert link.open_tables()["t1"]["status"] == "playing"  # listed to watch, not to join

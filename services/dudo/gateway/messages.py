@@ -85,8 +85,8 @@ CLIENT_MESSAGES: dict[str, Message] = {
         Message(
             "watch_lobby",
             "ws-in",
-            "Send me the open tables now and whenever they change. Needs no `hello`: the "
-            "lobby is public.",
+            "Send me the lobby (tables open to sit at, games to watch) now and whenever it "
+            "changes. Needs no `hello`: the lobby is public.",
             {"id": _OPTIONAL_ID},
         ),
         Message("ping", "ws-in", "Are you there? (answered with `pong`)", {"id": _OPTIONAL_ID}),
@@ -187,7 +187,8 @@ CLIENT_MESSAGES: dict[str, Message] = {
         Message(
             "lobby",
             "ws-out",
-            "Open tables: the full list (`tables`) when you subscribe, then one change at a "
+            "The lobby: the full list (`tables`; open tables first, then games being played) "
+            "when you subscribe, then one change at a "
             "time (`table` with `entry`, or `entry` null when it closed).",
             {
                 "id": Field(

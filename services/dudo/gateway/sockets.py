@@ -351,10 +351,12 @@ class Sockets:
                 conn.send(note)
 
     def _listing(self, open_tables: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-        """The lobby as clients get it: tables with free seats first, at most
-        ``lobby_max`` of them."""
+        """The lobby as clients get it: open tables with free seats first, then full
+        ones, then games being played, at most ``lobby_max`` of them."""
         tables = [{"table": t, **entry} for t, entry in open_tables.items()]
-        tables.sort(key=lambda t: (t["taken"] == t["seats"], t["table"]))
+        tables.sort(
+            key=lambda t: (t.get("status") == "playing", t["taken"] == t["seats"], t["table"])
+        )
         return tables[: self.settings.lobby_max]
 
     async def _detach(self, conn: Connection) -> None:

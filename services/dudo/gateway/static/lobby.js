@@ -178,21 +178,26 @@ function renderYourGames() {
 export function renderTableList() {
   const list = document.getElementById("table-list");
   if (!list) return;
-  if (!state.lobby.length) {
-    list.replaceChildren(h("p", { class: "muted" }, t("noTables")));
-    return;
-  }
-  const rows = [...state.lobby].sort((a, b) => a.table.localeCompare(b.table)).map((e) => {
+  const open = state.lobby.filter((e) => e.status !== "playing");
+  const playing = state.lobby.filter((e) => e.status === "playing");
+  const title = (e) => {
     const host = e.names.find(Boolean);
+    return [h("strong", {}, host ? t("tableOf", { name: host }) : t("tableAnon")), " · ", presetName(e.preset)];
+  };
+  const watch = (e) => h("button", { onclick: () => (location.hash = `#/w/${e.table}`), test: "watch" }, t("watch"));
+  const rows = [...open].sort((a, b) => a.table.localeCompare(b.table)).map((e) => {
     const free = e.seats - e.taken - (e.wants_bots || []).length;
     return h("li", { test: `table-${e.table}` },
-      h("span", {}, h("strong", {}, host ? t("tableOf", { name: host }) : t("tableAnon")), " · ", presetName(e.preset),
-        h("span", { class: "muted" }, ` (${e.taken}/${e.seats} ${t("taken")})`)),
-      h("span", { class: "row" },
-        h("button", { onclick: () => joinTable(e.table), disabled: free <= 0, test: "join" }, t("join")),
-        h("button", { onclick: () => (location.hash = `#/w/${e.table}`) }, t("watch"))));
+      h("span", {}, title(e), h("span", { class: "muted" }, ` (${e.taken}/${e.seats} ${t("taken")})`)),
+      h("span", { class: "row" }, h("button", { onclick: () => joinTable(e.table), disabled: free <= 0, test: "join" }, t("join")), watch(e)));
   });
-  list.replaceChildren(h("ul", { class: "tables" }, rows));
+  const games = playing.map((e) => h("li", { test: `running-${e.table}` },
+    h("span", {}, title(e), h("span", { class: "muted" }, ` (${e.names.filter(Boolean).join(", ")})`)),
+    h("span", { class: "row" }, watch(e))));
+  list.replaceChildren(
+    rows.length ? h("ul", { class: "tables" }, rows) : h("p", { class: "muted" }, t("noTables")),
+    games.length ? h("h3", {}, t("runningGames")) : null,
+    games.length ? h("ul", { class: "tables", test: "running" }, games) : null);
 }
 
 export async function joinTable(table) {
