@@ -85,7 +85,7 @@ class TableClocks:
     def _hold_for_reveal(self, events: list[dict[str, Any]], now: int) -> None:
         """A round just ended (its ``reveal`` is among ``events``) and the game goes on:
         hold the next turn's clock, bots and house for ``reveal_hold_ms`` when people
-        sit at the table, so that each of them can read the reveal before the next
+        still play at the table, so that each of them can read the reveal before the next
         round runs under it. People may act sooner; nothing else does."""
         hold = self.limits.reveal_hold_ms
         game = self.game
@@ -93,7 +93,11 @@ class TableClocks:
             return
         if not any(event["type"] == "reveal" for event in events):
             return
-        if any(seat.player is not None and seat.bot is None for seat in self.seats):
+        people = (
+            seat.player is not None and seat.bot is None and game.counts[i] > 0
+            for i, seat in enumerate(self.seats)
+        )  # still playing: once every person is out, the bots play on without pauses
+        if any(people):
             self.hold_until = now + hold
 
     def _rearm(self, now: int, *, reset: bool = True) -> None:
@@ -125,7 +129,10 @@ class TableClocks:
             # A tournament's bot with no bot service behind it is played by the table:
             # at once at a table of such bots (a timeout entry sent to its own inbox with
             # the commit, no timer), after a pause where people watch.
-            people = any(s.player and not self._house_played(s) for s in self.seats)
+            people = any(
+                s.player and not self._house_played(s) and game.counts[i] > 0
+                for i, s in enumerate(self.seats)
+            )  # people still playing: once all of them are out, bots play at full speed
             if people:
                 self.wake = start + limits.house_think_ms
             else:

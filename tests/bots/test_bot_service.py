@@ -44,3 +44,22 @@ def test_a_bot_waits_until_the_reveal_stops_holding_the_table() -> None:
     service._on_view(view)
     (due,) = service.due
     assert due[0] - time.monotonic() <= 0.01
+
+
+def test_bots_think_aloud_for_people_and_play_on_at_full_speed_once_they_are_out() -> None:
+    run = Run(seats=2, plan=[{"kind": "open"}, {"kind": "bot", "level": "hard"}])
+    run.send("join", player="p0", name="Ana")
+    run.send("join", "gw-bots", player="bot-1", name="Rocío", bot="hard")
+    if run.turn() == 0:
+        bid = {"type": "bid", "quantity": 1, "face": 2}
+        run.send("act", "gw-a", player="p0", seat=0, action=bid)
+    (view,) = [msgpack.unpackb(data, raw=False) for gw, data in run.last.outputs if gw == "gw-bots"]
+    service = BotService(fakeredis.FakeRedis(), 16, service_id="gw-bots", think=(2.0, 2.0))
+    service.bots["bot-1"] = BotSeat("t1", 1, "bot-1", "hard")
+    service._on_view(view)
+    assert 1.9 < service.due[0][0] - time.monotonic() <= 2.0  # Ana plays: the bot thinks
+    view["game"]["dice_counts"][0] = 0  # Ana is out: nobody left to think for
+    view["version"] += 1
+    service.due.clear()
+    service._on_view(view)
+    assert service.due[0][0] - time.monotonic() <= 0.01

@@ -152,7 +152,7 @@ class BotService:
                 seat=bot.seat,
                 action=action,
             )
-            delay = self.rng.uniform(*self.think) if self.think[1] > 0 else 0.0
+            delay = self.rng.uniform(*self.think) if self.think[1] > 0 and _watched(msg) else 0.0
             if msg.get("reveal_until"):  # a reveal holds the table: people read it first
                 delay = max(delay, msg["reveal_until"] / 1000 - time.time())
             heapq.heappush(self.due, (time.monotonic() + delay, next(self.counter), act))
@@ -210,3 +210,14 @@ class BotService:
 
     def stop(self) -> None:
         self.stopping = True
+
+
+def _watched(view: dict[str, Any]) -> bool:
+    """Does a person still play at this table (a seat no bot holds, with dice)? Bots
+    think aloud for people; once every person is out, they play on at full speed."""
+    game = view.get("game") or {}
+    counts = game.get("dice_counts") or []
+    return any(
+        player is not None and player["bot"] is None and seat < len(counts) and counts[seat] > 0
+        for seat, player in enumerate(view["players"])
+    )
