@@ -48,6 +48,10 @@ TURN_SECONDS = 12  # the client's clock: running out means the house bot played 
 # refusal, one after a rate limit (conformance_proxy.py).
 RESTART_AFTER_MOVES = 3
 MOVES = ("bid", "dudo", "calza", "direction")
+# The kit's gateway allows 4 messages a second per connection (bursts of 40): plenty to
+# play, and once spent, a `retry_ms` of about 250 ms, long enough to tell a client that
+# waits it out from one that sends again at once however busy the machine is.
+KIT_RATE = ("--rate-per-s", "4", "--burst", "40")
 
 
 @dataclass
@@ -87,7 +91,7 @@ class _Server:
         env = {**os.environ, "DUDO_GATEWAY_SECRET": "conformance-secret-0123456789"}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "dudo", "serve", "--port", str(self.port),
-             "--redis", self.redis.url, "--bot-think", "0.05,0.15"],
+             "--redis", self.redis.url, "--bot-think", "0.05,0.15", *KIT_RATE],
             stdout=log, stderr=log, env=env,
         )  # fmt: skip
         wait_ready(self.url, self.proc, timeout=30)
@@ -110,7 +114,7 @@ class _Server:
 async def _scenario(server: _Server, command: list[str], report: Report) -> None:
     async with DudoApi(server.url) as api:
         host = await api.create_table(
-            rules={"preset": "classic", "start_dice": 2, "turn_seconds": TURN_SECONDS},
+            rules={"preset": "classic", "start_dice": 4, "turn_seconds": TURN_SECONDS},
             seats=3,
             name="Kit",
         )

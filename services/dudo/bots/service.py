@@ -213,11 +213,14 @@ class BotService:
 
 
 def _watched(view: dict[str, Any]) -> bool:
-    """Does a person still play at this table (a seat no bot holds, with dice)? Bots
-    think aloud for people; once every person is out, they play on at full speed."""
+    """Should bots take their think time here? Yes where a person still plays, and at
+    a table of bots only (the operator paces those); not where every person is out,
+    so an eliminated player watching sees the rest at full speed."""
     game = view.get("game") or {}
     counts = game.get("dice_counts") or []
-    return any(
-        player is not None and player["bot"] is None and seat < len(counts) and counts[seat] > 0
+    people = [
+        counts[seat] if seat < len(counts) else 0
         for seat, player in enumerate(view["players"])
-    )
+        if player is not None and player["bot"] is None
+    ]
+    return not people or any(dice > 0 for dice in people)
