@@ -233,7 +233,7 @@ def _judge_faults(proxy: FaultProxy, report: Report) -> None:
             continue
         waited = "" if fault.next_sent_at is None else (
             f", next move after {(fault.next_sent_at - fault.refused_at) * 1000:.0f} ms"
-            if fault.next_sent_at > 0 else ", sent again before retry_ms was up"
+            + (", sent again before retry_ms was up" if fault.early else "")
         )  # fmt: skip
         report.notes.append(
             f"{name}: refused with {fault.code} (retry_ms {fault.retry_ms}){waited}; "

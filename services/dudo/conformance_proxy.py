@@ -43,12 +43,17 @@ class Fault:
     """One refusal the proxy brings about, and what the client did with it."""
 
     move_id: str | None = None  # the id of the move that was refused
-    refused_at: float | None = None  # when the refusal went to the client (monotonic)
+    refused_at: float | None = None  # when the first refusal went to the client (monotonic)
     code: str | None = None  # the refusal's code, as the server sent it
     retry_ms: int | None = None
     next_sent_at: float | None = None  # the client's next move after the refusal
     applied: bool = False  # a move of the client's was acknowledged after the refusal
     timed_out: bool = False  # the house bot played for the client before that
+    # The latest refusal of this move (a resend may be refused again) and whether any
+    # resend came before the ``retry_ms`` it named was up.
+    last_refused_at: float | None = None
+    last_retry_ms: int | None = None
+    early: bool = False
 
     @property
     def handled(self) -> bool:
@@ -58,10 +63,25 @@ class Fault:
 
     @property
     def waited(self) -> bool:
-        """The client's next move came no earlier than ``retry_ms`` after the refusal."""
-        if self.refused_at is None or self.next_sent_at is None or self.retry_ms is None:
-            return False
-        return (self.next_sent_at - self.refused_at) * 1000 >= self.retry_ms - EARLY_SLACK_MS
+        """The client sent again, each time no earlier than the ``retry_ms`` of the
+        refusal before (a resend the server refuses once more is judged the same way)."""
+        return self.next_sent_at is not None and self.retry_ms is not None and not self.early
+
+    def refused(self, msg: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if self.refused_at is None:
+            self.refused_at = now
+            self.code, self.retry_ms = msg.get("code"), msg.get("retry_ms")
+        self.last_refused_at, self.last_retry_ms = now, msg.get("retry_ms")
+
+    def sent_again(self) -> None:
+        now = time.monotonic()
+        if self.next_sent_at is None:
+            self.next_sent_at = now
+        if self.last_refused_at is not None and self.last_retry_ms is not None:
+            waited_ms = (now - self.last_refused_at) * 1000
+            self.early = self.early or waited_ms < self.last_retry_ms - EARLY_SLACK_MS
+        self.last_refused_at = None  # judged: the next refusal (if any) starts anew
 
 
 class FaultProxy:
@@ -164,10 +184,9 @@ class FaultProxy:
 
     def _on_move(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Record a move of the client's; rewrite the one chosen for a refusal."""
-        now = time.monotonic()
         for fault in (self.refusal, self.rate_limit):
-            if fault.refused_at is not None and fault.next_sent_at is None:
-                fault.next_sent_at = now
+            if fault.refused_at is not None and not fault.applied:
+                fault.sent_again()
         stage = self._stage
         if stage == "refuse":
             msg = {**msg, "action": {"type": "bid", "quantity": 99, "face": 2}}
@@ -200,11 +219,8 @@ class FaultProxy:
                 self._stage = "limit"
         elif kind == "error" and move in (self.refusal.move_id, self.rate_limit.move_id):
             fault = self.refusal if move == self.refusal.move_id else self.rate_limit
-            if fault.refused_at is None:
-                fault.refused_at = time.monotonic()
-                fault.code, fault.retry_ms = msg.get("code"), msg.get("retry_ms")
-            elif fault is self.rate_limit:
-                fault.next_sent_at = -1e9  # resent too early, refused again: it did not wait
+            if fault.refused_at is None or fault is self.rate_limit:
+                fault.refused(msg)
 
 
 def _decode(data: Any, text: bool) -> Any:

@@ -29,7 +29,7 @@ class Bucket:
         now = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.refilled) * self.rate)
         self.refilled = now
-        if self.tokens < cost:
+        if self.tokens < cost - 1e-9:  # not refused for a rounding error after a wait
             return False
         self.tokens -= cost
         return True
