@@ -197,6 +197,30 @@ def test_a_german_game_against_bots_from_play_now_to_the_end(served: str, output
         page.click(f"[data-test=game-{table}] [data-test=rejoin]")
         page.wait_for_selector("[data-test=dock]", timeout=15_000)
 
+        # The keys, on a desktop: a face, the quantity up and down, Enter to bid.
+        page.wait_for_selector("[data-test=your-turn]", timeout=30_000)
+        if page.query_selector("[data-test=reveal]"):
+            page.keyboard.press("Escape")
+        if page.query_selector("[data-test=bid]"):
+            face = next(f for f in range(6, 0, -1) if page.is_enabled(f"[data-test=face-{f}]"))
+            page.keyboard.press(str(face))
+            assert page.get_attribute(f"[data-test=face-{face}]", "aria-pressed") == "true"
+            low = int(page.inner_text("[data-test=qty]"))
+            page.keyboard.press("ArrowUp")
+            assert int(page.inner_text("[data-test=qty]")) == low + 1
+            page.keyboard.press("ArrowDown")
+            assert int(page.inner_text("[data-test=qty]")) == low
+            standing = page.inner_text("[data-test=standing]")
+            page.keyboard.press("Enter")
+            changed = "document.querySelector('[data-test=standing]').innerText !== "
+            page.wait_for_function(changed + json.dumps(standing))
+            newest = page.inner_text("[data-test=bids] li").split()  # the newest bid first
+            assert newest == ["Greta", str(low), "×"], newest
+        # The strip is read out as it changes; the sound toggle says its state.
+        assert page.get_attribute("[data-test=strip]", "aria-live") == "polite"
+        page.click("[data-test=sound]")
+        assert page.get_attribute("[data-test=sound]", "aria-pressed") == "true"
+
         deadline = time.monotonic() + 180
         out_seen = False
         while not page.query_selector("[data-test=game-over]"):
