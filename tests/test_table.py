@@ -9,7 +9,7 @@ import msgpack
 import pytest
 
 from dudo import wire
-from dudo.table import SEEN_IDS, RecentIds, Table
+from dudo.table import SEEN_IDS, Limits, RecentIds, Table
 
 NOW = 1_000_000
 
@@ -36,10 +36,13 @@ class Run:
         self.inbox: dict[str, list[dict[str, Any]]] = {}
         self.flush()
 
-    def send(self, kind: str, gateway: str | None = "gw-a", **fields: Any) -> list[dict[str, Any]]:
+    def send(
+        self, kind: str, gateway: str | None = "gw-a", *, at: int = NOW, **fields: Any
+    ) -> list[dict[str, Any]]:
+        """One message to the table, handled at time ``at``; what it sent out."""
         self.n += 1
         fields.setdefault("id", f"m{self.n}")
-        self.table.handle(msg(kind, gateway, table="t1", **fields), NOW, self.rng)
+        self.table.handle(msg(kind, gateway, table="t1", **fields), at, self.rng)
         return self.flush()
 
     def flush(self) -> list[dict[str, Any]]:
@@ -68,9 +71,28 @@ class Run:
     def act(self, seat: int, action: dict[str, Any], gateway: str = "gw-a") -> list[dict[str, Any]]:
         return self.send("act", gateway, player=f"p{seat}", seat=seat, action=action)
 
+    def move(self, action: dict[str, Any], *, at: int = NOW) -> list[dict[str, Any]]:
+        """The seat in turn acts, through the gateway it is attached to."""
+        seat = self.turn()
+        holder = self.table.seats[seat]
+        return self.send(
+            "act", holder.gateway, at=at, player=holder.player, seat=seat, action=action
+        )
+
     def turn(self) -> int:
         assert self.table.game is not None
         return self.table.game.turn
+
+
+def person_and_bot(**limits: int) -> Run:
+    """A game under way: Ana (a person, seat 0, on gw-a) against a hard bot (seat 1,
+    attached to the bot service gw-bots)."""
+    run = Run(seats=2, plan=[{"kind": "open"}, {"kind": "bot", "level": "hard"}])
+    if limits:
+        run.table.limits = Limits(**limits)
+    run.send("join", player="p0", name="Ana")
+    run.send("join", "gw-bots", player="bot-1", name="Rocío", bot="hard")
+    return run
 
 
 def errors(out: list[dict[str, Any]]) -> list[str]:

@@ -10,7 +10,7 @@ from typing import Any
 from dudo import wire
 from dudo.table import DEFAULT_LIMITS, Limits
 
-from .test_table import NOW, Run, msg
+from .test_table import NOW, Run, msg, person_and_bot
 
 LIMITS = DEFAULT_LIMITS
 
@@ -94,16 +94,11 @@ def test_records_of_the_previous_format_still_load() -> None:
 
 
 def _end_round(run: Run, at: int = NOW) -> list[dict[str, Any]]:
-    """The seat in turn bids, the next calls dudo: the round ends with a reveal."""
-    run.act(run.turn(), {"type": "bid", "quantity": 1, "face": 2})
-    seat = run.turn()
-    run.n += 1
-    run.table.handle(
-        msg("act", "gw-a", table="t1", id=f"m{run.n}", player=f"p{seat}", seat=seat,
-            action={"type": "dudo"}),
-        at, run.rng,
-    )  # fmt: skip
-    return run.flush()
+    """The seat in turn bids, the next calls dudo (at ``at``): the round ends."""
+    run.move({"type": "bid", "quantity": 1, "face": 2})
+    out = run.move({"type": "dudo"}, at=at)
+    assert any(e["type"] == "reveal" for e in events(out))  # the call was taken
+    return out
 
 
 HOLD = Limits(reveal_hold_ms=4_000)
@@ -126,43 +121,20 @@ def test_a_reveal_holds_the_next_turns_clock_where_people_play() -> None:
     loaded = type(run.table).from_bytes(run.table.to_bytes())
     assert loaded.hold_until == NOW + 5_000
     # A person may act during the hold; the next clock still starts at its end.
-    run.n += 1
-    seat = run.turn()
-    run.table.handle(
-        msg("act", "gw-a", table="t1", id="early", player=f"p{seat}", seat=seat,
-            action={"type": "bid", "quantity": 1, "face": 3}),
-        NOW + 2_000, run.rng,
-    )  # fmt: skip
-    out = run.flush()
+    run.move({"type": "bid", "quantity": 1, "face": 3}, at=NOW + 2_000)
     assert run.table.deadline == NOW + 5_000 + 20_000
     # Once the hold is over, the next change forgets it.
-    seat = run.turn()
-    run.table.handle(
-        msg("act", "gw-a", table="t1", id="late", player=f"p{seat}", seat=seat,
-            action={"type": "bid", "quantity": 2, "face": 3}),
-        NOW + 6_000, run.rng,
-    )  # fmt: skip
-    out = run.flush()
+    out = run.move({"type": "bid", "quantity": 2, "face": 3}, at=NOW + 6_000)
     assert run.table.hold_until is None and run.table.deadline == NOW + 6_000 + 20_000
     assert all("reveal_until" not in m for m in out if m["type"] == "view")
 
 
 def test_a_reveal_holds_a_silent_bot_seats_grace_too() -> None:
-    run = Run(seats=2, plan=[{"kind": "open"}, {"kind": "bot", "level": "hard"}])
-    run.table.limits = HOLD
-    run.send("join", player="p0", name="Ana")
-    run.send("join", "gw-bots", player="bot-1", name="Rocío", bot="hard")
-    who = {0: ("gw-a", "p0"), 1: ("gw-bots", "bot-1")}
-
-    def move(action: dict[str, Any]) -> None:
-        gateway, player = who[run.turn()]
-        run.send("act", gateway, player=player, seat=run.turn(), action=action)
-
-    move({"type": "bid", "quantity": 1, "face": 2})
-    move({"type": "dudo"})  # the round ends: Ana is a person, so the reveal holds
+    run = person_and_bot(reveal_hold_ms=4_000)
+    _end_round(run)  # Ana is a person, so the reveal holds
     assert run.table.hold_until == NOW + 4_000
     if run.turn() == 0:
-        move({"type": "bid", "quantity": 1, "face": 2})  # Ana may act during the hold
+        run.move({"type": "bid", "quantity": 1, "face": 2})  # Ana may act during the hold
     assert run.turn() == 1
     assert run.table.wake == NOW + 4_000 + LIMITS.bot_grace_ms  # the bot's grace waits too
 

@@ -3,32 +3,21 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import fakeredis
 import msgpack
 
 from dudo.bots.service import BotSeat, BotService
-from dudo.table import Limits
 
-from ..test_table import NOW, Run
+from ..test_table import NOW, person_and_bot
 
 
 def test_a_bot_waits_until_the_reveal_stops_holding_the_table() -> None:
-    run = Run(seats=2, plan=[{"kind": "open"}, {"kind": "bot", "level": "hard"}])
-    run.table.limits = Limits(reveal_hold_ms=3_000)
-    run.send("join", player="p0", name="Ana")
-    run.send("join", "gw-bots", player="bot-1", name="Rocío", bot="hard")
-    who = {0: ("gw-a", "p0"), 1: ("gw-bots", "bot-1")}
-
-    def move(action: dict[str, Any]) -> None:
-        gateway, player = who[run.turn()]
-        run.send("act", gateway, player=player, seat=run.turn(), action=action)
-
-    move({"type": "bid", "quantity": 1, "face": 2})
-    move({"type": "dudo"})
+    run = person_and_bot(reveal_hold_ms=3_000)
+    run.move({"type": "bid", "quantity": 1, "face": 2})
+    run.move({"type": "dudo"})
     if run.turn() == 0:
-        move({"type": "bid", "quantity": 1, "face": 2})
+        run.move({"type": "bid", "quantity": 1, "face": 2})
     assert run.turn() == 1 and run.table.hold_until == NOW + 3_000
     (view,) = [msgpack.unpackb(data, raw=False) for gw, data in run.last.outputs if gw == "gw-bots"]
     # The same view as the table sent it, its hold shifted to three seconds from now.
@@ -47,12 +36,9 @@ def test_a_bot_waits_until_the_reveal_stops_holding_the_table() -> None:
 
 
 def test_bots_think_aloud_for_people_and_play_on_at_full_speed_once_they_are_out() -> None:
-    run = Run(seats=2, plan=[{"kind": "open"}, {"kind": "bot", "level": "hard"}])
-    run.send("join", player="p0", name="Ana")
-    run.send("join", "gw-bots", player="bot-1", name="Rocío", bot="hard")
+    run = person_and_bot()
     if run.turn() == 0:
-        bid = {"type": "bid", "quantity": 1, "face": 2}
-        run.send("act", "gw-a", player="p0", seat=0, action=bid)
+        run.move({"type": "bid", "quantity": 1, "face": 2})
     (view,) = [msgpack.unpackb(data, raw=False) for gw, data in run.last.outputs if gw == "gw-bots"]
     service = BotService(fakeredis.FakeRedis(), 16, service_id="gw-bots", think=(2.0, 2.0))
     service.bots["bot-1"] = BotSeat("t1", 1, "bot-1", "hard")
