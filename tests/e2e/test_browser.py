@@ -37,6 +37,18 @@ def chromium() -> str:
     return path
 
 
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+def new_page(browser: Any, viewport: dict[str, int], errors: list[str]) -> Any:
+    """A page of its own (its own storage) at this size; its script errors go to
+    ``errors``, which every test expects empty."""
+    page = browser.new_context(viewport=viewport).new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return page
+
+
 def on_screen(page: Any, selector: str) -> bool:
     """Is the element wholly inside the viewport (no scrolling needed to see it)?"""
     box = page.locator(selector).first.bounding_box()
@@ -78,10 +90,8 @@ def test_two_players_and_two_bots_play_to_a_winner(served: str, output_dir: Path
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
         errors: list[str] = []
-        ana = browser.new_context(viewport={"width": 390, "height": 844}).new_page()  # a phone
-        ben = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-        for page in (ana, ben):
-            page.on("pageerror", lambda e: errors.append(str(e)))
+        ana = new_page(browser, PHONE, errors)
+        ben = new_page(browser, DESKTOP, errors)
 
         ana.goto(served)
         ana.fill("[data-test=name]", "Ana")
@@ -161,8 +171,7 @@ def test_a_german_game_against_bots_from_play_now_to_the_end(served: str, output
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
         errors: list[str] = []
-        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page = new_page(browser, DESKTOP, errors)
         page.goto(served)
         page.select_option("#lang", "de")
         page.fill("[data-test=name]", "Greta")
@@ -176,8 +185,7 @@ def test_a_german_game_against_bots_from_play_now_to_the_end(served: str, output
         table = page.url.split("#/t/")[1]
 
         # The lobby lists the running game to watch.
-        watcher = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-        watcher.on("pageerror", lambda e: errors.append(str(e)))
+        watcher = new_page(browser, DESKTOP, errors)
         watcher.goto(served)
         watcher.click(f"[data-test=running-{table}] [data-test=watch]")
         watcher.wait_for_selector("[data-test=players]", timeout=15_000)
@@ -273,8 +281,7 @@ def test_the_reveal_holds_the_clock_and_the_house_says_what_it_played(
     ):
         browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
         errors: list[str] = []
-        page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page = new_page(browser, PHONE, errors)
         page.goto(base)
         page.fill("[data-test=name]", "Ana")
         page.select_option("[data-test=clock]", "15")
@@ -316,8 +323,7 @@ def test_a_quick_tournament_from_the_page_played_to_the_end(served: str, output_
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
         errors: list[str] = []
-        page = browser.new_context(viewport={"width": 1024, "height": 900}).new_page()
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page = new_page(browser, {"width": 1024, "height": 900}, errors)
         page.goto(served)
         page.fill("[data-test=name]", "Ana")
         page.click("summary")
@@ -357,9 +363,8 @@ def test_how_to_play_and_the_odds_guide_in_each_language(served: str, output_dir
     titles = {"en": "How to play", "es": "Cómo se juega", "de": "Spielregeln"}
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
-        page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
         errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page = new_page(browser, PHONE, errors)
         page.goto(served)
         for code, title in titles.items():
             page.select_option("#lang", code)

@@ -3,10 +3,11 @@
 
 import { errorText, t } from "./i18n.js";
 import { api, app, openSocket, state } from "./session.js";
-import { h, saveName, savedName, toast } from "./ui.js";
+import { askName } from "./lobby.js";
+import { h, load, toast } from "./ui.js";
 
 function entrantTokens() {
-  return JSON.parse(localStorage.getItem("dudo.entrants") || "{}");
+  return load("dudo.entrants", {});
 }
 
 function saveEntrant(cup, token) {
@@ -43,16 +44,9 @@ export function renderCupList() {
         h("button", { onclick: () => (location.hash = `#/c/${c.tournament}`), test: "standings" }, t("standingsBtn")))))));
 }
 
-function nameFromLobby() {
-  const name = (document.getElementById("name")?.value ?? savedName()).trim();
-  if (!name) toast(t("yourName"));
-  else saveName(name);
-  return name;
-}
-
 /** You and five bots, three to a table, begun at once. */
 export async function quickCup() {
-  const name = nameFromLobby();
+  const name = askName();
   if (!name) return;
   const rules = { preset: document.getElementById("preset")?.value || "classic" };
   const startDice = document.getElementById("start_dice")?.value;
@@ -71,7 +65,7 @@ export async function quickCup() {
 }
 
 async function registerCup(cup) {
-  const name = nameFromLobby();
+  const name = askName();
   if (!name) return;
   try {
     const entrant = await api("POST", `/api/tournaments/${cup}/register`, { name });

@@ -4,7 +4,7 @@
 import { ago, errorText, t } from "./i18n.js";
 import { OPTIONS, PRESETS } from "./presets.js";
 import { api, app, state } from "./session.js";
-import { forgetToken, h, saveName, saveToken, savedName, toast, tokens, yourGames } from "./ui.js";
+import { forgetToken, h, load, saveName, saveToken, savedName, toast, tokens, yourGames } from "./ui.js";
 
 const LEVELS = ["easy", "normal", "hard"];
 const CLOCKS = [0, 15, 30, 60, 120];
@@ -30,11 +30,7 @@ function field(label, input, help = null) {
 
 /** The last settings used to create a table: "Play now" and "New game" use them again. */
 function lastPlay() {
-  try {
-    return { preset: "classic", seats: 4, level: "normal", rules: {}, ...JSON.parse(localStorage.getItem("dudo.lastPlay") || "{}") };
-  } catch {
-    return { preset: "classic", seats: 4, level: "normal", rules: {} };
-  }
+  return { preset: "classic", seats: 4, level: "normal", rules: {}, ...load("dudo.lastPlay", {}) };
 }
 
 export function renderLobby() {
@@ -117,7 +113,8 @@ function readRules() {
   return rules;
 }
 
-function askName() {
+/** The player's name from the lobby's field (remembered), or null after asking for it. */
+export function askName() {
   const name = (document.getElementById("name")?.value ?? savedName()).trim();
   if (!name) {
     if (state.route.page !== "lobby") location.hash = "#/";

@@ -4,19 +4,15 @@
 
 import { faceName, t } from "./i18n.js";
 import { state } from "./session.js";
-import { die, h } from "./ui.js";
+import { die, h, onesWild, playerName as nameOf } from "./ui.js";
 
 const SHOWN_WITHOUT_HOLD_MS = 5000; // a server that does not hold: the overlay's own time
-
-function nameOf(view, seat) {
-  return view.players?.[seat]?.name ?? `#${seat + 1}`;
-}
 
 /** The reveal's body: who bid what, every hand, the count and what it cost whom. */
 export function revealBody(view, last) {
   const [bidder, q, face] = last.bid;
   const rules = view.game.rules;
-  const wild = rules.wild_ones && (!last.palifico || rules.palifico_wild_ones) && face !== 1;
+  const wild = onesWild(rules, last.palifico, face);
   const call = last.call === "dudo" ? t("dudo") : t("calzaBtn");
   const outcome = [];
   if (last.loser !== null) outcome.push(t("lost", { name: nameOf(view, last.loser) }));

@@ -3,7 +3,7 @@
 // and, in your turn, the action bar. Above it: players, your hand, the bids newest first
 // and the last round. Keys on a desktop: 1–6 face, ↑ ↓ quantity, Enter bid, D, C, ← →.
 
-import { bidText, die, h, pct, alertTurn } from "./ui.js";
+import { alertTurn, bidText, die, h, onesWild, pct, playerName } from "./ui.js";
 import { faceName, t } from "./i18n.js";
 import { act, app, request, state } from "./session.js";
 import { lastRoundCard, maybeReveal } from "./reveal.js";
@@ -14,7 +14,7 @@ export function me() {
 }
 
 function nameOf(seat) {
-  return state.view?.players?.[seat]?.name ?? `#${seat + 1}`;
+  return playerName(state.view, seat);
 }
 
 function mine(view) {
@@ -234,8 +234,7 @@ function bidChoice(game) {
 }
 
 function wildFor(game, face) {
-  const rules = game.rules;
-  return face !== 1 && rules.wild_ones && (!game.palifico || rules.palifico_wild_ones);
+  return onesWild(game.rules, game.palifico, face);
 }
 
 function held(game, face) {

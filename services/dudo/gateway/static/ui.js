@@ -29,6 +29,16 @@ export function die(face, { small = false, hit = false, wild = false } = {}) {
   return h("span", { class: cls.join(" ").replace(/ +/g, " ").trim(), role: "img", "aria-label": faceName(face, 1) }, cells);
 }
 
+/** A seat's player's name in a view (an open seat by its number, counted from 1). */
+export function playerName(view, seat) {
+  return view?.players?.[seat]?.name ?? `#${seat + 1}`;
+}
+
+/** Do ones count for ``face`` under these rules, in a palifico round or not? */
+export function onesWild(rules, palifico, face) {
+  return face !== 1 && rules.wild_ones && (!palifico || rules.palifico_wild_ones);
+}
+
 export function bidText(quantity, face) {
   return `${quantity} × ${faceName(face, quantity)}`;
 }
@@ -48,7 +58,8 @@ export function toast(text, ms = 4000) {
 
 // ---------------------------------------------------------------- what the browser keeps
 
-function load(key, empty) {
+/** What the browser keeps under ``key`` (JSON), or ``empty``. */
+export function load(key, empty) {
   try {
     return JSON.parse(localStorage.getItem(key) || "null") ?? empty;
   } catch {
