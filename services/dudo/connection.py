@@ -9,6 +9,7 @@ start on a mismatch, saying why.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from . import keys, wire
+from .resp import AsyncResp, Resp, options_of
 
 Client = Any  # redis.Redis | redis.cluster.RedisCluster (or fakeredis): same command API
 
@@ -105,22 +107,73 @@ def create_groups(
                 raise
 
 
-def xread(
-    client: Any, streams: dict[str, str], *, count: int | None = None, block: int | None = None
-) -> Any:
-    """XREAD, straight to ``execute_command`` (a coroutine for an asyncio client).
+_FAST: weakref.WeakKeyDictionary[Any, Resp | AsyncResp | None] = weakref.WeakKeyDictionary()
 
-    redis-py's own ``xread`` walks every reply to record streaming-lag metrics
-    (redis-py 7+), whether or not anyone collects them: 9% of a busy gateway's CPU."""
-    pieces: list[Any] = []
+
+def fast(client: Any) -> Any:
+    """The lean hot-path client (:mod:`dudo.resp`) standing in for ``client``, made once
+    per client: a :class:`~dudo.resp.Resp` for a synchronous redis-py client of a
+    standalone Redis, an :class:`~dudo.resp.AsyncResp` for an asyncio one; None for a
+    Cluster or fakeredis client (they keep redis-py's own path)."""
+    try:
+        return _FAST[client]
+    except KeyError:
+        pass
+    except TypeError:  # not weakly referenceable: not a redis-py client
+        return None
+    options = options_of(client)
+    made: Resp | AsyncResp | None = None
+    if options is not None:
+        timeout = client.connection_pool.connection_kwargs.get("socket_timeout") or 10.0
+        is_async = type(client).__module__.startswith("redis.asyncio")
+        made = (AsyncResp if is_async else Resp)(options, timeout=timeout)
+    _FAST[client] = made
+    return made
+
+
+def _xread_args(streams: dict[str, str], count: int | None, block: int | None) -> list[Any]:
+    pieces: list[Any] = ["XREAD"]
     if block is not None:
         pieces += [b"BLOCK", block]
     if count is not None:
         pieces += [b"COUNT", count]
-    names = list(streams)
-    return client.execute_command(
-        "XREAD", *pieces, b"STREAMS", *names, *streams.values(), keys=names
-    )
+    return [*pieces, b"STREAMS", *streams, *streams.values()]
+
+
+def xread_reply(raw: Any) -> list[Any]:
+    """A raw XREAD reply in redis-py's shape: [stream, [(id, {field: value})]] per stream."""
+    return [
+        [
+            stream,
+            [
+                (entry_id, dict(zip(f[::2], f[1::2], strict=True)) if f else {})
+                for entry_id, f in got
+            ],
+        ]
+        for stream, got in raw or []
+    ]
+
+
+def xread(
+    client: Any, streams: dict[str, str], *, count: int | None = None, block: int | None = None
+) -> Any:
+    """XREAD through the lean client where there is one, else straight to redis-py's
+    ``execute_command`` (a coroutine for an asyncio client). Replies in redis-py's shape.
+
+    redis-py's own ``xread`` walks every reply to record streaming-lag metrics
+    (redis-py 7+), whether or not anyone collects them: 9% of a busy gateway's CPU."""
+    args = _xread_args(streams, count, block)
+    lean = fast(client)
+    wait = (block or 0) / 1000
+    if isinstance(lean, Resp):
+        return xread_reply(lean.call(*args, wait=wait))
+    if isinstance(lean, AsyncResp):
+        return _async_xread(lean, args, wait)
+    return client.execute_command(*args, keys=list(streams))
+
+
+async def _async_xread(lean: AsyncResp, args: list[Any], wait: float) -> list[Any]:
+    return xread_reply(await lean.call(*args, wait=wait))
 
 
 class Batch:
@@ -142,15 +195,28 @@ class Batch:
     def __init__(self, client: Client) -> None:
         self.client = client
         self.items: list[tuple[str, Callable[[Any], object]]] = []
+        self.raw: list[tuple[Any, ...]] = []
 
-    def add(self, key: str, queue: Callable[[Any], object]) -> None:
-        """``queue(pipe)`` must queue exactly one command whose first key is ``key``."""
+    def add(
+        self, key: str, queue: Callable[[Any], object], raw: tuple[Any, ...] | None = None
+    ) -> None:
+        """``queue(pipe)`` must queue exactly one command whose first key is ``key``.
+
+        ``raw``: the same command as plain arguments, for a command whose reply
+        redis-py passes on as Redis sent it (a script, XDEL): when every command of
+        the batch has one, a standalone Redis gets the batch through the lean
+        client (:mod:`dudo.resp`) instead of a redis-py pipeline."""
         self.items.append((key, queue))
+        if raw is not None:
+            self.raw.append(raw)
 
     def execute(self) -> list[Any]:
         if not self.items:
             return []
         if not is_cluster(self.client):
+            lean = fast(self.client)
+            if isinstance(lean, Resp) and len(self.raw) == len(self.items):
+                return lean.execute(self.raw, raise_on_error=False)
             pipe = self.client.pipeline(transaction=False)
             for _, queue in self.items:
                 queue(pipe)

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import keys, wire
-from .connection import Client, xread
+from .connection import Client, fast, xread
+from .resp import AsyncResp
 
 
 class _LinkBase:
@@ -200,7 +201,15 @@ class AsyncGatewayLink(_LinkBase):
     async def _write(self, outgoing: _Outgoing) -> None:
         done = outgoing.done
         try:
-            if len(outgoing.entries) == 1:
+            lean = fast(self.redis)
+            if isinstance(lean, AsyncResp):
+                await lean.execute(
+                    [
+                        ("XADD", inbox, "*", wire.ENTRY_FIELD, payload)
+                        for inbox, payload in outgoing.entries
+                    ]
+                )
+            elif len(outgoing.entries) == 1:
                 inbox, payload = outgoing.entries[0]
                 await self.redis.execute_command("XADD", inbox, "*", wire.ENTRY_FIELD, payload)
             else:

@@ -116,21 +116,26 @@ class Delivery:
             self._unsent.extend((number, _text(rid), fields[b"d"], None) for rid, fields in rows)
             start = "(" + _text(rows[-1][0])
 
-    def fire_timers(self) -> None:
-        """Turn every expired turn clock of an owned partition into an inbox entry."""
+    def fire_timers(self) -> set[int]:
+        """Turn every expired turn clock of an owned partition into an inbox entry;
+        returns the partitions that may have got one."""
         owned = list(self.partitions.values())
         now = self.now()
         scan = Batch(self.redis)
         for part in owned:
             key = self.space.timers(part.number)
-            scan.add(key, lambda p, key=key: p.zrangebyscore(key, "-inf", now, start=0, num=256))
+            scan.add(
+                key,
+                lambda p, key=key: p.zrangebyscore(key, "-inf", now, start=0, num=256),
+                ("ZRANGEBYSCORE", key, "-inf", now, "LIMIT", 0, 256),
+            )
         due = [
             (part, members)
             for part, members in zip(owned, scan.execute(), strict=True)
             if members and not isinstance(members, Exception)
         ]
         if not due:
-            return
+            return set()
         fire = Batch(self.redis)
         for part, members in due:
             n = part.number
@@ -140,5 +145,6 @@ class Delivery:
                 tid, _, version = name.rpartition("|")
                 args += [name, wire.encode(self.entity.timeout(tid, int(version)))]
             script_keys = [self.space.lease(n), self.space.timers(n), self.space.inbox(n)]
-            fire.add(self.space.lease(n), self._call("fire", script_keys, args))
+            fire.add(self.space.lease(n), *self._call("fire", script_keys, args))
         self._execute(fire)
+        return {part.number for part, _ in due}

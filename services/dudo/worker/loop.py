@@ -103,6 +103,9 @@ class Worker(Membership, Processing, Delivery):
             not is_cluster(self.redis) and "fakeredis" not in type(self.redis).__module__
         )
         self._unsent: list[tuple[int, str, bytes, Any]] = []  # committed, not yet delivered
+        # The partitions the last blocking wait saw new entries in (None: read them all).
+        self._woken: set[int] | None = None
+        self._wait_first = False  # the last cycle was idle or caught up: wait, then read
         # Read and commit calls carry one partition each (one hash slot), or several.
         self._slot_per_call = settings.slot_per_call or is_cluster(self.redis)
         self.log = log.bind(**{self.space.role: self.id})
@@ -171,6 +174,8 @@ class Worker(Membership, Processing, Delivery):
             self._forget(part)
             part.redeliver = True
         self._next_heartbeat = 0.0
+        self._woken = None
+        self._wait_first = False
 
     def stop(self) -> None:
         self.stopping = True
@@ -189,11 +194,19 @@ class Worker(Membership, Processing, Delivery):
         self.log.info(f"{self.space.role}_stopped")
 
     def run_once(self) -> int:
-        """One cycle; returns how many inbox entries it processed."""
-        started = clock = time.monotonic()
+        """One cycle; returns how many inbox entries it processed.
+
+        A cycle that follows an idle or caught-up one starts by waiting (one blocking
+        XREAD, which returns at once if entries came meanwhile) and then reads only
+        the partitions it saw new entries in; every other cycle reads them all."""
+        if self._wait_first:
+            self._wait_for_entries()
+        woken, self._woken = self._woken, None
+        started = clock = time.monotonic()  # work only: idle waiting is not slowness
         phases: dict[str, float] = {}
         if clock >= self._next_heartbeat:
             self._next_heartbeat = clock + self.settings.heartbeat
+            woken = None  # now and then every partition is read, woken or not
             self.heartbeat()
             if clock >= self._next_settle:
                 # Every few seconds: it walks the frozen set (a few ms with a big heap,
@@ -204,16 +217,18 @@ class Worker(Membership, Processing, Delivery):
         if clock >= self._next_timers and self.partitions:
             self._next_timers = clock + self.settings.timer_interval
             mark = time.monotonic()
-            self.fire_timers()
+            fired = self.fire_timers()
+            if woken is not None:
+                woken |= fired  # their inboxes just got entries
             phases["timers"] = time.monotonic() - mark
         mark = time.monotonic()
-        entries = self._read()
+        entries = self._read(woken)
         phases["read"] = time.monotonic() - mark
         count = sum(len(e) for e in entries.values())
         if count:
             self._idle = 0.0
             self._handle(entries, phases)
-        elapsed = time.monotonic() - started  # work only: idle waiting is not slowness
+        elapsed = time.monotonic() - started
         if elapsed * 1000 > self.settings.slow_cycle_ms:
             self.log.warning(
                 "slow_cycle",
@@ -225,8 +240,7 @@ class Worker(Membership, Processing, Delivery):
             rest = self.settings.pace_ms / 1000 - (time.monotonic() - started)
             if rest > 0:
                 time.sleep(rest)
-        if not count or self._caught_up(entries):
-            self._wait_for_entries()
+        self._wait_first = not count or self._caught_up(entries)
         return count
 
     def _caught_up(self, entries: dict[int, list[tuple[str, bytes]]]) -> bool:
@@ -261,17 +275,24 @@ class Worker(Membership, Processing, Delivery):
         due = min(self._next_heartbeat, self._next_timers) - time.monotonic()
         block = int(min(self.settings.idle_block_ms, max(due * 1000, 1)))
         streams = {self.space.inbox(n): p.newest for n, p in self.partitions.items()}
+        woken: set[int] = set()
         for stream, entries in xread(self.redis, streams, count=1, block=block) or []:
             number = self.space.partition_of_inbox(_text(stream))
             part = self.partitions.get(number)
             if part is not None and entries:
                 part.newest = _text(entries[-1][0])
+                woken.add(number)
+        # The next read needs only these: any other inbox got nothing newer than what
+        # was read, and what arrives meanwhile wakes the next wait at once.
+        self._woken = woken
 
     # -- reading ----------------------------------------------------------------------
 
-    def _read(self) -> dict[int, list[tuple[str, bytes]]]:
+    def _read(self, woken: set[int] | None = None) -> dict[int, list[tuple[str, bytes]]]:
         """One round trip: deliver what the last cycle committed, delete what was
-        delivered before, and read every owned partition's inbox.
+        delivered before, and read every owned partition's inbox, or only those in
+        ``woken`` (the ones a blocking wait just saw new entries in) and any still
+        replaying pending entries.
 
         The reads are one script call for all partitions on a standalone Redis
         (the per-cycle cost then does not grow with the partition count), one
@@ -281,14 +302,22 @@ class Worker(Membership, Processing, Delivery):
             if part.redeliver:
                 self._redeliver(part.number)
                 part.redeliver = False
-        owned = list(self.partitions.values())
+        owned = [
+            part
+            for part in self.partitions.values()
+            if woken is None or part.number in woken or part.mode != "new"
+        ]
         batch = Batch(self.redis)
         sending = self._queue_deliveries(batch)
-        for part in owned:
+        for part in self.partitions.values():
             if part.delivered:
                 n, ids, part.delivered = part.number, part.delivered, []
                 stream = self.space.deliveries(n)
-                batch.add(stream, lambda p, stream=stream, ids=ids: p.xdel(stream, *ids))
+                batch.add(
+                    stream,
+                    lambda p, stream=stream, ids=ids: p.xdel(stream, *ids),
+                    ("XDEL", stream, *ids),
+                )
         deletions = len(batch.items) - sending[1]
         groups = read_groups(len(owned), cluster=self._slot_per_call)
         calls = [[owned[i] for i in group] for group in groups]
@@ -301,7 +330,7 @@ class Worker(Membership, Processing, Delivery):
                 self.settings.max_deliveries,
                 self.space,
             )
-            batch.add(script_keys[0], self._call("read", script_keys, args))
+            batch.add(script_keys[0], *self._call("read", script_keys, args))
         if not batch.items:
             return {}
         results = self._execute(batch)
@@ -391,7 +420,7 @@ class Worker(Membership, Processing, Delivery):
                 self.settings.outbox_maxlen,
                 self.settings.outbox_ttl_ms,
             )
-            pipe.add(script_keys[0], self._call("commit", script_keys, args))
+            pipe.add(script_keys[0], *self._call("commit", script_keys, args))
         try:
             replies = self._execute(pipe)
         except Exception as exc:  # no reply: the commit may or may not have happened
@@ -442,9 +471,15 @@ class Worker(Membership, Processing, Delivery):
 
     # -- calling Redis ------------------------------------------------------------------
 
-    def _call(self, name: str, script_keys: list[str], args: list[Any]) -> Any:
-        """Queue script ``name`` on whatever pipeline Batch hands over."""
-        return lambda pipe: self.scripts.queue(pipe, name, script_keys, args)
+    def _call(
+        self, name: str, script_keys: list[str], args: list[Any]
+    ) -> tuple[Any, tuple[Any, ...]]:
+        """Script ``name`` for a :class:`Batch`: queued on whatever pipeline it hands
+        over, and as plain arguments (its reply needs no parsing)."""
+        return (
+            lambda pipe: self.scripts.queue(pipe, name, script_keys, args),
+            self.scripts.raw(name, script_keys, args),
+        )
 
     def _execute(self, batch: Batch) -> list[Any]:
         """Run a batch; if Redis lost our scripts (a restart), load them again.

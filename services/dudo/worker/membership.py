@@ -70,7 +70,7 @@ class Membership:
             lease = self.space.lease(part.number)
             batch.add(
                 lease,
-                self._call("renew", [lease], [self.id, part.generation, s.lease_ms]),
+                *self._call("renew", [lease], [self.id, part.generation, s.lease_ms]),
             )
         sent = now_ms()
         clock, *results = self._execute(batch)

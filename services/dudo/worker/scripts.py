@@ -505,6 +505,10 @@ class Scripts:
         """Queue one script call on ``pipe`` (or run it, if ``pipe`` is a client)."""
         return pipe.evalsha(self.sha[name], len(script_keys), *script_keys, *args)
 
+    def raw(self, name: str, script_keys: list[str], args: list[Any]) -> tuple[Any, ...]:
+        """One script call as plain command arguments (for the lean client)."""
+        return ("EVALSHA", self.sha[name], len(script_keys), *script_keys, *args)
+
     def run(self, name: str, script_keys: list[str], args: list[Any]) -> Any:
         """Call one script now, loading the scripts first if need be."""
         if not self.loaded:
