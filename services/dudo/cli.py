@@ -76,6 +76,7 @@ def _bench(args: argparse.Namespace) -> int:
             codec=args.codec,
             folder=args.log_dir,
             flush=args.flush,
+            load=args.load,
         )
     elif args.target == "tournament":
         from .bench import tournament
@@ -681,6 +682,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--codec", choices=["json", "msgpack"], default="json", help="path: what clients speak"
+    )
+    bench.add_argument(
+        "--load",
+        choices=["node", "python"],
+        default="node",
+        help="path: the load generator's clients: Node (as the peers'), or Python in this "
+        "process (needed for --codec msgpack)",
     )
     bench.add_argument("--partitions", type=int, default=16, help="workers: partitions")
     bench.add_argument(

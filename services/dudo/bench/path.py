@@ -3,9 +3,13 @@
 client → gateway → Redis → worker → Redis → gateway → every client at the
 table. It starts (or uses) a Redis, ``workers`` worker processes and
 ``gateways`` gateway processes (or, with ``embedded``, one ``dudo serve``),
-then drives ``tables`` × ``seats`` WebSocket clients in this process
-(:mod:`dudo.bench.players`, closed loop, the peer harnesses' policy). Table
-``i``'s clients use gateway ``i mod gateways``.
+then drives ``tables`` × ``seats`` WebSocket clients (closed loop, the peer
+harnesses' policy). Table ``i``'s clients use gateway ``i mod gateways``.
+
+The clients run in Node by default (``load="node"``: ``load.mjs`` beside this
+module, one process), as the peers' load generators do, so the three systems
+are driven by the same kind of client; ``load="python"`` runs them in this
+process instead (:mod:`dudo.bench.players`, which also speaks msgpack).
 
 It reports, as one JSON object:
 
@@ -17,16 +21,20 @@ It reports, as one JSON object:
 - ``server_cpu_pct`` (100 = one core) and ``server_cpu_us_per_move``, in all
   and ``_by_role`` (gateway, worker, redis; or serve), from ``/proc`` (each
   process and its children);
-- ``load_cpu_pct``: this process, the clients; ``machine_cpu_pct``: every core,
-  so that a run disturbed by something else shows it.
+- ``load``: which load generator; ``load_cpu_pct``: its CPU (the Node process,
+  or this one); ``machine_cpu_pct``: every core, so that a run disturbed by
+  something else shows it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import platform
+import shutil
 import statistics
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -88,19 +96,87 @@ class Roles:
         return {role: sum(process_cpu(p) for p in pids) for role, pids in self.roles.items()}
 
 
-async def _measure(
+LOAD_SCRIPT = Path(__file__).with_name("load.mjs")
+
+
+def node_command() -> list[str]:
+    """How to run the Node load generator (Node 20 needs a flag for WebSocket)."""
+    node = shutil.which("node")
+    if node is None:
+        raise SystemExit("dudo bench path --load node needs Node.js 20+ (or use --load python)")
+    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
+    major = int(version.strip().lstrip("v").split(".")[0])
+    if major < 20:
+        raise SystemExit(f"Node.js 20+ needed, found {version.strip()} (or use --load python)")
+    return [node, *(["--experimental-websocket"] if major < 22 else []), str(LOAD_SCRIPT)]
+
+
+class _Measured:
+    """One measured phase, whichever load generator: the samples at its start and end
+    (server CPU by role, load-generator CPU, machine), moves and their latencies."""
+
+    def __init__(self) -> None:
+        self.before: tuple[dict[str, float], float, float] = ({}, 0.0, 0.0)
+        self.after: tuple[dict[str, float], float, float] = ({}, 0.0, 0.0)
+        self.elapsed = 0.0
+        self.rates: list[float] = []
+        self.moves = 0
+        self.games = 0
+        self.ms: list[float] = []
+        self.errors: dict[str, int] = {}
+
+
+async def _run_python(
     bases: list[str], roles: Roles, tables: int, seats: int, seconds: float, codec: str
-) -> dict[str, Any]:
+) -> _Measured:
     players = Players(bases, tables, seats=seats, codec=codec)
+    got = _Measured()
 
     def sample() -> tuple[dict[str, float], float, float]:
         return roles.sample(), time.process_time(), machine_busy()
 
     measured = await measure(players, seconds, sample)
-    (cpu0, load0, busy0), (cpu1, load1, busy1) = measured.before, measured.after
-    elapsed, rates = measured.elapsed, measured.rates
-    moves = players.applied
-    ms = [x * 1000 for x in players.latencies]
+    got.before, got.after = measured.before, measured.after
+    got.elapsed, got.rates = measured.elapsed, measured.rates
+    got.moves, got.games, got.errors = players.applied, players.games, dict(players.errors)
+    got.ms = [x * 1000 for x in players.latencies]
+    return got
+
+
+def _run_node(bases: list[str], roles: Roles, tables: int, seats: int, seconds: float) -> _Measured:
+    """Run ``load.mjs``; sample the servers (and the Node process, from /proc) when it
+    says the measured phase starts and when it ends."""
+    command = [*node_command(), ",".join(bases), str(tables), str(seats), str(seconds)]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    got = _Measured()
+
+    def sample() -> tuple[dict[str, float], float, float]:
+        return roles.sample(), process_cpu(proc.pid), machine_busy()
+
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            said = json.loads(line)
+            if said["phase"] == "start":
+                got.before = sample()
+            elif said["phase"] == "end":
+                got.after = sample()
+                got.elapsed, got.rates = said["elapsed"], said["rates"]
+                got.moves, got.games, got.errors = said["moves"], said["games"], said["errors"]
+                got.ms = said["latencies_ms"]
+            else:
+                raise SystemExit(f"the load generator failed: {said}")
+        if proc.wait(30) != 0 and not got.moves:
+            raise SystemExit(f"the load generator exited with {proc.returncode}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return got
+
+
+def _figures(got: _Measured) -> dict[str, Any]:
+    (cpu0, load0, busy0), (cpu1, load1, busy1) = got.before, got.after
+    elapsed, rates, moves, ms = got.elapsed, got.rates, got.moves, got.ms
     used = {role: cpu1[role] - cpu0[role] for role in cpu0}
     server = sum(used.values())
     per_move = lambda s: round(s / moves * 1e6, 1) if moves else None  # noqa: E731
@@ -111,8 +187,8 @@ async def _measure(
         "p50_ms": round(percentile(ms, 50), 2),
         "p99_ms": round(percentile(ms, 99), 2),
         "max_ms": round(max(ms), 2) if ms else None,
-        "games": players.games,
-        "errors": dict(players.errors),
+        "games": got.games,
+        "errors": got.errors,
         "server_cpu_pct": round(100 * server / elapsed),
         "server_cpu_pct_by_role": {r: round(100 * s / elapsed) for r, s in used.items()},
         "server_cpu_us_per_move": per_move(server),
@@ -135,10 +211,18 @@ def run(
     codec: str = "json",
     folder: str | None = None,
     flush: bool = False,
+    load: str = "node",
 ) -> dict[str, Any]:
     """Measure; ``embedded`` (``auto``, ``redis-server`` or ``fakeredis``) runs one
     ``dudo serve`` instead of separate processes; ``redis_url`` uses that Redis (empty,
-    or erased first with ``flush``)."""
+    or erased first with ``flush``); ``load``: ``node`` or ``python`` clients (JSON
+    frames; ``codec`` msgpack needs the Python ones)."""
+    if load not in ("node", "python"):
+        raise ValueError(f"load must be node or python, not {load!r}")
+    if load == "node" and codec != "json":
+        raise SystemExit("the Node load generator speaks JSON; use --load python for msgpack")
+    if load == "node":
+        node_command()  # refuse early, before starting anything
     fleet = Fleet(
         Path(folder) if folder else temporary_folder(),
         partitions=partitions,
@@ -176,7 +260,11 @@ def run(
                 }
             )
             shape = {"workers": workers, "gateways": gateways, "redis": redis_version(url)}
-        result = asyncio.run(_measure(bases, roles, tables, seats, seconds, codec))
+        if load == "node":
+            got = _run_node(bases, roles, tables, seats, seconds)
+        else:
+            got = asyncio.run(_run_python(bases, roles, tables, seats, seconds, codec))
+        result = _figures(got)
     finally:
         fleet.stop()
     return {
@@ -185,6 +273,7 @@ def run(
         "seats": seats,
         "seconds": seconds,
         "codec": codec,
+        "load": load,
         **shape,
         **result,
         "python": platform.python_version(),
