@@ -45,6 +45,7 @@ from redis import exceptions as rx
 __all__ = ["AsyncResp", "Resp", "options_of"]
 
 Command = Sequence[Any]
+READ_SIZE = 65536  # bytes read from the socket at a time (into a buffer kept for it)
 
 # Error replies by their first word, as redis-py raises them.
 _ERRORS: dict[str, type[rx.ResponseError]] = {
@@ -196,13 +197,17 @@ class Resp:
 
     def _read(self, sock: socket.socket, reader: Any, count: int) -> list[Any]:
         replies: list[Any] = []
+        buffer = self._local.buffer
         while len(replies) < count:
             reply = reader.gets()
             if reply is False:
-                data = sock.recv(262144)
-                if not data:
+                # Into one buffer kept per socket: a plain recv(n) allocates n bytes
+                # each time, and past the allocator's mmap threshold (128 KiB) that
+                # is a system call or two per read.
+                n = sock.recv_into(buffer)
+                if not n:
                     raise ConnectionResetError("Redis closed the connection")
-                reader.feed(data)
+                reader.feed(buffer, 0, n)
                 continue
             replies.append(reply)
         return replies
@@ -226,6 +231,7 @@ class Resp:
             raise rx.ConnectionError(f"cannot connect to Redis: {exc}") from exc
         reader = hiredis.Reader(replyError=_ErrorReply)
         self._local.sock, self._local.reader = sock, reader
+        self._local.buffer = bytearray(READ_SIZE)
         first = _handshake(o)
         if first:
             try:
@@ -247,21 +253,31 @@ class _Waiting:
         self.replies: list[Any] = []
 
 
-class _Protocol(asyncio.Protocol):
-    """One connection: replies are matched to callers in the order they wrote."""
+class _Protocol(asyncio.BufferedProtocol):
+    """One connection: replies are matched to callers in the order they wrote.
+
+    Buffered: the event loop reads into one buffer kept for the connection
+    (a plain protocol gets a new 256 KiB bytes object per read)."""
 
     def __init__(self) -> None:
         self.reader = hiredis.Reader(replyError=_ErrorReply)
         self.waiting: collections.deque[_Waiting] = collections.deque()
         self.transport: asyncio.Transport | None = None
         self.lost: Exception | None = None
+        self.buffer = bytearray(READ_SIZE)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> bytearray:
+        return self.buffer
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.reader.feed(self.buffer, 0, nbytes)
+        self._deliver()
+
+    def _deliver(self) -> None:
         reader, waiting = self.reader, self.waiting
-        reader.feed(data)
         while True:
             reply = reader.gets()
             if reply is False:

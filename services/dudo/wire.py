@@ -18,6 +18,7 @@ worker sends one entry per gateway per batch.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import re
@@ -465,6 +466,7 @@ def spectator_view(view: dict[str, Any]) -> dict[str, Any]:
     return snapshot
 
 
+@functools.lru_cache(maxsize=65536)  # every view names its host and players: hash once
 def public_id(player: str) -> str:
     """The handle under which a player is shown to others: ``host`` in views and the
     lobby, ``player`` in ``welcome`` and the HTTP answers.

@@ -313,10 +313,13 @@ local function commit_one(k, i)
   for o = 0, n_send - 1 do
     redis.call('XADD', KEYS[k + 6 + n_tab + n_out + o], '*', 'm', ARGV[sends + o])
   end
-  for a = 0, n_ack - 1 do
-    -- pcall: the group may have vanished since the read; the entry is deleted anyway
-    redis.pcall('XACK', inbox, group, ARGV[acks + a])
-    redis.call('XDEL', inbox, ARGV[acks + a])
+  -- Acked and deleted a chunk at a time (one call per chunk, not two per entry).
+  for first = 0, n_ack - 1, 256 do
+    local ids = {}
+    for a = first, math.min(first + 255, n_ack - 1) do ids[#ids + 1] = ARGV[acks + a] end
+    -- pcall: the group may have vanished since the read; the entries are deleted anyway
+    redis.pcall('XACK', inbox, group, unpack(ids))
+    redis.call('XDEL', inbox, unpack(ids))
   end
   return {1, record}, next_k, next_i
 end
