@@ -182,6 +182,11 @@ class AsyncGatewayLink(_LinkBase):
     async def send(self, *messages: dict[str, Any]) -> None:
         """Write messages to their tables' inboxes; returns once Redis has them (raises
         what Redis raised: the messages of that round trip may or may not be written)."""
+        await asyncio.shield(self.send_soon(*messages))
+
+    def send_soon(self, *messages: dict[str, Any]) -> asyncio.Future[None]:
+        """Queue messages for this turn's round trip; the future says how it went
+        (shared by every message of that round trip: do not cancel it)."""
         outgoing = self._outgoing
         if outgoing is None:
             loop = asyncio.get_running_loop()
@@ -189,7 +194,7 @@ class AsyncGatewayLink(_LinkBase):
             loop.call_soon(self._flush)
         for msg in messages:
             outgoing.entries.append((self.inbox_for(msg), wire.encode(msg)))
-        await asyncio.shield(outgoing.done)
+        return outgoing.done
 
     def _flush(self) -> None:
         outgoing, self._outgoing = self._outgoing, None

@@ -10,7 +10,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from dudo.gateway.clients import WRITE_BUFFER_HIGH, Connection
+from dudo.gateway.clients import WRITE_BUFFER_HIGH, Connection, Frames
 from dudo.gateway.settings import GatewaySettings
 
 
@@ -93,3 +93,36 @@ def test_messages_queue_behind_a_client_that_is_not_reading() -> None:
 
     conn = asyncio.run(scenario())
     assert conn.closing is not None and conn.closing[0] == 4002  # the queue overflowed
+
+
+class _CountingTransport(_SlowTransport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+def test_frames_of_one_turn_go_out_in_one_write_and_none_after_a_close() -> None:
+    async def scenario() -> tuple[list[bytes], list[bytes]]:
+        frames = Frames()
+        ana, ben = (Connection(_Ws(), GatewaySettings(), frames) for _ in range(2))  # type: ignore[arg-type]
+        for conn in (ana, ben):
+            conn.transport, conn.direct = _CountingTransport(), True
+        ana.send(None, b'{"type":"ack"}')
+        ana.send(None, b'{"type":"view"}')
+        ben.send(None, b'{"type":"view"}')
+        assert ana.transport.writes == []  # nothing yet: at the end of the turn
+        await asyncio.sleep(0)
+        ben.send(None, b'{"type":"late"}')
+        ben.close_soon(4002, "too slow")  # its batch goes with it: no frame after a close
+        await asyncio.sleep(0)
+        return ana.transport.writes, ben.transport.writes
+
+    ana, ben = asyncio.run(scenario())
+    assert ana == [b'\x81\x0e{"type":"ack"}\x81\x0f{"type":"view"}']  # two frames, one write
+    assert ben == [b'\x81\x0f{"type":"view"}']

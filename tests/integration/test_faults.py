@@ -409,3 +409,61 @@ def _ready(base: str) -> bool:
             return response.status == 200
     except OSError:
         return False
+
+
+def test_an_act_that_meets_a_redis_outage_is_refused_and_can_be_sent_again(
+    tmp_path: Path,
+) -> None:
+    """The gateway writes an act without waiting for Redis (the connection reads on);
+    a write that fails must still reach the player: `unavailable`, quoting the act's
+    id, and the connection stays, so the same move goes through once Redis is back."""
+    server = RedisServer(tmp_path / "redis", "--appendonly", "yes")
+    group = Workers(server.url, tmp_path)
+    try:
+        group.start("o1")
+        base = group.gateway("gw-a")
+        status, ana = _post(f"{base}/api/tables", {"seats": 2, "name": "Ana"})
+        assert status == 201
+        status, ben = _post(f"{base}/api/tables/{ana['table']}/join", {"name": "Ben"})
+        assert status == 200
+
+        async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
+            async with aiohttp.ClientSession() as session:
+                url = base.replace("http", "ws") + "/ws"
+                sockets = [await session.ws_connect(url) for _ in (ana, ben)]
+                for ws, who in zip(sockets, (ana, ben), strict=True):
+                    await ws.send_str(json.dumps({"v": 1, "type": "hello", "token": who["token"]}))
+
+                async def turn_view() -> tuple[Any, dict[str, Any]]:
+                    while True:  # the first view in which someone is to bid
+                        for ws in sockets:
+                            try:
+                                msg = json.loads((await ws.receive(timeout=0.2)).data)
+                            except TimeoutError:
+                                continue
+                            game = msg.get("game") if msg["type"] == "view" else None
+                            if game and game["phase"] == "bidding" and game["turn"] == msg["seat"]:
+                                return ws, msg
+
+                ws, view = await turn_view()
+                server.stop()
+                bid = {"type": "bid", "quantity": 1, "face": 2}
+                await ws.send_str(json.dumps({"v": 1, "type": "act", "id": "m1", "action": bid}))
+                refused = json.loads((await ws.receive(timeout=10)).data)
+                server.restart(down_for=0)
+                await asyncio.to_thread(wait_for, lambda: _ready(base), 20, "ready again")
+                await ws.send_str(json.dumps({"v": 1, "type": "act", "id": "m2", "action": bid}))
+                while True:
+                    msg = json.loads((await ws.receive(timeout=10)).data)
+                    if msg["type"] == "view" and msg["version"] > view["version"]:
+                        return refused, msg
+
+        refused, after = asyncio.run(scenario())
+        assert refused == {
+            "v": 1, "type": "error", "id": "m1", "code": "unavailable",
+            "message": "the game service is unreachable",
+        }  # fmt: skip
+        assert after["game"]["bids"][-1][1:] == [1, 2]  # the move sent again went through
+    finally:
+        group.stop_all()
+        server.stop()

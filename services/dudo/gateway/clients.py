@@ -58,6 +58,38 @@ class Metrics:
         self.batches = Counter(
             "dudo_gateway_outbox_entries_total", "outbox entries read", registry=r
         )
+        self._received: dict[str, Any] = {}
+
+    def received(self, kind: str) -> None:
+        """Count a client message of ``kind``: the labelled child is looked up once per
+        kind (``labels()`` takes a lock and builds a key: on every message, it cost
+        more than the count)."""
+        child = self._received.get(kind)
+        if child is None:
+            child = self._received[kind] = self.messages.labels("in", kind)
+        child.inc()
+
+
+class Frames:
+    """The connections with frames batched this turn of the event loop: one callback
+    at the end of the turn writes each connection's frames in one write (one
+    system call for an ``ack`` and the view after it, instead of two)."""
+
+    def __init__(self) -> None:
+        self._waiting: list[Connection] = []
+
+    def add(self, conn: Connection) -> None:
+        if not self._waiting:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._waiting.append(conn)
+
+    def flush(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        for conn in waiting:
+            try:
+                conn.flush_batch()
+            except (ConnectionError, RuntimeError):  # that peer is gone; the others are not
+                continue
 
 
 class Connection:
@@ -70,7 +102,9 @@ class Connection:
     (one non-reading spectator used to stall every table of its gateway).
     """
 
-    def __init__(self, ws: web.WebSocketResponse, settings: GatewaySettings) -> None:
+    def __init__(
+        self, ws: web.WebSocketResponse, settings: GatewaySettings, frames: Frames | None = None
+    ) -> None:
         self.ws = ws
         self.id = secrets.token_hex(4)
         self.grant: Grant | None = None
@@ -95,6 +129,9 @@ class Connection:
         self._writing = False  # a send is in progress
         self._write_started = 0.0  # since when (time.monotonic())
         self.closing: tuple[int, str] | None = None  # why we close it, once decided
+        self._frames = frames if frames is not None else Frames()
+        self._batch: list[bytes] = []  # frames for the write at the end of this turn
+        self._batch_bytes = 0
 
     def allow(self) -> bool:
         return self.bucket.allow()
@@ -128,19 +165,36 @@ class Connection:
         """Send a message, or queue it; ``text`` is its JSON when the caller already has
         it (then ``message`` may be None for a connection that speaks JSON). Never waits.
 
-        With nothing queued and room in the socket's buffer, the frame is written at
-        once: no task switch per message (which cost a busy gateway more than the
-        write). Otherwise it joins the queue that :meth:`write_loop` drains."""
+        With nothing queued and room in the socket's buffer, the frame joins this
+        turn's batch: every frame a connection gets in one turn of the event loop
+        (an ``ack`` and the view after it, say) goes out in one write at its end,
+        with no task switch per message. Otherwise it joins the queue that
+        :meth:`write_loop` drains."""
         if self.closing is not None or self.ws.closed:
             return
-        if not self._queue and not self._writing and self._writable():
-            self._write_now(message, text)
+        if not self._queue and not self._writing and self._has_room():
+            frame = self._frame(message, text)
+            if not self._batch:
+                self._frames.add(self)
+            self._batch.append(frame)
+            self._batch_bytes += len(frame)
             return
         if len(self._queue) >= self._limit:
             self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were not read in time")
             return
         self._queue.append((message, text))
         self._wakeup.set()
+
+    def flush_batch(self) -> None:
+        """Write this turn's frames in one go (called once per turn by :class:`Frames`)."""
+        batch = self._batch
+        if not batch:
+            return
+        self._batch, self._batch_bytes = [], 0
+        t = self.transport
+        if self.closing is not None or self.ws.closed or t is None or t.is_closing():
+            return  # never a data frame after a close frame
+        t.write(batch[0] if len(batch) == 1 else b"".join(batch))
 
     def close_soon(self, code: int, reason: str) -> None:
         """Close with ``code`` as soon as the writer gets to it (queued messages dropped).
@@ -150,6 +204,7 @@ class Connection:
         if self.closing is None:
             self.closing = (code, reason)
             self._queue.clear()
+            self._batch, self._batch_bytes = [], 0
             self._wakeup.set()
             if self._writing:
                 self.abort()
@@ -183,7 +238,17 @@ class Connection:
             and t.get_write_buffer_size() < WRITE_BUFFER_HIGH
         )
 
-    def _write_now(self, message: dict[str, Any] | None, text: bytes | None) -> None:
+    def _has_room(self) -> bool:
+        """:meth:`_writable`, counting the frames already batched for this turn."""
+        t = self.transport
+        return (
+            self.direct
+            and t is not None
+            and not t.is_closing()
+            and t.get_write_buffer_size() + self._batch_bytes < WRITE_BUFFER_HIGH
+        )
+
+    def _frame(self, message: dict[str, Any] | None, text: bytes | None) -> bytes:
         """One whole WebSocket frame, unmasked as a server's are (RFC 6455 §5.2). Whole
         frames only, so they never interleave with aiohttp's own (ping, close)."""
         if self.binary and message is not None:
@@ -197,7 +262,11 @@ class Connection:
             header = bytes((opcode, 126)) + n.to_bytes(2, "big")
         else:
             header = bytes((opcode, 127)) + n.to_bytes(8, "big")
-        self.transport.write(header + payload)
+        return header + payload
+
+    def _write_now(self, message: dict[str, Any] | None, text: bytes | None) -> None:
+        self.flush_batch()  # what was batched goes first
+        self.transport.write(self._frame(message, text))
 
     async def write_loop(self) -> None:
         """Drain the queue into the socket, one message at a time, until closed.
