@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -394,3 +395,40 @@ def test_recent_ids_ignore_an_id_added_twice() -> None:
     ids = RecentIds(["a", "b", "a"])
     assert list(ids) == ["a", "b"] and "a" in ids and "c" not in ids
     assert ids == RecentIds(["a", "b"]) and ids != RecentIds(["b", "a"])
+
+
+def test_a_frames_gateway_gets_the_same_snapshots_as_client_json_and_no_other_seat() -> None:
+    """A gateway registered for `frames` gets, in place of its `view`, the client JSON of
+    exactly its own seats (and nothing else: no other seat's piece, no player id but
+    its holders'); a gateway that did not register still gets `view` messages."""
+    from dudo.view_text import SnapshotTexts
+
+    run = Run(seats=3)
+    run.seat_all(["gw-a", "gw-b", "gw-a"])
+    run.send("watch", "gw-c", on=True)
+    run.move({"type": "bid", "quantity": 1, "face": 2})
+    assert run.table.game is not None
+    run.table._dirty = True
+    reference = {g: msgpack.unpackb(d) for g, d in run.table.flush().outputs}
+    run.table._dirty = True
+    sent = {g: msgpack.unpackb(d) for g, d in run.table.flush({"gw-a", "gw-c"}).outputs}
+    assert sent["gw-b"] == reference["gw-b"] and sent["gw-b"]["type"] == "view"
+    for gateway in ("gw-a", "gw-c"):
+        frames, view = sent[gateway], reference[gateway]
+        wire.validate(frames)
+        assert frames["type"] == "frames" and view["type"] == "view"
+        assert frames["holders"] == view["holders"] and frames["version"] == view["version"]
+        assert frames["seats"] == [p["seat"] for p in view["seats"]]
+        texts, spliced = SnapshotTexts.of_view(view), SnapshotTexts.of_frames(frames)
+        for private, piece in zip(view["seats"], frames["privates"], strict=True):
+            seat = private["seat"]
+            assert spliced.seat_text(seat, piece.encode()) == texts.seat(private)
+        assert spliced.spectator() == texts.spectator()
+    assert sent["gw-a"]["seats"] == [0, 2] and sent["gw-c"]["seats"] == []
+    assert sent["gw-a"]["holders"] == ["p0", "p2"] and sent["gw-c"]["holders"] == []
+    for seat, piece in zip([0, 2], sent["gw-a"]["privates"], strict=True):
+        private = json.loads("{" + piece)
+        assert private["seat"] == seat and private["dice"] == list(run.table.game.hands[seat])
+    assert "p1" not in str(sent["gw-a"])  # no player id of another gateway's seat
+    for piece in (sent["gw-c"]["head"], sent["gw-c"]["public"]):
+        assert '"dice"' not in piece  # a spectator's pieces carry no hand

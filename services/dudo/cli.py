@@ -296,6 +296,7 @@ def _gateway(args: argparse.Namespace) -> int:
         send_queue=args.send_queue,
         reply_timeout=args.reply_timeout,
         ws_compress=args.ws_compress,
+        frames=not args.no_frames,
         **_limits(args),
     )
     if args.id:
@@ -600,6 +601,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--ws-compress",
         action="store_true",
         help="compress WebSocket messages for clients that ask (costs CPU per message)",
+    )
+    gateway.add_argument(
+        "--no-frames",
+        action="store_true",
+        help="take views as stream `view` messages and encode the clients' JSON here "
+        "(default: workers send `frames`, the JSON encoded once for every gateway)",
     )
     gateway.add_argument("--log-level", default="info")
     gateway.set_defaults(func=_gateway)

@@ -171,4 +171,6 @@ class Entity(Protocol):
 
     def handle(self, msg: dict[str, Any], now: int, rng: random.Random) -> None: ...
 
-    def flush(self) -> Flush: ...
+    def flush(self, frame_gateways: frozenset[str] = frozenset()) -> Flush:
+        """What the batch did. ``frame_gateways``: the gateways that take views as
+        ``frames`` (client JSON encoded once) rather than ``view`` messages."""

@@ -29,6 +29,9 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CONFIG = f"{PREFIX}:config"  # hash: partitions, protocol
 WORKERS = f"{PREFIX}:workers"  # zset: worker id -> last heartbeat (ms)
 GATEWAYS = f"{PREFIX}:gateways"  # zset: gateway id -> last heartbeat (ms)
+# hash: gateway id -> "frames" for a gateway that takes its views as client JSON
+# pieces (the `frames` message) instead of `view` messages
+GATEWAY_VIEWS = f"{PREFIX}:gateway_views"
 DIRECTORS = f"{PREFIX}:directors"  # zset: director id -> last heartbeat (ms)
 DEFAULT_DIRECTOR_PARTITIONS = 4
 RATERS = f"{PREFIX}:raters"  # zset: processes keeping the ratings -> last heartbeat (ms)

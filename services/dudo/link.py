@@ -154,15 +154,26 @@ class AsyncGatewayLink(_LinkBase):
         director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS,
     ) -> None:
         super().__init__(client, gateway_id, partitions, director_partitions)
+        self.views: str | None = None  # "frames": workers send this gateway `frames`
         self._outgoing: _Outgoing | None = None
         self._read_since_trim = 0
         self._trimmed_at = 0.0
 
     async def register(self) -> None:
-        await self.redis.zadd(keys.GATEWAYS, {self.id: self._now_ms()})
+        """Announce (or refresh) this gateway, and how it takes its views."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(keys.GATEWAYS, {self.id: self._now_ms()})
+        if self.views is not None:
+            pipe.hset(keys.GATEWAY_VIEWS, self.id, self.views)
+        else:
+            pipe.hdel(keys.GATEWAY_VIEWS, self.id)
+        await pipe.execute()
 
     async def deregister(self) -> None:
-        await self.redis.zrem(keys.GATEWAYS, self.id)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zrem(keys.GATEWAYS, self.id)
+        pipe.hdel(keys.GATEWAY_VIEWS, self.id)
+        await pipe.execute()
 
     async def open_tables(self) -> dict[str, dict[str, Any]]:
         """The lobby: every listed table's summary (open, or a game being played),

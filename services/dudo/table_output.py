@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from . import wire
 from .engine import private_view, public_view, rules_dict
 from .entity import Flush, Flushing
+from .view_text import frames_message, public_piece
 from .wire import message
 
 if TYPE_CHECKING:
@@ -97,11 +98,13 @@ class TableOutput(Flushing):
             events=events,
         )
 
-    def flush(self) -> Flush:
+    def flush(self, frame_gateways: frozenset[str] = frozenset()) -> Flush:
         """Everything this batch produced, in order: direct replies, then one view per gateway.
 
         A gateway's view carries the private part of exactly the seats attached
-        to it, and goes to it if it hosts a seat or watches the table.
+        to it, and goes to it if it hosts a seat or watches the table: as a ``view``
+        message, or, to a gateway in ``frame_gateways``, as the ``frames`` that say
+        the same in client JSON (the public part encoded once for all of them).
         """
         outputs = [(gw, wire.encode(msg)) for gw, msg in self._direct]
         audience: dict[str, set[int]] = {}  # gateway -> seats it gets private parts of
@@ -118,6 +121,7 @@ class TableOutput(Flushing):
         if audience:
             game = self.game
             public = public_view(game) if game is not None else None
+            public_json: bytes | None = None  # encoded once, for every `frames` gateway
             events = self._events if self._dirty else []
             for gateway, hosted in audience.items():
                 # Only seats someone holds: a private part always names its holder, and
@@ -130,6 +134,10 @@ class TableOutput(Flushing):
                 view = self._view(public, privates, holders, events)
                 if gateway in self._applied:
                     view["applied"] = self._applied[gateway]
+                if gateway in frame_gateways:
+                    if public_json is None:
+                        public_json = public_piece(public)
+                    view = frames_message(view, public_json)
                 outputs.append((gateway, wire.encode(view)))
 
         sends = self._report_sends() + self._house_move() + self._result_sends()

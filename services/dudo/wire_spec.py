@@ -344,6 +344,58 @@ MESSAGES: dict[str, Message] = {
             },
         ),
         Message(
+            "frames",
+            "out",
+            "A `view` as the JSON its clients get, for a gateway that registered for it "
+            "(`dudo:gateway_views` = `frames`): the same snapshot, encoded once by the worker, "
+            'in pieces to splice. A seat\'s frame is `head` + `,"seat":N,"game":` + '
+            "`public` + `,` + that seat's piece of `privates` + `}` (or `head` + "
+            '`,"seat":N,"game":null}` when `public` is null); a spectator\'s is `head` + '
+            '`,"seat":null,"game":` + `public` + `,"seat":null}}`. Same routing and '
+            "ordering rules as `view`.",
+            {
+                "table": TABLE,
+                "version": Field("integer", minimum=0, doc="table version, rises on every change"),
+                "status": Field("string", enum=TABLE_STATUSES),
+                "seats": Field(
+                    "array",
+                    maximum=6,
+                    items=_seat(),
+                    doc="the seat number of each piece of `privates`, in the same order",
+                ),
+                "holders": Field(
+                    "array",
+                    maximum=6,
+                    items=PLAYER,
+                    doc="the player holding each seat of `seats`: its frame goes to that "
+                    "player's connections and nobody else's",
+                ),
+                "head": Field(
+                    "string",
+                    doc="the client view's JSON without `seat` and `game`, and without its "
+                    "closing brace",
+                ),
+                "public": Field(
+                    "string",
+                    nullable=True,
+                    doc="the public part of the game as JSON without its closing brace; null "
+                    "before the start",
+                ),
+                "privates": Field(
+                    "array",
+                    maximum=6,
+                    items=Field("string", doc="a private part as JSON without its opening brace"),
+                    doc="the private part of each seat of `seats`",
+                ),
+                "applied": Field(
+                    "array",
+                    required=False,
+                    items=MSG_ID,
+                    doc="as in `view`: the ids of this gateway's `act` messages it results from",
+                ),
+            },
+        ),
+        Message(
             "error",
             "out",
             "A message was refused; nothing changed.",

@@ -355,23 +355,33 @@ def test_health_readiness_and_metrics(served: str) -> None:
 
 
 def test_spliced_snapshot_text_equals_the_snapshot() -> None:
+    """What a client gets is the snapshot encoded whole, byte for byte, whether the
+    gateway spliced it from a `view` (pieces it encoded) or from the `frames` a worker
+    encoded for it; and a frames message holds nothing a view for that gateway did not."""
     from dudo import wire
-    from dudo.gateway.clients import SnapshotTexts, encode_json
+    from dudo.view_text import SnapshotTexts, encode_json, frames_message
 
     root = Path(__file__).resolve().parents[2] / "protocol" / "examples"
     for name in ("out-view.json", "out-view-open.json", "out-view-spectator.json"):
         view = json.loads((root / name).read_text(encoding="utf-8"))
         if view["game"] is not None:  # UTF-8 and escapes, spliced as msgspec encodes them
             view["game"]["note"] = 'Ñandú 🎲 "quoted" \\ \n'
-        texts = SnapshotTexts(view)
+        texts = SnapshotTexts.of_view(view)
+        frames = wire.unpack(wire.encode(frames_message(view)))  # as it travels
+        wire.validate(frames)
+        spliced = SnapshotTexts.of_frames(frames)
+        pieces = zip(frames["seats"], frames["privates"], strict=True)
+        by_seat = {seat: spliced.seat_text(seat, piece.encode()) for seat, piece in pieces}
+        assert frames["holders"] == view["holders"]
         for private in view["seats"]:
             snapshot = wire.seat_snapshot(view, private)
-            assert texts.seat(private) == encode_json(snapshot)
+            assert texts.seat(private) == encode_json(snapshot) == by_seat[private["seat"]]
             assert json.loads(texts.seat(private)) == snapshot
             assert "holders" not in snapshot  # player ids never reach a client
             if view["game"] is not None:
                 del snapshot["game"]["note"]
             check("ws-out-view.schema.json", {"v": 1, **snapshot, "type": "view"})
-        assert texts.spectator() == encode_json(wire.spectator_view(view))
+        spectator = encode_json(wire.spectator_view(view))
+        assert texts.spectator() == spectator == spliced.spectator()
         assert json.loads(texts.spectator()) == wire.spectator_view(view)
         assert "holders" not in wire.spectator_view(view)

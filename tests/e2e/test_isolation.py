@@ -1,6 +1,8 @@
 """No socket ever receives dice of a player other than its own.
 
-Two real gateway processes and a worker on a real redis-server; players join,
+Two real gateway processes (one taking its views as `frames`, the client JSON
+the worker encodes, the other as `view` messages it encodes itself) and a
+worker on a real redis-server; players join,
 leave before the start with their pages left open, come back through the other
 gateway while the old socket stays open, the host starts early (seats are
 renumbered), spectators watch, and everyone plays. Every message every socket
@@ -145,11 +147,12 @@ def leaks(scene: Scene) -> list[str]:
 
 @pytest.fixture(scope="module")
 def two_gateways(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """One worker and two gateways for every scenario (each plays its own table)."""
+    """One worker and two gateways for every scenario (each plays its own table): one
+    takes its views as `frames` (the default), the other as `view` messages."""
     redis_server.client().flushall()
     group = Workers(redis_server.url, tmp_path_factory.mktemp("isolation"), partitions=PARTITIONS)
     group.start("w1")
-    bases = [group.gateway("gw-one"), group.gateway("gw-two")]
+    bases = [group.gateway("gw-one"), group.gateway("gw-two", "--no-frames")]
     yield bases
     group.stop_all()
 

@@ -293,3 +293,32 @@ def test_lobby_is_kept_and_announced_to_live_gateways(client: Any) -> None:
     out = pump(worker, link)
     assert [m["entry"] for m in out if m["type"] == "lobby"][-1]["status"] == "playing"
     assert link.open_tables()["t1"]["status"] == "playing"  # listed to watch, not to join
+
+
+def test_a_gateway_registered_for_frames_gets_frames_and_others_views(client: Any) -> None:
+    """`HSET dudo:gateway_views <id> frames`: the worker learns it at its heartbeat and
+    delivers that gateway its views as `frames`; a gateway that never set it, or unset
+    it, gets `view` messages."""
+    framed, plain = GatewayLink(client, "gw-f", P), GatewayLink(client, "gw-v", P)
+    for link in (framed, plain):
+        link.register()
+    client.hset(keys.GATEWAY_VIEWS, "gw-f", "frames")
+    worker = make_worker(client)
+    assert worker.frame_gateways == {"gw-f"}
+    framed.send(
+        framed.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2)
+    )
+    framed.send(framed.message("join", id="j0", table="t1", player="p0", name="Ana"))
+    plain.send(plain.message("join", id="j1", table="t1", player="p1", name="Ben"))
+    got_f, got_v = pump(worker, framed), plain.read(block_ms=None)
+    frames = [m for m in got_f if m["type"] == "frames"]
+    views = [m for m in got_v if m["type"] == "view"]
+    assert frames and not any(m["type"] == "view" for m in got_f)
+    assert views and not any(m["type"] == "frames" for m in got_v)
+    assert all(m["holders"] in ([], ["p0"]) for m in frames)  # only its own seat
+    assert all(m["holders"] in ([], ["p1"]) for m in views)
+    client.hdel(keys.GATEWAY_VIEWS, "gw-f")
+    worker.heartbeat()
+    assert worker.frame_gateways == frozenset()
+    framed.send(framed.message("resync", id="r1", table="t1", seat=0, player="p0"))
+    assert any(m["type"] == "view" for m in pump(worker, framed))

@@ -172,7 +172,7 @@ class Ratings:
     def timeout(entity: str, version: int) -> dict[str, Any]:
         raise AssertionError("ratings have no timer")
 
-    def flush(self) -> Flush:
+    def flush(self, frame_gateways: frozenset[str] = frozenset()) -> Flush:
         changed, self._changed = self._changed, False
         return Flush(
             record=self.to_bytes() if changed else None,

@@ -319,7 +319,7 @@ class Tournament(Progress, Stored, Flushing):
     def timeout(entity: str, version: int) -> dict[str, Any]:
         return message("tournament_timeout", id=f"t:{version}", tournament=entity, version=version)
 
-    def flush(self) -> Flush:
+    def flush(self, frame_gateways: frozenset[str] = frozenset()) -> Flush:
         if self._decide and self.balancer is not None and self.status == RUNNING:
             self._decide_moves()
         self._decide = False

@@ -141,6 +141,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
             self.settings.partitions,
             self.settings.director_partitions,
         )
+        self.link.views = "frames" if self.settings.frames else None
         self.reader = AsyncGatewayLink(
             self.reader_redis, self.settings.gateway_id, self.settings.partitions
         )
@@ -292,7 +293,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
 
     async def _dispatch(self, msg: dict[str, Any]) -> None:
         kind = msg["type"]
-        if kind == "view":
+        if kind in ("view", "frames"):
             self._relay_view(msg)
         elif kind in ("joined", "left"):
             if kind == "joined":

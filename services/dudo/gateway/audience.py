@@ -19,8 +19,11 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from .. import wire
-from .clients import Connection, Metrics, SnapshotTexts
+from ..view_text import SnapshotTexts
+from .clients import Connection, Metrics
 
 VERSIONS_KEPT = 50_000  # tables whose last relayed version is remembered
 
@@ -167,27 +170,35 @@ class Audience:
 
     def relay_view(self, msg: dict[str, Any]) -> bool:
         """Send each holder's connections its seat's snapshot and every spectator the
-        public one. False if the view was older than one already relayed (dropped)."""
+        public one, from a ``view`` message or from the ``frames`` a worker renders for
+        this gateway. False if it was older than one already relayed (dropped)."""
         table = msg["table"]
         if msg["version"] < self.versions.get(table, 0):
             return False  # an older snapshot (at-least-once delivery): already passed
         # Equal versions pass: a resync answers with the current version.
         _remember(self.versions, table, msg["version"])
-        texts = SnapshotTexts(msg)  # the public part is encoded once, for every connection
-        for private, holder in zip(msg["seats"], msg.get("holders") or (), strict=False):
-            conns = self.seated.get((table, holder))
-            if not conns:
-                continue
-            for conn in conns:
-                conn.seat = private["seat"]  # follows a renumbering at the start
-            _send_each(
-                conns,
-                lambda private=private: wire.seat_snapshot(msg, private),
-                lambda private=private: texts.seat(private),
-            )
+        if msg["type"] == "frames":
+            texts = SnapshotTexts.of_frames(msg)  # pieces encoded by the worker: spliced
+            held = zip(msg["seats"], msg["privates"], msg.get("holders") or (), strict=False)
+            for seat, private, holder in held:
+                conns = self.seated.get((table, holder))
+                if conns:
+                    text = texts.seat_text(seat, private.encode())
+                    _send_each(conns, seat, lambda text=text: _decode_json(text), lambda t=text: t)
+        else:
+            texts = SnapshotTexts.of_view(msg)  # the public part encoded once, for everyone
+            for private, holder in zip(msg["seats"], msg.get("holders") or (), strict=False):
+                conns = self.seated.get((table, holder))
+                if conns:
+                    _send_each(
+                        conns,
+                        private["seat"],
+                        lambda private=private: wire.seat_snapshot(msg, private),
+                        lambda private=private: texts.seat(private),
+                    )
         watchers = self.spectators.get(table)
         if watchers:
-            _send_each(watchers, lambda: wire.spectator_view(msg), texts.spectator)
+            _send_each(watchers, None, lambda: _decode_json(texts.spectator()), texts.spectator)
         if msg["status"] == "over":
             self.versions.pop(table, None)
         return True
@@ -232,14 +243,18 @@ def _leave(groups: dict[Any, set[Connection]], key: Any, conn: Connection) -> bo
 
 def _send_each(
     conns: set[Connection],
+    seat: int | None,
     snapshot: Callable[[], dict[str, Any]],
     text: Callable[[], bytes],
 ) -> None:
     """Send one snapshot to ``conns``, made at most once in each encoding a connection
-    speaks: the dict for msgpack connections, the spliced JSON for the others."""
+    speaks: the dict for msgpack connections, the spliced JSON for the others. A
+    seat's connections learn its number (it follows a renumbering at the start)."""
     as_dict: dict[str, Any] | None = None
     as_json: bytes | None = None
     for conn in conns:
+        if seat is not None:
+            conn.seat = seat
         if conn.binary:
             if as_dict is None:
                 as_dict = snapshot()
@@ -248,6 +263,9 @@ def _send_each(
             if as_json is None:
                 as_json = text()
             conn.send(None, as_json)
+
+
+_decode_json = msgspec.json.Decoder().decode
 
 
 def _remember(versions: dict[str, int], table: str, version: int) -> None:

@@ -2,8 +2,8 @@
 
 Kept apart from the routes (:mod:`dudo.gateway.app`): a :class:`Connection` knows
 its grant (the token it said hello with), its seat, its rate limit and whether it
-speaks JSON or msgpack; :class:`SnapshotTexts` turns one ``view`` message into
-the JSON every connection at that table gets, encoding the shared part once.
+speaks JSON or msgpack; :class:`Frames` batches what each connection is sent in
+one turn of the event loop into one write.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import msgpack
-import msgspec
 from aiohttp import WSMsgType, web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from .. import wire
+from ..view_text import encode_json
 from .limits import Bucket
 from .tokens import Grant
 
@@ -306,34 +306,3 @@ class Connection:
             await asyncio.wait_for(self.ws.close(code=code, message=reason.encode()), 2.0)
             return
         self.abort()
-
-
-encode_json = msgspec.json.Encoder().encode  # compact JSON, UTF-8, as bytes
-
-
-class SnapshotTexts:
-    """The JSON a client gets for a ``view`` message, with the public part encoded once.
-
-    A seat's snapshot is the wrapper plus ``game`` = public part merged with its
-    private part (their keys never overlap), so the text is spliced: the public
-    object without its closing brace, then the private members. Equal, byte for
-    byte, to encoding :func:`wire.seat_snapshot` (tests/e2e/test_gateway.py).
-    """
-
-    def __init__(self, view: dict[str, Any]) -> None:
-        # Not `holders` nor `applied`: player ids, inside the gateway only (wire.GATEWAY_ONLY).
-        wrapper = {k: v for k, v in view.items() if k != "game" and k not in wire.GATEWAY_ONLY}
-        self.head = encode_json(wrapper)[:-1]
-        self.public = encode_json(view["game"]) if view["game"] is not None else None
-
-    def seat(self, private: dict[str, Any]) -> bytes:
-        seat = str(private["seat"]).encode()
-        if self.public is None:
-            return b'%b,"seat":%b,"game":null}' % (self.head, seat)
-        game = b"%b,%b" % (self.public[:-1], encode_json(private)[1:])
-        return b'%b,"seat":%b,"game":%b}' % (self.head, seat, game)
-
-    def spectator(self) -> bytes:
-        if self.public is None:
-            return b'%b,"seat":null,"game":null}' % self.head
-        return b'%b,"seat":null,"game":%b,"seat":null}}' % (self.head, self.public[:-1])

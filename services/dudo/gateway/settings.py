@@ -38,6 +38,9 @@ class GatewaySettings:
     # message per connection costs more CPU than the rest of the gateway's path
     # (docs/benchmarks.md); off, as in the peers' servers.
     ws_compress: bool = False
+    # Views as `frames` (client JSON the workers encode once) instead of `view` messages
+    # this gateway decodes and encodes again for every seat (docs/benchmarks.md).
+    frames: bool = True
     # What one client may cost (docs/operations.md, "Limits"): per client address,
     # per token, per connection. Limits are per gateway instance.
     creates_per_min: float = 30.0  # tables one address may create per minute (and at once)

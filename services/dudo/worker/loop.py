@@ -92,6 +92,7 @@ class Worker(Membership, Processing, Delivery):
         self.scripts = Scripts(self.redis)
         self.partitions: dict[int, Partition] = {}
         self.live_gateways: list[str] = []
+        self.frame_gateways: frozenset[str] = frozenset()
         self.rng = random.SystemRandom()
         self.stopping = False
         self._next_heartbeat = 0.0

@@ -32,6 +32,7 @@ class Membership:
     scripts: Scripts
     partitions: dict[int, Partition]
     live_gateways: list[str]
+    frame_gateways: frozenset[str]  # live gateways that take their views as `frames`
     clock_offset: int
     stopping: bool
     health: Health
@@ -65,6 +66,7 @@ class Membership:
             keys.GATEWAYS,
             lambda p: p.zrangebyscore(keys.GATEWAYS, "-inf", now - s.gateway_gc_ms, 0, 100),
         )
+        batch.add(keys.GATEWAY_VIEWS, lambda p: p.hgetall(keys.GATEWAY_VIEWS))
         owned = list(self.partitions.values())
         for part in owned:
             lease = self.space.lease(part.number)
@@ -81,7 +83,11 @@ class Membership:
         self.live_gateways = [g.decode() if isinstance(g, bytes) else g for g in results[3]]
         if results[4]:
             self._forget_gateways([_text(g) for g in results[4]], now - s.gateway_gc_ms)
-        for part, renewed in zip(owned, results[5:], strict=True):
+        if not isinstance(results[5], Exception):
+            self.frame_gateways = frozenset(
+                _text(g) for g, how in results[5].items() if how == b"frames"
+            ) & frozenset(self.live_gateways)
+        for part, renewed in zip(owned, results[6:], strict=True):
             if isinstance(renewed, Exception):
                 continue  # not an answer about the lease: keep it, retry next heartbeat
             if renewed != 1:
@@ -107,6 +113,7 @@ class Membership:
         for gateway in gateways:
             outbox = keys.outbox(gateway)
             batch.add(outbox, lambda p, outbox=outbox: p.delete(outbox))
+        batch.add(keys.GATEWAY_VIEWS, lambda p: p.hdel(keys.GATEWAY_VIEWS, *gateways))
         self._execute(batch)
         self.log.info("gateways_forgotten", gateways=gateways)
 

@@ -71,6 +71,7 @@ class Processing:
     partitions: dict[int, Partition]
     entity: type[Entity]
     limits: Limits
+    frame_gateways: frozenset[str]
     rng: random.Random
     log: Any
     debug: bool
@@ -197,7 +198,7 @@ class Processing:
                 )
 
         for tid, table in touched.items():
-            flush = table.flush()
+            flush = table.flush(self.frame_gateways)
             batch.outputs.extend(flush.outputs)
             batch.sends.extend(flush.sends)
             if flush.record is not None:
