@@ -10,11 +10,13 @@ take the reading process down (issue 10, defect 2: a ``create`` whose
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import msgpack
+import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +27,7 @@ from dudo.gateway.messages import validate_client
 EXAMPLES = Path(__file__).resolve().parents[1] / "protocol" / "examples"
 INBOX = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(EXAMPLES.glob("in-*.json"))]
 CLIENT = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(EXAMPLES.glob("ws-in-*.json"))]
+OUTBOX = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(EXAMPLES.glob("out-*.json"))]
 
 # Everything msgpack can carry (msgspec decodes the same set).
 scalars = (
@@ -144,3 +147,102 @@ def test_the_reported_cases_are_typed_errors() -> None:
             assert exc.code == wire.BAD_MESSAGE
         else:
             raise AssertionError(f"id {name!r} was accepted")
+
+
+# -- the fast path (msgspec's typed decoders) gives the checker's answers ---------
+
+
+def _answer(decode: Any, data: bytes) -> tuple[str, Any]:
+    try:  # compared as bytes: a NaN inside is not equal to itself
+        return "ok", msgpack.packb(decode(data), use_bin_type=True)
+    except wire.WireError as exc:
+        return "refused", (exc.code, exc.message, exc.known)
+    except Exception as exc:  # not msgpack / not JSON at all
+        return "undecodable", type(exc).__name__
+
+
+def _slow_msgpack(data: bytes) -> dict[str, Any]:
+    return wire.validate(wire.unpack(data))
+
+
+def _slow_json(data: bytes) -> dict[str, Any]:
+    # msgspec parses JSON as RFC 8259 says (no NaN or Infinity), as the gateway does
+    return validate_client(msgspec.json.decode(data))
+
+
+EDGES = st.sampled_from(
+    ["", "a\n", "\n", "x" * 65, "x" * 64, "ñ", True, False, 0, -1, 2**63, 2**63 - 1, -(2**63),
+     1.0, None, [], {}, [None], {"type": "bid"}, {"extra": 1}]
+)  # fmt: skip
+
+
+def _edge_mutate(base: dict[str, Any], data: st.DataObject) -> dict[str, Any]:
+    """The example with fields set to the values at the edges of what fields allow, at
+    the top level or one level down (an action's or a seat spec's fields)."""
+    message = json.loads(json.dumps(base))
+    for _ in range(data.draw(st.integers(1, 3))):
+        target = message
+        nested = [k for k, v in message.items() if isinstance(v, dict)]
+        if nested and data.draw(st.booleans()):
+            target = message[data.draw(st.sampled_from(nested))]
+        key = data.draw(st.sampled_from([*target, "extra"]))
+        if data.draw(st.integers(0, 4)) == 0:
+            target.pop(key, None)
+        else:
+            target[key] = copy.deepcopy(data.draw(EDGES | values))  # constants stay intact
+    return message
+
+
+@settings(max_examples=1200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(INBOX + OUTBOX), st.data())
+def test_the_fast_stream_decoder_answers_as_the_checker(
+    base: dict[str, Any], data: st.DataObject
+) -> None:
+    message = _edge_mutate(base, data) if data.draw(st.booleans()) else _mutate(base, data)
+    raw = msgpack.packb(message, use_bin_type=True)
+    assert _answer(wire._fast.msgpack, raw) == _answer(_slow_msgpack, raw)
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(CLIENT), st.data())
+def test_the_fast_client_decoder_answers_as_the_checker(
+    base: dict[str, Any], data: st.DataObject
+) -> None:
+    from dudo.gateway.messages import fast_client
+
+    message = _edge_mutate(base, data) if data.draw(st.booleans()) else _mutate(base, data)
+    try:
+        raw = json.dumps(message).encode()
+    except (TypeError, ValueError):
+        return  # bytes have no JSON form
+    assert _answer(fast_client.json, raw) == _answer(_slow_json, raw)
+
+
+def test_the_fast_decoders_refuse_what_only_a_full_match_refuses() -> None:
+    """Cases a searching pattern, a first-of-duplicates rule or a loose type would let
+    through: the fast path must refuse each as the checker does."""
+    act = next(m for m in INBOX if m["type"] == "act")
+    cases = [
+        {**act, "id": "a1\n"},
+        {**act, "table": "t\n"},
+        {**act, "seat": True},
+        {**act, "seat": 1.0},
+        {**act, "seat": 6},
+        {**act, "v": 2},
+        {**act, "extra": 1},
+        {**act, "action": {**act["action"], "extra": 1}},
+    ]
+    for message in cases:
+        raw = msgpack.packb(message, use_bin_type=True)
+        verdict, _ = _answer(wire._fast.msgpack, raw)
+        assert verdict == "refused" and _answer(wire._fast.msgpack, raw) == _answer(
+            _slow_msgpack, raw
+        ), message
+    # a map with a key twice: the last one counts, and both must pass
+    good, bad = msgpack.packb(act["seat"]), msgpack.packb("x")
+    body = msgpack.packb({k: v for k, v in act.items() if k != "seat"})
+    for first, last in ((good, bad), (bad, good)):
+        n = len(act)  # the fields of act, one of them (seat) twice
+        raw = bytes([0xDE]) + (n + 1).to_bytes(2, "big") + body[1:]
+        raw += msgpack.packb("seat") + first + msgpack.packb("seat") + last
+        assert _answer(wire._fast.msgpack, raw) == _answer(_slow_msgpack, raw)

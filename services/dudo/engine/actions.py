@@ -56,7 +56,7 @@ DUDO = Dudo()
 CALZA = Calza()
 
 
-_FIELDS = {  # the fields each kind of action has, all required
+ACTION_FIELDS = {  # the fields each kind of action has, all required (integers but `type`)
     "bid": frozenset({"type", "quantity", "face"}),
     "dudo": frozenset({"type"}),
     "calza": frozenset({"type"}),
@@ -90,7 +90,7 @@ def action_from_dict(data: Any) -> Action:
         action = Direction(_strict_int(data, "value"))
     else:
         raise RuleError(BAD_ACTION, f"unknown action type {kind!r}")
-    allowed = _FIELDS[kind]
+    allowed = ACTION_FIELDS[kind]
     # Every allowed field was read above, so as many keys as allowed fields means no others.
     if len(data) != len(allowed):
         extra = ", ".join(sorted(str(key) for key in data if key not in allowed))
