@@ -34,7 +34,7 @@ import structlog
 from aiohttp import WSCloseCode, web
 
 from .. import keys, wire
-from ..connection import connect, connect_async, ensure_partitions
+from ..connection import connect, connect_async, ensure_partitions, fast
 from ..link import AsyncGatewayLink
 from ..runtime import quiet_collector, settle_heap
 from ..service import REDIS_DOWN, Backoff
@@ -205,6 +205,9 @@ class Gateway(HttpApi, TournamentApi, Sockets):
             await asyncio.wait(self.tasks, timeout=1.0)
         for client in (self.redis, self.reader_redis):
             if client is not None:
+                lean = fast(client)  # the hot path's own connection, if it made one
+                if lean is not None:
+                    lean.close()
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(client.aclose(), 2.0)
 
