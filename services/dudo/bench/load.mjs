@@ -28,7 +28,9 @@ const latencies = [];
 const errors = {};
 const count = (code) => { errors[code] = (errors[code] || 0) + 1; };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const say = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
+// Resolves once written: stdout is a pipe, asynchronous in Node, and process.exit() drops
+// what is still pending (the end line, with every latency, runs to hundreds of KB).
+const say = (obj) => new Promise((r) => process.stdout.write(JSON.stringify(obj) + "\n", r));
 
 function onesWild(game) {
   const r = game.rules;
@@ -144,14 +146,14 @@ const rate = [];
 const running = Array.from({ length: TABLES }, (_, i) => player(i));
 const deadline = performance.now() + 60000;
 while (connected < TABLES * SEATS) {
-  if (performance.now() > deadline) { say({ phase: "failed", connected, errors }); process.exit(1); }
+  if (performance.now() > deadline) { await say({ phase: "failed", connected, errors }); process.exit(1); }
   await sleep(100);
 }
 await sleep(WARMUP_MS);
 const cpu0 = process.cpuUsage();
 measuring = true;
 const t0 = performance.now();
-say({ phase: "start" });
+await say({ phase: "start" });
 while (performance.now() - t0 < SECONDS * 1000) {
   const before = moves, at = performance.now();
   await sleep(1000);
@@ -162,7 +164,7 @@ const elapsed = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
 const stillConnected = connected;
 latencies.sort((a, b) => a - b);
-say({
+await say({
   phase: "end",
   elapsed,
   moves,

@@ -156,7 +156,10 @@ def _run_node(bases: list[str], roles: Roles, tables: int, seats: int, seconds: 
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
-            said = json.loads(line)
+            try:
+                said = json.loads(line)
+            except json.JSONDecodeError:
+                raise SystemExit(f"the load generator said: {line[:300]!r}") from None
             if said["phase"] == "start":
                 got.before = sample()
             elif said["phase"] == "end":
@@ -168,6 +171,8 @@ def _run_node(bases: list[str], roles: Roles, tables: int, seats: int, seconds: 
                 raise SystemExit(f"the load generator failed: {said}")
         if proc.wait(30) != 0 and not got.moves:
             raise SystemExit(f"the load generator exited with {proc.returncode}")
+        if not got.after[0]:
+            raise SystemExit("the load generator ended before its measured phase did")
     finally:
         if proc.poll() is None:
             proc.kill()
