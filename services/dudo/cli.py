@@ -77,6 +77,7 @@ def _bench(args: argparse.Namespace) -> int:
             folder=args.log_dir,
             flush=args.flush,
             load=args.load,
+            servers_from=args.servers_from,
         )
     elif args.target == "tournament":
         from .bench import tournament
@@ -696,6 +697,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="node",
         help="path: the load generator's clients: Node (as the peers'), or Python in this "
         "process (needed for --codec msgpack)",
+    )
+    bench.add_argument(
+        "--servers-from",
+        metavar="DIR",
+        help="path: run the servers from another checkout's services/ folder (a git worktree "
+        "of another commit), driven by this one's load generator",
     )
     bench.add_argument("--partitions", type=int, default=16, help="workers: partitions")
     bench.add_argument(

@@ -217,11 +217,14 @@ def run(
     folder: str | None = None,
     flush: bool = False,
     load: str = "node",
+    servers_from: str | None = None,
 ) -> dict[str, Any]:
     """Measure; ``embedded`` (``auto``, ``redis-server`` or ``fakeredis``) runs one
     ``dudo serve`` instead of separate processes; ``redis_url`` uses that Redis (empty,
     or erased first with ``flush``); ``load``: ``node`` or ``python`` clients (JSON
-    frames; ``codec`` msgpack needs the Python ones)."""
+    frames; ``codec`` msgpack needs the Python ones); ``servers_from``: another
+    checkout's ``services/`` folder, whose code the server processes run (to
+    compare commits driven by the same load generator)."""
     if load not in ("node", "python"):
         raise ValueError(f"load must be node or python, not {load!r}")
     if load == "node" and codec != "json":
@@ -234,6 +237,7 @@ def run(
         redis_url=redis_url,
         worker_flags=[],
         gateway_flags=UNLIMITED,
+        code=str(Path(servers_from).resolve()) if servers_from else None,
     )
     try:
         if embedded:
@@ -279,6 +283,7 @@ def run(
         "seconds": seconds,
         "codec": codec,
         "load": load,
+        **({"servers_from": servers_from} if servers_from else {}),
         **shape,
         **result,
         "python": platform.python_version(),

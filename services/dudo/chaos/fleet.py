@@ -43,6 +43,9 @@ class Fleet:
     redis_server: RedisServer | None = None
     worker_flags: list[str] = field(default_factory=lambda: list(WORKER_FLAGS))
     gateway_flags: list[str] = field(default_factory=list)  # added to every gateway's
+    # A checkout's `services/` folder the processes import dudo from instead of this
+    # one's (a benchmark comparing commits with one load generator); None: this one.
+    code: str | None = None
     serial: int = 0
 
     # -- Redis -------------------------------------------------------------------------
@@ -76,6 +79,8 @@ class Fleet:
     def spawn(self, name: str, *args: str) -> subprocess.Popen[bytes]:
         log = open(self.folder / f"{name}.log", "ab")  # noqa: SIM115 - lives with the process
         env = {**os.environ, "DUDO_GATEWAY_SECRET": self.secret}
+        if self.code is not None:
+            env["PYTHONPATH"] = os.pathsep.join([self.code, env.get("PYTHONPATH", "")])
         proc = subprocess.Popen(
             [sys.executable, "-m", "dudo", *args], stdout=log, stderr=log, env=env
         )
