@@ -1,4 +1,4 @@
-"""Frames the gateway writes itself (no task switch per message) are valid WebSocket
+"""TurnWrites the gateway writes itself (no task switch per message) are valid WebSocket
 frames of every length class, and queue behind a client that is not reading."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from dudo.gateway.clients import WRITE_BUFFER_HIGH, Connection, Frames
+from dudo.gateway.clients import WRITE_BUFFER_HIGH, Connection, TurnWrites
 from dudo.gateway.settings import GatewaySettings
 
 
@@ -109,8 +109,8 @@ class _CountingTransport(_SlowTransport):
 
 def test_frames_of_one_turn_go_out_in_one_write_and_none_after_a_close() -> None:
     async def scenario() -> tuple[list[bytes], list[bytes]]:
-        frames = Frames()
-        ana, ben = (Connection(_Ws(), GatewaySettings(), frames) for _ in range(2))  # type: ignore[arg-type]
+        writes = TurnWrites()
+        ana, ben = (Connection(_Ws(), GatewaySettings(), writes) for _ in range(2))  # type: ignore[arg-type]
         for conn in (ana, ben):
             conn.transport, conn.direct = _CountingTransport(), True
         ana.send(None, b'{"type":"ack"}')

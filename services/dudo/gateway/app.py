@@ -39,7 +39,7 @@ from ..link import AsyncGatewayLink
 from ..runtime import quiet_collector, settle_heap
 from ..service import REDIS_DOWN, Backoff
 from .audience import Audience
-from .clients import Connection, Frames, Metrics
+from .clients import Connection, Metrics, TurnWrites
 from .http import HttpApi, json_errors
 from .identity import Identities, parse_apps
 from .limits import Counts, PerKey
@@ -80,7 +80,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # message id -> reply
         self.hellos: dict[str, Connection] = {}  # join message id -> connection saying hello
         self.sockets: set[Connection] = set()  # every open WebSocket
-        self.frames = Frames()  # frames batched this turn, one write per connection
+        self.turn_writes = TurnWrites()  # frames batched this turn, one write per connection
         self.created: dict[str, asyncio.Future[dict[str, Any]]] = {}  # table -> first view
         # stream message id -> the connection that asked, and the client's id for it
         self.acts: dict[str, tuple[Connection, str | None]] = {}

@@ -2,7 +2,7 @@
 
 Kept apart from the routes (:mod:`dudo.gateway.app`): a :class:`Connection` knows
 its grant (the token it said hello with), its seat, its rate limit and whether it
-speaks JSON or msgpack; :class:`Frames` batches what each connection is sent in
+speaks JSON or msgpack; :class:`TurnWrites` batches what each connection is sent in
 one turn of the event loop into one write.
 """
 
@@ -70,7 +70,7 @@ class Metrics:
         child.inc()
 
 
-class Frames:
+class TurnWrites:
     """The connections with frames batched this turn of the event loop: one callback
     at the end of the turn writes each connection's frames in one write (one
     system call for an ``ack`` and the view after it, instead of two)."""
@@ -103,7 +103,7 @@ class Connection:
     """
 
     def __init__(
-        self, ws: web.WebSocketResponse, settings: GatewaySettings, frames: Frames | None = None
+        self, ws: web.WebSocketResponse, settings: GatewaySettings, writes: TurnWrites | None = None
     ) -> None:
         self.ws = ws
         self.id = secrets.token_hex(4)
@@ -129,7 +129,7 @@ class Connection:
         self._writing = False  # a send is in progress
         self._write_started = 0.0  # since when (time.monotonic())
         self.closing: tuple[int, str] | None = None  # why we close it, once decided
-        self._frames = frames if frames is not None else Frames()
+        self._writes = writes if writes is not None else TurnWrites()
         self._batch: list[bytes] = []  # frames for the write at the end of this turn
         self._batch_bytes = 0
 
@@ -175,7 +175,7 @@ class Connection:
         if not self._queue and not self._writing and self._has_room():
             frame = self._frame(message, text)
             if not self._batch:
-                self._frames.add(self)
+                self._writes.add(self)
             self._batch.append(frame)
             self._batch_bytes += len(frame)
             return
@@ -186,7 +186,7 @@ class Connection:
         self._wakeup.set()
 
     def flush_batch(self) -> None:
-        """Write this turn's frames in one go (called once per turn by :class:`Frames`)."""
+        """Write this turn's frames in one go (called once per turn by :class:`TurnWrites`)."""
         batch = self._batch
         if not batch:
             return

@@ -28,7 +28,7 @@ from aiohttp import WSMsgType, web
 from .. import keys, wire
 from ..service import REDIS_DOWN
 from .audience import Audience
-from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection, Frames
+from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection, TurnWrites
 from .limits import Counts
 from .messages import MAX_CLIENT_BYTES, fast_client, validate_client
 from .tokens import TokenError
@@ -71,7 +71,7 @@ class Sockets:
     by_address: Counts
     hellos: dict[str, Connection]
     sockets: set[Connection]
-    frames: Frames
+    turn_writes: TurnWrites
     acts: dict[str, tuple[Connection, str | None]]
     timing: dict[str, list[tuple[float, int, str]]]
     log: Any
@@ -84,7 +84,7 @@ class Sockets:
             compress=self.settings.ws_compress,
         )
         await ws.prepare(request)
-        conn = Connection(ws, self.settings, self.frames)
+        conn = Connection(ws, self.settings, self.turn_writes)
         conn.transport = request.transport
         small_reads(request.transport)
         conn.direct = not ws.compress  # no permessage-deflate negotiated
