@@ -68,6 +68,8 @@ SEAT_SPEC = Field(
         "level": Field("string", enum=BOT_LEVELS, required=False, doc="bot strength"),
     },
 )
+VIEW_VERSION = Field("integer", minimum=0, doc="table version, rises on every change")
+VIEW_STATUS = Field("string", enum=TABLE_STATUSES)
 PLAYER_INFO = Field(
     "object",
     nullable=True,
@@ -293,8 +295,8 @@ MESSAGES: dict[str, Message] = {
             "whose version is not above the last one you applied for that table.",
             {
                 "table": TABLE,
-                "version": Field("integer", minimum=0, doc="table version, rises on every change"),
-                "status": Field("string", enum=TABLE_STATUSES),
+                "version": VIEW_VERSION,
+                "status": VIEW_STATUS,
                 "players": Field("array", maximum=6, items=PLAYER_INFO),
                 "host": _id(
                     "the host's public handle (wire.public_id: never a player id)", nullable=True
@@ -355,8 +357,8 @@ MESSAGES: dict[str, Message] = {
             "ordering rules as `view`.",
             {
                 "table": TABLE,
-                "version": Field("integer", minimum=0, doc="table version, rises on every change"),
-                "status": Field("string", enum=TABLE_STATUSES),
+                "version": VIEW_VERSION,
+                "status": VIEW_STATUS,
                 "seats": Field(
                     "array",
                     maximum=6,

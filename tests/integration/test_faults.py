@@ -7,12 +7,13 @@ would meet it, and checks the behaviour that must hold instead.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -377,16 +378,27 @@ def test_a_hello_that_times_out_still_seats_the_connection(
     assert got[-1]["code"] == "too_few_players"  # the worker answered: it was seated
 
 
-def test_a_join_that_meets_a_redis_outage_leaves_no_ghost(tmp_path: Path) -> None:
-    """The other half of defect 6: Redis fails while the join is written, so nobody can
-    tell whether it was. The 503 carries the token; hello settles the seat."""
+@contextlib.contextmanager
+def _one_table(tmp_path: Path, seats: int) -> Iterator[tuple[RedisServer, str, dict[str, Any]]]:
+    """A redis-server of its own (append-only, to restart), a worker, a gateway, and a
+    table Ana created with ``seats`` seats: (server, gateway URL, Ana's answer)."""
     server = RedisServer(tmp_path / "redis", "--appendonly", "yes")
     group = Workers(server.url, tmp_path)
     try:
         group.start("o1")
         base = group.gateway("gw-o")
-        status, ana = _post(f"{base}/api/tables", {"seats": 3, "name": "Ana"})
+        status, ana = _post(f"{base}/api/tables", {"seats": seats, "name": "Ana"})
         assert status == 201
+        yield server, base, ana
+    finally:
+        group.stop_all()
+        server.stop()
+
+
+def test_a_join_that_meets_a_redis_outage_leaves_no_ghost(tmp_path: Path) -> None:
+    """The other half of defect 6: Redis fails while the join is written, so nobody can
+    tell whether it was. The 503 carries the token; hello settles the seat."""
+    with _one_table(tmp_path, seats=3) as (server, base, ana):
         server.stop()
         status, ben = _post(f"{base}/api/tables/{ana['table']}/join", {"name": "Ben"})
         assert status == 503 and ben["code"] == "unavailable" and ben["token"]
@@ -398,9 +410,6 @@ def test_a_join_that_meets_a_redis_outage_leaves_no_ghost(tmp_path: Path) -> Non
         table = Table.from_bytes(server.client().hget(keys.table_of(ana["table"], P), "s"))
         seated = {wire.public_id(s.player) for s in table.seats if s.player is not None}
         assert seated == {ana["player"], ben["player"]}
-    finally:
-        group.stop_all()
-        server.stop()
 
 
 def _ready(base: str) -> bool:
@@ -417,13 +426,7 @@ def test_an_act_that_meets_a_redis_outage_is_refused_and_can_be_sent_again(
     """The gateway writes an act without waiting for Redis (the connection reads on);
     a write that fails must still reach the player: `unavailable`, quoting the act's
     id, and the connection stays, so the same move goes through once Redis is back."""
-    server = RedisServer(tmp_path / "redis", "--appendonly", "yes")
-    group = Workers(server.url, tmp_path)
-    try:
-        group.start("o1")
-        base = group.gateway("gw-a")
-        status, ana = _post(f"{base}/api/tables", {"seats": 2, "name": "Ana"})
-        assert status == 201
+    with _one_table(tmp_path, seats=2) as (server, base, ana):
         status, ben = _post(f"{base}/api/tables/{ana['table']}/join", {"name": "Ben"})
         assert status == 200
 
@@ -464,6 +467,3 @@ def test_an_act_that_meets_a_redis_outage_is_refused_and_can_be_sent_again(
             "message": "the game service is unreachable",
         }  # fmt: skip
         assert after["game"]["bids"][-1][1:] == [1, 2]  # the move sent again went through
-    finally:
-        group.stop_all()
-        server.stop()
