@@ -64,7 +64,17 @@ def cluster_enabled(url: str) -> bool:
 
 
 def is_cluster(client: Client) -> bool:
-    return isinstance(client, RedisCluster)
+    """Is ``client`` a Redis Cluster client? Answered once per client class: redis-py 8
+    makes RedisCluster a typing Protocol, whose isinstance check cost ~2 µs, and the
+    worker asks on every batch."""
+    kind = type(client)
+    known = _CLUSTER_CLASSES.get(kind)
+    if known is None:
+        known = _CLUSTER_CLASSES[kind] = isinstance(client, RedisCluster)
+    return known
+
+
+_CLUSTER_CLASSES: dict[type, bool] = {}
 
 
 def ensure_partitions(client: Client, partitions: int, space: keys.Space = keys.TABLES) -> int:

@@ -139,7 +139,11 @@ def _ssl_context(options: dict[str, Any]) -> ssl.SSLContext:
 
 
 def _pack(commands: Sequence[Command]) -> bytes:
-    return b"".join(hiredis.pack_command(tuple(c)) for c in commands)
+    pack = hiredis.pack_command
+    if len(commands) == 1:
+        c = commands[0]
+        return pack(c if type(c) is tuple else tuple(c))
+    return b"".join(pack(c if type(c) is tuple else tuple(c)) for c in commands)
 
 
 def _settle(replies: list[Any], raise_on_error: bool) -> list[Any]:
