@@ -269,6 +269,7 @@ class _Protocol(asyncio.BufferedProtocol):
         self.transport: asyncio.Transport | None = None
         self.lost: Exception | None = None
         self.buffer = bytearray(READ_SIZE)
+        self.watchdog: asyncio.TimerHandle | None = None  # see AsyncResp._watch
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -306,6 +307,9 @@ class _Protocol(asyncio.BufferedProtocol):
 
     def _fail(self, error: Exception) -> None:
         self.lost = self.lost or error
+        if self.watchdog is not None:
+            self.watchdog.cancel()
+            self.watchdog = None
         while self.waiting:
             head = self.waiting.popleft()
             if not head.future.done():
@@ -319,8 +323,9 @@ class AsyncResp:
 
     A call that gets no reply in ``timeout`` seconds (plus its own ``wait``)
     fails, and with it every call then waiting on the connection (the stream
-    of replies can no longer be trusted): one watchdog checks every quarter
-    second, instead of a timer per call.
+    of replies can no longer be trusted): one watchdog per connection checks
+    every quarter second while calls wait, instead of a timer per call (the
+    handshake of a connection being made is watched the same way).
     """
 
     WATCH_EVERY = 0.25
@@ -330,7 +335,6 @@ class AsyncResp:
         self.timeout = timeout
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Lock | None = None
-        self._watchdog: asyncio.TimerHandle | None = None
 
     async def execute(
         self,
@@ -354,9 +358,6 @@ class AsyncResp:
         protocol, self._protocol = self._protocol, None
         if protocol is not None:
             protocol._fail(rx.ConnectionError("closed"))
-        if self._watchdog is not None:
-            self._watchdog.cancel()
-            self._watchdog = None
 
     def _send(
         self, protocol: _Protocol, commands: Sequence[Command], raise_on_error: bool, wait: float
@@ -367,20 +368,20 @@ class AsyncResp:
         protocol.waiting.append(_Waiting(future, len(commands), deadline, raise_on_error))
         assert protocol.transport is not None
         protocol.transport.write(_pack(commands))
-        if self._watchdog is None:
-            self._watchdog = loop.call_later(self.WATCH_EVERY, self._watch)
+        if protocol.watchdog is None:
+            protocol.watchdog = loop.call_later(self.WATCH_EVERY, self._watch, protocol)
         return future
 
-    def _watch(self) -> None:
-        self._watchdog = None
-        protocol = self._protocol
-        if protocol is None or protocol.lost is not None or not protocol.waiting:
+    def _watch(self, protocol: _Protocol) -> None:
+        protocol.watchdog = None
+        if protocol.lost is not None or not protocol.waiting:
             return
         now = time.monotonic()
         if any(w.deadline < now for w in protocol.waiting):
             protocol._fail(rx.TimeoutError(f"Redis did not answer in {self.timeout:.1f} s"))
             return
-        self._watchdog = asyncio.get_running_loop().call_later(self.WATCH_EVERY, self._watch)
+        loop = asyncio.get_running_loop()
+        protocol.watchdog = loop.call_later(self.WATCH_EVERY, self._watch, protocol)
 
     async def _connect(self) -> _Protocol:
         if self._connecting is None:

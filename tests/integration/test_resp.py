@@ -193,3 +193,33 @@ def test_no_lean_client_for_fakeredis_or_a_cluster(fake_redis, redis_cluster) ->
     from dudo.connection import connect
 
     assert fast(connect(redis_cluster.url)) is None
+
+
+def test_async_a_connection_made_to_a_paused_redis_times_out_in_its_handshake(
+    tmp_path: Path,
+) -> None:
+    """AUTH on a new connection waits for its reply like any call: a paused Redis
+    (the kernel still accepts the connection) is a timeout, not a hang."""
+    server = RedisServer(tmp_path / "hpause")
+
+    async def main() -> None:
+        admin = server.client()
+        admin.acl_setuser("gw", enabled=True, passwords=["+pw"], keys=["*"], commands=["+@all"])
+        options = options_of(redis.Redis(port=server.port, username="gw", password="pw"))
+        assert options is not None
+        lean = AsyncResp(options, timeout=0.3)
+        os.kill(server.process.pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            with pytest.raises(rx.TimeoutError):
+                await asyncio.wait_for(lean.call("PING"), 5)
+            assert time.monotonic() - started < 2
+        finally:
+            os.kill(server.process.pid, signal.SIGCONT)
+        assert await lean.call("ACL", "WHOAMI") == b"gw"  # and made again afterwards
+        lean.close()
+
+    try:
+        asyncio.run(main())
+    finally:
+        server.stop()
