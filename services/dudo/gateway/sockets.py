@@ -327,7 +327,9 @@ class Sockets:
 
     def _act_written(self, done: asyncio.Future[None], conn: Connection, client_id: str) -> None:
         """The inbox write of an act finished: if Redis refused it or could not be
-        reached, the client hears so (the table never saw the action)."""
+        reached, the client hears so, quoting its id. (A write whose reply was lost
+        may still have been written: the act stays remembered, so if the table
+        applies it after all, its ack and view still reach the client.)"""
         if done.cancelled():
             return
         error = done.exception()
