@@ -43,8 +43,7 @@ class SnapshotTexts:
     @classmethod
     def of_view(cls, view: dict[str, Any]) -> SnapshotTexts:
         """From a stream ``view`` message: the shared parts encoded once."""
-        game = view["game"]
-        return cls(_head(view), encode_json(game)[:-1] if game is not None else None)
+        return cls(_head(view), public_piece(view["game"]))
 
     @classmethod
     def of_frames(cls, frames: dict[str, Any]) -> SnapshotTexts:
@@ -54,7 +53,7 @@ class SnapshotTexts:
 
     def seat(self, private: dict[str, Any]) -> bytes:
         """The snapshot of the seat whose private part this is."""
-        return self.seat_text(private["seat"], encode_json(private)[1:])
+        return self.seat_text(private["seat"], _private_piece(private))
 
     def seat_text(self, seat: int, private: bytes) -> bytes:
         """The same, from the private part already encoded without its opening brace."""
@@ -73,9 +72,8 @@ def frames_message(view: dict[str, Any], public: bytes | None = None) -> dict[st
     that takes client JSON: the same routing fields, and the text pieces instead of the
     game (``public``: the public part's piece when the caller encoded it already, as
     a table does once for every gateway it delivers to)."""
-    game = view["game"]
-    if public is None and game is not None:
-        public = encode_json(game)[:-1]
+    if public is None:
+        public = public_piece(view["game"])
     frames = wire.message(
         "frames",
         table=view["table"],
@@ -85,7 +83,7 @@ def frames_message(view: dict[str, Any], public: bytes | None = None) -> dict[st
         holders=view["holders"],
         head=_head(view).decode(),
         public=public.decode() if public is not None else None,
-        privates=[encode_json(private)[1:].decode() for private in view["seats"]],
+        privates=[_private_piece(private).decode() for private in view["seats"]],
     )
     if "applied" in view:
         frames["applied"] = view["applied"]
@@ -93,5 +91,10 @@ def frames_message(view: dict[str, Any], public: bytes | None = None) -> dict[st
 
 
 def public_piece(game: dict[str, Any] | None) -> bytes | None:
-    """The public part's piece (see :func:`frames_message`)."""
+    """The public part's piece: its JSON without the closing brace (None: no game)."""
     return encode_json(game)[:-1] if game is not None else None
+
+
+def _private_piece(private: dict[str, Any]) -> bytes:
+    """A seat's private part's piece: its JSON without the opening brace."""
+    return encode_json(private)[1:]

@@ -432,18 +432,21 @@ _FAST_ACTION = Union[  # type: ignore[valid-type]  # noqa: UP007
 ]
 
 
-def _fast_struct(specs: dict[str, Field], name: str, tag: str | None) -> Any:
+def _fast_struct(
+    specs: dict[str, Field], name: str, tag: str | None, residual: list[str] | None = None
+) -> Any:
     """A Struct for an object's fields (a message's when ``tag`` is its type), or None if
-    a field cannot be expressed (for a message, such fields are typed Any instead and
-    checked afterwards: see :func:`fast_validator`)."""
+    a field cannot be expressed; for a message, such fields are typed Any instead, their
+    keys added to ``residual``, and checked afterwards (:class:`FastValidator`)."""
     fields: list[Any] = []
     rename: dict[str, str] = {}
     for key, spec in specs.items():
         typed = _fast_type(spec, f"{name}_{key}")
         if typed is None:
-            if tag is None:
+            if tag is None or residual is None:
                 return None
             typed = Any
+            residual.append(key)
         attr = key if key.isidentifier() and not keyword.iskeyword(key) else f"{key}_"
         if attr != key:
             rename[attr] = key
@@ -473,11 +476,10 @@ class FastValidator:
         structs = []
         self.residual: dict[str, list[tuple[str, Checker]]] = {}
         for kind, spec in messages.items():
-            structs.append(_fast_struct(spec.fields, kind, tag=kind))
+            residual: list[str] = []
+            structs.append(_fast_struct(spec.fields, kind, tag=kind, residual=residual))
             self.residual[kind] = [
-                (key, _compile(field, f"{kind}.{key}"))
-                for key, field in spec.fields.items()
-                if _fast_type(field, key) is None
+                (key, _compile(spec.fields[key], f"{kind}.{key}")) for key in residual
             ]
         union = Union[tuple(structs)]  # type: ignore[valid-type]  # noqa: UP007
         self._msgpack = msgspec.msgpack.Decoder(union).decode

@@ -177,8 +177,10 @@ class Audience:
             return False  # an older snapshot (at-least-once delivery): already passed
         # Equal versions pass: a resync answers with the current version.
         _remember(self.versions, table, msg["version"])
+        spectator: Callable[[], dict[str, Any]]
         if msg["type"] == "frames":
             texts = SnapshotTexts.of_frames(msg)  # pieces encoded by the worker: spliced
+            spectator = lambda: _decode_json(texts.spectator())  # noqa: E731
             held = zip(msg["seats"], msg["privates"], msg.get("holders") or (), strict=False)
             for seat, private, holder in held:
                 conns = self.seated.get((table, holder))
@@ -187,6 +189,7 @@ class Audience:
                     _send_each(conns, seat, lambda text=text: _decode_json(text), lambda t=text: t)
         else:
             texts = SnapshotTexts.of_view(msg)  # the public part encoded once, for everyone
+            spectator = lambda: wire.spectator_view(msg)  # noqa: E731
             for private, holder in zip(msg["seats"], msg.get("holders") or (), strict=False):
                 conns = self.seated.get((table, holder))
                 if conns:
@@ -198,7 +201,7 @@ class Audience:
                     )
         watchers = self.spectators.get(table)
         if watchers:
-            _send_each(watchers, None, lambda: _decode_json(texts.spectator()), texts.spectator)
+            _send_each(watchers, None, spectator, texts.spectator)
         if msg["status"] == "over":
             self.versions.pop(table, None)
         return True
