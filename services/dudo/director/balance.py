@@ -31,6 +31,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 
 @dataclass
@@ -80,70 +81,76 @@ def plan(tables: Iterable[TableCount], seats: int, waiting: int = 0) -> Plan:
     it O((tables + moves) log tables): a 10,000-player tournament has 1,667.
     """
     result = Plan()
-    live = sorted((t for t in tables if not t.breaking), key=_order)
-    rank = {t.table: i for i, t in enumerate(live)}
-    paper = {t.table: t.seated + t.arriving for t in live}
-    pending = waiting + sum(t.seated for t in tables if t.breaking)
-    total = sum(paper.values()) + pending
+    everything = list(tables)
+    # Tables by their index in opening order: plain ints in the heaps (ties break by
+    # the index, as by the order tables opened), lists instead of dicts by name.
+    live = sorted((t for t in everything if not t.breaking), key=_RANK)
+    paper = [t.seated + t.arriving for t in live]
+    pending = waiting + sum(t.seated for t in everything if t.breaking)
+    total = sum(paper) + pending
+    broken = [False] * len(live)
     alive = len(live)
 
-    def break_table(victim: TableCount) -> None:
+    def break_table(i: int) -> None:
         nonlocal pending, alive
-        result.breaks.append(victim.table)
-        pending += paper.pop(victim.table)
+        result.breaks.append(live[i].table)
+        pending += paper[i]
+        broken[i] = True
         alive -= 1
 
-    for table in live:
-        if alive > 1 and table.seated < 2 and table.arriving == 0:
-            break_table(table)
+    for i in [i for i, t in enumerate(live) if t.seated < 2 and t.arriving == 0]:
+        if alive > 1:
+            break_table(i)
     needed = tables_needed(total, seats)
     if alive > needed:
         # The fewest players first (ties: the table opened last), never one with
         # players on their way.
         candidates = sorted(
-            (t for t in live if t.table in paper and t.arriving == 0),
-            key=lambda t: (paper[t.table], -rank[t.table]),
+            (i for i, t in enumerate(live) if not broken[i] and t.arriving == 0),
+            key=lambda i: (paper[i], -i),
         )
-        for victim in candidates[: alive - needed]:
-            break_table(victim)
-    live = [t for t in live if t.table in paper]
+        for i in candidates[: alive - needed]:
+            break_table(i)
+    keep = [i for i, gone in enumerate(broken) if not gone] if alive < len(live) else range(alive)
 
     # Everyone who is leaving takes the shortest table, on paper.
-    room = [(paper[t.table], rank[t.table], t.table) for t in live if paper[t.table] < seats]
-    heapq.heapify(room)
-    for _ in range(pending):
-        if not room:
-            break
-        size, order, name = heapq.heappop(room)
-        paper[name] = size + 1
-        if size + 1 < seats:
-            heapq.heappush(room, (size + 1, order, name))
+    if pending:
+        room = [(paper[i], i) for i in keep if paper[i] < seats]
+        heapq.heapify(room)
+        for _ in range(pending):
+            if not room:
+                break
+            size, i = heapq.heappop(room)
+            paper[i] = size + 1
+            if size + 1 < seats:
+                heapq.heappush(room, (size + 1, i))
 
     # Then the fullest tables send one player at a time to the shortest, never
     # leaving fewer than two of their own (ties: the shortest opened first, the
     # fullest opened first).
-    if len(live) < 2:
+    if len(keep) < 2:
         return result
-    seated = {t.table: t.seated for t in live}
-    shortest = [(paper[t.table], rank[t.table], t.table) for t in live]
-    fullest = [(-paper[t.table], rank[t.table], t.table) for t in live]
+    sends = [0] * len(live)
+    shortest = [(paper[i], i) for i in keep]
+    fullest = [(-paper[i], i) for i in keep]
     heapq.heapify(shortest)
     heapq.heapify(fullest)
     while fullest:
-        while shortest[0][0] != paper[shortest[0][2]]:  # stale: its size changed since
+        while shortest[0][0] != paper[shortest[0][1]]:  # stale: its size changed since
             heapq.heappop(shortest)
-        low, _, short = shortest[0]
-        size, _, full = fullest[0]
-        if -size != paper[full] or seated[full] - result.sends.get(full, 0) <= 2:
+        low, short = shortest[0]
+        size, full = fullest[0]
+        if -size != paper[full] or live[full].seated - sends[full] <= 2:
             heapq.heappop(fullest)  # stale, or keeps its last two: never a sender again
             continue
         if paper[full] - low <= 1:
             break
-        result.sends[full] = result.sends.get(full, 0) + 1
+        sends[full] += 1
         paper[full] -= 1
         paper[short] += 1
-        heapq.heapreplace(fullest, (-paper[full], rank[full], full))
-        heapq.heappush(shortest, (paper[short], rank[short], short))
+        heapq.heapreplace(fullest, (-paper[full], full))
+        heapq.heappush(shortest, (paper[short], short))
+    result.sends = {live[i].table: n for i, n in enumerate(sends) if n}
     return result
 
 
@@ -261,13 +268,19 @@ class Balancer:
         for name in decided.breaks:
             self.tables[name].breaking = True
             self.touched.add(name)
-        for name, count in self.tables.items():
+        sends = decided.sends
+        # Only a table breaking, under an order or now to send can get a new order.
+        for name, count in [
+            (name, count)
+            for name, count in self.tables.items()
+            if count.breaking or count.order_seq or name in sends
+        ]:
             if count.breaking:
                 wanted: int | None = None
                 if count.order_seq and count.order == -1:
                     continue  # already told to break
             else:
-                wanted = decided.sends.get(name, 0)
+                wanted = sends.get(name, 0)
                 if wanted == (count.order if count.order_seq else 0):
                     continue
             self.last_seq += 1
@@ -295,3 +308,6 @@ def first_seating(players: int, seats: int) -> list[int]:
 def _order(table: TableCount) -> tuple[int, str]:
     """Tables in the order they were opened: ids sort by length, then text (t2 < t10)."""
     return table.rank_key
+
+
+_RANK = attrgetter("rank_key")  # _order, as a key that costs no Python call per table

@@ -83,6 +83,7 @@ class Progress(TournamentState):
             for player in group:
                 entrant = self.entrants[player]
                 entrant.dice, entrant.table = start_dice, table
+                self.touch(entrant)
                 entrants.append(self._entrant_message(entrant))
             self._send_to_table(
                 table,
@@ -133,6 +134,7 @@ class Progress(TournamentState):
             # Most rounds change one player's dice: set (and store) only what changed.
             if entrant is not None and (entrant.dice != dice or entrant.table != table):
                 entrant.dice, entrant.table = dice, table
+                self.touch(entrant)
         left = [p["player"] for p in msg["left"]]
         for gone in msg["left"]:
             entrant = self.entrants.get(gone["player"])
@@ -140,6 +142,7 @@ class Progress(TournamentState):
                 self._came_from[gone["player"]] = table  # for this batch's moves
                 entrant.dice, entrant.table = gone["dice"], None
                 entrant.gateway = gone["gateway"] or entrant.gateway
+                self.touch(entrant)
         self._changed()
         if self.config["format"] == "heats":
             self._heat_report(table, msg, left, rng)
@@ -154,6 +157,7 @@ class Progress(TournamentState):
         self.out += 1
         entrant.dice, entrant.table = 0, None
         entrant.place = len(self.entrants) - self.out + 1
+        self.touch(entrant)
 
     def _balance(self, table: str, msg: dict[str, Any], left: list[str], joined: int) -> None:
         """Take a report into the balancer's counts; decisions wait for the batch's end."""
@@ -178,6 +182,7 @@ class Progress(TournamentState):
         for player, target in decisions.moves:
             entrant = self.entrants[player]
             entrant.table = target
+            self.touch(entrant)
             self.seat_seq += 1
             self._send_to_table(
                 target,
@@ -230,6 +235,7 @@ class Progress(TournamentState):
         for player in standing:
             winner = self.entrants[player]
             winner.place = 1
+            self.touch(winner)
             if winner.table is not None:  # let the final table close
                 self._close_table(winner.table)
         by_place = sorted(self.entrants.values(), key=lambda e: e.place or 0)
@@ -240,6 +246,7 @@ class Progress(TournamentState):
             strict=False,
         ):
             entrant.won = amount
+            self.touch(entrant)
             paid_out.append([account_of(entrant.player, entrant.bot), amount])
         self.pool = 0
         self.status = OVER

@@ -150,7 +150,6 @@ class Stored(TournamentState):
         )
         for entrant in people:
             t.entrants[entrant.player] = entrant
-            object.__setattr__(entrant, "_changed", t._entrants_changed)
         if config["format"] == "heats" and status == RUNNING:  # through, waiting
             t.qualified = [p for p, e in t.entrants.items() if e.place is None and not e.table]
         t.max_imbalance, t.reseats, t.tables_at_start = measured

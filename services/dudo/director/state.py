@@ -78,3 +78,10 @@ class TournamentState:
     # went; tables whose report or heat changed (the balancer keeps its own set).
     _entrants_changed: set[str] = field(default_factory=set, compare=False, repr=False)
     _tables_changed: set[str] = field(default_factory=set, compare=False, repr=False)
+
+    def touch(self, entrant: Entrant) -> Entrant:
+        """``entrant`` changed (or came): its row is stored with the next batch. Every
+        change to an entrant goes with this call; whole tournaments played in the tests
+        compare what Redis holds with this state after every batch, row for row."""
+        self._entrants_changed.add(entrant.player)
+        return entrant

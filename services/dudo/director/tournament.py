@@ -97,7 +97,7 @@ class Tournament(Progress, Stored, Flushing):
         """A new entrant: numbered, and stored with the next record."""
         self.entrant_seq += 1
         entrant.number = self.entrant_seq
-        self.entrants[entrant.player] = entrant.watched_by(self._entrants_changed)
+        self.entrants[entrant.player] = self.touch(entrant)
 
     # -- handling messages ------------------------------------------------------------
 
