@@ -213,9 +213,10 @@ class Batch:
         """``queue(pipe)`` must queue exactly one command whose first key is ``key``.
 
         ``raw``: the same command as plain arguments, for a command whose reply
-        redis-py passes on as Redis sent it (a script, XDEL): when every command of
-        the batch has one, a standalone Redis gets the batch through the lean
-        client (:mod:`dudo.resp`) instead of a redis-py pipeline."""
+        redis-py passes on as Redis sent it (a script, XDEL), or whose caller reads
+        either shape (the heartbeat's TIME and HGETALL): when every command of the
+        batch has one, a standalone Redis gets the batch through the lean client
+        (:mod:`dudo.resp`) instead of a redis-py pipeline."""
         self.items.append((key, queue))
         if raw is not None:
             self.raw.append(raw)

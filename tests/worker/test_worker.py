@@ -322,3 +322,21 @@ def test_a_gateway_registered_for_frames_gets_frames_and_others_views(client: An
     assert worker.frame_gateways == frozenset()
     framed.send(framed.message("resync", id="r1", table="t1", seat=0, player="p0"))
     assert any(m["type"] == "view" for m in pump(worker, framed))
+
+
+def test_the_heartbeat_reads_the_redis_clock_and_registry(client: Any) -> None:
+    """It registers the worker and sees the live gateways; its TIME sets the clock
+    offset, so the worker keeps Redis's clock even when the machine's is an hour off."""
+    GatewayLink(client, "gw-a", P).register()
+    worker = make_worker(client)
+    worker.heartbeat()
+    assert client.zscore(keys.WORKERS, "w1") is not None
+    assert worker.live_gateways == ["gw-a"]
+    real = time.time
+    try:
+        time.time = lambda: real() + 3600  # type: ignore[assignment]  # this machine is off
+        worker.heartbeat()
+        seconds, micros = client.time()
+        assert abs(worker.now() - (seconds * 1000 + micros // 1000)) < 1000
+    finally:
+        time.time = real  # type: ignore[assignment]

@@ -27,6 +27,11 @@ DIRECTOR_PACE_MS = 50.0
 # every 50 ms as a worker does for turn clocks was a quarter of a director's CPU in a
 # 1,000-player tournament (docs/tournaments.md). A start may come this much late.
 DIRECTOR_TIMER_S = 0.5
+# Neither waits for a turn clock, so an idle wait need not end every 50 ms as a
+# worker's does (it still ends at once when an entry comes, and for every timer scan
+# and heartbeat): fewer wake-ups of an idle director (docs/tournaments.md).
+DIRECTOR_IDLE_BLOCK_MS = 500
+RATINGS_TIMER_S = 3600.0
 
 
 def director(
@@ -43,6 +48,7 @@ def director(
         table_partitions=table_partitions,
         pace_ms=pace_ms,
         timer_interval=max(settings.timer_interval, DIRECTOR_TIMER_S),
+        idle_block_ms=max(settings.idle_block_ms, DIRECTOR_IDLE_BLOCK_MS),
         batch=max(settings.batch, 1024),
     )
     context = Context(table_partitions=table_partitions, director_partitions=settings.partitions)
@@ -57,7 +63,9 @@ def ratings_keeper(settings: WorkerSettings, client: Client | None = None) -> Wo
         space=keys.RATINGS,
         partitions=1,
         table_partitions=None,
-        timer_interval=max(settings.timer_interval, DIRECTOR_TIMER_S),
+        # Ratings never set a timer (Ratings.timeout refuses): scan for none.
+        timer_interval=RATINGS_TIMER_S,
+        idle_block_ms=max(settings.idle_block_ms, DIRECTOR_IDLE_BLOCK_MS),
     )
     return Worker(settings, client, entity=Ratings)
 
