@@ -219,7 +219,7 @@ class Balancer:
         done: int,
         left: Iterable[str],
         joined: int,
-        decisions: Decisions,
+        decisions: Decisions | None = None,
     ) -> bool:
         """Take one report into the counts without deciding anything; True if it may
         change a decision (so a director can take a whole batch of reports, then
@@ -235,7 +235,8 @@ class Balancer:
             changed = True
         if count.breaking and seated == 0 and count.arriving == 0:
             del self.tables[table]
-            decisions.closed.append(table)
+            if decisions is not None:
+                decisions.closed.append(table)
         self.waiting.extend(gone)
         return changed
 

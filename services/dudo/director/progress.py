@@ -164,8 +164,7 @@ class Progress(TournamentState):
         assert self.balancer is not None
         if table not in self.balancer.tables:
             return
-        decisions = Decisions()
-        if self.balancer.record(table, len(msg["seated"]), msg["done"], left, joined, decisions):
+        if self.balancer.record(table, len(msg["seated"]), msg["done"], left, joined):
             self._decide = True
 
     def _decide_moves(self) -> None:

@@ -237,11 +237,14 @@ class Worker(Membership, Processing, Delivery):
                 entries=count,
                 **{k: round(v * 1000, 1) for k, v in phases.items()},
             )
+        self._wait_first = not count or self._caught_up(entries)
         if count and self.settings.pace_ms:
             rest = self.settings.pace_ms / 1000 - (time.monotonic() - started)
             if rest > 0:
                 time.sleep(rest)
-        self._wait_first = not count or self._caught_up(entries)
+                # Entries came while it rested, surely: read them at once (one round
+                # trip), not after a wait that would return at once (two).
+                self._wait_first = False
         return count
 
     def _caught_up(self, entries: dict[int, list[tuple[str, bytes]]]) -> bool:
