@@ -113,6 +113,9 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 web.get("/readyz", self.readyz),
                 web.get("/metrics", self.metrics_page),
                 web.get("/static/{name}", self.static_file),
+                web.get("/manifest.webmanifest", self.web_manifest),
+                web.get("/sw.js", self.service_worker),
+                web.get("/icons/{size}.png", self.icon),
             ]
         )
         app.on_startup.append(self._startup)

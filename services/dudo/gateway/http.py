@@ -26,6 +26,7 @@ from ..engine import Rules, RulesConfigError
 from ..service import REDIS_DOWN
 from .identity import Identities, IdentityError
 from .limits import PerKey
+from .pwa import ICON_SIZES, NOT_SHELL, icon_png, manifest_bytes, service_worker
 
 if TYPE_CHECKING:
     from ..link import AsyncGatewayLink
@@ -35,7 +36,10 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("dudo.gateway")
 STATIC = Path(__file__).parent / "static"
-STATIC_FILES = {p.name: p for p in STATIC.iterdir() if p.is_file()}
+STATIC_FILES = {p.name: p for p in STATIC.iterdir() if p.is_file() and p.name not in NOT_SHELL}
+# Fresh on every visit, so a deploy's new page is taken at once (the service worker
+# still answers offline); the worker's own script must never be kept stale.
+NO_CACHE = {"Cache-Control": "no-cache"}
 READER_STALE_S = 5.0  # the outbox reader is unwell if it has not read for this long
 _EXISTS = (wire.DUPLICATE, wire.TABLE_EXISTS)  # a create that was applied before
 _REQUEST_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")  # a client's idempotency key
@@ -69,6 +73,23 @@ class HttpApi:
         if path is None:
             return _http_error(404, "not_found", "no such file")
         return web.FileResponse(path)
+
+    async def web_manifest(self, _request: web.Request) -> web.Response:
+        return web.Response(
+            body=manifest_bytes(), content_type="application/manifest+json", headers=NO_CACHE
+        )
+
+    async def service_worker(self, _request: web.Request) -> web.Response:
+        """At the root, so its scope is the whole page (a worker under /static/ could
+        answer only for /static/)."""
+        body = service_worker(STATIC_FILES, STATIC / "sw.js")
+        return web.Response(body=body, content_type="text/javascript", headers=NO_CACHE)
+
+    async def icon(self, request: web.Request) -> web.Response:
+        size = request.match_info["size"]
+        if not size.isdigit() or int(size) not in ICON_SIZES:
+            return _http_error(404, "not_found", "no such icon")
+        return web.Response(body=icon_png(int(size)), content_type="image/png")
 
     async def healthz(self, _request: web.Request) -> web.Response:
         return web.json_response({"ok": True})

@@ -154,8 +154,22 @@ function setupHeader() {
   paintSound();
 }
 
+/** Installable, and opens offline: the service worker keeps the page's shell (sw.js).
+ *  With the network gone the header says so; the connection's own state says the rest. */
+function setupApp() {
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
+  const status = document.getElementById("status");
+  const offline = () => { status.textContent = t("offline"); };
+  window.addEventListener("offline", offline);
+  window.addEventListener("online", () => {
+    if (status.textContent === t("offline")) status.textContent = "";
+  });
+  if (!navigator.onLine) offline();
+}
+
 setReceiver(receive);
 setupHeader();
+setupApp();
 document.addEventListener("keydown", onKey);
 window.addEventListener("hashchange", go);
 go();

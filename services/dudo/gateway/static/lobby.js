@@ -191,10 +191,12 @@ export function renderTableList() {
   const games = playing.map((e) => h("li", { test: `running-${e.table}` },
     h("span", {}, title(e), h("span", { class: "muted" }, ` (${e.names.filter(Boolean).join(", ")})`)),
     h("span", { class: "row" }, watch(e))));
-  list.replaceChildren(
+  // (replaceChildren writes a null as the text "null": only what is there)
+  list.replaceChildren(...[
     rows.length ? h("ul", { class: "tables" }, rows) : h("p", { class: "muted" }, t("noTables")),
     games.length ? h("h3", {}, t("runningGames")) : null,
-    games.length ? h("ul", { class: "tables", test: "running" }, games) : null);
+    games.length ? h("ul", { class: "tables", test: "running" }, games) : null,
+  ].filter(Boolean));
 }
 
 export async function joinTable(table) {

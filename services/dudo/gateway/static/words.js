@@ -58,6 +58,7 @@ export const WORDS = {
     over: "Game over", winner: "{name} wins!", standings: "Final standings", chips: "chips", newGame: "New game",
     // connection
     reconnecting: "Connection lost, reconnecting…",
+    offline: "You are offline: the game carries on when the network is back.",
     // tournaments
     tournaments: "Tournaments", noTournaments: "No tournament yet.", quickCup: "Quick tournament (you + bots)",
     register: "Register", standingsBtn: "Standings", movedTo: "Moved to table {table}",
@@ -115,6 +116,7 @@ export const WORDS = {
     unfairDice: "¡Estos dados no coinciden con los sellados al empezar la ronda!", dealt: "Dados repartidos (sin sellar)",
     over: "Fin de la partida", winner: "¡Gana {name}!", standings: "Posiciones", chips: "fichas", newGame: "Otra partida",
     reconnecting: "Se perdió la conexión, reconectando…",
+    offline: "Sin conexión: la partida sigue cuando vuelva la red.",
     tournaments: "Torneos", noTournaments: "Todavía no hay torneos.", quickCup: "Torneo rápido (vos + bots)",
     register: "Inscribirme", standingsBtn: "Posiciones", movedTo: "Te pasaron a la mesa {table}",
     entrants: "{n} inscriptos", playersLeft: "quedan {n}", place: "Puesto {n}", registering: "inscripción",
@@ -171,6 +173,7 @@ export const WORDS = {
     unfairDice: "Diese Würfel passen nicht zu den zu Rundenbeginn versiegelten!", dealt: "Gegebene Würfel (nicht versiegelt)",
     over: "Spielende", winner: "{name} gewinnt!", standings: "Endstand", chips: "Chips", newGame: "Neues Spiel",
     reconnecting: "Verbindung verloren, verbinde neu…",
+    offline: "Offline: das Spiel geht weiter, sobald das Netz wieder da ist.",
     tournaments: "Turniere", noTournaments: "Noch kein Turnier.", quickCup: "Schnelles Turnier (du + Bots)",
     register: "Anmelden", standingsBtn: "Stand", movedTo: "An Tisch {table} gesetzt",
     entrants: "{n} Teilnehmer", playersLeft: "noch {n}", place: "Platz {n}", registering: "Anmeldung",
