@@ -419,6 +419,36 @@ def _bot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _admin_gateway(args: argparse.Namespace) -> int:
+    import redis
+
+    from . import admin
+
+    client = redis.Redis.from_url(args.redis)
+    if args.action == "list":
+        for name in admin.gateways(client):
+            print(name)
+        return 0
+    if args.name is None:
+        print(f"dudo admin gateway {args.action}: which gateway? (NAME)", file=sys.stderr)
+        return 2
+    if args.action == "revoke":
+        if not admin.revoke_gateway(client, args.name):
+            print(f"no gateway user {admin.user_of(args.name)}", file=sys.stderr)
+            return 1
+        print(f"revoked {args.name}: its connections are closed")
+        return 0
+    password = admin.add_gateway(client, args.name)
+    print(f"gateway {args.name}: Redis user {admin.user_of(args.name)}; run it with")
+    print(f"  dudo gateway --id {args.name} --redis URL")
+    print("where URL is")
+    print(admin.url_for(args.redis, args.name, password))
+    if not admin.acl_file(client):
+        print("note: this Redis keeps no ACL file: the user is gone after a restart "
+              "(docs/operations.md, 'Admitting an app')", file=sys.stderr)  # fmt: skip
+    return 0
+
+
 def _arena(args: argparse.Namespace) -> int:
     from .bots.arena import run
 
@@ -650,6 +680,16 @@ def build_parser() -> argparse.ArgumentParser:
     chaos.add_argument("--keep", metavar="DIR", help="write process logs here")
     chaos.add_argument("--json", action="store_true", help="print one JSON object")
     chaos.set_defaults(func=_chaos)
+
+    adm = sub.add_parser("admin", help="operate a running deployment")
+    adm_sub = adm.add_subparsers(dest="what", required=True)
+    gw = adm_sub.add_parser(
+        "gateway", help="give a gateway its own Redis user, revoke it, or list them"
+    )
+    gw.add_argument("action", choices=("add", "revoke", "list"))
+    gw.add_argument("name", nargs="?", help="the gateway's id (its --id)")
+    gw.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="an admin's Redis URL")
+    gw.set_defaults(func=_admin_gateway)
 
     arena = sub.add_parser("arena", help="measure one bot policy against another")
     arena.add_argument("--a", required=True, help="policy measured: random, baseline, hard")

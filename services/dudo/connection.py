@@ -52,11 +52,13 @@ def connect(url: str, **options: Any) -> Client:
 
 
 def cluster_enabled(url: str) -> bool:
-    """Is the server at ``url`` a Redis Cluster node? (Servers without INFO, such as
-    fakeredis, are not.)"""
+    """Is the server at ``url`` a Redis Cluster node? CLUSTER INFO answers on a node and
+    is an error elsewhere ("cluster support disabled"; fakeredis does not know it). It
+    is what a gateway's own Redis user may ask (INFO, which tells more, it may not)."""
     probe = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=10)
     try:
-        return bool(probe.info("cluster").get("cluster_enabled", 0))
+        probe.execute_command("CLUSTER", "INFO")
+        return True
     except redis.ResponseError:
         return False
     finally:
@@ -77,15 +79,22 @@ def is_cluster(client: Client) -> bool:
 _CLUSTER_CLASSES: dict[type, bool] = {}
 
 
-def ensure_partitions(client: Client, partitions: int, space: keys.Space = keys.TABLES) -> int:
+def ensure_partitions(
+    client: Client, partitions: int, space: keys.Space = keys.TABLES, *, set_up: bool = True
+) -> int:
     """Store the partition count (of tables, or of tournaments) if none is stored;
-    refuse a different one."""
+    refuse a different one. ``set_up=False`` (a gateway: under its own Redis user it
+    may read the configuration, not write it): only compare with what is stored."""
     if not 1 <= partitions <= keys.MAX_PARTITIONS:
         raise ConfigMismatch(f"partitions must be 1..{keys.MAX_PARTITIONS}, got {partitions}")
     field = space.config_field
-    client.hsetnx(keys.CONFIG, field, partitions)
-    client.hsetnx(keys.CONFIG, "protocol", wire.PROTOCOL_VERSION)
-    stored = int(client.hget(keys.CONFIG, field))
+    if set_up:
+        client.hsetnx(keys.CONFIG, field, partitions)
+        client.hsetnx(keys.CONFIG, "protocol", wire.PROTOCOL_VERSION)
+    found = client.hget(keys.CONFIG, field)
+    if found is None:  # not set up yet (and not ours to set): the workers will
+        return partitions
+    stored = int(found)
     if stored != partitions:
         option = field.replace("_", "-")
         raise ConfigMismatch(
@@ -93,7 +102,7 @@ def ensure_partitions(client: Client, partitions: int, space: keys.Space = keys.
             f"was started with {partitions}; every process of a deployment must use the same "
             f"count (start with --{option} {stored}, or use a fresh Redis)"
         )
-    protocol = int(client.hget(keys.CONFIG, "protocol"))
+    protocol = int(client.hget(keys.CONFIG, "protocol") or wire.PROTOCOL_VERSION)
     if protocol != wire.PROTOCOL_VERSION:
         raise ConfigMismatch(
             f"this Redis holds protocol v{protocol}; this process speaks v{wire.PROTOCOL_VERSION}"

@@ -147,3 +147,35 @@ def tournament_of(tournament_id: str, partitions: int) -> str:
 def outbox(gateway: str) -> str:
     """Stream of views and errors for the seats one gateway instance hosts."""
     return f"{PREFIX}:{{g:{gateway}}}:out"
+
+
+@dataclass(frozen=True)
+class GatewayKeys:
+    """The keys one gateway may touch, as ACL key patterns (``dudo admin gateway``):
+    what it writes, what it reads, and its own keys; nothing else (never a table's
+    record with its dice, a lease, another gateway's outbox or the dead letters)."""
+
+    inboxes: tuple[str, ...]  # append only: tables', tournaments'
+    own: tuple[str, ...]  # read, trim and remake: its outbox
+    public: tuple[str, ...]  # read only: listings, tournament records, ratings, config
+    registries: tuple[str, ...]  # its own heartbeat and view format (zset / hash fields)
+    liveness: tuple[str, ...]  # read only: who serves the tables
+
+
+def gateway_keys(gateway: str) -> GatewayKeys:
+    return GatewayKeys(
+        inboxes=(
+            f"{PREFIX}:{{{TABLES.tag}*}}:in",
+            f"{PREFIX}:{{{TOURNAMENTS.tag}*}}:in",
+        ),
+        own=(outbox(gateway),),
+        public=(
+            f"{PREFIX}:{{{TABLES.tag}*}}:lobby",
+            f"{PREFIX}:{{{TOURNAMENTS.tag}*}}:lobby",
+            TOURNAMENTS.records_pattern(),
+            RATINGS.record(0, RATINGS_ID),
+            CONFIG,
+        ),
+        registries=(GATEWAYS, GATEWAY_VIEWS),
+        liveness=(WORKERS, DIRECTORS),
+    )

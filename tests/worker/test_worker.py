@@ -279,6 +279,17 @@ def test_partition_count_mismatch_refuses_to_start(client: Any) -> None:
         Worker(WorkerSettings(partitions=8, worker_id="w"), client=client).setup()
 
 
+def test_a_gateway_only_compares_the_partition_count_and_never_stores_it(client: Any) -> None:
+    """Under its own Redis user a gateway may not write the configuration: it checks
+    what the workers stored (before any did, there is nothing to compare with)."""
+    assert ensure_partitions(client, 8, set_up=False) == 8
+    assert client.hgetall(keys.CONFIG) == {}
+    ensure_partitions(client, 16)
+    assert ensure_partitions(client, 16, set_up=False) == 16
+    with pytest.raises(ConfigMismatch, match="16 partitions"):
+        ensure_partitions(client, 8, set_up=False)
+
+
 def test_lobby_is_kept_and_announced_to_live_gateways(client: Any) -> None:
     link = GatewayLink(client, "gw-1", P)
     link.register()

@@ -173,7 +173,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
     def _check_config(self) -> None:
         sync = connect(self.settings.redis_url)
         try:
-            ensure_partitions(sync, self.settings.partitions)
+            ensure_partitions(sync, self.settings.partitions, set_up=False)
         finally:
             sync.close()
 

@@ -1,0 +1,116 @@
+"""``dudo admin``: what an operator does to a running deployment from the command line.
+
+Gateways (``dudo admin gateway add|revoke|list NAME``): each gateway (or each app's
+gateways) connects to Redis as a user of its own, ``gateway-NAME``, whose ACL lets it
+do what a gateway does and nothing more: append to the inboxes of tables and
+tournaments, read and trim its own outbox, read the public listings, tournament
+records and ratings, and keep its own heartbeat. It cannot read a table's record
+(the dice), a lease, the dead letters, an inbox (other gateways' players' moves) or
+another gateway's outbox, nor write anywhere else: Redis refuses (``NOPERM``).
+Which keys those are is :func:`dudo.keys.gateway_keys`; the commands, here.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from redis.exceptions import ResponseError
+
+from . import keys
+
+USER_PREFIX = "gateway-"
+
+# Commands any connection makes: the handshake, pings, what redis-py sends, and the
+# probe for a Redis Cluster (dudo.connection.cluster_enabled);
+# CLIENT SETINFO only exists from Redis 7.2 (older servers refuse to name it).
+_CONNECTION = ("+ping", "+hello", "+auth", "+select", "+client|setname", "+cluster|info")
+_SINCE_7_2 = ("+client|setinfo",)
+
+
+def user_of(gateway: str) -> str:
+    """The Redis user of gateway ``gateway``."""
+    if not keys.ID_PATTERN.fullmatch(gateway):
+        raise ValueError(f"a gateway name is 1-64 of A-Z a-z 0-9 _ - (got {gateway!r})")
+    return USER_PREFIX + gateway
+
+
+def gateway_rules(gateway: str, *, newer: bool = True) -> list[str]:
+    """The ``ACL SETUSER`` rules of a gateway's user, after ``reset`` (no password);
+    ``newer``: for Redis 7.2 or later."""
+    k = keys.gateway_keys(gateway)
+
+    def selector(commands: tuple[str, ...], patterns: tuple[str, ...], mode: str = "") -> str:
+        return "(" + " ".join([*commands, *(f"{mode}~{p}" for p in patterns)]) + ")"
+
+    return [
+        "on",
+        "resetchannels",
+        "-@all",
+        *_CONNECTION,
+        *(_SINCE_7_2 if newer else ()),
+        selector(("+xadd",), k.inboxes, "%W"),
+        selector(
+            ("+xread", "+xrange", "+xrevrange", "+xlen", "+xtrim", "+xinfo|stream", "+exists"),
+            k.own,
+        ),
+        selector(("+hget", "+hgetall", "+hmget", "+hscan", "+hlen", "+exists"), k.public, "%R"),
+        selector(("+zadd", "+zrem", "+zscore", "+hset", "+hdel", "+hget"), k.registries),
+        selector(("+zcount", "+zrangebyscore", "+zscore"), k.liveness, "%R"),
+    ]
+
+
+def add_gateway(client: Any, gateway: str, password: str | None = None) -> str:
+    """Create (or reset) the gateway's user with a new password; returns the password.
+    Kept over a Redis restart only where Redis has an ACL file (saved here if so)."""
+    password = password or secrets.token_urlsafe(24)
+    user = user_of(gateway)
+    try:
+        client.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
+                               *gateway_rules(gateway))  # fmt: skip
+    except ResponseError as exc:
+        if "Unknown command" not in str(exc):
+            raise
+        client.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
+                               *gateway_rules(gateway, newer=False))  # fmt: skip
+    _save(client)
+    return password
+
+
+def revoke_gateway(client: Any, gateway: str) -> bool:
+    """Delete the gateway's user; Redis closes its connections at once. False if none."""
+    removed = bool(client.execute_command("ACL", "DELUSER", user_of(gateway)))
+    _save(client)
+    return removed
+
+
+def gateways(client: Any) -> list[str]:
+    """The gateways that have a user of their own."""
+    names = [u.decode() if isinstance(u, bytes) else u for u in client.acl_users()]
+    return sorted(n[len(USER_PREFIX) :] for n in names if n.startswith(USER_PREFIX))
+
+
+def url_for(redis_url: str, gateway: str, password: str) -> str:
+    """``redis_url`` with the gateway's user and password in it (what it connects with)."""
+    parts = urlsplit(redis_url)
+    host = parts.hostname or "127.0.0.1"
+    netloc = f"{quote(user_of(gateway), safe='')}:{quote(password, safe='')}@{host}"
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def acl_file(client: Any) -> bool:
+    """Does this Redis keep its users in an ACL file (so they outlive a restart)?"""
+    try:
+        found = client.config_get("aclfile")
+    except Exception:  # CONFIG refused to us: we cannot tell
+        return False
+    value = found.get("aclfile") or found.get(b"aclfile")
+    return bool(value)
+
+
+def _save(client: Any) -> None:
+    if acl_file(client):
+        client.execute_command("ACL", "SAVE")

@@ -1,0 +1,173 @@
+"""Each gateway with a Redis user of its own (``dudo admin gateway``), on a real
+redis-server: under it a gateway serves whole games, and Redis refuses it everything
+else — a table's dice, leases, the dead letters, other gateways' outboxes, the
+inboxes' contents, any write but an inbox append and its own keys. Revoking it cuts
+its connections at once."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from redis.exceptions import AuthenticationError, NoPermissionError, ResponseError
+
+from dudo import admin, keys, wire
+from dudo.bots.remote import run as play_remote
+
+from ..servers import RedisServer
+from .procs import Workers, wait_for
+
+
+@pytest.fixture
+def admin_client(real_redis: redis.Redis) -> Iterator[redis.Redis]:
+    yield real_redis
+    for name in admin.gateways(real_redis):
+        admin.revoke_gateway(real_redis, name)
+    real_redis.execute_command("ACL", "LOG", "RESET")
+
+
+def connect(redis_server: RedisServer, gateway: str, password: str) -> redis.Redis:
+    return redis.Redis.from_url(admin.url_for(redis_server.url, gateway, password))
+
+
+def denied(admin_client: redis.Redis, user: str) -> list[str]:
+    """What Redis refused this user, from its ACL log: command and key or channel."""
+    found = []
+    for entry in admin_client.acl_log(count=100):
+        if entry.get("username") == user:
+            found.append(f"{entry.get('context')} {entry.get('object')} {entry.get('reason')}")
+    return found
+
+
+def test_a_gateway_under_its_own_user_serves_a_whole_game(
+    redis_server: RedisServer, admin_client: redis.Redis, tmp_path: Path
+) -> None:
+    password = admin.add_gateway(admin_client, "gw-a")
+    url = admin.url_for(redis_server.url, "gw-a", password)
+    group = Workers(redis_server.url, tmp_path)
+    try:
+        group.start("w1")
+        group.bots("b1")
+        base = group.gateway("gw-a", "--redis", url)
+        outcome = asyncio.run(
+            play_remote(
+                base,
+                level="normal",
+                seed=3,
+                name="Ana",
+                think=(0.0, 0.0),
+                create={"rules": {"preset": "classic", "start_dice": 2}, "seats": 2,
+                        "bots": ["normal"]},
+            )
+        )  # fmt: skip
+        assert outcome.winner is not None and outcome.moves > 0, outcome.text()
+        assert outcome.refused == 0, outcome.text()
+        assert denied(admin_client, admin.user_of("gw-a")) == []  # nothing it needed refused
+        assert admin_client.zscore(keys.GATEWAYS, "gw-a") is not None
+    finally:
+        group.stop_all()
+
+
+def test_a_gateway_user_is_refused_everything_else(
+    redis_server: RedisServer, admin_client: redis.Redis
+) -> None:
+    a = connect(redis_server, "gw-a", admin.add_gateway(admin_client, "gw-a"))
+    admin.add_gateway(admin_client, "gw-b")
+    table = keys.table_of("t1", 16)
+    admin_client.hset(table, mapping={"v": 1, "s": b"the dice"})
+    admin_client.set(keys.lease(3), "1|w1|0")
+    admin_client.xadd(keys.dead_letters(3), {"m": b"x"})
+    admin_client.xadd(keys.outbox("gw-b"), {"m": wire.encode({"secret": "b's player"})})
+    admin_client.xadd(keys.inbox(3), {"m": b"someone's move"})
+    admin_client.xadd(keys.outbox("gw-a"), {"m": b"a view for a's player"})
+
+    # What a gateway does: allowed.
+    a.xadd(keys.inbox(3), {"m": b"a move"})
+    a.xadd(keys.TOURNAMENTS.inbox(1), {"m": b"a registration"})
+    assert a.xread({keys.outbox("gw-a"): "0"}, count=1)
+    a.xtrim(keys.outbox("gw-a"), maxlen=0)
+    a.hgetall(keys.lobby(0))
+    a.hgetall(keys.tournament_of("cup", 4))
+    a.zadd(keys.GATEWAYS, {"gw-a": 1})
+    a.zcount(keys.WORKERS, 0, "+inf")
+
+    refused = {
+        "a table's record (its dice)": lambda: a.hgetall(table),
+        "a lease": lambda: a.get(keys.lease(3)),
+        "the dead letters": lambda: a.xrange(keys.dead_letters(3)),
+        "another gateway's outbox": lambda: a.xread({keys.outbox("gw-b"): "0"}),
+        "writing to another gateway's outbox": lambda: a.xadd(keys.outbox("gw-b"), {"m": b"x"}),
+        "writing to its own outbox (only workers do)": lambda: a.xadd(
+            keys.outbox("gw-a"), {"m": b"x"}
+        ),
+        "trimming another gateway's outbox": lambda: a.xtrim(keys.outbox("gw-b"), maxlen=0),
+        "reading an inbox (others' moves)": lambda: a.xrange(keys.inbox(3)),
+        "reading an inbox by XREAD": lambda: a.xread({keys.inbox(3): "0"}),
+        "deleting an inbox": lambda: a.delete(keys.inbox(3)),
+        "trimming an inbox": lambda: a.xtrim(keys.inbox(3), maxlen=0),
+        "writing a table's record": lambda: a.hset(table, "s", b"more dice"),
+        "writing a lobby": lambda: a.hset(keys.lobby(0), "t9", b"x"),
+        "taking a lease": lambda: a.set(keys.lease(3), "9|me|0"),
+        "scripts": lambda: a.eval("return redis.call('GET', KEYS[1])", 1, keys.lease(3)),
+        "listing keys": lambda: a.keys("*"),
+        "scanning keys": lambda: a.scan(0),
+        "flushing": lambda: a.flushall(),
+        "configuration": lambda: a.config_get("*"),
+        "the users": lambda: a.acl_list(),
+        "subscribing": lambda: a.publish("any", "x"),
+    }
+    for what, attempt in refused.items():
+        with pytest.raises(NoPermissionError):
+            attempt()
+            pytest.fail(f"a gateway user was allowed {what}")
+    assert admin_client.hget(table, "s") == b"the dice"
+    assert admin_client.xlen(keys.outbox("gw-b")) == 1 and admin_client.xlen(keys.inbox(3)) == 2
+
+
+def test_revoking_cuts_the_gateway_off_at_once(
+    redis_server: RedisServer, admin_client: redis.Redis
+) -> None:
+    password = admin.add_gateway(admin_client, "gw-a")
+    a = connect(redis_server, "gw-a", password)
+    assert a.ping()
+    assert admin.gateways(admin_client) == ["gw-a"]
+    assert admin.revoke_gateway(admin_client, "gw-a")
+    assert admin.gateways(admin_client) == []
+    with pytest.raises((redis.ConnectionError, AuthenticationError, ResponseError)):
+        a.ping()  # its connection was closed; reconnecting is refused
+    with pytest.raises((AuthenticationError, ResponseError)):
+        connect(redis_server, "gw-a", password).ping()
+    assert not admin.revoke_gateway(admin_client, "gw-a")
+
+
+def test_admin_gateway_command_prints_a_url_that_connects(
+    redis_server: RedisServer, admin_client: redis.Redis
+) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "dudo", "admin", "gateway", "add", "gw-c",
+         "--redis", redis_server.url],
+        capture_output=True, text=True, timeout=30, check=True,
+    ).stdout  # fmt: skip
+    url = next(line for line in out.splitlines() if line.startswith("redis://"))
+    client: Any = redis.Redis.from_url(url)
+    client.xadd(keys.inbox(0), {"m": b"x"})  # it connects, and may do what a gateway does
+    with pytest.raises(NoPermissionError):
+        client.hgetall(keys.table_of("t1", 16))
+    wait_for(lambda: admin.gateways(admin_client) == ["gw-c"], 5, "the user")
+    listed = subprocess.run(
+        [sys.executable, "-m", "dudo", "admin", "gateway", "list", "--redis", redis_server.url],
+        capture_output=True, text=True, timeout=30, check=True,
+    ).stdout  # fmt: skip
+    assert "gw-c" in listed.split()
+    subprocess.run(
+        [sys.executable, "-m", "dudo", "admin", "gateway", "revoke", "gw-c",
+         "--redis", redis_server.url],
+        capture_output=True, text=True, timeout=30, check=True,
+    )  # fmt: skip
+    assert admin.gateways(admin_client) == []
