@@ -20,7 +20,7 @@ from redis.exceptions import AuthenticationError, NoPermissionError, ResponseErr
 from dudo import admin, keys, wire
 from dudo.bots.remote import run as play_remote
 
-from ..servers import RedisServer
+from ..servers import RedisServer, free_port
 from .procs import Workers, wait_for
 
 
@@ -171,3 +171,45 @@ def test_admin_gateway_command_prints_a_url_that_connects(
         capture_output=True, text=True, timeout=30, check=True,
     )  # fmt: skip
     assert admin.gateways(admin_client) == []
+
+
+def test_a_gateway_started_before_the_workers_checks_their_partition_count_later(
+    redis_server: RedisServer, admin_client: redis.Redis, tmp_path: Path
+) -> None:
+    """It may not store the count (its user may only read it): it checks the workers'
+    once they stored it, and one that differs from its own makes it not ready."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    def ready(base: str) -> tuple[int, dict[str, Any]]:
+        try:
+            with urllib.request.urlopen(base + "/readyz", timeout=5) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    group = Workers(redis_server.url, tmp_path)
+    try:
+        url_a = admin.url_for(redis_server.url, "gw-a", admin.add_gateway(admin_client, "gw-a"))
+        url_b = admin.url_for(redis_server.url, "gw-b", admin.add_gateway(admin_client, "gw-b"))
+        bases = {}
+        for name, url, partitions in (("gw-a", url_a, "8"), ("gw-b", url_b, "16")):
+            port = free_port()  # not ready without a worker: started without waiting
+            group.spawn(name, "gateway", "--redis", url, "--port", str(port), "--id", name,
+                        "--partitions", partitions)  # fmt: skip
+            bases[name] = f"http://127.0.0.1:{port}"
+        right, wrong = bases["gw-a"], bases["gw-b"]  # the workers' count is 8
+        wait_for(lambda: admin_client.zcard(keys.GATEWAYS) == 2, 15, "both gateways up")
+        assert admin_client.hgetall(keys.CONFIG) == {}  # neither stored anything
+        group.start("w1")
+        wait_for(lambda: ready(right)[0] == 200, 15, "the right gateway ready")
+        def mismatch() -> tuple[int, dict[str, Any]] | None:
+            found = ready(wrong)
+            return found if "config" in found[1] else None
+
+        status, body = wait_for(mismatch, 15, "the mismatch seen")
+        assert status == 503 and "8 partitions" in body["config"]
+        assert ready(right)[0] == 200
+    finally:
+        group.stop_all()

@@ -34,7 +34,7 @@ import structlog
 from aiohttp import WSCloseCode, web
 
 from .. import keys, wire
-from ..connection import connect, connect_async, ensure_partitions, fast
+from ..connection import ConfigMismatch, connect, connect_async, ensure_partitions, fast
 from ..link import AsyncGatewayLink
 from ..runtime import quiet_collector, settle_heap
 from ..service import REDIS_DOWN, Backoff
@@ -87,6 +87,12 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         self.timing: dict[str, list[tuple[float, int, str]]] = defaultdict(list)  # per table
         self.tasks: list[asyncio.Task[None]] = []
         self.ready = False
+        # The workers store the partition count; a gateway under its own Redis user
+        # may only read it. Until it has seen the stored count (a gateway started
+        # before any worker), it checks again at every heartbeat; a count that differs
+        # from its own makes it not ready (it would send moves to the wrong inboxes).
+        self.config_seen = False
+        self.config_error: str | None = None
         self.reader_ok_at = 0.0  # when the outbox reader last read (or waited) successfully
         self.live_workers = 0
         self.log = log.bind(gateway=settings.gateway_id)
@@ -127,7 +133,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         backoff, waited = Backoff(cap=5.0), False
         while True:  # a gateway started while Redis is down waits for it
             try:
-                await asyncio.to_thread(self._check_config)
+                self.config_seen = await asyncio.to_thread(self._check_config)
                 break
             except REDIS_DOWN as exc:
                 if not waited:
@@ -170,10 +176,15 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         self.ready = True
         self.log.info("gateway_started", partitions=self.settings.partitions)
 
-    def _check_config(self) -> None:
+    def _check_config(self) -> bool:
+        """Compare our partition count with the stored one (ConfigMismatch if they
+        differ); False if none is stored yet."""
         sync = connect(self.settings.redis_url)
         try:
+            if sync.hget(keys.CONFIG, keys.TABLES.config_field) is None:
+                return False
             ensure_partitions(sync, self.settings.partitions, set_up=False)
+            return True
         finally:
             sync.close()
 
@@ -220,6 +231,15 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         while True:
             await asyncio.sleep(self.settings.heartbeat)
             settle_heap()
+            try:
+                if not self.config_seen:
+                    self.config_seen = await asyncio.to_thread(self._check_config)
+            except ConfigMismatch as exc:
+                if self.config_error is None:
+                    self.log.error("config_mismatch", error=str(exc))
+                self.config_error = str(exc)
+            except Exception as exc:
+                self.log.warning("config_check_failed", error=str(exc))
             try:
                 await self.link.register()
                 now = time.time() * 1000

@@ -60,6 +60,7 @@ class HttpApi:
     created: dict[str, asyncio.Future[dict[str, Any]]]
     tasks: list[asyncio.Task[None]]
     ready: bool
+    config_error: str | None
     reader_ok_at: float
     live_workers: int
 
@@ -110,8 +111,10 @@ class HttpApi:
         except Exception:
             redis_ok = False
         workers = self.live_workers
-        ok = self.ready and reader_alive and redis_ok and workers > 0
+        ok = self.ready and reader_alive and redis_ok and workers > 0 and not self.config_error
         body = {"ready": ok, "redis": redis_ok, "reader": reader_alive, "workers": workers}
+        if self.config_error:
+            body["config"] = self.config_error
         return web.json_response(body, status=200 if ok else 503)
 
     async def metrics_page(self, _request: web.Request) -> web.Response:
