@@ -1,0 +1,118 @@
+// A third-party gateway in Node, on the stream protocol alone (docs/protocol.md, Part 4:
+// "Write your own gateway"): it takes one seat at a new table against a house bot and
+// plays it to the end with the peers' policy, printing one JSON line with the result.
+// Its "clients" are itself; a real gateway relays the same messages to its users.
+//
+//   npm install ioredis@5 @msgpack/msgpack@3
+//   REDIS_URL=redis://gateway-node-1:PASS@127.0.0.1:6379/0 GATEWAY_ID=node-1 node gateway.mjs
+//
+// (the URL from `dudo admin gateway add node-1`: a Redis user that may do this and no more)
+import { randomBytes } from "node:crypto";
+import { crc32 } from "node:zlib";
+import { decode, encode } from "@msgpack/msgpack";
+import Redis from "ioredis";
+
+const GATEWAY = process.env.GATEWAY_ID;
+const OUTBOX = `dudo:{g:${GATEWAY}}:out`;
+// No INFO ready check: a gateway's Redis user may not run INFO.
+const options = { enableReadyCheck: false, maxRetriesPerRequest: null };
+const redis = new Redis(process.env.REDIS_URL, options);
+const reader = new Redis(process.env.REDIS_URL, options); // its blocking XREAD, alone
+
+// 1. Setting up: the workers' partition count (wait until one has stored it).
+let partitions = null;
+while (!(partitions = Number(await redis.hget("dudo:config", "partitions")))) {
+  await new Promise((done) => setTimeout(done, 200));
+}
+const register = () => redis.zadd("dudo:gateways", Date.now(), GATEWAY);
+await register();
+const heartbeat = setInterval(register, 2000);
+
+// 2. Sending: one msgpack map per entry, to the inbox of the table's partition.
+const inbox = (table) => `dudo:{p${crc32(Buffer.from(table, "utf8")) % partitions}}:in`;
+const id = (prefix) => `${prefix}${randomBytes(6).toString("hex")}`;
+const table = id("n");
+const player = id("p"); // a credential: random, and never shown to anyone else
+let sent = 0;
+async function send(type, fields = {}) {
+  const msg = { v: 1, type, id: id(type[0]), table, gateway: GATEWAY, ...fields };
+  await redis.xadd(inbox(table), "*", "m", Buffer.from(encode(msg)));
+  sent += 1;
+}
+// Read from the outbox's end as it is now: anything older is for a previous life.
+let last = "0-0";
+if (await redis.exists(OUTBOX)) {
+  const info = await redis.xinfo("STREAM", OUTBOX);
+  last = info[info.indexOf("last-generated-id") + 1];
+}
+
+await send("create", {
+  rules: { preset: "classic", start_dice: 2 },
+  seats: [{ kind: "open" }, { kind: "bot", level: "normal" }],
+  host: player,
+});
+await send("join", { player, name: "Node" }); // every seat taken: the game starts
+
+// The peers' policy: Dudo if the bid is above what the others' dice likely hold
+// (a third of them, a sixth for ones) plus our own matching dice; else the least raise.
+function choose(game, mine) {
+  const { legal, dice } = mine;
+  if (legal.direction) return { type: "direction", value: 1 };
+  const wild = game.rules.wild_ones && !game.palifico;
+  const matching = (face) => dice.filter((d) => d === face || (wild && face !== 1 && d === 1)).length;
+  const others = game.dice_in_play - dice.length;
+  const standing = game.bids.at(-1); // [seat, quantity, face]
+  if (standing && legal.dudo) {
+    const [, quantity, face] = standing;
+    const expected = others / (face === 1 || !wild ? 6 : 3) + matching(face);
+    if (quantity > expected) return { type: "dudo" };
+  }
+  let best = null;
+  legal.bid.forEach((least, i) => {
+    const face = i + 1;
+    if (least !== null && (!best || matching(face) > matching(best.face))) {
+      best = { type: "bid", quantity: least, face };
+    }
+  });
+  return best ?? { type: "dudo" };
+}
+
+// 3. Receiving: each outbox entry holds a msgpack array of messages; trim behind you.
+let version = -1;
+let refused = 0;
+for (;;) {
+  const got = await reader.xreadBuffer("BLOCK", 1000, "STREAMS", OUTBOX, last);
+  for (const [, entries] of got ?? []) {
+    for (const [entryId, fields] of entries) {
+      last = entryId.toString();
+      for (const msg of decode(fields[1])) {
+        if (msg.table !== table) continue;
+        if (msg.type === "error") {
+          refused += 1;
+          console.error(`refused: ${msg.code}: ${msg.message}`);
+          continue;
+        }
+        if (msg.type !== "view" || msg.version <= version) continue; // at least once
+        version = msg.version;
+        const game = msg.game;
+        // Our seat's private part: by the player holding it, never by seat number.
+        const mine = msg.seats[msg.holders.indexOf(player)];
+        if (game && game.winner !== null) {
+          console.log(JSON.stringify({ table, winner: game.winner, seat: mine?.seat ?? null,
+            sent, refused }));
+          clearInterval(heartbeat);
+          await redis.xtrim(OUTBOX, "MINID", last);
+          redis.disconnect();
+          reader.disconnect();
+          process.exit(0);
+        }
+        const legal = mine?.legal;
+        const any = legal && (legal.dudo || legal.direction || legal.bid.some((q) => q !== null));
+        if (game && any && game.turn === mine.seat) {
+          await send("act", { player, seat: mine.seat, action: choose(game, mine) });
+        }
+      }
+    }
+    await redis.xtrim(OUTBOX, "MINID", last);
+  }
+}
