@@ -7,7 +7,7 @@
 //   REDIS_URL=redis://gateway-node-1:PASS@127.0.0.1:6379/0 GATEWAY_ID=node-1 node gateway.mjs
 //
 // (the URL from `dudo admin gateway add node-1`: a Redis user that may do this and no more)
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
 import { decode, encode } from "@msgpack/msgpack";
 import Redis from "ioredis";
@@ -28,7 +28,11 @@ const register = () => redis.zadd("dudo:gateways", Date.now(), GATEWAY);
 await register();
 const heartbeat = setInterval(register, 2000);
 
-// 2. Sending: one msgpack map per entry, to the inbox of the table's partition.
+// 2. Sending: one msgpack map per entry, to the inbox of the table's partition, signed
+// (field s) with a key derived from our Redis password: workers check who wrote it.
+const password = decodeURIComponent(new URL(process.env.REDIS_URL).password);
+const key = createHmac("sha256", password).update("dudo inbox entries/1").digest();
+const signed = (payload) => createHmac("sha256", key).update(payload).digest().subarray(0, 16);
 const inbox = (table) => `dudo:{p${crc32(Buffer.from(table, "utf8")) % partitions}}:in`;
 const id = (prefix) => `${prefix}${randomBytes(6).toString("hex")}`;
 const table = id("n");
@@ -36,7 +40,8 @@ const player = id("p"); // a credential: random, and never shown to anyone else
 let sent = 0;
 async function send(type, fields = {}) {
   const msg = { v: 1, type, id: id(type[0]), table, gateway: GATEWAY, ...fields };
-  await redis.xadd(inbox(table), "*", "m", Buffer.from(encode(msg)));
+  const payload = Buffer.from(encode(msg));
+  await redis.xadd(inbox(table), "*", "m", payload, "s", signed(payload));
   sent += 1;
 }
 // Read from the outbox's end as it is now: anything older is for a previous life.

@@ -8,6 +8,10 @@ records and ratings, and keep its own heartbeat. It cannot read a table's record
 (the dice), a lease, the dead letters, an inbox (other gateways' players' moves) or
 another gateway's outbox, nor write anywhere else: Redis refuses (``NOPERM``).
 Which keys those are is :func:`dudo.keys.gateway_keys`; the commands, here.
+
+``add`` also stores the gateway's signing key (derived from its password) and, the
+first time, the deployment's own: from then on workers apply an inbox entry only if
+it is signed by the gateway it names or by the deployment (:mod:`dudo.signing`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from redis.exceptions import ResponseError
 
-from . import keys
+from . import keys, signing
 
 USER_PREFIX = "gateway-"
 
@@ -74,6 +78,9 @@ def add_gateway(client: Any, gateway: str, password: str | None = None) -> str:
             raise
         client.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
                                *gateway_rules(gateway, newer=False))  # fmt: skip
+    # From now on workers check who signed every inbox entry (dudo.signing).
+    client.hsetnx(keys.GATEWAY_KEYS, signing.INTERNAL, signing.new_internal_key())
+    client.hset(keys.GATEWAY_KEYS, gateway, signing.key_of_password(password).hex())
     _save(client)
     return password
 
@@ -81,8 +88,16 @@ def add_gateway(client: Any, gateway: str, password: str | None = None) -> str:
 def revoke_gateway(client: Any, gateway: str) -> bool:
     """Delete the gateway's user; Redis closes its connections at once. False if none."""
     removed = bool(client.execute_command("ACL", "DELUSER", user_of(gateway)))
+    client.hdel(keys.GATEWAY_KEYS, gateway)  # its entries are refused from now on
     _save(client)
     return removed
+
+
+def internal_key(client: Any) -> bytes | None:
+    """The deployment's own signing key, if gateways have users (None: nothing is
+    signed or checked). For processes that connect as an admin: workers, directors,
+    bot services, tools that write inbox entries."""
+    return signing.key_from_hex(client.hget(keys.GATEWAY_KEYS, signing.INTERNAL))
 
 
 def gateways(client: Any) -> list[str]:

@@ -32,6 +32,9 @@ GATEWAYS = f"{PREFIX}:gateways"  # zset: gateway id -> last heartbeat (ms)
 # hash: gateway id -> "frames" for a gateway that takes its views as client JSON
 # pieces (the `frames` message) instead of `view` messages
 GATEWAY_VIEWS = f"{PREFIX}:gateway_views"
+# hash: gateway id -> its key for signing inbox entries (hex), and "*" -> the
+# deployment's own (dudo.signing); readable by the deployment only, never a gateway
+GATEWAY_KEYS = f"{PREFIX}:gateway_keys"
 DIRECTORS = f"{PREFIX}:directors"  # zset: director id -> last heartbeat (ms)
 DEFAULT_DIRECTOR_PARTITIONS = 4
 RATERS = f"{PREFIX}:raters"  # zset: processes keeping the ratings -> last heartbeat (ms)

@@ -21,6 +21,7 @@ from typing import Any
 from . import keys, wire
 from .connection import Client, fast, xread
 from .resp import AsyncResp
+from .signing import SIGNATURE_FIELD, sign
 
 
 class _LinkBase:
@@ -30,6 +31,7 @@ class _LinkBase:
         gateway_id: str,
         partitions: int,
         director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS,
+        signer: bytes | None = None,
     ) -> None:
         if not keys.ID_PATTERN.fullmatch(gateway_id):
             raise ValueError(f"gateway id {gateway_id!r} must match {keys.ID_PATTERN.pattern}")
@@ -40,6 +42,15 @@ class _LinkBase:
         self.outbox = keys.outbox(gateway_id)
         self.last_id = "0-0"
         self.bytes_read = 0  # outbox payload bytes received, for benchmarks
+        # The key every entry is signed with (dudo.signing), where entries are checked.
+        self.signer = signer
+
+    def entry(self, payload: bytes) -> list[Any]:
+        """An inbox entry's fields and values, as XADD takes them: the message, and its
+        signature when this link signs."""
+        if self.signer is None:
+            return [wire.ENTRY_FIELD, payload]
+        return [wire.ENTRY_FIELD, payload, SIGNATURE_FIELD, sign(self.signer, payload)]
 
     def message(self, kind: str, **fields: Any) -> dict[str, Any]:
         """A message from this gateway (``gateway`` filled in)."""
@@ -113,12 +124,14 @@ class GatewayLink(_LinkBase):
         """Write messages to their tables' inboxes (pipelined); returns the entry ids."""
         pipe = self.redis.pipeline(transaction=False)
         for msg in messages:
-            pipe.xadd(self.inbox_for(msg), {wire.ENTRY_FIELD: wire.encode(msg)})
+            pipe.execute_command("XADD", self.inbox_for(msg), "*", *self.entry(wire.encode(msg)))
         return [i.decode() if isinstance(i, bytes) else i for i in pipe.execute()]
 
     def send_raw(self, table_id: str, payload: bytes) -> str:
         """Write bytes as they are (for tests of what workers do with garbage)."""
-        entry = self.redis.xadd(self.inbox_of(table_id), {wire.ENTRY_FIELD: payload})
+        entry = self.redis.execute_command(
+            "XADD", self.inbox_of(table_id), "*", *self.entry(payload)
+        )
         return entry.decode() if isinstance(entry, bytes) else entry
 
     def read(self, block_ms: int | None = 100, count: int = 100) -> list[dict[str, Any]]:
@@ -152,8 +165,9 @@ class AsyncGatewayLink(_LinkBase):
         gateway_id: str,
         partitions: int,
         director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS,
+        signer: bytes | None = None,
     ) -> None:
-        super().__init__(client, gateway_id, partitions, director_partitions)
+        super().__init__(client, gateway_id, partitions, director_partitions, signer)
         self.views: str | None = None  # "frames": workers send this gateway `frames`
         self._outgoing: _Outgoing | None = None
         self._read_since_trim = 0
@@ -221,17 +235,17 @@ class AsyncGatewayLink(_LinkBase):
             if isinstance(lean, AsyncResp):
                 await lean.execute(
                     [
-                        ("XADD", inbox, "*", wire.ENTRY_FIELD, payload)
+                        ("XADD", inbox, "*", *self.entry(payload))
                         for inbox, payload in outgoing.entries
                     ]
                 )
             elif len(outgoing.entries) == 1:
                 inbox, payload = outgoing.entries[0]
-                await self.redis.execute_command("XADD", inbox, "*", wire.ENTRY_FIELD, payload)
+                await self.redis.execute_command("XADD", inbox, "*", *self.entry(payload))
             else:
                 pipe = self.redis.pipeline(transaction=False)
                 for inbox, payload in outgoing.entries:
-                    pipe.execute_command("XADD", inbox, "*", wire.ENTRY_FIELD, payload)
+                    pipe.execute_command("XADD", inbox, "*", *self.entry(payload))
                 await pipe.execute()
         except asyncio.CancelledError:  # shutting down: every sender is cancelled too
             done.cancel()

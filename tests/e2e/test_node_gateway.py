@@ -68,6 +68,9 @@ def test_a_node_gateway_plays_a_whole_game_as_its_own_redis_user(
                    if e.get("username") == admin.user_of("node-1")]  # fmt: skip
         assert refused == []
         assert real_redis.xlen(keys.outbox("node-1")) <= 1  # trimmed behind it
+        # Its entries were checked (an app was admitted) and bore its signature.
+        dead = [real_redis.xlen(keys.dead_letters(p)) for p in range(8)]
+        assert real_redis.hget(keys.GATEWAY_KEYS, "node-1") and dead == [0] * 8
     finally:
         group.stop_all()
         admin.revoke_gateway(real_redis, "node-1")

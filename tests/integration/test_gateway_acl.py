@@ -69,6 +69,10 @@ def test_a_gateway_under_its_own_user_serves_a_whole_game(
         assert outcome.winner is not None and outcome.moves > 0, outcome.text()
         assert outcome.refused == 0, outcome.text()
         assert denied(admin_client, admin.user_of("gw-a")) == []  # nothing it needed refused
+        # Every entry was checked, and each bore its writer's signature: the gateway's,
+        # the bot service's and the worker's own (dudo.signing).
+        assert admin.internal_key(admin_client) is not None
+        assert [admin_client.xlen(keys.dead_letters(p)) for p in range(8)] == [0] * 8
         assert admin_client.zscore(keys.GATEWAYS, "gw-a") is not None
     finally:
         group.stop_all()
@@ -120,6 +124,8 @@ def test_a_gateway_user_is_refused_everything_else(
         "flushing": lambda: a.flushall(),
         "configuration": lambda: a.config_get("*"),
         "the users": lambda: a.acl_list(),
+        "the signing keys": lambda: a.hgetall(keys.GATEWAY_KEYS),
+        "another gateway's key": lambda: a.hget(keys.GATEWAY_KEYS, "gw-b"),
         "subscribing": lambda: a.publish("any", "x"),
     }
     for what, attempt in refused.items():

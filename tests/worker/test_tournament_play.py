@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from dudo import keys, wire
+from dudo import keys, signing, wire
 from dudo.bench.tournament import create_bot_tournament, players_at_two_tables
 from dudo.director.prizes import split_pool
 from dudo.director.ratings import Ratings
@@ -44,7 +44,10 @@ def run_tournament(
     seats: int,
     people: tuple[str, ...] = (),
     start_dice: int = 2,
+    signed: bool = False,
 ) -> Tournament:
+    if signed:  # as once an app was admitted: every entry's writer is checked
+        client.hset(keys.GATEWAY_KEYS, signing.INTERNAL, "ab" * 32)
     worker = make_worker(client, seed=11)
     # No pacing: this test alternates the two loops in one thread.
     loop = director(WorkerSettings(partitions=D, worker_id="d1", seed=5), P, client, pace_ms=0)
@@ -109,11 +112,22 @@ def test_a_whole_tournament_places_everyone_once_and_conserves_chips(
     assert tables and all(t.status == "over" for t in tables)
 
 
-def test_chips_move_by_double_entry_for_people_bots_and_the_pool(client: Any) -> None:
+@pytest.mark.parametrize("signed", [False, True], ids=["unsigned", "signed"])
+def test_chips_move_by_double_entry_for_people_bots_and_the_pool(
+    client: Any, signed: bool
+) -> None:
     """Two people among bots (their turn clocks play for them): across the whole system
     every account adds up to 0, the pool ends empty, each person has what they won
     minus what they paid, the house (every bot) the rest."""
-    state = run_tournament(client, "cup", 6, "elimination", 3, ("ana", "bea"), start_dice=1)
+    state = run_tournament(
+        client, "cup", 6, "elimination", 3, ("ana", "bea"), start_dice=1, signed=signed
+    )
+    dead = [
+        (space.tag, p, client.xrange(space.dead_letters(p)))
+        for space, count in ((keys.TABLES, P), (keys.TOURNAMENTS, D), (keys.RATINGS, 1))
+        for p in range(count)
+    ]
+    assert [d for d in dead if d[2]] == []  # signed: every entry of ours bore its signature
     accounts = ledger(client)
     assert sum(accounts.values()) == 0 and accounts.get("pool:cup", 0) == 0
     for e in state.entrants.values():

@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import keys, wire
+from ..admin import internal_key
 from ..chaos.fleet import Fleet, temporary_folder
 from ..connection import create_groups, ensure_partitions
 from ..director.prizes import split_pool
 from ..director.tournament import OVER, Tournament
+from ..signing import SIGNATURE_FIELD, sign
 from ..table import Table
 from .common import fresh_redis
 from .path import process_cpu
@@ -163,6 +165,7 @@ def create_bot_tournament(
         for person in people
     ]  # fmt: skip
     inbox = keys.TOURNAMENTS.inbox(keys.partition_of(tournament, director_partitions))
+    signer = internal_key(client)  # an admin tool: it signs as the deployment
     for body in (
         wire.message(
             "tournament_create",
@@ -186,7 +189,11 @@ def create_bot_tournament(
         wire.message("begin", id="b", tournament=tournament, gateway="bench", player="bench"),
     ):
         wire.validate(body)
-        client.xadd(inbox, {wire.ENTRY_FIELD: wire.encode(body)})
+        entry = wire.encode(body)
+        fields = {wire.ENTRY_FIELD: entry}
+        if signer is not None:  # the deployment checks who wrote each entry
+            fields[SIGNATURE_FIELD] = sign(signer, entry)
+        client.xadd(inbox, fields)
 
 
 def load_tournament(client: Any) -> Tournament | None:

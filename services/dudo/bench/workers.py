@@ -336,7 +336,7 @@ def floor_rate(
         replies = read.execute()[deletions:]
         for group, reply in zip(calls, replies, strict=True):
             for p, flat in zip(group, reply, strict=True):
-                entries[p] = flat[1::2]  # after the "more pending" flag: the ids
+                entries[p] = flat[1::3]  # after the "more pending" flag: (id, m, s)
         sections = {}
         for p, tids in by_partition.items():
             writes = []

@@ -22,6 +22,7 @@ from typing import Any
 import structlog
 
 from .. import wire
+from ..admin import internal_key
 from ..connection import Client
 from ..link import GatewayLink
 from ..service import Health, run_until_stopped
@@ -102,6 +103,9 @@ class BotService:
         if now >= self._next_scan:
             self._next_scan = now + self.scan_every
             self.link.register()
+            # A deployment's own process: it signs with the internal key, if there
+            # is one (gateways with users of their own: dudo.signing).
+            self.link.signer = internal_key(self.client)
             self.scan_lobby()
         wait = block_ms
         if self.due:

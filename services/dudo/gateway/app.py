@@ -33,11 +33,12 @@ from typing import Any
 import structlog
 from aiohttp import WSCloseCode, web
 
-from .. import keys, wire
+from .. import admin, keys, signing, wire
 from ..connection import ConfigMismatch, connect, connect_async, ensure_partitions, fast
 from ..link import AsyncGatewayLink
 from ..runtime import quiet_collector, settle_heap
 from ..service import REDIS_DOWN, Backoff
+from ..signing import key_of_url
 from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
 from .http import HttpApi, json_errors
@@ -92,6 +93,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         # before any worker), it checks again at every heartbeat; a count that differs
         # from its own makes it not ready (it would send moves to the wrong inboxes).
         self.config_seen = False
+        self.own_key = False  # signs with a key of its own (its Redis user's), not ours
         self.config_error: str | None = None
         self.reader_ok_at = 0.0  # when the outbox reader last read (or waited) successfully
         self.live_workers = 0
@@ -149,7 +151,11 @@ class Gateway(HttpApi, TournamentApi, Sockets):
             self.settings.gateway_id,
             self.settings.partitions,
             self.settings.director_partitions,
+            # Under a Redis user of its own it signs every entry (dudo.signing).
+            signer=key_of_url(self.settings.redis_url, admin.USER_PREFIX),
         )
+        self.own_key = self.link.signer is not None
+        await self._refresh_signer()
         self.link.views = "frames" if self.settings.frames else None
         self.reader = AsyncGatewayLink(
             self.reader_redis, self.settings.gateway_id, self.settings.partitions
@@ -225,12 +231,25 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(client.aclose(), 2.0)
 
+    async def _refresh_signer(self) -> None:
+        """A gateway without a Redis user of its own runs as the deployment's: it signs
+        with the deployment's key once there is one (an app was admitted, entries are
+        checked from then on), or not at all before."""
+        if self.own_key or self.link is None:
+            return
+        found = await self.redis.hget(keys.GATEWAY_KEYS, signing.INTERNAL)
+        self.link.signer = signing.key_from_hex(found)
+
     async def _heartbeat(self) -> None:
         """Register every few seconds, and count the live workers (for readiness)."""
         assert self.link is not None
         while True:
             await asyncio.sleep(self.settings.heartbeat)
             settle_heap()
+            try:
+                await self._refresh_signer()
+            except Exception as exc:
+                self.log.warning("signer_refresh_failed", error=str(exc))
             try:
                 if not self.config_seen:
                     self.config_seen = await asyncio.to_thread(self._check_config)

@@ -76,6 +76,10 @@ class Partition:
     redeliver: bool = False
 
 
+# An inbox entry as read: its id, its message (field m) and signature (field s, or b"").
+Entry = tuple[str, bytes, bytes]
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 

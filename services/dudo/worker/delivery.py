@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import keys, wire
 from ..connection import Batch
+from ..signing import SIGNATURE_FIELD, sign
 from .common import Partition, _text
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ class Delivery:
     entity: type[Entity]
     log: Any
     _unsent: list[tuple[int, str, bytes, Any]]
+    signer: bytes | None
 
     def _queue_deliveries(self, batch: Batch) -> tuple[list[tuple[int, str, bytes, Any]], int]:
         """Queue the fan-out of every committed, undelivered record: one outbox entry
@@ -68,6 +70,8 @@ class Delivery:
         for content in contents:
             for stream, entry in content[2] if len(content) > 2 else ():
                 fields = {wire.ENTRY_FIELD: entry}
+                if self.signer is not None:  # another inbox's entry: signed (dudo.signing)
+                    fields[SIGNATURE_FIELD] = sign(self.signer, entry)
                 batch.add(stream, lambda p, stream=stream, fields=fields: p.xadd(stream, fields))
         maxlen, ttl = self.settings.outbox_maxlen, self.settings.outbox_ttl_ms
         for stream, packed in outbox_entries(by_gateway):
@@ -143,7 +147,8 @@ class Delivery:
             for member in members:
                 name = _text(member)
                 tid, _, version = name.rpartition("|")
-                args += [name, wire.encode(self.entity.timeout(tid, int(version)))]
+                entry = wire.encode(self.entity.timeout(tid, int(version)))
+                args += [name, entry, sign(self.signer, entry) if self.signer else b""]
             script_keys = [self.space.lease(n), self.space.timers(n), self.space.inbox(n)]
             fire.add(self.space.lease(n), *self._call("fire", script_keys, args))
         self._execute(fire)

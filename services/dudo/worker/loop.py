@@ -55,8 +55,17 @@ from ..connection import (
 from ..entity import Entity
 from ..runtime import quiet_collector, settle_heap
 from ..service import Health, retry_until_ready, run_until_stopped
+from ..signing import Verifier
 from ..table import Limits, Table
-from .common import Partition, WorkerSettings, _newer, _text, default_worker_id, now_ms
+from .common import (
+    Entry,
+    Partition,
+    WorkerSettings,
+    _newer,
+    _text,
+    default_worker_id,
+    now_ms,
+)
 from .delivery import Delivery, fan_out, outbox_entries
 from .membership import Membership
 from .process import Processing, _Batch
@@ -93,6 +102,8 @@ class Worker(Membership, Processing, Delivery):
         self.partitions: dict[int, Partition] = {}
         self.live_gateways: list[str] = []
         self.frame_gateways: frozenset[str] = frozenset()
+        self.verifier = Verifier()  # loaded with the first heartbeat, before any read
+        self.signer: bytes | None = None
         self.rng = random.SystemRandom()
         self.stopping = False
         self._next_heartbeat = 0.0
@@ -247,7 +258,7 @@ class Worker(Membership, Processing, Delivery):
                 self._wait_first = False
         return count
 
-    def _caught_up(self, entries: dict[int, list[tuple[str, bytes]]]) -> bool:
+    def _caught_up(self, entries: dict[int, list[Entry]]) -> bool:
         """After a busy cycle, may the next one start with the cheap blocking XREAD
         (which returns at once if entries came meanwhile) rather than the read script
         over every partition, which would come back empty at light load?
@@ -292,7 +303,7 @@ class Worker(Membership, Processing, Delivery):
 
     # -- reading ----------------------------------------------------------------------
 
-    def _read(self, woken: set[int] | None = None) -> dict[int, list[tuple[str, bytes]]]:
+    def _read(self, woken: set[int] | None = None) -> dict[int, list[Entry]]:
         """One round trip: deliver what the last cycle committed, delete what was
         delivered before, and read every owned partition's inbox, or only those in
         ``woken`` (the ones a blocking wait just saw new entries in) and any still
@@ -340,7 +351,7 @@ class Worker(Membership, Processing, Delivery):
         results = self._execute(batch)
         self._settle_deliveries(sending, results[: sending[1]])
         replies = iter(results[sending[1] + deletions :])
-        entries: dict[int, list[tuple[str, bytes]]] = {}
+        entries: dict[int, list[Entry]] = {}
         for group in calls:
             reply = next(replies)
             for i, part in enumerate(group):
@@ -350,8 +361,8 @@ class Worker(Membership, Processing, Delivery):
                     entries[part.number] = got
         return entries
 
-    def _entries_read(self, part: Partition, flat: Any) -> list[tuple[str, bytes]]:
-        """One partition's share of a read reply, as (entry id, payload) pairs."""
+    def _entries_read(self, part: Partition, flat: Any) -> list[Entry]:
+        """One partition's share of a read reply: (entry id, payload, signature)."""
         if isinstance(flat, Exception):
             self.log.warning("read_failed", partition=part.number, error=str(flat))
             return []
@@ -364,8 +375,12 @@ class Worker(Membership, Processing, Delivery):
             return []
         more = int(flat[0])  # pending entries may remain after these
         got = [
-            (_text(flat[i]), flat[i + 1] if isinstance(flat[i + 1], bytes) else b"")
-            for i in range(1, len(flat), 2)
+            (
+                _text(flat[i]),
+                flat[i + 1] if isinstance(flat[i + 1], bytes) else b"",
+                flat[i + 2] if isinstance(flat[i + 2], bytes) else b"",
+            )
+            for i in range(1, len(flat), 3)
         ]
         if got and _newer(got[-1][0], part.newest):
             part.newest = got[-1][0]
@@ -418,6 +433,7 @@ class Worker(Membership, Processing, Delivery):
                         b.outboxes,
                         self.space,
                         [] if self._slot_per_call else b.sends,
+                        self.signer,
                     )
                     for b in group
                 ],

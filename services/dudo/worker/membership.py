@@ -15,6 +15,7 @@ from redis.exceptions import ResponseError
 
 from .. import keys
 from ..connection import Batch
+from ..signing import Verifier
 from .assign import owned_by
 from .common import Partition, _text, now_ms
 
@@ -33,6 +34,8 @@ class Membership:
     partitions: dict[int, Partition]
     live_gateways: list[str]
     frame_gateways: frozenset[str]  # live gateways that take their views as `frames`
+    verifier: Verifier  # who may have written an inbox entry (dudo.signing)
+    signer: bytes | None  # the key the entries this process writes are signed with
     clock_offset: int
     stopping: bool
     health: Health
@@ -81,6 +84,11 @@ class Membership:
             lambda p: p.hgetall(keys.GATEWAY_VIEWS),
             ("HGETALL", keys.GATEWAY_VIEWS),
         )
+        batch.add(
+            keys.GATEWAY_KEYS,
+            lambda p: p.hgetall(keys.GATEWAY_KEYS),
+            ("HGETALL", keys.GATEWAY_KEYS),
+        )
         owned = list(self.partitions.values())
         for part in owned:
             lease = self.space.lease(part.number)
@@ -101,7 +109,11 @@ class Membership:
             self.frame_gateways = frozenset(
                 _text(g) for g, how in _pairs(results[5]) if how == b"frames"
             ) & frozenset(self.live_gateways)
-        for part, renewed in zip(owned, results[6:], strict=True):
+        if not isinstance(results[6], Exception):
+            # Who may have written an entry, and the key this process signs its own with.
+            self.verifier = Verifier.from_hash(dict(_pairs(results[6])))
+            self.signer = self.verifier.internal
+        for part, renewed in zip(owned, results[7:], strict=True):
             if isinstance(renewed, Exception):
                 continue  # not an answer about the lease: keep it, retry next heartbeat
             if renewed != 1:

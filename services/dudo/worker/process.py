@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import keys, wire
 from ..connection import Batch
+from ..signing import Verifier
 from ..wire import WireError
-from .common import Partition
+from .common import Entry, Partition
 from .scripts import Write
 
 if TYPE_CHECKING:
@@ -72,18 +73,23 @@ class Processing:
     entity: type[Entity]
     limits: Limits
     frame_gateways: frozenset[str]
+    verifier: Verifier
     rng: random.Random
     log: Any
     debug: bool
 
     def _handle(
-        self, entries: dict[int, list[tuple[str, bytes]]], phases: dict[str, float] | None = None
+        self, entries: dict[int, list[Entry]], phases: dict[str, float] | None = None
     ) -> None:
         phases = {} if phases is None else phases
         mark = time.monotonic()
         direction = self.entity.DIRECTION
+        verifier = self.verifier
         decoded = {
-            n: [(eid, raw, _decode(raw, direction)) for eid, raw in got]
+            n: [
+                (eid, raw, _decode(raw, direction, verifier, signature))
+                for eid, raw, signature in got
+            ]
             for n, got in entries.items()
         }
         self._load_tables(decoded)
@@ -247,10 +253,17 @@ def _where(part: Partition, msg: dict[str, Any], key: str) -> dict[str, Any]:
     return {"partition": part.number, key: msg.get(key), "id": msg.get("id")}
 
 
-def _decode(raw: bytes, direction: str) -> dict[str, Any] | WireError:
+def _decode(
+    raw: bytes, direction: str, verifier: Verifier, signature: bytes
+) -> dict[str, Any] | WireError:
     try:
-        return wire.decode(raw, direction=direction)
+        msg = wire.decode(raw, direction=direction)
     except WireError as exc:
         return exc
     except Exception as exc:  # the codec promises typed errors; never die on an entry anyway
         return WireError(wire.BAD_MESSAGE, f"undecodable entry ({exc.__class__.__name__})")
+    refused = verifier.refusal(msg, raw, signature)
+    if refused is not None:
+        # Dead-lettered, and answered to nobody: the gateway it names did not send it.
+        return WireError(wire.UNAUTHORIZED, refused)
+    return msg

@@ -24,6 +24,7 @@ from typing import Any, ClassVar, NamedTuple
 from redis.exceptions import NoScriptError
 
 from .. import keys
+from ..signing import sign
 
 
 class Write(NamedTuple):
@@ -72,19 +73,30 @@ local function try(...)
   if type(reply) == 'table' and reply.err then return nil, reply.err end
   return reply
 end
+-- Each entry as three values: its id, its message (field m) and its signature
+-- (field s, '' if unsigned: dudo.signing).
 local function flatten(entries, out)
   for _, e in ipairs(entries) do
     local fields = e[2]
-    local payload = ''
+    local payload, signature = '', ''
     if fields then
       for i = 1, #fields, 2 do
-        if fields[i] == 'm' then payload = fields[i + 1] end
+        if fields[i] == 'm' then payload = fields[i + 1]
+        elseif fields[i] == 's' then signature = fields[i + 1] end
       end
     end
     out[#out + 1] = e[1]
     out[#out + 1] = payload
+    out[#out + 1] = signature
   end
   return out
+end
+-- XADD an entry, with its signature if it has one.
+local function append(key, payload, signature)
+  if signature ~= '' then
+    return redis.call('XADD', key, '*', 'm', payload, 's', signature)
+  end
+  return redis.call('XADD', key, '*', 'm', payload)
 end
 """
 
@@ -237,8 +249,9 @@ return result
 #   n, per dead letter: entry id, reason, raw payload
 #   n, per lobby change: table, entry ('' = no longer open)
 #   n, per outbox: the entry appended (messages delivered with the commit itself)
-#   n, per stream sent to: the entry appended, never trimmed (another partition's
-#      inbox: a table's report to its tournament, a tournament's orders to a table)
+#   n, per stream sent to: the entry appended and its signature ('' = none), never
+#      trimmed (another partition's inbox: a table's report to its tournament, a
+#      tournament's orders to a table)
 # Returns, per partition: {1, delivery record id or ''}; {-1} when fenced; {-2, i}
 # when table i is not at its expected version (nothing of that partition is
 # written then). Each partition commits or not on its own.
@@ -264,7 +277,7 @@ local function commit_one(k, i)
   local n_dead = tonumber(ARGV[i]); local deads = i + 1; i = i + 1 + 3 * n_dead
   local n_lobby = tonumber(ARGV[i]); local lobbies = i + 1; i = i + 1 + 2 * n_lobby
   local n_out = tonumber(ARGV[i]); local outs = i + 1; i = i + 1 + n_out
-  local n_send = tonumber(ARGV[i]); local sends = i + 1; i = i + 1 + n_send
+  local n_send = tonumber(ARGV[i]); local sends = i + 1; i = i + 1 + 2 * n_send
   local next_k, next_i = k + 6 + n_tab + n_out + n_send, i
   if not holds(lease, owner, gen) then return {-1}, next_k, next_i end
   for t = 0, n_tab - 1 do
@@ -311,7 +324,7 @@ local function commit_one(k, i)
     redis.call('PEXPIRE', outbox, outbox_ttl)  -- a dead gateway's outbox goes
   end
   for o = 0, n_send - 1 do
-    redis.call('XADD', KEYS[k + 6 + n_tab + n_out + o], '*', 'm', ARGV[sends + o])
+    append(KEYS[k + 6 + n_tab + n_out + o], ARGV[sends + 2 * o], ARGV[sends + 2 * o + 1])
   end
   -- Acked and deleted a chunk at a time (one call per chunk, not two per entry).
   for first = 0, n_ack - 1, 256 do
@@ -334,16 +347,16 @@ return results
 """
 )
 
-# KEYS: lease, timers, inbox. ARGV: owner, gen, then pairs (member, message).
-# Moves each still-present timer into the inbox as an ordinary entry.
+# KEYS: lease, timers, inbox. ARGV: owner, gen, then triples (member, message, its
+# signature or ''). Moves each still-present timer into the inbox as an ordinary entry.
 FIRE = (
     _PRELUDE
     + """
 if not holds(KEYS[1], ARGV[1], ARGV[2]) then return -1 end
 local fired = 0
-for k = 3, #ARGV, 2 do
+for k = 3, #ARGV, 3 do
   if redis.call('ZREM', KEYS[2], ARGV[k]) == 1 then
-    redis.call('XADD', KEYS[3], '*', 'm', ARGV[k + 1])
+    append(KEYS[3], ARGV[k + 1], ARGV[k + 2])
     fired = fired + 1
   end
 end
@@ -383,6 +396,7 @@ def commit_section(
     outboxes: Sequence[tuple[str, bytes]] = (),
     space: keys.Space = keys.TABLES,
     sends: Sequence[tuple[str, bytes]] = (),
+    signer: bytes | None = None,
 ) -> tuple[list[str], list[Any]]:
     """One partition's keys and arguments in a ``commit`` call.
 
@@ -390,7 +404,7 @@ def commit_section(
     ``lobby``: (table, encoded entry, or b"" when it is no longer open);
     ``outboxes``: (outbox key, entry) appended if the partition commits, and
     ``sends``: (stream key, entry) appended untrimmed (both standalone Redis only:
-    those streams are in other hash slots).
+    those streams are in other hash slots), signed with ``signer`` if given.
     """
     script_keys = [
         space.lease(number),
@@ -420,7 +434,8 @@ def commit_section(
     args.append(len(outboxes))
     args += [entry for _, entry in outboxes]
     args.append(len(sends))
-    args += [entry for _, entry in sends]
+    for _, entry in sends:
+        args += [entry, sign(signer, entry) if signer is not None else b""]
     return script_keys, args
 
 

@@ -1,0 +1,114 @@
+"""Who wrote an inbox entry: a signature per entry, checked by the workers.
+
+Redis tells a worker nothing of who appended an entry to an inbox, and any gateway
+may append to any inbox (docs/architecture.md, "Who may touch what"). So in a
+deployment that admits other apps every entry carries, beside its message ``m``, a
+signature ``s``: the first 16 bytes of HMAC-SHA256 over ``m`` with the writer's key.
+
+- A gateway's key is derived from its Redis password (:func:`key_of_password`), so
+  the one credential ``dudo admin gateway add`` hands out is all it needs; the admin
+  stores the derived key in ``dudo:gateway_keys`` (field: the gateway's id), which
+  no gateway's Redis user may read.
+- The deployment's own processes (workers, directors, bot services, admin tools)
+  sign with the internal key, field ``*`` of the same hash.
+
+A worker checks every entry once that hash holds an internal key (before that, a
+deployment without gateway users, nothing is signed or checked): an entry signed
+with the internal key may be anything; one signed by a gateway must name that
+gateway in its ``gateway`` field and be a message a gateway may send. Anything else
+is dead-lettered as ``unauthorized`` and changes nothing. Pure functions and plain
+data: the Redis reads are the callers'.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+INTERNAL = "*"  # the internal key's field in keys.GATEWAY_KEYS
+SIGNATURE_FIELD = b"s"
+SIZE = 16
+_DERIVE = b"dudo inbox entries/1"
+
+# What a gateway may send (to tables' and tournaments' inboxes); everything else is
+# written by the deployment itself (timeouts, reports, orders, seats, results...).
+GATEWAY_SENDS = frozenset(
+    {"create", "join", "leave", "attach", "act", "resync", "watch", "start",
+     "tournament_create", "register", "unregister", "begin", "subscribe"}
+)  # fmt: skip
+
+
+def key_of_password(password: str) -> bytes:
+    return hmac.digest(password.encode(), _DERIVE, "sha256")
+
+
+def key_of_url(url: str, user_prefix: str) -> bytes | None:
+    """A gateway's signing key from its Redis URL: derived from the password of a user
+    named ``<user_prefix><id>``; None for any other URL (an admin's: no gateway user)."""
+    parts = urlsplit(url)
+    user = unquote(parts.username or "")
+    if not user.startswith(user_prefix) or parts.password is None:
+        return None
+    return key_of_password(unquote(parts.password))
+
+
+def key_from_hex(stored: bytes | str | None) -> bytes | None:
+    """A key as stored in keys.GATEWAY_KEYS (hex), or None where there is none."""
+    if not stored:
+        return None
+    return bytes.fromhex(stored.decode() if isinstance(stored, bytes) else stored)
+
+
+def new_internal_key() -> str:
+    return secrets.token_hex(32)
+
+
+def sign(key: bytes, payload: bytes) -> bytes:
+    return hmac.digest(key, payload, "sha256")[:SIZE]
+
+
+@dataclass
+class Verifier:
+    """The keys a worker checks entries with (refreshed at every heartbeat)."""
+
+    internal: bytes | None = None
+    gateways: dict[str, bytes] = field(default_factory=dict)
+
+    @classmethod
+    def from_hash(cls, stored: Mapping[Any, Any]) -> Verifier:
+        """From ``HGETALL dudo:gateway_keys`` (hex keys; bytes or str either way)."""
+        text = {_text(k): _text(v) for k, v in stored.items()}
+        internal = text.pop(INTERNAL, None)
+        return cls(
+            bytes.fromhex(internal) if internal else None,
+            {name: bytes.fromhex(value) for name, value in text.items()},
+        )
+
+    @property
+    def active(self) -> bool:
+        return self.internal is not None
+
+    def refusal(self, msg: dict[str, Any], payload: bytes, signature: bytes) -> str | None:
+        """Why this entry must not be applied, or None if it may."""
+        if self.internal is None:
+            return None
+        if signature and hmac.compare_digest(signature, sign(self.internal, payload)):
+            return None
+        gateway = msg.get("gateway")
+        key = self.gateways.get(gateway) if isinstance(gateway, str) else None
+        if key is None:
+            return f"not signed by the deployment, and {gateway!r} is no gateway with a key"
+        if not signature or not hmac.compare_digest(signature, sign(key, payload)):
+            return f"not signed by gateway {gateway}"
+        kind = msg.get("type")
+        if kind not in GATEWAY_SENDS or (kind == "create" and msg.get("tournament") is not None):
+            return f"a gateway may not send {kind}"
+        return None
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

@@ -1,0 +1,63 @@
+"""Who wrote an inbox entry (dudo.signing): the rules a worker applies, without Redis."""
+
+from __future__ import annotations
+
+from dudo import signing, wire
+from dudo.signing import Verifier, key_of_password, key_of_url, sign
+
+INTERNAL, A, B = b"i" * 32, key_of_password("pass-a"), key_of_password("pass-b")
+KEYS = Verifier(INTERNAL, {"gw-a": A, "gw-b": B})
+
+
+def act(gateway: str = "gw-a", **over: object) -> tuple[dict[str, object], bytes]:
+    msg = wire.message("act", id="a1", table="t1", gateway=gateway, player="p", seat=0,
+                       action={"type": "dudo"}, **over)  # fmt: skip
+    return msg, wire.encode(msg)
+
+
+def test_nothing_is_checked_before_there_is_an_internal_key() -> None:
+    msg, raw = act()
+    assert Verifier().refusal(msg, raw, b"") is None
+    assert not Verifier().active and KEYS.active
+
+
+def test_a_gateway_signs_for_itself_only() -> None:
+    msg, raw = act("gw-a")
+    assert KEYS.refusal(msg, raw, sign(A, raw)) is None
+    assert "not signed by gateway gw-a" in (KEYS.refusal(msg, raw, sign(B, raw)) or "")
+    assert "not signed by gateway gw-a" in (KEYS.refusal(msg, raw, b"") or "")
+    tampered = raw.replace(b"dudo", b"calz")
+    assert KEYS.refusal(msg, tampered, sign(A, raw)) is not None  # the bytes are signed
+    ghost, raw = act("gw-x")
+    assert "no gateway with a key" in (KEYS.refusal(ghost, raw, sign(A, raw)) or "")
+
+
+def test_a_gateway_may_not_send_what_the_deployment_writes() -> None:
+    for kind, fields in (
+        ("timeout", {"table": "t1", "version": 3}),
+        ("order", {"table": "t1", "tournament": "cup", "seq": 1, "count": 1}),
+        ("report", {"tournament": "cup"}),
+        ("create", {"table": "t1", "tournament": "cup"}),
+    ):
+        msg = {"v": 1, "type": kind, "id": "x", "gateway": "gw-a", **fields}
+        raw = wire.encode(msg)
+        assert "may not send" in (KEYS.refusal(msg, raw, sign(A, raw)) or ""), kind
+        assert KEYS.refusal(msg, raw, sign(INTERNAL, raw)) is None, kind  # ours may
+
+
+def test_keys_come_from_the_hash_and_from_a_gateway_url() -> None:
+    stored = {b"*": INTERNAL.hex().encode(), b"gw-a": A.hex().encode()}
+    loaded = Verifier.from_hash(stored)
+    assert loaded.internal == INTERNAL and loaded.gateways == {"gw-a": A}
+    assert key_of_url("redis://gateway-gw-a:pass-a@h:6379/0", "gateway-") == A
+    assert key_of_url("redis://gateway-gw-a:pass%2Da@h:6379/0", "gateway-") == A  # quoted
+    assert key_of_url("redis://admin:pass-a@h:6379/0", "gateway-") is None
+    assert key_of_url("redis://h:6379/0", "gateway-") is None
+    assert signing.key_from_hex(None) is None and signing.key_from_hex(A.hex()) == A
+
+
+def test_the_published_test_vector() -> None:
+    """docs/protocol.md, "Who wrote it": what another language's gateway must compute."""
+    key = key_of_password("pass-a")
+    assert key.hex() == "bd19af8e0b724ba25ae0d1d4392a23fda74a8eb7a28b2c598095ce2d6c4582ce"
+    assert sign(key, bytes.fromhex("81a17601")).hex() == "1434fe8ceca0a70632bf3bccb931f897"

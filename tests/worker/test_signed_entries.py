@@ -1,0 +1,85 @@
+"""Once an app has been admitted (dudo.signing): the worker applies an inbox entry only
+if its signature says who wrote it — the gateway it names, or the deployment itself.
+Games signed by their gateway play to the end; an entry that names another gateway,
+is unsigned, or is of a kind only the deployment writes, is dead-lettered and
+changes nothing, while the same message signed by its own gateway is applied."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dudo import keys, signing, wire
+from dudo.link import GatewayLink
+from dudo.signing import key_of_password
+
+from .test_worker import P, make_worker, play_to_the_end, pump, stored
+
+A, B = key_of_password("pass-a"), key_of_password("pass-b")
+
+
+def admit(client: Any) -> None:
+    client.hset(
+        keys.GATEWAY_KEYS,
+        mapping={signing.INTERNAL: "cd" * 32, "gw-a": A.hex(), "gw-b": B.hex()},
+    )
+
+
+def write(client: Any, link: GatewayLink, msg: dict[str, Any]) -> None:
+    """``msg`` appended to its inbox as ``link`` writes (signed with its key, if any)."""
+    client.execute_command("XADD", link.inbox_for(msg), "*", *link.entry(wire.encode(msg)))
+
+
+def dead_reasons(client: Any, table: str) -> list[bytes]:
+    dead = client.xrange(keys.dead_letters(keys.partition_of(table, P)))
+    return [fields[b"reason"] for _, fields in dead]
+
+
+def test_games_signed_by_their_gateway_play_to_the_end(client: Any) -> None:
+    admit(client)
+    worker = make_worker(client)
+    assert worker.verifier.active and worker.signer is not None
+    link = GatewayLink(client, "gw-a", P, signer=A)
+    play_to_the_end(worker, link, ["t1", "t2", "t3"], seed=5)  # no error on the way
+    assert all(dead_reasons(client, t) == [] for t in ("t1", "t2", "t3"))
+
+
+def test_forged_unsigned_and_internal_entries_change_nothing(client: Any) -> None:
+    admit(client)
+    worker = make_worker(client)
+    a = GatewayLink(client, "gw-a", P, signer=A)
+    b = GatewayLink(client, "gw-b", P, signer=B)
+    unsigned = GatewayLink(client, "gw-a", P)
+    a.register()
+    a.send(
+        a.message("create", id="c1", table="t9", rules={}, seats=[{"kind": "open"}] * 3),
+        a.message("join", id="j1", table="t9", player="pa", name="Ana"),
+    )
+    pump(worker, a)
+    version = stored(client, "t9").version
+    leave = a.message("leave", id="l1", table="t9", player="pa", seat=0)  # names gw-a
+    write(client, b, leave)  # ... but gw-b wrote it
+    write(client, unsigned, {**leave, "id": "l2"})  # ... or someone without a key
+    timeout = wire.message("timeout", id="t:9", table="t9", version=version)
+    write(client, b, timeout)  # a clock's timeout: only the deployment writes these
+    pump(worker, a)
+    assert stored(client, "t9").version == version  # nothing changed
+    assert stored(client, "t9").seats[0].player == "pa"
+    reasons = dead_reasons(client, "t9")
+    assert len(reasons) == 3 and all(r.startswith(b"unauthorized: ") for r in reasons)
+    assert b"not signed by gateway gw-a" in reasons[0] and b"not signed by gateway" in reasons[1]
+    assert b"not signed by the deployment" in reasons[2]
+    write(client, a, leave)  # the same leave, signed by gw-a itself: applied
+    out = pump(worker, a)
+    assert stored(client, "t9").version > version
+    assert stored(client, "t9").seats[0].player is None
+    assert not any(m["type"] == "error" for m in out)
+
+
+def test_nothing_is_checked_until_an_app_is_admitted(client: Any) -> None:
+    worker = make_worker(client)
+    assert not worker.verifier.active and worker.signer is None
+    link = GatewayLink(client, "gw-a", P)  # signs nothing
+    play_to_the_end(worker, link, ["t1"], seed=2)
+    admit(client)
+    worker.heartbeat()  # from its next heartbeat on, a worker checks
+    assert worker.verifier.active
