@@ -219,3 +219,47 @@ def test_a_gateway_started_before_the_workers_checks_their_partition_count_later
         assert ready(right)[0] == 200
     finally:
         group.stop_all()
+
+
+def test_a_gateway_user_cannot_act_as_another_gateway(
+    redis_server: RedisServer, admin_client: redis.Redis
+) -> None:
+    """gw-b, through its own Redis user, writes a leave naming gw-a for gw-a's player,
+    signed with its own key and unsigned: the worker applies neither; the same leave
+    written by gw-a through its user is applied."""
+    from dudo.link import GatewayLink
+    from dudo.signing import key_of_password
+    from dudo.table import Table
+    from dudo.worker import Worker, WorkerSettings
+
+    pa, pb = admin.add_gateway(admin_client, "gw-a"), admin.add_gateway(admin_client, "gw-b")
+    a = GatewayLink(connect(redis_server, "gw-a", pa), "gw-a", 8, signer=key_of_password(pa))
+    b = GatewayLink(connect(redis_server, "gw-b", pb), "gw-b", 8, signer=key_of_password(pb))
+    worker = Worker(WorkerSettings(partitions=8, worker_id="w1"), client=admin_client)
+    worker.setup()
+    worker.heartbeat()
+
+    def table() -> Table:
+        return Table.from_bytes(admin_client.hget(keys.table_of("t9", 8), "s"))
+
+    def cycles() -> None:
+        for _ in range(3):
+            worker.run_once()
+
+    a.send(
+        a.message("create", id="c1", table="t9", rules={}, seats=[{"kind": "open"}] * 3),
+        a.message("join", id="j1", table="t9", player="pa", name="Ana"),
+    )
+    cycles()
+    version = table().version
+    leave = a.message("leave", id="l1", table="t9", player="pa", seat=0)  # names gw-a
+    b.send(leave)  # signed by gw-b
+    b.signer = None
+    b.send({**leave, "id": "l2"})  # unsigned
+    cycles()
+    assert table().version == version and table().seats[0].player == "pa"
+    dead = admin_client.xrange(keys.dead_letters(keys.partition_of("t9", 8)))
+    assert [f[b"reason"].split(b":")[0] for _, f in dead] == [b"unauthorized"] * 2
+    a.send(leave)
+    cycles()
+    assert table().version > version and table().seats[0].player is None
