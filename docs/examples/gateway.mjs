@@ -52,7 +52,7 @@ if (await redis.exists(OUTBOX)) {
 }
 
 await send("create", {
-  rules: { preset: "classic", start_dice: 2 },
+  rules: { preset: "classic", start_dice: 3 },
   seats: [{ kind: "open" }, { kind: "bot", level: "normal" }],
   host: player,
 });

@@ -27,6 +27,8 @@ def _conformance(args: argparse.Namespace) -> int:
         verdict = check_client(command)
         print(verdict.text())
         return 0 if verdict.ok else 1
+    if args.paths[:1] == ["gateway"]:  # dudo conformance gateway --redis URL --gateway NAME
+        return _conformance_gateway(args.paths[1:])
     from .conformance import run_paths
 
     report = run_paths(args.paths)
@@ -36,6 +38,23 @@ def _conformance(args: argparse.Namespace) -> int:
         print(f"no vector files under {' '.join(args.paths)}", file=sys.stderr)
     print(report.summary())
     return 0 if report.ok else 1
+
+
+def _conformance_gateway(argv: list[str]) -> int:
+    from .conformance_gateway import check
+    from .connection import connect
+
+    p = argparse.ArgumentParser(
+        prog="dudo conformance gateway",
+        description="watch a gateway's stream handling while it plays (run beside it)",
+    )
+    p.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="an admin's Redis URL")
+    p.add_argument("--gateway", required=True, help="the gateway id under test")
+    p.add_argument("--seconds", type=float, default=20.0, help="how long to watch it")
+    args = p.parse_args(argv)
+    verdict = check(connect(args.redis), args.gateway, args.seconds)
+    print(verdict.text())
+    return 0 if verdict.ok else 1
 
 
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
@@ -527,7 +546,8 @@ def build_parser() -> argparse.ArgumentParser:
     conf = sub.add_parser(
         "conformance",
         help="replay rules conformance vectors (files or folders); or `conformance client -- "
-        "CMD {url} {token}`: check a client's handling of reconnects and renumbering",
+        "CMD {url} {token}`: check a client's handling of reconnects and renumbering; or "
+        "`conformance gateway --redis URL --gateway NAME`: watch a gateway's stream handling",
     )
     conf.add_argument("paths", nargs=argparse.REMAINDER, metavar="PATH")
     conf.set_defaults(func=_conformance)
