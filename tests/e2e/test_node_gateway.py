@@ -140,16 +140,16 @@ def test_the_gateway_kit_passes_the_node_gateway_and_fails_a_careless_one(
     def watch(name: str, seconds: float) -> None:
         verdicts[name] = check(redis.Redis.from_url(redis_server.url), name, seconds, 8)
 
-    kit = threading.Thread(target=watch, args=("node-2", 8.0))
+    kit = threading.Thread(target=watch, args=("node-2", 12.0))
     kit.start()
     run = run_node(node, script, redis_server, "node-2", password)
     kit.join()
     assert run.returncode == 0, run.stderr
     assert verdicts["node-2"].ok, verdicts["node-2"].text()
 
-    kit = threading.Thread(target=watch, args=("careless", 8.0))
+    kit = threading.Thread(target=watch, args=("careless", 12.0))
     kit.start()
-    careless_gateway(real_redis, "careless", 7.0)
+    careless_gateway(real_redis, "careless", 10.0)
     kit.join()
     verdict = verdicts["careless"]
     failed = {name for name, (passed, _) in verdict.checks.items() if not passed}
