@@ -83,3 +83,22 @@ def test_nothing_is_checked_until_an_app_is_admitted(client: Any) -> None:
     admit(client)
     worker.heartbeat()  # from its next heartbeat on, a worker checks
     assert worker.verifier.active
+
+
+def test_a_revoked_gateway_is_refused_from_the_next_heartbeat(client: Any) -> None:
+    """`dudo admin gateway revoke` deletes its key: the workers refuse its entries as soon
+    as they have read the keys again (every heartbeat)."""
+    admit(client)
+    worker = make_worker(client)
+    a = GatewayLink(client, "gw-a", P, signer=A)
+    a.register()
+    a.send(a.message("create", id="c1", table="t8", rules={}, seats=[{"kind": "open"}] * 2))
+    pump(worker, a)
+    assert stored(client, "t8").version >= 1
+    client.hdel(keys.GATEWAY_KEYS, "gw-a")
+    worker.heartbeat()
+    version = stored(client, "t8").version
+    a.send(a.message("join", id="j1", table="t8", player="pa", name="Ana"))
+    pump(worker, a)
+    assert stored(client, "t8").version == version  # not seated
+    assert any(b"no gateway with a key" in r for r in dead_reasons(client, "t8"))
