@@ -398,6 +398,7 @@ def _play(args: argparse.Namespace) -> int:
         "odds": args.odds,
         "clock": args.clock,
         "rules": _rule_options(args.rule),
+        "lang": args.lang,
     }
     return play(args.url, options)
 
@@ -607,6 +608,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seats", type=int, default=3, help="with --create: seats in all")
     play.add_argument("--preset", default="classic", help="with --create: rules preset")
     play.add_argument("--start-dice", type=int, help="with --create: dice each")
+    play.add_argument(
+        "--lang", choices=("en", "es", "de"), default="en", help="the text's language"
+    )
     play.set_defaults(func=_play)
 
     bot = sub.add_parser(

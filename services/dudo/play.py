@@ -18,13 +18,14 @@ from typing import Any
 import aiohttp
 
 from .client import DudoApi, DudoConnection, DudoError
-from .play_text import HELP, event_line, parse, render, reveal_text, turn_text
+from .play_text import event_line, parse, render, reveal_text, say, turn_text
 
 
 class Terminal:
-    def __init__(self, base: str, out: Any = sys.stdout) -> None:
+    def __init__(self, base: str, out: Any = sys.stdout, lang: str = "en") -> None:
         self.base = base.rstrip("/")
         self.out = out
+        self.lang = lang
         self.view: dict[str, Any] | None = None
         self.round: int | None = None  # the round whose table was drawn last
         self.done = asyncio.Event()
@@ -53,7 +54,7 @@ class Terminal:
 
     async def seat(self, api: DudoApi, options: dict[str, Any]) -> str:
         """Create a table or join one; returns the seat token."""
-        name = options.get("name") or await self.ask("Your name?")
+        name = options.get("name") or await self.ask(say("name?", self.lang))
         try:
             if options.get("create"):
                 return await self.create(api, name, options)
@@ -61,12 +62,13 @@ class Terminal:
             if not table:
                 tables = (await api.tables())["tables"]
                 if not tables:
-                    self.say("No open table: creating one against two bots.")
+                    self.say(say("no_table", self.lang))
                     return await self.create(api, name, {**options, "bots": 2, "seats": 3})
                 for i, e in enumerate(tables, 1):
                     host = next((n for n in e["names"] if n), "?")
-                    self.say(f"  {i}. {host}'s table · {e['preset']} · {e['taken']}/{e['seats']}")
-                choice = await self.ask("Number to join, or 'new' for a table against two bots:")
+                    self.say(say("table_line", self.lang, i=i, host=host, preset=e["preset"],
+                                 taken=e["taken"], seats=e["seats"]))  # fmt: skip
+                choice = await self.ask(say("pick", self.lang))
                 if not choice.isdigit() or not 1 <= int(choice) <= len(tables):
                     return await self.create(api, name, {**options, "bots": 2, "seats": 3})
                 table = tables[int(choice) - 1]["table"]
@@ -88,7 +90,9 @@ class Terminal:
         made = await api.create_table(
             rules=rules, seats=seats, bots=[options.get("level") or "normal"] * bots, name=name
         )
-        self.say(f"Table {made['table']} created; you are seat {made['seat'] + 1} of {seats}.")
+        self.say(
+            say("created", self.lang, table=made["table"], seat=made["seat"] + 1, seats=seats)
+        )
         return str(made["token"])
 
     async def run(self, options: dict[str, Any]) -> None:
@@ -111,8 +115,13 @@ class Terminal:
         elif msg["type"] == "error":
             self.say(f"! {msg['message']} ({msg['code']})")
         elif msg["type"] == "welcome":
-            seat = "watching" if msg["seat"] is None else f"seat {msg['seat'] + 1}"
-            self.say(f"Connected to table {msg['table']} as {seat}. {HELP}")
+            seat = (
+                say("watching", self.lang)
+                if msg["seat"] is None
+                else say("seat", self.lang, n=msg["seat"] + 1)
+            )
+            self.say(say("connected", self.lang, table=msg["table"], seat=seat,
+                         help=say("help", self.lang)))  # fmt: skip
 
     def show_view(self, view: dict[str, Any]) -> None:
         """What changed, a line each; the whole table when a round starts; your turn."""
@@ -120,18 +129,18 @@ class Terminal:
         game = view["game"]
         for event in view["events"]:
             if event["type"] == "reveal" and game and game.get("last_round"):
-                self.say(reveal_text(view))
-            line = event_line(view, event)
+                self.say(reveal_text(view, self.lang))
+            line = event_line(view, event, self.lang)
             if line:
                 self.say(line)
         current = game["round"] if game else None
         if current != self.round or game is None or view["status"] == "over":
             self.round = current
-            self.say(render(view))
+            self.say(render(view, self.lang))
         if view["status"] == "over":
             self.done.set()
         elif game and game.get("legal") and game["turn"] == view["seat"]:
-            self.say(turn_text(view))
+            self.say(turn_text(view, self.lang))
             print("> ", end="", file=self.out, flush=True)
 
     async def receive(self, conn: DudoConnection) -> None:
@@ -167,7 +176,7 @@ class Terminal:
             if command == "quit":
                 return
             if command == "help":
-                self.say(HELP)
+                self.say(say("help", self.lang))
                 continue
             pending = conn.start() if command == "start" else conn.act(command)
             task = asyncio.create_task(self.request(pending))
@@ -177,7 +186,7 @@ class Terminal:
 
 def main(base: str, options: dict[str, Any]) -> int:
     try:
-        asyncio.run(Terminal(base).run(options))
+        asyncio.run(Terminal(base, lang=options.get("lang") or "en").run(options))
     except (EOFError, KeyboardInterrupt):
         pass
     except aiohttp.ClientError as exc:

@@ -1,128 +1,321 @@
-"""A table as lines of text, and typed commands as actions: what a text client needs
-(``dudo play`` today; pure functions, no I/O, so any text gateway can share them).
+"""A table as lines of text, and typed commands as actions, in English, Spanish or German:
+what a text client needs (``dudo play`` today, a chat gateway next; pure functions, no
+I/O, so any text gateway can share them).
 
 Seats are numbered from 1, as people count them; the protocol's seats are 0-based.
+Spanish uses seed 003's face names (as, tonto, tren, cuadra, quina, cena); German calls
+ones Pacos, as the browser client does. :func:`parse` understands the commands and face
+names of every language, whichever the player reads.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
-FACES = {1: "ones", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes"}
-FACE = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
-HELP = (
-    "commands: <quantity> <face> (a bid, e.g. 3 5 for three fives) · dudo · calza · "
-    "left · right (who plays next, when asked) · start (host) · help · quit"
-)
+LANGS = ("en", "es", "de")
+FACE: dict[str, tuple[str, ...]] = {
+    "en": ("one", "two", "three", "four", "five", "six"),
+    "es": ("as", "tonto", "tren", "cuadra", "quina", "cena"),
+    "de": ("Paco", "Zweier", "Dreier", "Vierer", "Fünfer", "Sechser"),
+}
+FACES: dict[str, tuple[str, ...]] = {
+    "en": ("ones", "twos", "threes", "fours", "fives", "sixes"),
+    "es": ("ases", "tontos", "trenes", "cuadras", "quinas", "cenas"),
+    "de": ("Pacos", "Zweier", "Dreier", "Vierer", "Fünfer", "Sechser"),
+}
+# Every word of the text, per language ({placeholders} filled by the functions below).
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "help": "commands: <quantity> <face> (a bid, e.g. 3 5 for three fives) · dudo · "
+        "calza · left · right (who plays next, when asked) · start (host) · help · quit",
+        "waiting": "Table {table}: waiting for players ({taken}/{seats})",
+        "head": "Table {table} · round {round} · {dice} dice",
+        "palifico": "PALIFICO: the face is locked, {ones}",
+        "wild": "ones stay wild",
+        "not_wild": "ones are not wild",
+        "turn_mark": "← turn",
+        "bot": "bot {level}",
+        "out": "out",
+        "you": "(you)",
+        "seat": "seat {n}",
+        "winner": "Winner: {name}",
+        "standings": "Standings: {names}",
+        "your_dice": "Your dice: {dice}",
+        "bids": "Bids: {bids}",
+        "bid_you": "You bid {bid}",
+        "bid_other": "{who} bids {bid}",
+        "call_you": "You call {call}!",
+        "call_other": "{who} calls {call}!",
+        "dir_you": "You choose: {next} plays next",
+        "dir_other": "{who} chooses: {next} plays next",
+        "house_you": "(the clock ran out: the house plays for you)",
+        "house_other": "(the clock ran out: the house plays for {who})",
+        "out_you": "You are out.",
+        "out_other": "{who} is out.",
+        "reveal": "— {call} by {caller} on {bidder}'s {bid}",
+        "counted": "{count} counted",
+        "loses": "{name} loses a die",
+        "gains": "{name} wins a die back",
+        "ask_dir": "Your turn. Who plays next? left: {left} · right: {right}",
+        "to_beat": "To beat: {bid} ({who}). ",
+        "opens": "You open the round. ",
+        "your_turn": "Your turn. {beat}{legal}",
+        "odds": " Odds: the bid to beat is true {percent}%.",
+        "legal": "Legal: {options}.",
+        "bid_range": "bid {ranges}",
+        "suggestion": " Suggestion: {move}.",
+        "name?": "Your name?",
+        "no_table": "No open table: creating one against two bots.",
+        "table_line": "  {i}. {host}'s table · {preset} · {taken}/{seats}",
+        "pick": "Number to join, or 'new' for a table against two bots:",
+        "created": "Table {table} created; you are seat {seat} of {seats}.",
+        "connected": "Connected to table {table} as {seat}. {help}",
+        "watching": "watching",
+    },
+    "es": {
+        "help": "comandos: <cantidad> <pinta> (una puja, p. ej. 3 5 o 3 quinas) · dudo · "
+        "calza · izquierda · derecha (quién sigue, cuando se pregunta) · empezar (anfitrión) "
+        "· ayuda · salir",
+        "waiting": "Mesa {table}: esperando jugadores ({taken}/{seats})",
+        "head": "Mesa {table} · ronda {round} · {dice} dados",
+        "palifico": "PALIFICO: la pinta no cambia, {ones}",
+        "wild": "los ases siguen siendo comodines",
+        "not_wild": "los ases no son comodines",
+        "turn_mark": "← turno",
+        "bot": "bot {level}",
+        "out": "fuera",
+        "you": "(vos)",
+        "seat": "asiento {n}",
+        "winner": "Gana: {name}",
+        "standings": "Posiciones: {names}",
+        "your_dice": "Tus dados: {dice}",
+        "bids": "Pujas: {bids}",
+        "bid_you": "Pujás {bid}",
+        "bid_other": "{who} puja {bid}",
+        "call_you": "¡Cantás {call}!",
+        "call_other": "¡{who} canta {call}!",
+        "dir_you": "Elegís: sigue {next}",
+        "dir_other": "{who} elige: sigue {next}",
+        "house_you": "(se acabó el tiempo: la casa juega por vos)",
+        "house_other": "(se acabó el tiempo: la casa juega por {who})",
+        "out_you": "Quedaste fuera.",
+        "out_other": "{who} queda fuera.",
+        "reveal": "— {call} de {caller} a la puja de {bidder}: {bid}",
+        "counted": "hay {count}",
+        "loses": "{name} pierde un dado",
+        "gains": "{name} recupera un dado",
+        "ask_dir": "Tu turno. ¿Quién sigue? izquierda: {left} · derecha: {right}",
+        "to_beat": "A superar: {bid} ({who}). ",
+        "opens": "Abrís la ronda. ",
+        "your_turn": "Tu turno. {beat}{legal}",
+        "odds": " Probabilidad de que la puja a superar sea cierta: {percent}%.",
+        "legal": "Posible: {options}.",
+        "bid_range": "pujar {ranges}",
+        "suggestion": " Sugerencia: {move}.",
+        "name?": "¿Tu nombre?",
+        "no_table": "No hay mesas abiertas: se crea una contra dos bots.",
+        "table_line": "  {i}. Mesa de {host} · {preset} · {taken}/{seats}",
+        "pick": "Número de mesa, o 'new' para una mesa contra dos bots:",
+        "created": "Mesa {table} creada; sos el asiento {seat} de {seats}.",
+        "connected": "Conectado a la mesa {table} como {seat}. {help}",
+        "watching": "espectador",
+    },
+    "de": {
+        "help": "Befehle: <Anzahl> <Augen> (ein Gebot, z. B. 3 5 oder 3 Fünfer) · dudo · "
+        "calza · links · rechts (wer weiterspielt, wenn gefragt) · starten (Gastgeber) · "
+        "hilfe · beenden",
+        "waiting": "Tisch {table}: wartet auf Spieler ({taken}/{seats})",
+        "head": "Tisch {table} · Runde {round} · {dice} Würfel",
+        "palifico": "PALIFICO: die Augenzahl bleibt, {ones}",
+        "wild": "Pacos bleiben Joker",
+        "not_wild": "Pacos sind keine Joker",
+        "turn_mark": "← am Zug",
+        "bot": "Bot {level}",
+        "out": "raus",
+        "you": "(du)",
+        "seat": "Platz {n}",
+        "winner": "Gewinner: {name}",
+        "standings": "Platzierung: {names}",
+        "your_dice": "Deine Würfel: {dice}",
+        "bids": "Gebote: {bids}",
+        "bid_you": "Du bietest {bid}",
+        "bid_other": "{who} bietet {bid}",
+        "call_you": "Du rufst {call}!",
+        "call_other": "{who} ruft {call}!",
+        "dir_you": "Du wählst: {next} spielt weiter",
+        "dir_other": "{who} wählt: {next} spielt weiter",
+        "house_you": "(die Zeit ist um: das Haus spielt für dich)",
+        "house_other": "(die Zeit ist um: das Haus spielt für {who})",
+        "out_you": "Du bist raus.",
+        "out_other": "{who} ist raus.",
+        "reveal": "— {call} von {caller} auf das Gebot von {bidder}: {bid}",
+        "counted": "{count} gezählt",
+        "loses": "{name} verliert einen Würfel",
+        "gains": "{name} bekommt einen Würfel zurück",
+        "ask_dir": "Du bist dran. Wer spielt weiter? links: {left} · rechts: {right}",
+        "to_beat": "Zu überbieten: {bid} ({who}). ",
+        "opens": "Du eröffnest die Runde. ",
+        "your_turn": "Du bist dran. {beat}{legal}",
+        "odds": " Wahrscheinlichkeit, dass das Gebot stimmt: {percent}%.",
+        "legal": "Möglich: {options}.",
+        "bid_range": "bieten {ranges}",
+        "suggestion": " Vorschlag: {move}.",
+        "name?": "Dein Name?",
+        "no_table": "Kein offener Tisch: einer gegen zwei Bots wird eröffnet.",
+        "table_line": "  {i}. Tisch von {host} · {preset} · {taken}/{seats}",
+        "pick": "Nummer zum Beitreten, oder 'new' für einen Tisch gegen zwei Bots:",
+        "created": "Tisch {table} eröffnet; du bist Platz {seat} von {seats}.",
+        "connected": "Verbunden mit Tisch {table} als {seat}. {help}",
+        "watching": "Zuschauer",
+    },
+}
+HELP = WORDS["en"]["help"]
+# Typed commands, in every language (parse() takes any of them).
+_COMMANDS = {
+    "quit": "quit", "exit": "quit", "salir": "quit", "beenden": "quit",
+    "help": "help", "ayuda": "help", "hilfe": "help",
+    "start": "start", "empezar": "start", "starten": "start",
+}  # fmt: skip
+_DIRECTIONS = {"left": -1, "izquierda": -1, "links": -1, "right": 1, "derecha": 1, "rechts": 1}
+
+
+def _w(lang: str) -> dict[str, str]:
+    return WORDS.get(lang, WORDS["en"])
+
+
+def say(key: str, lang: str = "en", **fields: Any) -> str:
+    """One sentence of the text client in ``lang`` (WORDS), its placeholders filled."""
+    return _w(lang)[key].format(**fields)
 
 
 def dice_text(dice: list[int]) -> str:
     return " ".join(f"[{d}]" for d in dice)
 
 
-def bid_text(quantity: int, face: int) -> str:
-    return f"{quantity} × {(FACE if quantity == 1 else FACES)[face]}"
+def bid_text(quantity: int, face: int, lang: str = "en") -> str:
+    names = FACE if quantity == 1 else FACES
+    return f"{quantity} × {names.get(lang, names['en'])[face - 1]}"
 
 
-def _name(view: dict[str, Any], seat: int | None, *, you: bool = True) -> str:
+def _name(view: dict[str, Any], seat: int | None, *, you: bool = True, lang: str = "en") -> str:
     if seat is None:
         return "?"
     players = view["players"]
     player = players[seat] if 0 <= seat < len(players) else None
-    label = player["name"] if player else f"seat {seat + 1}"
-    return f"{label} (you)" if you and seat == view["seat"] else label
+    label = player["name"] if player else _w(lang)["seat"].format(n=seat + 1)
+    return f"{label} {_w(lang)['you']}" if you and seat == view["seat"] else label
 
 
-def palifico_text(game: dict[str, Any]) -> str:
-    ones = "ones stay wild" if game["rules"].get("palifico_wild_ones") else "ones are not wild"
-    return f"PALIFICO: the face is locked, {ones}"
+def palifico_text(game: dict[str, Any], lang: str = "en") -> str:
+    w = _w(lang)
+    ones = w["wild"] if game["rules"].get("palifico_wild_ones") else w["not_wild"]
+    return w["palifico"].format(ones=ones)
 
 
-def render(view: dict[str, Any]) -> str:
+def render(view: dict[str, Any], lang: str = "en") -> str:
     """The whole table: players and their dice counts, your dice, the bids so far."""
+    w = _w(lang)
     game = view["game"]
     players = view["players"]
     if game is None:
         taken = sum(1 for p in players if p)
-        return f"Table {view['table']}: waiting for players ({taken}/{len(players)})"
-    flag = f"  {palifico_text(game)}" if game["palifico"] and game["phase"] != "over" else ""
-    lines = [f"Table {view['table']} · round {game['round']} · {game['dice_in_play']} dice{flag}"]
+        return w["waiting"].format(table=view["table"], taken=taken, seats=len(players))
+    head = w["head"].format(table=view["table"], round=game["round"], dice=game["dice_in_play"])
+    if game["palifico"] and game["phase"] != "over":
+        head += f"  {palifico_text(game, lang)}"
+    lines = [head]
     for seat, player in enumerate(players):
         if player is None:
             continue
         count = game["dice_counts"][seat]
-        mark = "  ← turn" if game["turn"] == seat and game["phase"] != "over" else ""
-        bot = f" [bot {player['bot']}]" if player["bot"] else ""
-        shown = f"{'■' * count:<6} {count}" if count else "out"
-        lines.append(f"  {seat + 1}. {_name(view, seat) + bot:<28} {shown}{mark}")
+        mark = f"  {w['turn_mark']}" if game["turn"] == seat and game["phase"] != "over" else ""
+        bot = f" [{w['bot'].format(level=player['bot'])}]" if player["bot"] else ""
+        shown = f"{'■' * count:<6} {count}" if count else w["out"]
+        lines.append(f"  {seat + 1}. {_name(view, seat, lang=lang) + bot:<28} {shown}{mark}")
     if game["phase"] == "over":
-        lines.append(f"Winner: {_name(view, game['winner'])}")
-        lines.append("Standings: " + ", ".join(_name(view, s) for s in game["standings"]))
+        lines.append(w["winner"].format(name=_name(view, game["winner"], lang=lang)))
+        names = ", ".join(_name(view, s, lang=lang) for s in game["standings"])
+        lines.append(w["standings"].format(names=names))
         return "\n".join(lines)
     if game.get("dice"):
-        lines.append(f"Your dice: {dice_text(game['dice'])}")
+        lines.append(w["your_dice"].format(dice=dice_text(game["dice"])))
     if game["bids"]:
-        lines.append("Bids: " + ", ".join(f"{_name(view, s)} {q}×{f}" for s, q, f in game["bids"]))
+        bids = ", ".join(f"{_name(view, s, lang=lang)} {q}×{f}" for s, q, f in game["bids"])
+        lines.append(w["bids"].format(bids=bids))
     return "\n".join(lines)
 
 
-def event_line(view: dict[str, Any], event: dict[str, Any]) -> str | None:
+def event_line(view: dict[str, Any], event: dict[str, Any], lang: str = "en") -> str | None:
     """One thing that happened, as a line (None: shown some other way, or not at all)."""
+    w = _w(lang)
     kind = event["type"]
     seat = event.get("seat")
     you = seat is not None and seat == view["seat"]
-    who, s = ("You", "") if you else (_name(view, seat), "s")
+    who = _name(view, seat, lang=lang)
+    pick = "_you" if you else "_other"
     if kind == "bid":
-        return f"{who} bid{s} {bid_text(event['quantity'], event['face'])}"
+        return w["bid" + pick].format(who=who, bid=bid_text(event["quantity"], event["face"], lang))
     if kind in ("dudo", "calza"):
-        return f"{who} call{s} {kind.capitalize()}!"
+        return w["call" + pick].format(who=who, call=kind.capitalize())
     if kind == "direction":
         game = view["game"]
-        return f"{who} choose{s}: {_name(view, game['turn'])} plays next" if game else None
+        if not game:
+            return None
+        return w["dir" + pick].format(who=who, next=_name(view, game["turn"], lang=lang))
     if kind == "house_bot":
-        return f"(the clock ran out: the house plays for {'you' if you else who})"
+        return w["house" + pick].format(who=who)
     if kind == "eliminated":
-        return "You are out." if you else f"{who} is out."
+        return w["out" + pick].format(who=who)
     return None
 
 
-def reveal_text(view: dict[str, Any]) -> str:
+def reveal_text(view: dict[str, Any], lang: str = "en") -> str:
     """The round that just ended: every hand, the count, who lost or won a die."""
+    w = _w(lang)
     last = view["game"]["last_round"]
     bidder, quantity, face = last["bid"]
-    call = last["call"].upper()
-    lines = [f"— {call} by {_name(view, last['caller'])} on {_name(view, bidder)}'s "
-             f"{bid_text(quantity, face)}"]  # fmt: skip
+    lines = [
+        w["reveal"].format(
+            call=last["call"].upper(),
+            caller=_name(view, last["caller"], lang=lang),
+            bidder=_name(view, bidder, lang=lang),
+            bid=bid_text(quantity, face, lang),
+        )
+    ]
     for seat, hand in enumerate(last["dice"]):
         if hand:
-            lines.append(f"    {_name(view, seat):<20} {dice_text(hand)}")
-    outcome = f"    {last['count']} counted"
+            lines.append(f"    {_name(view, seat, lang=lang):<20} {dice_text(hand)}")
+    outcome = [w["counted"].format(count=last["count"])]
     if last["loser"] is not None:
-        outcome += f"; {_name(view, last['loser'])} loses a die"
+        outcome.append(w["loses"].format(name=_name(view, last["loser"], lang=lang)))
     if last["gainer"] is not None:
-        outcome += f"; {_name(view, last['gainer'])} wins a die back"
-    lines.append(outcome)
+        outcome.append(w["gains"].format(name=_name(view, last["gainer"], lang=lang)))
+    lines.append("    " + "; ".join(outcome))
     return "\n".join(lines)
 
 
-def turn_text(view: dict[str, Any]) -> str:
+def turn_text(view: dict[str, Any], lang: str = "en") -> str:
     """What to decide: the bid to beat, what is legal, a suggestion, your odds."""
+    w = _w(lang)
     game = view["game"]
     legal = game["legal"]
     if legal["direction"]:
-        left = _name(view, _next(game, view["seat"], -1), you=False)
-        right = _name(view, _next(game, view["seat"], 1), you=False)
-        return f"Your turn. Who plays next? left: {left} · right: {right}"
+        left = _name(view, _next(game, view["seat"], -1), you=False, lang=lang)
+        right = _name(view, _next(game, view["seat"], 1), you=False, lang=lang)
+        return w["ask_dir"].format(left=left, right=right)
     standing = game["bids"][-1] if game["bids"] else None
     beat = (
-        f"To beat: {bid_text(standing[1], standing[2])} ({_name(view, standing[0])}). "
+        w["to_beat"].format(
+            bid=bid_text(standing[1], standing[2], lang), who=_name(view, standing[0], lang=lang)
+        )
         if standing
-        else "You open the round. "
+        else w["opens"]
     )
-    text = f"Your turn. {beat}{legal_text(legal, game)}"
+    text = w["your_turn"].format(beat=beat, legal=legal_text(legal, game, lang))
     odds = game.get("odds")
     if odds and standing and odds.get("bid_true") is not None:
-        text += f" Odds: the bid to beat is true {round(odds['bid_true'] * 100)}%."
+        text += w["odds"].format(percent=round(odds["bid_true"] * 100))
     return text
 
 
@@ -135,20 +328,21 @@ def _next(game: dict[str, Any], seat: int, step: int) -> int:
     return seat
 
 
-def legal_text(legal: dict[str, Any], game: dict[str, Any]) -> str:
+def legal_text(legal: dict[str, Any], game: dict[str, Any], lang: str = "en") -> str:
+    w = _w(lang)
     parts = []
     top = legal["max_quantity"]
     for face, floor in enumerate(legal["bid"], 1):
         if floor is not None:
             parts.append(f"{floor}..{top}×{face}")
-    options = ["bid " + ", ".join(parts)] if parts else []
+    options = [w["bid_range"].format(ranges=", ".join(parts))] if parts else []
     if legal["dudo"]:
         options.append("dudo")
     if legal["calza"]:
         options.append("calza")
     suggestion = suggest(legal, game)
-    hint = f" Suggestion: {suggestion}." if suggestion else ""
-    return "Legal: " + " | ".join(options) + "." + hint
+    hint = w["suggestion"].format(move=suggestion) if suggestion else ""
+    return w["legal"].format(options=" | ".join(options)) + hint
 
 
 def suggest(legal: dict[str, Any], game: dict[str, Any]) -> str | None:
@@ -163,17 +357,36 @@ def suggest(legal: dict[str, Any], game: dict[str, Any]) -> str | None:
     return None
 
 
+def _plain(word: str) -> str:
+    """Lower case, without accents or umlauts: "Fünfer" and "funfer" are one word."""
+    decomposed = unicodedata.normalize("NFKD", word.lower().replace("ü", "u"))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+# Face names of every language, singular and plural, as typed: "fives", "quinas", "fünfer".
+_FACE_WORDS = {
+    _plain(name): face
+    for table in (FACE, FACES)
+    for names in table.values()
+    for face, name in enumerate(names, 1)
+}
+
+
 def parse(line: str) -> dict[str, Any] | str | None:
-    """A typed command as an action, or a word the client handles itself."""
-    words = line.strip().lower().split()
+    """A typed command as an action, or a word the client handles itself; a bid is a
+    quantity and a face, as a number or a face name in any language ("3 5", "3 fives",
+    "3 quinas", "3 Fünfer"; "3 x 5" too)."""
+    words = [w for w in _plain(line).split() if w not in ("x", "×", "*")]
     if not words:
         return None
-    if words[0] in ("quit", "exit", "help", "start"):
-        return words[0]
+    if words[0] in _COMMANDS:
+        return _COMMANDS[words[0]]
     if words[0] in ("dudo", "calza"):
         return {"type": words[0]}
-    if words[0] in ("left", "right"):
-        return {"type": "direction", "value": -1 if words[0] == "left" else 1}
-    if len(words) == 2 and all(w.isdigit() for w in words):
-        return {"type": "bid", "quantity": int(words[0]), "face": int(words[1])}
+    if words[0] in _DIRECTIONS:
+        return {"type": "direction", "value": _DIRECTIONS[words[0]]}
+    if len(words) == 2 and words[0].isdigit():
+        face = int(words[1]) if words[1].isdigit() else _FACE_WORDS.get(words[1])
+        if face is not None:
+            return {"type": "bid", "quantity": int(words[0]), "face": face}
     return "help"

@@ -1,5 +1,5 @@
-"""The terminal client, driven through a pseudo-terminal for a whole game against two bots;
-its text (play_text.py) checked piece by piece."""
+"""The terminal client, driven through a pseudo-terminal for a whole game against two bots
+(its text, play_text.py, is checked piece by piece in tests/test_play_text.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ import time
 from pathlib import Path
 
 import pexpect
-
-from dudo.play_text import event_line, parse, render, turn_text
 
 
 def test_a_whole_game_in_the_terminal(served: str, output_dir: Path) -> None:
@@ -72,57 +70,3 @@ def test_a_whole_game_in_the_terminal(served: str, output_dir: Path) -> None:
     # The table is drawn once per round (each round ends in a reveal), not per move.
     rounds = text.count("— DUDO by") + text.count("— CALZA by")
     assert text.count("Table ") <= rounds + 3, (text.count("Table "), rounds)
-
-
-def test_parse_and_render() -> None:
-    assert parse("3 5") == {"type": "bid", "quantity": 3, "face": 5}
-    assert parse("  DUDO ") == {"type": "dudo"}
-    assert parse("left") == {"type": "direction", "value": -1}
-    assert parse("three fives") == "help"
-    view = {
-        "table": "t1",
-        "seat": 0,
-        "version": 3,
-        "status": "playing",
-        "players": [
-            {"name": "Tess", "bot": None, "away": False},
-            {"name": "Hugo", "bot": "normal", "away": False},
-        ],
-        "game": {
-            "round": 1,
-            "rules": {"palifico_wild_ones": False},
-            "dice_in_play": 4,
-            "palifico": False,
-            "phase": "bidding",
-            "dice_counts": [2, 2],
-            "turn": 0,
-            "dice": [3, 5],
-            "bids": [[1, 1, 5]],
-            "winner": None,
-            "legal": {
-                "bid": [1, 2, 2, 2, 1, 1],
-                "max_quantity": 4,
-                "dudo": True,
-                "calza": True,
-                "direction": False,
-            },
-        },
-    }
-    text = render(view)
-    assert "Your dice: [3] [5]" in text and "Hugo 1×5" in text
-    assert "1. Tess (you)" in text and "2. Hugo [bot normal]" in text  # seats from 1
-    turn = turn_text(view)
-    assert turn.startswith("Your turn. To beat: 1 × five (Hugo).")
-    assert "Legal: bid 1..4×1, 2..4×2" in turn and "dudo | calza" in turn
-    assert "Suggestion: 1 5." in turn
-    assert event_line(view, {"type": "bid", "seat": 1, "quantity": 3, "face": 6}) == (
-        "Hugo bids 3 × sixes"
-    )
-    assert event_line(view, {"type": "house_bot", "seat": 0}) == (
-        "(the clock ran out: the house plays for you)"
-    )
-    assert event_line(view, {"type": "dudo", "seat": 0}) == "You call Dudo!"
-    view["game"]["palifico"] = True
-    assert "PALIFICO: the face is locked, ones are not wild" in render(view)
-    view["game"]["rules"]["palifico_wild_ones"] = True
-    assert "ones stay wild" in render(view)

@@ -1,0 +1,140 @@
+"""The text clients' words (play_text.py) in English, Spanish and German: the same
+sentences with the same placeholders in each, the whole table in each, and commands
+and face names of every language understood whichever the player reads."""
+
+from __future__ import annotations
+
+import copy
+import string
+from typing import Any
+
+import pytest
+
+from dudo.play_text import (
+    FACE,
+    FACES,
+    LANGS,
+    WORDS,
+    event_line,
+    parse,
+    render,
+    reveal_text,
+    say,
+    turn_text,
+)
+
+VIEW: dict[str, Any] = {
+    "table": "t1",
+    "seat": 0,
+    "version": 3,
+    "status": "playing",
+    "players": [
+        {"name": "Tess", "bot": None, "away": False},
+        {"name": "Hugo", "bot": "normal", "away": False},
+    ],
+    "game": {
+        "round": 2,
+        "rules": {"palifico_wild_ones": False},
+        "dice_in_play": 4,
+        "palifico": True,
+        "phase": "bidding",
+        "dice_counts": [2, 2],
+        "turn": 0,
+        "dice": [3, 5],
+        "bids": [[1, 1, 5]],
+        "winner": None,
+        "odds": {"bid_true": 0.42},
+        "legal": {
+            "bid": [1, 2, 2, 2, 1, 1],
+            "max_quantity": 4,
+            "dudo": True,
+            "calza": True,
+            "direction": False,
+        },
+        "last_round": {
+            "call": "dudo",
+            "caller": 1,
+            "bid": [0, 3, 4],
+            "dice": [[1, 4], [4, 6]],
+            "count": 3,
+            "loser": 1,
+            "gainer": None,
+        },
+    },
+}
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_every_language_has_every_sentence_with_the_same_placeholders() -> None:
+    for lang in LANGS:
+        assert WORDS[lang].keys() == WORDS["en"].keys(), lang
+        for key, template in WORDS["en"].items():
+            assert fields(WORDS[lang][key]) == fields(template), (lang, key)
+        assert len(FACE[lang]) == len(FACES[lang]) == 6
+
+
+@pytest.mark.parametrize("lang", ["es", "de"])
+def test_the_whole_table_reads_in_each_language(lang: str) -> None:
+    view = copy.deepcopy(VIEW)
+    lines = [
+        render(view, lang),
+        turn_text(view, lang),
+        reveal_text(view, lang),
+        event_line(view, {"type": "bid", "seat": 1, "quantity": 3, "face": 6}, lang) or "",
+        event_line(view, {"type": "dudo", "seat": 0}, lang) or "",
+        event_line(view, {"type": "house_bot", "seat": 1}, lang) or "",
+        event_line(view, {"type": "eliminated", "seat": 1}, lang) or "",
+        say("help", lang),
+    ]
+    text = "\n".join(lines)
+    english = {"Your", "turn", "Table", "round", "dice", "bids", "Legal", "Suggestion",
+               "counted", "loses", "clock", "house", "commands"}  # fmt: skip
+    assert not english & set(text.replace(".", " ").replace(":", " ").split()), text
+    assert FACES[lang][5] in lines[3]  # the bid's face named in the language
+    assert "Tess" in lines[0] and "Hugo" in lines[0] and "42%" in lines[1]
+
+
+def test_commands_and_faces_of_every_language_are_understood() -> None:
+    bid = {"type": "bid", "quantity": 3, "face": 5}
+    for typed in ("3 5", "3 fives", "3 five", "3 quinas", "3 Fünfer", "3 funfer", "3 x 5"):
+        assert parse(typed) == bid, typed
+    assert parse("2 ases") == parse("2 Pacos") == parse("2 ones") == {
+        "type": "bid", "quantity": 2, "face": 1,
+    }  # fmt: skip
+    for typed, meant in (("izquierda", -1), ("links", -1), ("rechts", 1), ("derecha", 1)):
+        assert parse(typed) == {"type": "direction", "value": meant}
+    assert parse("ayuda") == parse("hilfe") == "help"
+    assert parse("salir") == parse("beenden") == "quit"
+    assert parse("empezar") == parse("starten") == "start"
+    assert parse("3 dragons") == "help" and parse("") is None
+
+
+def test_the_english_text_piece_by_piece() -> None:
+    assert parse("3 5") == {"type": "bid", "quantity": 3, "face": 5}
+    assert parse("  DUDO ") == {"type": "dudo"}
+    assert parse("left") == {"type": "direction", "value": -1}
+    assert parse("three fives") == "help"  # a quantity is a number
+    view = copy.deepcopy(VIEW)
+    view["game"]["palifico"] = False
+    text = render(view)
+    assert "Your dice: [3] [5]" in text and "Hugo 1×5" in text
+    assert "1. Tess (you)" in text and "2. Hugo [bot normal]" in text  # seats from 1
+    turn = turn_text(view)
+    assert turn.startswith("Your turn. To beat: 1 × five (Hugo).")
+    assert "Legal: bid 1..4×1, 2..4×2" in turn and "dudo | calza" in turn
+    assert "Suggestion: 1 5." in turn and "true 42%" in turn
+    assert event_line(view, {"type": "bid", "seat": 1, "quantity": 3, "face": 6}) == (
+        "Hugo bids 3 × sixes"
+    )
+    assert event_line(view, {"type": "house_bot", "seat": 0}) == (
+        "(the clock ran out: the house plays for you)"
+    )
+    assert event_line(view, {"type": "dudo", "seat": 0}) == "You call Dudo!"
+    assert reveal_text(view).splitlines()[-1] == "    3 counted; Hugo loses a die"
+    view["game"]["palifico"] = True
+    assert "PALIFICO: the face is locked, ones are not wild" in render(view)
+    view["game"]["rules"]["palifico_wild_ones"] = True
+    assert "ones stay wild" in render(view)
