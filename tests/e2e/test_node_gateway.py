@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import redis
 
-from dudo import admin, keys, wire
+from dudo import admin, keys, signing, wire
 from dudo.conformance_gateway import check
 from dudo.connection import xread
 from dudo.link import GatewayLink
@@ -68,7 +68,9 @@ def test_the_node_example_is_short() -> None:
 
 @pytest.fixture
 def live(redis_server: RedisServer, real_redis: redis.Redis, tmp_path: Path) -> Iterator[Workers]:
-    """A worker and a bot service (as the deployment's admin user) to play against."""
+    """A worker and a bot service (as the deployment's admin user) to play against, in a
+    deployment that already checks who wrote each entry (an app was admitted before)."""
+    real_redis.hset(keys.GATEWAY_KEYS, signing.INTERNAL, signing.new_internal_key())
     group = Workers(redis_server.url, tmp_path)
     group.start("w1")
     group.bots("b1")

@@ -6,11 +6,13 @@ changes nothing, while the same message signed by its own gateway is applied."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from dudo import keys, signing, wire
 from dudo.link import GatewayLink
 from dudo.signing import key_of_password
+from dudo.worker.process import RELOAD_KEYS_S
 
 from .test_worker import P, make_worker, play_to_the_end, pump, stored
 
@@ -102,3 +104,19 @@ def test_a_revoked_gateway_is_refused_from_the_next_heartbeat(client: Any) -> No
     pump(worker, a)
     assert stored(client, "t8").version == version  # not seated
     assert any(b"no gateway with a key" in r for r in dead_reasons(client, "t8"))
+
+
+def test_a_gateway_admitted_since_the_last_heartbeat_is_known_at_once(client: Any) -> None:
+    """Its first entries come before the worker's next heartbeat: naming a gateway whose
+    key it has not loaded, they make it read the keys again, and they are applied."""
+    client.hset(keys.GATEWAY_KEYS, signing.INTERNAL, "cd" * 32)
+    worker = make_worker(client, heartbeat=60.0)  # no heartbeat during the test
+    worker.run_once()
+    client.hset(keys.GATEWAY_KEYS, "gw-a", A.hex())  # `dudo admin gateway add gw-a`
+    time.sleep(RELOAD_KEYS_S)
+    a = GatewayLink(client, "gw-a", P, signer=A)
+    a.register()
+    a.send(a.message("create", id="c1", table="t7", rules={}, seats=[{"kind": "open"}] * 2))
+    worker.run_once()
+    assert "gw-a" in worker.verifier.gateways
+    assert stored(client, "t7").version >= 1 and dead_reasons(client, "t7") == []

@@ -11,6 +11,7 @@ rest of its batch replayed (:meth:`Processing._quarantine`).
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from collections import defaultdict
@@ -63,6 +64,11 @@ class _Poison(Exception):
         self.entry_id, self.payload, self.reason = entry_id, payload, reason
 
 
+# An entry naming a gateway whose key is not loaded (admitted since the last heartbeat)
+# makes the worker read the keys at once, at most this often (seconds).
+RELOAD_KEYS_S = 0.2
+
+
 class Processing:
     """Turns read entries into per-partition batches ready to commit."""
 
@@ -74,6 +80,8 @@ class Processing:
     limits: Limits
     frame_gateways: frozenset[str]
     verifier: Verifier
+    signer: bytes | None
+    _keys_loaded_at: float  # when the keys were last read (the heartbeat reads them too)
     rng: random.Random
     log: Any
     debug: bool
@@ -84,14 +92,11 @@ class Processing:
         phases = {} if phases is None else phases
         mark = time.monotonic()
         direction = self.entity.DIRECTION
-        verifier = self.verifier
-        decoded = {
-            n: [
-                (eid, raw, _decode(raw, direction, verifier, signature))
-                for eid, raw, signature in got
-            ]
-            for n, got in entries.items()
-        }
+        decoded = self._decoded(entries, direction)
+        if self.verifier.active and self._unknown_writer(decoded):
+            # A gateway admitted since the last heartbeat: its key, now, and judge again.
+            self._reload_keys()
+            decoded = self._decoded(entries, direction)
         self._load_tables(decoded)
         batches: list[_Batch] = []
         for number, items in decoded.items():
@@ -105,6 +110,37 @@ class Processing:
         phases["process"] = time.monotonic() - mark
         if batches:
             self._commit(batches, phases)
+
+    def _decoded(
+        self, entries: dict[int, list[Entry]], direction: str
+    ) -> dict[int, list[tuple[str, bytes, Any]]]:
+        verifier = self.verifier
+        return {
+            n: [
+                (eid, raw, _decode(raw, direction, verifier, signature))
+                for eid, raw, signature in got
+            ]
+            for n, got in entries.items()
+        }
+
+    def _unknown_writer(self, decoded: dict[int, list[tuple[str, bytes, Any]]]) -> bool:
+        """Was an entry refused for naming a gateway whose key is not loaded yet (and
+        were the keys not reloaded in the last RELOAD_KEYS_S)?"""
+        if time.monotonic() - self._keys_loaded_at < RELOAD_KEYS_S:
+            return False
+        for items in decoded.values():
+            for _, raw, msg in items:
+                if isinstance(msg, WireError) and msg.code == wire.UNAUTHORIZED:
+                    with contextlib.suppress(Exception):
+                        gateway = wire.unpack(raw).get("gateway")
+                        if isinstance(gateway, str) and gateway not in self.verifier.gateways:
+                            return True
+        return False
+
+    def _reload_keys(self) -> None:
+        self._keys_loaded_at = time.monotonic()
+        self.verifier = Verifier.from_hash(self.redis.hgetall(keys.GATEWAY_KEYS))
+        self.signer = self.verifier.internal
 
     def _load_tables(self, decoded: dict[int, list[tuple[str, bytes, Any]]]) -> None:
         """Fetch, in one round trip, every table these entries name that is not in memory."""
