@@ -15,10 +15,16 @@ def act(gateway: str = "gw-a", **over: object) -> tuple[dict[str, object], bytes
     return msg, wire.encode(msg)
 
 
-def test_nothing_is_checked_before_there_is_an_internal_key() -> None:
+def test_nothing_is_checked_before_there_is_an_internal_key_and_the_flag() -> None:
     msg, raw = act()
     assert Verifier().refusal(msg, raw, b"") is None
     assert not Verifier().active and KEYS.active
+    # The key is there, checking not yet: our processes sign, nobody is refused.
+    signing_only = Verifier(INTERNAL, {"gw-a": A}, checking=False)
+    assert not signing_only.active and signing_only.refusal(msg, raw, b"") is None
+    stored = {b"*": INTERNAL.hex().encode()}
+    assert not Verifier.from_hash(stored).active
+    assert Verifier.from_hash({**stored, signing.CHECKING.encode(): b"1"}).active
 
 
 def test_a_gateway_signs_for_itself_only() -> None:

@@ -17,6 +17,7 @@ it is signed by the gateway it names or by the deployment (:mod:`dudo.signing`).
 from __future__ import annotations
 
 import secrets
+import time
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -25,6 +26,9 @@ from redis.exceptions import ResponseError
 from . import keys, signing
 
 USER_PREFIX = "gateway-"
+# The first admission: our processes read the new key at their heartbeats (a gateway's
+# every 2 s, a bot service's every second, a worker's every half): then checking starts.
+SIGN_BEFORE_CHECKING_S = 3.0
 
 # Commands any connection makes: the handshake, pings, what redis-py sends, and the
 # probe for a Redis Cluster (dudo.connection.cluster_enabled);
@@ -78,9 +82,13 @@ def add_gateway(client: Any, gateway: str, password: str | None = None) -> str:
             raise
         client.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
                                *gateway_rules(gateway, newer=False))  # fmt: skip
-    # From now on workers check who signed every inbox entry (dudo.signing).
+    # From now on workers check who signed every inbox entry (dudo.signing): the first
+    # time, once every process of ours has had time to read the key and sign with it.
     client.hsetnx(keys.GATEWAY_KEYS, signing.INTERNAL, signing.new_internal_key())
     client.hset(keys.GATEWAY_KEYS, gateway, signing.key_of_password(password).hex())
+    if not client.hexists(keys.GATEWAY_KEYS, signing.CHECKING):
+        time.sleep(SIGN_BEFORE_CHECKING_S)
+        client.hset(keys.GATEWAY_KEYS, signing.CHECKING, "1")
     _save(client)
     return password
 

@@ -12,8 +12,9 @@ signature ``s``: the first 16 bytes of HMAC-SHA256 over ``m`` with the writer's 
 - The deployment's own processes (workers, directors, bot services, admin tools)
   sign with the internal key, field ``*`` of the same hash.
 
-A worker checks every entry once that hash holds an internal key (before that, a
-deployment without gateway users, nothing is signed or checked): an entry signed
+A worker checks every entry once that hash holds an internal key and the flag
+``!checking`` (set a few seconds after the key, once every process of ours signs;
+before, a deployment without gateway users, nothing is checked): an entry signed
 with the internal key may be anything; one signed by a gateway must name that
 gateway in its ``gateway`` field and be a message a gateway may send. Anything else
 is dead-lettered as ``unauthorized`` and changes nothing. Pure functions and plain
@@ -30,6 +31,11 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 INTERNAL = "*"  # the internal key's field in keys.GATEWAY_KEYS
+# Set a few seconds after the internal key (by `dudo admin gateway add`): the
+# deployment's processes sign as soon as there is a key, workers check only from this
+# flag on, so no entry of ours written in between is refused. Neither field can be a
+# gateway id (keys.ID_PATTERN).
+CHECKING = "!checking"
 SIGNATURE_FIELD = b"s"
 SIZE = 16
 _DERIVE = b"dudo inbox entries/1"
@@ -77,24 +83,28 @@ class Verifier:
 
     internal: bytes | None = None
     gateways: dict[str, bytes] = field(default_factory=dict)
+    checking: bool = True
 
     @classmethod
     def from_hash(cls, stored: Mapping[Any, Any]) -> Verifier:
         """From ``HGETALL dudo:gateway_keys`` (hex keys; bytes or str either way)."""
         text = {_text(k): _text(v) for k, v in stored.items()}
         internal = text.pop(INTERNAL, None)
+        checking = text.pop(CHECKING, None) is not None
         return cls(
             bytes.fromhex(internal) if internal else None,
             {name: bytes.fromhex(value) for name, value in text.items()},
+            checking,
         )
 
     @property
     def active(self) -> bool:
-        return self.internal is not None
+        """Are entries checked? (Ours are signed whenever there is an internal key.)"""
+        return self.internal is not None and self.checking
 
     def refusal(self, msg: dict[str, Any], payload: bytes, signature: bytes) -> str | None:
         """Why this entry must not be applied, or None if it may."""
-        if self.internal is None:
+        if self.internal is None or not self.checking:
             return None
         if signature and hmac.compare_digest(signature, sign(self.internal, payload)):
             return None

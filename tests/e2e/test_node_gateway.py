@@ -70,7 +70,10 @@ def test_the_node_example_is_short() -> None:
 def live(redis_server: RedisServer, real_redis: redis.Redis, tmp_path: Path) -> Iterator[Workers]:
     """A worker and a bot service (as the deployment's admin user) to play against, in a
     deployment that already checks who wrote each entry (an app was admitted before)."""
-    real_redis.hset(keys.GATEWAY_KEYS, signing.INTERNAL, signing.new_internal_key())
+    real_redis.hset(
+        keys.GATEWAY_KEYS,
+        mapping={signing.INTERNAL: signing.new_internal_key(), signing.CHECKING: 1},
+    )
     group = Workers(redis_server.url, tmp_path)
     group.start("w1")
     group.bots("b1")

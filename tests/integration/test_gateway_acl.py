@@ -48,12 +48,15 @@ def denied(admin_client: redis.Redis, user: str) -> list[str]:
 def test_a_gateway_under_its_own_user_serves_a_whole_game(
     redis_server: RedisServer, admin_client: redis.Redis, tmp_path: Path
 ) -> None:
-    password = admin.add_gateway(admin_client, "gw-a")
-    url = admin.url_for(redis_server.url, "gw-a", password)
     group = Workers(redis_server.url, tmp_path)
     try:
+        # The deployment runs first; then the first app is admitted (checking starts
+        # only once its processes sign: none of their entries may be refused).
         group.start("w1")
         group.bots("b1")
+        wait_for(lambda: admin_client.zcard(keys.GATEWAYS) >= 1, 15, "the bot service")
+        password = admin.add_gateway(admin_client, "gw-a")
+        url = admin.url_for(redis_server.url, "gw-a", password)
         base = group.gateway("gw-a", "--redis", url)
         outcome = asyncio.run(
             play_remote(

@@ -22,7 +22,8 @@ A, B = key_of_password("pass-a"), key_of_password("pass-b")
 def admit(client: Any) -> None:
     client.hset(
         keys.GATEWAY_KEYS,
-        mapping={signing.INTERNAL: "cd" * 32, "gw-a": A.hex(), "gw-b": B.hex()},
+        mapping={signing.INTERNAL: "cd" * 32, signing.CHECKING: 1, "gw-a": A.hex(),
+                 "gw-b": B.hex()},
     )
 
 
@@ -109,7 +110,7 @@ def test_a_revoked_gateway_is_refused_from_the_next_heartbeat(client: Any) -> No
 def test_a_gateway_admitted_since_the_last_heartbeat_is_known_at_once(client: Any) -> None:
     """Its first entries come before the worker's next heartbeat: naming a gateway whose
     key it has not loaded, they make it read the keys again, and they are applied."""
-    client.hset(keys.GATEWAY_KEYS, signing.INTERNAL, "cd" * 32)
+    client.hset(keys.GATEWAY_KEYS, mapping={signing.INTERNAL: "cd" * 32, signing.CHECKING: 1})
     worker = make_worker(client, heartbeat=60.0)  # no heartbeat during the test
     worker.run_once()
     client.hset(keys.GATEWAY_KEYS, "gw-a", A.hex())  # `dudo admin gateway add gw-a`

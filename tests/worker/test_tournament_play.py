@@ -47,7 +47,7 @@ def run_tournament(
     signed: bool = False,
 ) -> Tournament:
     if signed:  # as once an app was admitted: every entry's writer is checked
-        client.hset(keys.GATEWAY_KEYS, signing.INTERNAL, "ab" * 32)
+        client.hset(keys.GATEWAY_KEYS, mapping={signing.INTERNAL: "ab" * 32, signing.CHECKING: 1})
     worker = make_worker(client, seed=11)
     # No pacing: this test alternates the two loops in one thread.
     loop = director(WorkerSettings(partitions=D, worker_id="d1", seed=5), P, client, pace_ms=0)
