@@ -6,13 +6,11 @@ changes nothing, while the same message signed by its own gateway is applied."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from dudo import keys, signing, wire
 from dudo.link import GatewayLink
 from dudo.signing import key_of_password
-from dudo.worker.process import RELOAD_KEYS_S
 
 from .test_worker import P, make_worker, play_to_the_end, pump, stored
 
@@ -108,13 +106,13 @@ def test_a_revoked_gateway_is_refused_from_the_next_heartbeat(client: Any) -> No
 
 
 def test_a_gateway_admitted_since_the_last_heartbeat_is_known_at_once(client: Any) -> None:
-    """Its first entries come before the worker's next heartbeat: naming a gateway whose
-    key it has not loaded, they make it read the keys again, and they are applied."""
+    """Its first entries come right after the worker read the keys, before its next
+    heartbeat: naming a gateway whose key it has not loaded, they make it read the keys
+    again, and they are applied."""
     client.hset(keys.GATEWAY_KEYS, mapping={signing.INTERNAL: "cd" * 32, signing.CHECKING: 1})
     worker = make_worker(client, heartbeat=60.0)  # no heartbeat during the test
     worker.run_once()
     client.hset(keys.GATEWAY_KEYS, "gw-a", A.hex())  # `dudo admin gateway add gw-a`
-    time.sleep(RELOAD_KEYS_S)
     a = GatewayLink(client, "gw-a", P, signer=A)
     a.register()
     a.send(a.message("create", id="c1", table="t7", rules={}, seats=[{"kind": "open"}] * 2))

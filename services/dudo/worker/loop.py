@@ -104,7 +104,7 @@ class Worker(Membership, Processing, Delivery):
         self.frame_gateways: frozenset[str] = frozenset()
         self.verifier = Verifier()  # loaded with the first heartbeat, before any read
         self.signer: bytes | None = None
-        self._keys_loaded_at = 0.0
+        self._looked_for: dict[str, float] = {}  # see Processing._unknown_writer
         self.rng = random.SystemRandom()
         self.stopping = False
         self._next_heartbeat = 0.0

@@ -9,7 +9,6 @@ gateways silent for long, and rebalances: it releases what the assignment
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import ResponseError
@@ -37,7 +36,6 @@ class Membership:
     frame_gateways: frozenset[str]  # live gateways that take their views as `frames`
     verifier: Verifier  # who may have written an inbox entry (dudo.signing)
     signer: bytes | None  # the key the entries this process writes are signed with
-    _keys_loaded_at: float
     clock_offset: int
     stopping: bool
     health: Health
@@ -115,7 +113,6 @@ class Membership:
             # Who may have written an entry, and the key this process signs its own with.
             self.verifier = Verifier.from_hash(dict(_pairs(results[6])))
             self.signer = self.verifier.internal
-            self._keys_loaded_at = time.monotonic()
         for part, renewed in zip(owned, results[7:], strict=True):
             if isinstance(renewed, Exception):
                 continue  # not an answer about the lease: keep it, retry next heartbeat

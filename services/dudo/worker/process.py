@@ -65,8 +65,9 @@ class _Poison(Exception):
 
 
 # An entry naming a gateway whose key is not loaded (admitted since the last heartbeat)
-# makes the worker read the keys at once, at most this often (seconds).
-RELOAD_KEYS_S = 0.2
+# makes the worker read the keys at once; a name found in none is looked for again
+# only after this long (seconds).
+RELOAD_KEYS_S = 1.0
 
 
 class Processing:
@@ -81,7 +82,7 @@ class Processing:
     frame_gateways: frozenset[str]
     verifier: Verifier
     signer: bytes | None
-    _keys_loaded_at: float  # when the keys were last read (the heartbeat reads them too)
+    _looked_for: dict[str, float]  # gateway names without a key, and when looked for
     rng: random.Random
     log: Any
     debug: bool
@@ -124,21 +125,29 @@ class Processing:
         }
 
     def _unknown_writer(self, decoded: dict[int, list[tuple[str, bytes, Any]]]) -> bool:
-        """Was an entry refused for naming a gateway whose key is not loaded yet (and
-        were the keys not reloaded in the last RELOAD_KEYS_S)?"""
-        if time.monotonic() - self._keys_loaded_at < RELOAD_KEYS_S:
-            return False
+        """Was an entry refused for naming a gateway whose key is not loaded, one not
+        looked for in the last RELOAD_KEYS_S? (Each name is looked for once a while:
+        names nobody admitted cost one read of the keys per cycle at most.)"""
+        now = time.monotonic()
+        recent = self._looked_for
+        for name in [n for n, at in recent.items() if now - at > RELOAD_KEYS_S]:
+            del recent[name]
+        unknown = False
         for items in decoded.values():
             for _, raw, msg in items:
                 if isinstance(msg, WireError) and msg.code == wire.UNAUTHORIZED:
                     with contextlib.suppress(Exception):
                         gateway = wire.unpack(raw).get("gateway")
-                        if isinstance(gateway, str) and gateway not in self.verifier.gateways:
-                            return True
-        return False
+                        if (
+                            isinstance(gateway, str)
+                            and gateway not in self.verifier.gateways
+                            and gateway not in recent
+                        ):
+                            recent[gateway] = now
+                            unknown = True
+        return unknown
 
     def _reload_keys(self) -> None:
-        self._keys_loaded_at = time.monotonic()
         self.verifier = Verifier.from_hash(self.redis.hgetall(keys.GATEWAY_KEYS))
         self.signer = self.verifier.internal
 
