@@ -21,7 +21,7 @@ from typing import Any
 from . import keys, wire
 from .connection import Client, fast, xread
 from .resp import AsyncResp
-from .signing import SIGNATURE_FIELD, sign
+from .signing import entry_fields
 
 
 class _LinkBase:
@@ -48,9 +48,7 @@ class _LinkBase:
     def entry(self, payload: bytes) -> list[Any]:
         """An inbox entry's fields and values, as XADD takes them: the message, and its
         signature when this link signs."""
-        if self.signer is None:
-            return [wire.ENTRY_FIELD, payload]
-        return [wire.ENTRY_FIELD, payload, SIGNATURE_FIELD, sign(self.signer, payload)]
+        return [item for pair in entry_fields(self.signer, payload).items() for item in pair]
 
     def message(self, kind: str, **fields: Any) -> dict[str, Any]:
         """A message from this gateway (``gateway`` filled in)."""

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from .wire import ENTRY_FIELD
+
 INTERNAL = "*"  # the internal key's field in keys.GATEWAY_KEYS
 # Set a few seconds after the internal key (by `dudo admin gateway add`): the
 # deployment's processes sign as soon as there is a key, workers check only from this
@@ -77,6 +79,18 @@ def sign(key: bytes, payload: bytes) -> bytes:
     return hmac.digest(key, payload, "sha256")[:SIZE]
 
 
+def signature(key: bytes | None, payload: bytes) -> bytes:
+    """An entry's signature with ``key``, or b"" where nothing is signed (no key)."""
+    return b"" if key is None else sign(key, payload)
+
+
+def entry_fields(key: bytes | None, payload: bytes) -> dict[bytes, bytes]:
+    """An inbox entry's fields: the message, and its signature where there is a key."""
+    if key is None:
+        return {ENTRY_FIELD: payload}
+    return {ENTRY_FIELD: payload, SIGNATURE_FIELD: sign(key, payload)}
+
+
 @dataclass
 class Verifier:
     """The keys a worker checks entries with (refreshed at every heartbeat)."""
@@ -92,7 +106,7 @@ class Verifier:
         internal = text.pop(INTERNAL, None)
         checking = text.pop(CHECKING, None) is not None
         return cls(
-            bytes.fromhex(internal) if internal else None,
+            key_from_hex(internal),
             {name: bytes.fromhex(value) for name, value in text.items()},
             checking,
         )
@@ -104,8 +118,9 @@ class Verifier:
 
     def refusal(self, msg: dict[str, Any], payload: bytes, signature: bytes) -> str | None:
         """Why this entry must not be applied, or None if it may."""
-        if self.internal is None or not self.checking:
+        if not self.active:
             return None
+        assert self.internal is not None
         if signature and hmac.compare_digest(signature, sign(self.internal, payload)):
             return None
         gateway = msg.get("gateway")

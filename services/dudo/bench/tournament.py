@@ -31,7 +31,7 @@ from ..chaos.fleet import Fleet, temporary_folder
 from ..connection import create_groups, ensure_partitions
 from ..director.prizes import split_pool
 from ..director.tournament import OVER, Tournament
-from ..signing import SIGNATURE_FIELD, sign
+from ..signing import entry_fields
 from ..table import Table
 from .common import fresh_redis
 from .path import process_cpu
@@ -189,11 +189,7 @@ def create_bot_tournament(
         wire.message("begin", id="b", tournament=tournament, gateway="bench", player="bench"),
     ):
         wire.validate(body)
-        entry = wire.encode(body)
-        fields = {wire.ENTRY_FIELD: entry}
-        if signer is not None:  # the deployment checks who wrote each entry
-            fields[SIGNATURE_FIELD] = sign(signer, entry)
-        client.xadd(inbox, fields)
+        client.xadd(inbox, entry_fields(signer, wire.encode(body)))
 
 
 def load_tournament(client: Any) -> Tournament | None:

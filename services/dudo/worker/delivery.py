@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import keys, wire
 from ..connection import Batch
-from ..signing import SIGNATURE_FIELD, sign
+from ..signing import entry_fields, signature
 from .common import Partition, _text
 
 if TYPE_CHECKING:
@@ -69,9 +69,7 @@ class Delivery:
         before = len(batch.items)
         for content in contents:
             for stream, entry in content[2] if len(content) > 2 else ():
-                fields = {wire.ENTRY_FIELD: entry}
-                if self.signer is not None:  # another inbox's entry: signed (dudo.signing)
-                    fields[SIGNATURE_FIELD] = sign(self.signer, entry)
+                fields = entry_fields(self.signer, entry)  # another inbox's: signed
                 batch.add(stream, lambda p, stream=stream, fields=fields: p.xadd(stream, fields))
         maxlen, ttl = self.settings.outbox_maxlen, self.settings.outbox_ttl_ms
         for stream, packed in outbox_entries(by_gateway):
@@ -148,7 +146,7 @@ class Delivery:
                 name = _text(member)
                 tid, _, version = name.rpartition("|")
                 entry = wire.encode(self.entity.timeout(tid, int(version)))
-                args += [name, entry, sign(self.signer, entry) if self.signer else b""]
+                args += [name, entry, signature(self.signer, entry)]
             script_keys = [self.space.lease(n), self.space.timers(n), self.space.inbox(n)]
             fire.add(self.space.lease(n), *self._call("fire", script_keys, args))
         self._execute(fire)

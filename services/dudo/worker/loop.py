@@ -103,7 +103,6 @@ class Worker(Membership, Processing, Delivery):
         self.live_gateways: list[str] = []
         self.frame_gateways: frozenset[str] = frozenset()
         self.verifier = Verifier()  # loaded with the first heartbeat, before any read
-        self.signer: bytes | None = None
         self._looked_for: dict[str, float] = {}  # see Processing._unknown_writer
         self.rng = random.SystemRandom()
         self.stopping = False

@@ -35,7 +35,6 @@ class Membership:
     live_gateways: list[str]
     frame_gateways: frozenset[str]  # live gateways that take their views as `frames`
     verifier: Verifier  # who may have written an inbox entry (dudo.signing)
-    signer: bytes | None  # the key the entries this process writes are signed with
     clock_offset: int
     stopping: bool
     health: Health
@@ -46,6 +45,12 @@ class Membership:
         each heartbeat): turn clocks and limits must not depend on which worker's
         clock happens to run them, nor jump when a table moves between machines."""
         return now_ms() + self.clock_offset
+
+    @property
+    def signer(self) -> bytes | None:
+        """The key the entries this process writes are signed with: the deployment's,
+        once there is one (loaded with the others at every heartbeat)."""
+        return self.verifier.internal
 
     def heartbeat(self) -> None:
         now = self.now()
@@ -112,7 +117,6 @@ class Membership:
         if not isinstance(results[6], Exception):
             # Who may have written an entry, and the key this process signs its own with.
             self.verifier = Verifier.from_hash(dict(_pairs(results[6])))
-            self.signer = self.verifier.internal
         for part, renewed in zip(owned, results[7:], strict=True):
             if isinstance(renewed, Exception):
                 continue  # not an answer about the lease: keep it, retry next heartbeat

@@ -81,7 +81,6 @@ class Processing:
     limits: Limits
     frame_gateways: frozenset[str]
     verifier: Verifier
-    signer: bytes | None
     _looked_for: dict[str, float]  # gateway names without a key, and when looked for
     rng: random.Random
     log: Any
@@ -149,7 +148,6 @@ class Processing:
 
     def _reload_keys(self) -> None:
         self.verifier = Verifier.from_hash(self.redis.hgetall(keys.GATEWAY_KEYS))
-        self.signer = self.verifier.internal
 
     def _load_tables(self, decoded: dict[int, list[tuple[str, bytes, Any]]]) -> None:
         """Fetch, in one round trip, every table these entries name that is not in memory."""

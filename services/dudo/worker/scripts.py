@@ -24,7 +24,7 @@ from typing import Any, ClassVar, NamedTuple
 from redis.exceptions import NoScriptError
 
 from .. import keys
-from ..signing import sign
+from ..signing import signature
 
 
 class Write(NamedTuple):
@@ -435,7 +435,7 @@ def commit_section(
     args += [entry for _, entry in outboxes]
     args.append(len(sends))
     for _, entry in sends:
-        args += [entry, sign(signer, entry) if signer is not None else b""]
+        args += [entry, signature(signer, entry)]
     return script_keys, args
 
 
