@@ -44,8 +44,8 @@ class TableCount:
     breaking: bool = False  # every player leaves at its next boundary; then it closes
     order: int = 0  # players it was last told to send at its next boundary (not yet done)
     order_seq: int = 0  # that order's number (0: none outstanding)
-    # Its place in the order tables opened (see _order), worked out once: every plan
-    # sorts 1,667 tables of a 10,000-player tournament by it.
+    # Its place in the order tables opened (ids sort by length, then text: t2 < t10),
+    # worked out once: every plan sorts 1,667 tables of a 10,000-player tournament by it.
     rank_key: tuple[int, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -77,7 +77,7 @@ def plan(tables: Iterable[TableCount], seats: int, waiting: int = 0) -> Plan:
     the same counts give the same plan, so it is simply computed again after
     every report, and orders change only where the answer changed.
 
-    Ties are broken by the order tables were opened (:func:`_order`); heaps keep
+    Ties are broken by the order tables were opened (``rank_key``); heaps keep
     it O((tables + moves) log tables): a 10,000-player tournament has 1,667.
     """
     result = Plan()
@@ -160,7 +160,7 @@ def place(tables: Iterable[TableCount], seats: int) -> str | None:
     room = [t for t in tables if not t.breaking and t.on_paper < seats]
     if not room:
         return None
-    return min(room, key=lambda t: (t.on_paper, _order(t))).table
+    return min(room, key=lambda t: (t.on_paper, t.rank_key)).table
 
 
 @dataclass
@@ -251,7 +251,7 @@ class Balancer:
         if not self.waiting:
             return
         room = [
-            (t.on_paper, _order(t), t.table)
+            (t.on_paper, t.rank_key, t.table)
             for t in self.tables.values()
             if not t.breaking and t.on_paper < self.seats
         ]
@@ -306,9 +306,5 @@ def first_seating(players: int, seats: int) -> list[int]:
     return [base + 1 if i < extra else base for i in range(tables)]
 
 
-def _order(table: TableCount) -> tuple[int, str]:
-    """Tables in the order they were opened: ids sort by length, then text (t2 < t10)."""
-    return table.rank_key
-
-
-_RANK = attrgetter("rank_key")  # _order, as a key that costs no Python call per table
+# Tables in the order they were opened, as a sort key that costs no Python call per table.
+_RANK = attrgetter("rank_key")
