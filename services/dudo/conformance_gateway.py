@@ -29,6 +29,7 @@ from typing import Any
 
 from . import keys, wire
 from .connection import xread
+from .worker.common import _text
 
 TRIM_BOUND = 200  # entries an outbox may keep while its gateway reads it
 DUPLICATE_AFTER_S = 0.3  # the copy of a view follows the original this much later
@@ -68,13 +69,10 @@ def check(
             score = client.zscore(keys.GATEWAYS, gateway)
             watch.beats += score is not None and time.time() * 1000 - score < 10_000
             next_beat_check = now + 1.0
-        while watch.due and watch.due[0][0] <= now:
-            _, packed = watch.due.pop(0)
-            watch.copies.add(_text(client.xadd(outbox, {wire.ENTRY_FIELD: packed})))
+        watch.deliver_copies(client, outbox, now)
         last = watch.read(client, outbox, last, block=100)
+    watch.deliver_copies(client, outbox, float("inf"))  # the last ones too, now
     time.sleep(DUPLICATE_AFTER_S + 1.0)  # what the last copies caused comes back; a trim
-    while watch.due:
-        client.xadd(outbox, {wire.ENTRY_FIELD: watch.due.pop(0)[1]})
     last = watch.read(client, outbox, last, block=None)
     return watch.verdict(client, gateway, outbox, dead_before)
 
@@ -90,6 +88,12 @@ class _Watch:
     due: list[tuple[float, bytes]] = field(default_factory=list)  # (when, entry) to copy
     copies: set[str] = field(default_factory=set)  # ids of the copies appended
     copied: set[tuple[str, int]] = field(default_factory=set)  # (table, version)
+
+    def deliver_copies(self, client: Any, outbox: str, until: float) -> None:
+        """Append the copies due by ``until``, noting their ids (never judged again)."""
+        while self.due and self.due[0][0] <= until:
+            _, packed = self.due.pop(0)
+            self.copies.add(_text(client.xadd(outbox, {wire.ENTRY_FIELD: packed})))
 
     def read(self, client: Any, outbox: str, last: str, block: int | None) -> str:
         for _stream, entries in xread(client, {outbox: last}, count=100, block=block) or []:
@@ -172,7 +176,3 @@ def _dead_of(client: Any, gateway: str, since: dict[int, str | None]) -> list[st
 def _last_id(client: Any, stream: str) -> str | None:
     got = client.xrevrange(stream, count=1)
     return _text(got[0][0]) if got else None
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else value
