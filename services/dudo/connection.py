@@ -81,10 +81,11 @@ _CLUSTER_CLASSES: dict[type, bool] = {}
 
 def ensure_partitions(
     client: Client, partitions: int, space: keys.Space = keys.TABLES, *, set_up: bool = True
-) -> int:
+) -> int | None:
     """Store the partition count (of tables, or of tournaments) if none is stored;
     refuse a different one. ``set_up=False`` (a gateway: under its own Redis user it
-    may read the configuration, not write it): only compare with what is stored."""
+    may read the configuration, not write it): only compare with what is stored, and
+    None if nothing is (no worker has started)."""
     if not 1 <= partitions <= keys.MAX_PARTITIONS:
         raise ConfigMismatch(f"partitions must be 1..{keys.MAX_PARTITIONS}, got {partitions}")
     field = space.config_field
@@ -93,7 +94,7 @@ def ensure_partitions(
         client.hsetnx(keys.CONFIG, "protocol", wire.PROTOCOL_VERSION)
     found = client.hget(keys.CONFIG, field)
     if found is None:  # not set up yet (and not ours to set): the workers will
-        return partitions
+        return None
     stored = int(found)
     if stored != partitions:
         option = field.replace("_", "-")

@@ -187,10 +187,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         differ); False if none is stored yet."""
         sync = connect(self.settings.redis_url)
         try:
-            if sync.hget(keys.CONFIG, keys.TABLES.config_field) is None:
-                return False
-            ensure_partitions(sync, self.settings.partitions, set_up=False)
-            return True
+            return ensure_partitions(sync, self.settings.partitions, set_up=False) is not None
         finally:
             sync.close()
 
