@@ -119,3 +119,31 @@ def test_servers_from_another_checkout_run_that_checkouts_code(tmp_path: Path) -
     assert proc.wait(30) == 0
     said = (fleet.folder / "probe.log").read_text()
     assert f"from {fake / '__init__.py'}" in said and "'worker'" in said
+
+
+def test_the_skeletons_views_are_client_views_of_the_published_shape() -> None:
+    """What the skeleton sends its clients is a real `view` by the schema, so the path
+    it measures carries what ours does, byte for byte about as much."""
+    from dudo.bench.skeleton import view_template, view_text
+
+    from .test_wire import validator
+
+    text = view_text(view_template(), "s7", 12, 2, 3)
+    view = json.loads(text)
+    validator("ws-out-view.schema.json").validate(view)
+    assert (view["table"], view["version"], view["seat"]) == ("s7", 12, 2)
+    assert view["game"]["turn"] == 3 and view["game"]["seat"] == 2
+    assert len(text) > 1000
+
+
+def test_bench_path_skeleton_passes_turns_through_redis_and_prints_the_same_figures() -> None:
+    """`--skeleton`: the same load generator drives the design's shape with no game in
+    it. Moves are only counted when a later version comes back, so they went through
+    the inbox, the worker and the outbox; every role did work."""
+    require_binary()
+    result = _bench("path", "--skeleton", "--tables", "2", "--seconds", "2")
+    assert result["bench"] == "path" and result["skeleton"] is True
+    assert result["moves"] > 0 and result["errors"] == {} and result["games"] == 0
+    by_role = result["server_cpu_us_per_move_by_role"]
+    assert set(by_role) == {"gateway", "worker", "redis"}
+    assert all(us > 0 for us in by_role.values())

@@ -97,6 +97,7 @@ def _bench(args: argparse.Namespace) -> int:
             flush=args.flush,
             load=args.load,
             servers_from=args.servers_from,
+            skeleton=args.skeleton,
         )
     elif args.target == "tournament":
         from .bench import tournament
@@ -767,6 +768,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="path: run the servers from another checkout's services/ folder (a git worktree "
         "of another commit), driven by this one's load generator",
+    )
+    bench.add_argument(
+        "--skeleton",
+        action="store_true",
+        help="path: measure the design's shape with no game in it (dudo.bench.skeleton): "
+        "the floor of any server built this way in these libraries",
     )
     bench.add_argument("--partitions", type=int, default=16, help="workers: partitions")
     bench.add_argument(

@@ -218,13 +218,15 @@ def run(
     flush: bool = False,
     load: str = "node",
     servers_from: str | None = None,
+    skeleton: bool = False,
 ) -> dict[str, Any]:
     """Measure; ``embedded`` (``auto``, ``redis-server`` or ``fakeredis``) runs one
     ``dudo serve`` instead of separate processes; ``redis_url`` uses that Redis (empty,
     or erased first with ``flush``); ``load``: ``node`` or ``python`` clients (JSON
     frames; ``codec`` msgpack needs the Python ones); ``servers_from``: another
     checkout's ``services/`` folder, whose code the server processes run (to
-    compare commits driven by the same load generator)."""
+    compare commits driven by the same load generator); ``skeleton``: the same
+    path with :mod:`dudo.bench.skeleton`'s gateway and worker, no game in them."""
     if load not in ("node", "python"):
         raise ValueError(f"load must be node or python, not {load!r}")
     if load == "node" and codec != "json":
@@ -240,7 +242,9 @@ def run(
         code=str(Path(servers_from).resolve()) if servers_from else None,
     )
     try:
-        if embedded:
+        if skeleton:
+            bases, roles, shape = _start_skeleton(fleet, flush)
+        elif embedded:
             port = free_port()
             proc = fleet.spawn(
                 "serve", "serve", "--port", str(port), "--embedded", embedded,
@@ -289,6 +293,23 @@ def run(
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
     }
+
+
+def _start_skeleton(fleet: Fleet, flush: bool) -> tuple[list[str], Roles, dict[str, Any]]:
+    """Redis, the skeleton's worker and gateway (one each), ready to be driven."""
+    url = fleet.start_redis()
+    fresh_redis(url, DEFAULT_PARTITIONS, flush=flush, bench="path")
+    worker = fleet.spawn("skeleton-worker", "worker", url, module="dudo.bench.skeleton")
+    port = free_port()
+    gateway = fleet.spawn(
+        "skeleton-gateway", "gateway", url, str(port), module="dudo.bench.skeleton"
+    )
+    base = f"http://127.0.0.1:{port}"
+    wait_ready(base, gateway, timeout=60)
+    pids = {"gateway": [gateway.pid], "worker": [worker.pid]}
+    if fleet.redis_server is not None and fleet.redis_server.proc:
+        pids["redis"] = [fleet.redis_server.proc.pid]
+    return [base], Roles(pids), {"skeleton": True, "redis": redis_version(url)}
 
 
 def _embedded_line(log: Path) -> str:

@@ -76,13 +76,15 @@ class Fleet:
 
     # -- dudo processes ------------------------------------------------------------------
 
-    def spawn(self, name: str, *args: str) -> subprocess.Popen[bytes]:
+    def spawn(self, name: str, *args: str, module: str = "dudo") -> subprocess.Popen[bytes]:
+        """``python -m dudo ARGS`` (or another of our modules) as process ``name``,
+        its output in ``name.log``."""
         log = open(self.folder / f"{name}.log", "ab")  # noqa: SIM115 - lives with the process
         env = {**os.environ, "DUDO_GATEWAY_SECRET": self.secret}
         if self.code is not None:
             env["PYTHONPATH"] = os.pathsep.join([self.code, env.get("PYTHONPATH", "")])
         proc = subprocess.Popen(
-            [sys.executable, "-m", "dudo", *args], stdout=log, stderr=log, env=env
+            [sys.executable, "-m", module, *args], stdout=log, stderr=log, env=env
         )
         self.procs[name] = proc
         return proc
