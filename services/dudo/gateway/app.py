@@ -33,12 +33,7 @@ from typing import Any
 import structlog
 from aiohttp import WSCloseCode, web
 
-from .. import admin, keys, signing, wire
-from ..connection import ConfigMismatch, connect, connect_async, ensure_partitions, fast
-from ..link import AsyncGatewayLink
-from ..runtime import quiet_collector, settle_heap
-from ..service import REDIS_DOWN, Backoff
-from ..signing import key_of_url
+from .. import wire
 from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
 from .http import HttpApi, json_errors
@@ -46,16 +41,16 @@ from .identity import Identities, parse_apps
 from .limits import Counts, PerKey
 from .settings import GatewaySettings, default_gateway_id
 from .sockets import CLOSE_TIMEOUT, Sockets
+from .streams import StreamSide
 from .tokens import Tokens
 from .tournaments import TournamentApi
 
 __all__ = ["Gateway", "GatewaySettings", "default_gateway_id", "run"]
 
 log = structlog.get_logger("dudo.gateway")
-WORKER_SILENCE_MS = 3000  # a worker whose heartbeat is older does not count as live
 
 
-class Gateway(HttpApi, TournamentApi, Sockets):
+class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
     def __init__(self, settings: GatewaySettings, redis_client: Any = None) -> None:
         self.settings = settings
         secret = settings.secret or os.environ.get("DUDO_GATEWAY_SECRET", "").encode() or None
@@ -67,10 +62,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         if apps is None:
             apps = parse_apps(os.environ.get("DUDO_APPS", ""))
         self.identities = Identities(apps)
-        self.redis = redis_client
-        self.link: AsyncGatewayLink | None = None  # writes to inboxes
-        self.reader: AsyncGatewayLink | None = None  # reads this gateway's outbox
-        self.reader_redis: Any = None
+        self._init_streams(redis_client)
         self.metrics = Metrics()
         self.audience = Audience(self.metrics)  # who gets which view, error, lobby news
         per_min = 1 / 60
@@ -86,17 +78,6 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         # stream message id -> the connection that asked, and the client's id for it
         self.acts: dict[str, tuple[Connection, str | None]] = {}
         self.timing: dict[str, list[tuple[float, int, str]]] = defaultdict(list)  # per table
-        self.tasks: list[asyncio.Task[None]] = []
-        self.ready = False
-        # The workers store the partition count; a gateway under its own Redis user
-        # may only read it. Until it has seen the stored count (a gateway started
-        # before any worker), it checks again at every heartbeat; a count that differs
-        # from its own makes it not ready (it would send moves to the wrong inboxes).
-        self.config_seen = False
-        self.own_key = False  # signs with a key of its own (its Redis user's), not ours
-        self.config_error: str | None = None
-        self.reader_ok_at = 0.0  # when the outbox reader last read (or waited) successfully
-        self.live_workers = 0
         self.log = log.bind(gateway=settings.gateway_id)
 
     # -- lifecycle ------------------------------------------------------------------
@@ -132,64 +113,10 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         return app
 
     async def _startup(self, _app: web.Application) -> None:
-        backoff, waited = Backoff(cap=5.0), False
-        while True:  # a gateway started while Redis is down waits for it
-            try:
-                self.config_seen = await asyncio.to_thread(self._check_config)
-                break
-            except REDIS_DOWN as exc:
-                if not waited:
-                    self.log.warning("waiting_for_redis", error=str(exc))
-                    waited = True
-                await asyncio.sleep(backoff.next())
-        if self.redis is None:
-            self.redis = connect_async(self.settings.redis_url)
-        # The outbox reader blocks on XREAD: it gets a connection of its own.
-        self.reader_redis = connect_async(self.settings.redis_url, max_connections=2)
-        self.link = AsyncGatewayLink(
-            self.redis,
-            self.settings.gateway_id,
-            self.settings.partitions,
-            self.settings.director_partitions,
-            # Under a Redis user of its own it signs every entry (dudo.signing).
-            signer=key_of_url(self.settings.redis_url, admin.USER_PREFIX),
-        )
-        self.own_key = self.link.signer is not None
-        await self._refresh_signer()
-        self.link.views = "frames" if self.settings.frames else None
-        self.reader = AsyncGatewayLink(
-            self.reader_redis, self.settings.gateway_id, self.settings.partitions
-        )
-        # Start reading where the outbox is now: anything older was for a previous life.
-        info = (
-            await self.redis.xinfo_stream(self.link.outbox)
-            if await self.redis.exists(self.link.outbox)
-            else None
-        )
-        if info:
-            last = info.get("last-generated-id") or info.get(b"last-generated-id")
-            self.reader.last_id = last.decode() if isinstance(last, bytes) else last
-        await self.link.register()
-        self.live_workers = await self.redis.zcount(
-            keys.WORKERS, time.time() * 1000 - WORKER_SILENCE_MS, "+inf"
-        )
-        quiet_collector()
-        self.tasks = [
-            asyncio.create_task(self._read_outbox()),
-            asyncio.create_task(self._heartbeat()),
-            asyncio.create_task(self._watchdog()),
-        ]
+        await self._open_streams()
+        self.tasks.append(asyncio.create_task(self._watchdog()))
         self.ready = True
         self.log.info("gateway_started", partitions=self.settings.partitions)
-
-    def _check_config(self) -> bool:
-        """Compare our partition count with the stored one (ConfigMismatch if they
-        differ); False if none is stored yet."""
-        sync = connect(self.settings.redis_url)
-        try:
-            return ensure_partitions(sync, self.settings.partitions, set_up=False) is not None
-        finally:
-            sync.close()
 
     async def _shutdown(self, _app: web.Application) -> None:
         """Close every WebSocket with 1001 (clients reconnect elsewhere) and deregister."""
@@ -212,58 +139,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         self.log.info("gateway_stopped")
 
     async def _cleanup(self, _app: web.Application) -> None:
-        """Stop the background tasks and close Redis, without waiting on a server reply:
-        a cancelled blocking XREAD waits for its answer (redis-py keeps the connection
-        in step), and a server that never sends it must not hold the shutdown. Closing
-        the connections ends such a read."""
-        for task in self.tasks:
-            task.cancel()
-        if self.tasks:
-            await asyncio.wait(self.tasks, timeout=1.0)
-        for client in (self.redis, self.reader_redis):
-            if client is not None:
-                lean = fast(client)  # the hot path's own connection, if it made one
-                if lean is not None:
-                    lean.close()
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(client.aclose(), 2.0)
-
-    async def _refresh_signer(self) -> None:
-        """A gateway without a Redis user of its own runs as the deployment's: it signs
-        with the deployment's key once there is one (an app was admitted, entries are
-        checked from then on), or not at all before."""
-        if self.own_key or self.link is None:
-            return
-        found = await self.redis.hget(keys.GATEWAY_KEYS, signing.INTERNAL)
-        self.link.signer = signing.key_from_hex(found)
-
-    async def _heartbeat(self) -> None:
-        """Register every few seconds, and count the live workers (for readiness)."""
-        assert self.link is not None
-        while True:
-            await asyncio.sleep(self.settings.heartbeat)
-            settle_heap()
-            try:
-                await self._refresh_signer()
-            except Exception as exc:
-                self.log.warning("signer_refresh_failed", error=str(exc))
-            try:
-                if not self.config_seen:
-                    self.config_seen = await asyncio.to_thread(self._check_config)
-            except ConfigMismatch as exc:
-                if self.config_error is None:
-                    self.log.error("config_mismatch", error=str(exc))
-                self.config_error = str(exc)
-            except Exception as exc:
-                self.log.warning("config_check_failed", error=str(exc))
-            try:
-                await self.link.register()
-                now = time.time() * 1000
-                self.live_workers = await self.redis.zcount(
-                    keys.WORKERS, now - WORKER_SILENCE_MS, "+inf"
-                )
-            except Exception as exc:
-                self.log.warning("heartbeat_failed", error=str(exc))
+        await self._close_streams()
 
     async def _watchdog(self) -> None:
         """Drop, every second, the connections whose current send has hung past
@@ -304,34 +180,6 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         return request.remote or ""
 
     # -- the outbox -----------------------------------------------------------------
-
-    async def _read_outbox(self) -> None:
-        assert self.reader is not None
-        backoff = Backoff()
-        down_since: float | None = None
-        while True:
-            try:
-                messages = await self.reader.read(block_ms=1000, count=200)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                if down_since is None:
-                    down_since = time.monotonic()
-                    self.log.warning("outbox_read_failed", error=str(exc))
-                await asyncio.sleep(backoff.next())
-                continue
-            self.reader_ok_at = time.monotonic()
-            if down_since is not None:
-                self.log.info(
-                    "outbox_read_recovered", down_s=round(self.reader_ok_at - down_since, 3)
-                )
-                down_since = None
-                backoff.reset()
-            for msg in messages:
-                try:
-                    await self._dispatch(msg)
-                except Exception:
-                    self.log.exception("dispatch_failed", type=msg.get("type"))
 
     async def _dispatch(self, msg: dict[str, Any]) -> None:
         kind = msg["type"]

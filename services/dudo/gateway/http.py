@@ -13,7 +13,6 @@ import asyncio
 import json
 import re
 import secrets
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +39,6 @@ STATIC_FILES = {p.name: p for p in STATIC.iterdir() if p.is_file() and p.name no
 # Fresh on every visit, so a deploy's new page is taken at once (the service worker
 # still answers offline); the worker's own script must never be kept stale.
 NO_CACHE = {"Cache-Control": "no-cache"}
-READER_STALE_S = 5.0  # the outbox reader is unwell if it has not read for this long
 _EXISTS = (wire.DUPLICATE, wire.TABLE_EXISTS)  # a create that was applied before
 _REQUEST_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")  # a client's idempotency key
 
@@ -58,11 +56,10 @@ class HttpApi:
     joins: PerKey
     waiting: dict[str, asyncio.Future[dict[str, Any]]]
     created: dict[str, asyncio.Future[dict[str, Any]]]
-    tasks: list[asyncio.Task[None]]
-    ready: bool
-    config_error: str | None
-    reader_ok_at: float
-    live_workers: int
+
+    if TYPE_CHECKING:
+
+        def streams_status(self) -> dict[str, Any]: ...
 
     async def index(self, _request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC / "index.html")
@@ -99,22 +96,15 @@ class HttpApi:
         """Ready when this gateway can serve a game: Redis answers, the outbox reader
         reads, and at least one table worker is alive (without one, every game
         stalls: a load balancer should send players elsewhere, and say so)."""
-        reader_alive = (
-            bool(self.tasks)
-            and not self.tasks[0].done()
-            and time.monotonic() - self.reader_ok_at < READER_STALE_S
-        )
+        status = self.streams_status()
         try:
             redis_ok = self.redis is not None and bool(
                 await asyncio.wait_for(self.redis.ping(), 1.0)
             )
         except Exception:
             redis_ok = False
-        workers = self.live_workers
-        ok = self.ready and reader_alive and redis_ok and workers > 0 and not self.config_error
-        body = {"ready": ok, "redis": redis_ok, "reader": reader_alive, "workers": workers}
-        if self.config_error:
-            body["config"] = self.config_error
+        ok = status.pop("ready") and redis_ok
+        body = {"ready": ok, "redis": redis_ok, **status}
         return web.json_response(body, status=200 if ok else 503)
 
     async def metrics_page(self, _request: web.Request) -> web.Response:
