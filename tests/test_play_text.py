@@ -16,10 +16,12 @@ from dudo.play_text import (
     LANGS,
     WORDS,
     event_line,
+    odds_text,
     parse,
     render,
     reveal_text,
     say,
+    summary_line,
     turn_text,
 )
 
@@ -138,3 +140,43 @@ def test_the_english_text_piece_by_piece() -> None:
     assert "PALIFICO: the face is locked, ones are not wild" in render(view)
     view["game"]["rules"]["palifico_wild_ones"] = True
     assert "ones stay wild" in render(view)
+
+
+def test_chat_commands_of_every_language_with_or_without_the_bang() -> None:
+    bid = {"type": "bid", "quantity": 3, "face": 5}
+    for typed in ("!bid 3 5", "bid 3 5", "!puja 3 quinas", "!gebot 3 Fünfer", "! 3 5"):
+        assert parse(typed) == bid, typed
+    assert parse("!dudo") == {"type": "dudo"} and parse("!calza") == {"type": "calza"}
+    for typed, meant in (("!dir +", 1), ("!dir -", -1), ("!richtung links", -1), ("+", 1)):
+        assert parse(typed) == {"type": "direction", "value": meant}, typed
+    assert parse("!dir up") == "help"
+    for words, meant in (
+        (("!join", "!unirse", "!mitspielen"), "join"),
+        (("!odds", "!probabilidad", "!chancen"), "odds"),
+        (("!table", "!mesa", "!tisch"), "table"),
+        (("!leave", "!dejar", "!verlassen"), "leave"),
+        (("!start", "!empezar", "!starten"), "start"),
+    ):
+        assert {parse(w) for w in words} == {meant}, words
+    assert parse("!new") == {"command": "new", "preset": None, "bots": 0}
+    assert parse("!new lizumo bots 2") == {"command": "new", "preset": "lizumo", "bots": 2}
+    assert parse("!nueva 3 bots") == {"command": "new", "preset": None, "bots": 3}
+    assert parse("!neu cacho") == {"command": "new", "preset": "cacho", "bots": 0}
+    assert parse("!new classic lizumo") == parse("!new bots") == "help"
+    assert parse("!idioma es") == {"command": "lang", "lang": "es"}
+    assert parse("!lang xx") == parse("!lang") == "help"
+    assert parse("!") is None
+
+
+def test_a_round_in_one_public_line_and_a_seats_odds() -> None:
+    view = copy.deepcopy(VIEW)
+    line = summary_line(view)
+    assert line.startswith("Round 2 · 4 dice: Tess (you) 2 ←, Hugo 2")
+    assert "PALIFICO" in line and "[3]" not in line  # public: no dice
+    assert summary_line(view, "de").startswith("Runde 2 · 4 Würfel")
+    assert odds_text(view) == "Odds: 1 × five is true 42%"
+    assert odds_text(view, "es") == "Probabilidad: 1 × quina es cierta 42%"
+    view["game"]["bids"] = []
+    assert odds_text(view) == "There is no bid to beat yet"
+    del view["game"]["odds"]  # a table without assisted mode: none made up
+    assert odds_text(view) == "This table plays without odds (assisted is off)"

@@ -18,7 +18,7 @@ from typing import Any
 import aiohttp
 
 from .client import DudoApi, DudoConnection, DudoError
-from .play_text import event_line, parse, render, reveal_text, say, turn_text
+from .play_text import event_line, odds_text, parse, render, reveal_text, say, turn_text
 
 
 class Terminal:
@@ -175,10 +175,19 @@ class Terminal:
                 continue
             if command == "quit":
                 return
-            if command == "help":
+            if command in ("table", "odds") and self.view is not None:
+                text = render if command == "table" else odds_text
+                self.say(text(self.view, self.lang))
+                continue
+            if command == "start":
+                pending = conn.start()
+            elif command == "leave":
+                pending = conn.leave()
+            elif isinstance(command, dict) and "type" in command:
+                pending = conn.act(command)
+            else:  # help, and what only a chat does (join, new, lang)
                 self.say(say("help", self.lang))
                 continue
-            pending = conn.start() if command == "start" else conn.act(command)
             task = asyncio.create_task(self.request(pending))
             tasks.add(task)
             task.add_done_callback(tasks.discard)

@@ -28,7 +28,8 @@ FACES: dict[str, tuple[str, ...]] = {
 WORDS: dict[str, dict[str, str]] = {
     "en": {
         "help": "commands: <quantity> <face> (a bid, e.g. 3 5 for three fives) · dudo · "
-        "calza · left · right (who plays next, when asked) · start (host) · help · quit",
+        "calza · left · right (who plays next, when asked) · start (host) · odds · table · "
+        "leave · help · quit",
         "waiting": "Table {table}: waiting for players ({taken}/{seats})",
         "head": "Table {table} · round {round} · {dice} dice",
         "palifico": "PALIFICO: the face is locked, {ones}",
@@ -72,11 +73,33 @@ WORDS: dict[str, dict[str, str]] = {
         "created": "Table {table} created; you are seat {seat} of {seats}.",
         "connected": "Connected to table {table} as {seat}. {help}",
         "watching": "watching",
+        "chat_help": "!new [preset] [bots N] · !join · !start · !bid Q F (or just Q F) · "
+        "!dudo · !calza · !dir + or - · !odds · !table · !leave · !lang en|es|de · !help",
+        "opened": "{host} opens table {table} ({preset}, {seats} seats, {bots} bots): "
+        "!join to play; {host}, !start when ready",
+        "joins": "{who} joins ({taken}/{seats})",
+        "leaves": "{who} leaves ({taken}/{seats})",
+        "begins": "The game begins: {names}",
+        "round_line": "Round {round} · {dice} dice: {counts}",
+        "turn_call": "{who}: your turn ({standing})",
+        "open_round": "open the round",
+        "choose_dir": "choose who plays next: !dir + or -",
+        "reminder": "{who}: {seconds} s left, then the house plays for you",
+        "dice_round": "Table {table} · round {round} · your dice: {dice}",
+        "no_table_here": "No table in this channel: !new opens one",
+        "table_busy": "Table {table} is already being played here: !table",
+        "not_seated": "{who}: you have no seat at this table (!join)",
+        "no_odds": "This table plays without odds (assisted is off)",
+        "no_bid": "There is no bid to beat yet",
+        "odds_line": "Odds: {bid} is true {percent}%",
+        "refused": "{who}: refused ({code}): {message}",
+        "lang_set": "Language: English",
+        "back": "Back: table {table} goes on",
     },
     "es": {
         "help": "comandos: <cantidad> <pinta> (una puja, p. ej. 3 5 o 3 quinas) · dudo · "
         "calza · izquierda · derecha (quién sigue, cuando se pregunta) · empezar (anfitrión) "
-        "· ayuda · salir",
+        "· odds · mesa · dejar · ayuda · salir",
         "waiting": "Mesa {table}: esperando jugadores ({taken}/{seats})",
         "head": "Mesa {table} · ronda {round} · {dice} dados",
         "palifico": "PALIFICO: la pinta no cambia, {ones}",
@@ -120,11 +143,33 @@ WORDS: dict[str, dict[str, str]] = {
         "created": "Mesa {table} creada; sos el asiento {seat} de {seats}.",
         "connected": "Conectado a la mesa {table} como {seat}. {help}",
         "watching": "espectador",
+        "chat_help": "!nueva [preset] [bots N] · !unirse · !empezar · !puja C P (o solo C P) · "
+        "!dudo · !calza · !dir + o - · !odds · !mesa · !dejar · !idioma en|es|de · !ayuda",
+        "opened": "{host} abre la mesa {table} ({preset}, {seats} asientos, {bots} bots): "
+        "!unirse para jugar; {host}, !empezar cuando estén",
+        "joins": "{who} se sienta ({taken}/{seats})",
+        "leaves": "{who} se va ({taken}/{seats})",
+        "begins": "Empieza el juego: {names}",
+        "round_line": "Ronda {round} · {dice} dados: {counts}",
+        "turn_call": "{who}: te toca ({standing})",
+        "open_round": "abrís la ronda",
+        "choose_dir": "elegí quién sigue: !dir + o -",
+        "reminder": "{who}: quedan {seconds} s, después juega la casa por vos",
+        "dice_round": "Mesa {table} · ronda {round} · tus dados: {dice}",
+        "no_table_here": "No hay mesa en este canal: !nueva abre una",
+        "table_busy": "Ya se juega la mesa {table} acá: !mesa",
+        "not_seated": "{who}: no tenés asiento en esta mesa (!unirse)",
+        "no_odds": "Esta mesa juega sin probabilidades (sin modo asistido)",
+        "no_bid": "Todavía no hay puja a superar",
+        "odds_line": "Probabilidad: {bid} es cierta {percent}%",
+        "refused": "{who}: rechazado ({code}): {message}",
+        "lang_set": "Idioma: español",
+        "back": "De vuelta: sigue la mesa {table}",
     },
     "de": {
         "help": "Befehle: <Anzahl> <Augen> (ein Gebot, z. B. 3 5 oder 3 Fünfer) · dudo · "
         "calza · links · rechts (wer weiterspielt, wenn gefragt) · starten (Gastgeber) · "
-        "hilfe · beenden",
+        "odds · tisch · verlassen · hilfe · beenden",
         "waiting": "Tisch {table}: wartet auf Spieler ({taken}/{seats})",
         "head": "Tisch {table} · Runde {round} · {dice} Würfel",
         "palifico": "PALIFICO: die Augenzahl bleibt, {ones}",
@@ -168,16 +213,52 @@ WORDS: dict[str, dict[str, str]] = {
         "created": "Tisch {table} eröffnet; du bist Platz {seat} von {seats}.",
         "connected": "Verbunden mit Tisch {table} als {seat}. {help}",
         "watching": "Zuschauer",
+        "chat_help": "!neu [Preset] [bots N] · !mitspielen · !starten · !gebot A Z (oder nur A Z) "
+        "· !dudo · !calza · !dir + oder - · !odds · !tisch · !verlassen · !sprache en|es|de · "
+        "!hilfe",
+        "opened": "{host} eröffnet Tisch {table} ({preset}, {seats} Plätze, {bots} Bots): "
+        "!mitspielen zum Mitspielen; {host}, !starten wenn alle da sind",
+        "joins": "{who} setzt sich ({taken}/{seats})",
+        "leaves": "{who} geht ({taken}/{seats})",
+        "begins": "Das Spiel beginnt: {names}",
+        "round_line": "Runde {round} · {dice} Würfel: {counts}",
+        "turn_call": "{who}: du bist dran ({standing})",
+        "open_round": "eröffne die Runde",
+        "choose_dir": "wähle, wer weiterspielt: !dir + oder -",
+        "reminder": "{who}: noch {seconds} s, dann spielt das Haus für dich",
+        "dice_round": "Tisch {table} · Runde {round} · deine Würfel: {dice}",
+        "no_table_here": "Kein Tisch in diesem Kanal: !neu eröffnet einen",
+        "table_busy": "Hier wird schon Tisch {table} gespielt: !tisch",
+        "not_seated": "{who}: du hast keinen Platz an diesem Tisch (!mitspielen)",
+        "no_odds": "Dieser Tisch spielt ohne Wahrscheinlichkeiten (ohne Assistenz)",
+        "no_bid": "Es gibt noch kein Gebot zu überbieten",
+        "odds_line": "Wahrscheinlichkeit: {bid} stimmt zu {percent}%",
+        "refused": "{who}: abgelehnt ({code}): {message}",
+        "lang_set": "Sprache: Deutsch",
+        "back": "Zurück: Tisch {table} geht weiter",
     },
 }
 HELP = WORDS["en"]["help"]
-# Typed commands, in every language (parse() takes any of them).
+# Typed commands, in every language (parse() takes any of them; in a chat, with a "!").
 _COMMANDS = {
     "quit": "quit", "exit": "quit", "salir": "quit", "beenden": "quit",
     "help": "help", "ayuda": "help", "hilfe": "help",
     "start": "start", "empezar": "start", "starten": "start",
+    "join": "join", "unirse": "join", "entrar": "join", "mitspielen": "join",
+    "beitreten": "join",
+    "odds": "odds", "probabilidad": "odds", "chancen": "odds",
+    "table": "table", "mesa": "table", "tisch": "table",
+    "leave": "leave", "dejar": "leave", "verlassen": "leave",
 }  # fmt: skip
-_DIRECTIONS = {"left": -1, "izquierda": -1, "links": -1, "right": 1, "derecha": 1, "rechts": 1}
+_NEW = {"new", "nueva", "nuevo", "neu"}
+_LANG = {"lang", "idioma", "sprache"}
+_BID = {"bid", "puja", "pujar", "apuesta", "biete", "bieten", "gebot"}
+_DIR = {"dir", "direction", "direccion", "richtung"}
+_BOTS = {"bots", "bot", "robots"}
+_DIRECTIONS = {
+    "left": -1, "izquierda": -1, "links": -1, "-": -1,
+    "right": 1, "derecha": 1, "rechts": 1, "+": 1,
+}  # fmt: skip
 
 
 def _w(lang: str) -> dict[str, str]:
@@ -373,20 +454,91 @@ _FACE_WORDS = {
 
 
 def parse(line: str) -> dict[str, Any] | str | None:
-    """A typed command as an action, or a word the client handles itself; a bid is a
-    quantity and a face, as a number or a face name in any language ("3 5", "3 fives",
-    "3 quinas", "3 Fünfer"; "3 x 5" too)."""
+    """A typed command: an action (a dict with ``type``), a command with arguments (a
+    dict with ``command``: ``new``, ``lang``), or a word the client handles itself
+    (``quit``, ``help``, ``start``, ``join``, ``odds``, ``table``, ``leave``); None for
+    nothing. Words of every language are understood, with or without a leading "!" (as
+    chats type them). A bid is a quantity and a face, as a number or a face name in any
+    language ("3 5", "3 fives", "3 quinas", "3 Fünfer"; "3 x 5" and "bid 3 5" too)."""
     words = [w for w in _plain(line).split() if w not in ("x", "×", "*")]
+    if words and words[0].startswith("!"):
+        words[0] = words[0][1:]
+        if not words[0]:
+            words = words[1:]
     if not words:
         return None
-    if words[0] in _COMMANDS:
-        return _COMMANDS[words[0]]
-    if words[0] in ("dudo", "calza"):
-        return {"type": words[0]}
-    if words[0] in _DIRECTIONS:
-        return {"type": "direction", "value": _DIRECTIONS[words[0]]}
+    head = words[0]
+    if head in _COMMANDS:
+        return _COMMANDS[head]
+    if head in ("dudo", "calza"):
+        return {"type": head}
+    if head in _DIRECTIONS and len(words) == 1:
+        return {"type": "direction", "value": _DIRECTIONS[head]}
+    if head in _DIR:
+        value = _DIRECTIONS.get(words[1]) if len(words) == 2 else None
+        return {"type": "direction", "value": value} if value is not None else "help"
+    if head in _NEW:
+        return _parse_new(words[1:])
+    if head in _LANG:
+        wanted = words[1] if len(words) == 2 else None
+        return {"command": "lang", "lang": wanted} if wanted in LANGS else "help"
+    if head in _BID:
+        words = words[1:]
     if len(words) == 2 and words[0].isdigit():
         face = int(words[1]) if words[1].isdigit() else _FACE_WORDS.get(words[1])
         if face is not None:
             return {"type": "bid", "quantity": int(words[0]), "face": face}
     return "help"
+
+
+def _parse_new(words: list[str]) -> dict[str, Any] | str:
+    """``new [preset] [bots N]`` (also "N bots"): a table's preset and its bot seats."""
+    found: dict[str, Any] = {"command": "new", "preset": None, "bots": 0}
+    rest = list(words)
+    while rest:
+        word = rest.pop(0)
+        if word in _BOTS and rest and rest[0].isdigit():
+            found["bots"] = int(rest.pop(0))
+        elif word.isdigit() and rest and rest[0] in _BOTS:
+            found["bots"] = int(word)
+            rest.pop(0)
+        elif found["preset"] is None and not word.isdigit() and word not in _BOTS:
+            found["preset"] = word
+        else:
+            return "help"
+    return found
+
+
+def odds_text(view: dict[str, Any], lang: str = "en") -> str:
+    """A seat's odds of the bid to beat, from its own view (assisted tables only: a table
+    that plays without odds gives none, and none are made up here)."""
+    w = _w(lang)
+    game = view.get("game") or {}
+    odds = game.get("odds")
+    if not odds:
+        return w["no_odds"]
+    if not game.get("bids") or odds.get("bid_true") is None:
+        return w["no_bid"]
+    _, quantity, face = game["bids"][-1]
+    return w["odds_line"].format(
+        bid=bid_text(quantity, face, lang), percent=round(odds["bid_true"] * 100)
+    )
+
+
+def summary_line(view: dict[str, Any], lang: str = "en") -> str:
+    """A round in one line, public only (for chats): the round, the dice in play, and each
+    player's count, whose turn marked."""
+    game = view["game"]
+    counts = []
+    for seat, player in enumerate(view["players"]):
+        if player is None:
+            continue
+        n = game["dice_counts"][seat]
+        mark = " ←" if game["turn"] == seat and game["phase"] != "over" else ""
+        counts.append(f"{_name(view, seat, lang=lang)} {n if n else _w(lang)['out']}{mark}")
+    line = _w(lang)["round_line"].format(
+        round=game["round"], dice=game["dice_in_play"], counts=", ".join(counts)
+    )
+    if game["palifico"] and game["phase"] != "over":
+        line += f" · {palifico_text(game, lang)}"
+    return line
