@@ -27,9 +27,11 @@ def require_binary(name: str = "redis-server") -> str:
     Redis tests run on a fresh machine; without them (or without Chromium, Node)
     the test skips with the reason, except in CI, where that is a failure."""
     found = find_binary(name) if name.startswith("redis-") else None
-    path = found[0] if found else shutil.which(name)
+    # Daemons such as ngircd live in sbin, which a plain user's PATH may lack.
+    search = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
+    path = found[0] if found else shutil.which(name, path=search)
     if path is None:
-        needs = {"chromium": "Chromium", "node": "Node.js"}.get(name, "Redis")
+        needs = {"chromium": "Chromium", "node": "Node.js", "ngircd": "ngIRCd"}.get(name, "Redis")
         message = f"{name} binary not found: install {needs} to run the tests that use it"
         if os.environ.get("CI"):
             pytest.fail(message + " (in CI this is a failure, not a skip)")

@@ -158,10 +158,11 @@ def test_chat_commands_of_every_language_with_or_without_the_bang() -> None:
         (("!start", "!empezar", "!starten"), "start"),
     ):
         assert {parse(w) for w in words} == {meant}, words
-    assert parse("!new") == {"command": "new", "preset": None, "bots": 0}
-    assert parse("!new lizumo bots 2") == {"command": "new", "preset": "lizumo", "bots": 2}
-    assert parse("!nueva 3 bots") == {"command": "new", "preset": None, "bots": 3}
-    assert parse("!neu cacho") == {"command": "new", "preset": "cacho", "bots": 0}
+    new = {"command": "new", "preset": None, "bots": 0, "dice": None}
+    assert parse("!new") == new
+    assert parse("!new lizumo bots 2") == {**new, "preset": "lizumo", "bots": 2}
+    assert parse("!nueva 3 bots 2 dados") == {**new, "bots": 3, "dice": 2}
+    assert parse("!neu cacho würfel 3") == {**new, "preset": "cacho", "dice": 3}
     assert parse("!new classic lizumo") == parse("!new bots") == "help"
     assert parse("!idioma es") == {"command": "lang", "lang": "es"}
     assert parse("!lang xx") == parse("!lang") == "help"

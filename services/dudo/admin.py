@@ -64,6 +64,7 @@ def gateway_rules(gateway: str, *, newer: bool = True) -> list[str]:
             k.own,
         ),
         selector(("+hget", "+hgetall", "+hmget", "+hscan", "+hlen", "+exists"), k.public, "%R"),
+        selector(("+hget", "+hgetall", "+hset", "+hdel", "+del", "+exists"), k.memory),
         selector(("+zadd", "+zrem", "+zscore", "+hset", "+hdel", "+hget"), k.registries),
         selector(("+zcount", "+zrangebyscore", "+zscore"), k.liveness, "%R"),
     ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -326,6 +327,43 @@ def _gateway(args: argparse.Namespace) -> int:
         run(settings)
     except ConfigMismatch as exc:
         print(f"dudo gateway: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _irc(args: argparse.Namespace) -> int:
+    """``dudo irc``: the chat gateway (the IRC server password, if any: DUDO_IRC_PASSWORD)."""
+    from .chat.gateway import ChatSettings, run
+    from .connection import ConfigMismatch
+    from .log import configure
+
+    configure(args.log_level)
+    host, _, port = args.server.rpartition(":")
+    if not host or not port.isdigit():
+        print(f"dudo irc: --server HOST:PORT, not {args.server!r}", file=sys.stderr)
+        return 2
+    settings = ChatSettings(
+        redis_url=args.redis,
+        server=host,
+        port=int(port),
+        tls=args.tls,
+        server_password=os.environ.get("DUDO_IRC_PASSWORD") or None,
+        nick=args.nick,
+        channels=args.channel or ["#dudo"],
+        lang=args.lang,
+        network=args.network,
+        turn_seconds=args.turn_seconds,
+        lines_per_s=args.lines_per_s,
+        burst=args.burst,
+        health_port=args.health_port,
+        partitions=args.partitions,
+        director_partitions=args.director_partitions,
+        gateway_id=args.id or re.sub(r"[^A-Za-z0-9_-]", "-", f"irc-{host}")[:64],
+    )
+    try:
+        run(settings)
+    except ConfigMismatch as exc:
+        print(f"dudo irc: {exc}", file=sys.stderr)
         return 2
     return 0
 
@@ -666,6 +704,32 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gateway.add_argument("--log-level", default="info")
     gateway.set_defaults(func=_gateway)
+
+    irc = sub.add_parser("irc", help="run a chat gateway: Dudo in IRC channels")
+    irc.add_argument("--server", default="127.0.0.1:6667", help="the IRC server, HOST:PORT")
+    irc.add_argument("--tls", action="store_true", help="connect with TLS")
+    irc.add_argument("--nick", default="dudo")
+    irc.add_argument(
+        "--channel", action="append", help="a channel to play in (repeat for more; '#dudo')"
+    )
+    irc.add_argument("--lang", choices=("en", "es", "de"), default="en", help="channels' language")
+    irc.add_argument(
+        "--network", help="whose nicks these are, for player identity (default: the host)"
+    )
+    irc.add_argument(
+        "--turn-seconds", type=int, default=60, help="the turn clock of its tables (0: none)"
+    )
+    irc.add_argument("--lines-per-s", type=float, default=2.0, help="the pace of what it says")
+    irc.add_argument("--burst", type=int, default=5, help="lines it may say at once")
+    irc.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    irc.add_argument("--partitions", type=int, default=16)
+    irc.add_argument(
+        "--director-partitions", type=int, default=4, help="the deployment's director partitions"
+    )
+    irc.add_argument("--id", help="gateway id: keep it across restarts (default: irc-HOST)")
+    irc.add_argument("--health-port", type=int, help="serve /healthz and /readyz on this port")
+    irc.add_argument("--log-level", default="info")
+    irc.set_defaults(func=_irc)
 
     bots = sub.add_parser("bots", help="run a bot service that fills bot seats")
     bots.add_argument("--redis", default="redis://127.0.0.1:6379/0")

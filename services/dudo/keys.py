@@ -152,6 +152,13 @@ def outbox(gateway: str) -> str:
     return f"{PREFIX}:{{g:{gateway}}}:out"
 
 
+def gateway_memory(gateway: str) -> str:
+    """Hash: what a gateway remembers across its restarts (the chat gateway: each
+    channel's table and who holds which seat, and how far it read its outbox). Its own:
+    no other gateway may read it."""
+    return f"{PREFIX}:{{g:{gateway}}}:memory"
+
+
 @dataclass(frozen=True)
 class GatewayKeys:
     """The keys one gateway may touch, as ACL key patterns (``dudo admin gateway``):
@@ -160,6 +167,7 @@ class GatewayKeys:
 
     inboxes: tuple[str, ...]  # append only: tables', tournaments'
     own: tuple[str, ...]  # read, trim and remake: its outbox
+    memory: tuple[str, ...]  # read and write: its own memory (a hash)
     public: tuple[str, ...]  # read only: listings, tournament records, ratings, config
     registries: tuple[str, ...]  # its own heartbeat and view format (zset / hash fields)
     liveness: tuple[str, ...]  # read only: who serves the tables
@@ -172,6 +180,7 @@ def gateway_keys(gateway: str) -> GatewayKeys:
             f"{PREFIX}:{{{TOURNAMENTS.tag}*}}:in",
         ),
         own=(outbox(gateway),),
+        memory=(gateway_memory(gateway),),
         public=(
             f"{PREFIX}:{{{TABLES.tag}*}}:lobby",
             f"{PREFIX}:{{{TOURNAMENTS.tag}*}}:lobby",

@@ -73,7 +73,7 @@ WORDS: dict[str, dict[str, str]] = {
         "created": "Table {table} created; you are seat {seat} of {seats}.",
         "connected": "Connected to table {table} as {seat}. {help}",
         "watching": "watching",
-        "chat_help": "!new [preset] [bots N] · !join · !start · !bid Q F (or just Q F) · "
+        "chat_help": "!new [preset] [bots N] [dice D] · !join · !start · !bid Q F (or just Q F) · "
         "!dudo · !calza · !dir + or - · !odds · !table · !leave · !lang en|es|de · !help",
         "opened": "{host} opens table {table} ({preset}, {seats} seats, {bots} bots): "
         "!join to play; {host}, !start when ready",
@@ -143,8 +143,9 @@ WORDS: dict[str, dict[str, str]] = {
         "created": "Mesa {table} creada; sos el asiento {seat} de {seats}.",
         "connected": "Conectado a la mesa {table} como {seat}. {help}",
         "watching": "espectador",
-        "chat_help": "!nueva [preset] [bots N] · !unirse · !empezar · !puja C P (o solo C P) · "
-        "!dudo · !calza · !dir + o - · !odds · !mesa · !dejar · !idioma en|es|de · !ayuda",
+        "chat_help": "!nueva [preset] [bots N] [dados D] · !unirse · !empezar · "
+        "!puja C P (o solo C P) · !dudo · !calza · !dir + o - · !odds · !mesa · !dejar · "
+        "!idioma en|es|de · !ayuda",
         "opened": "{host} abre la mesa {table} ({preset}, {seats} asientos, {bots} bots): "
         "!unirse para jugar; {host}, !empezar cuando estén",
         "joins": "{who} se sienta ({taken}/{seats})",
@@ -213,9 +214,9 @@ WORDS: dict[str, dict[str, str]] = {
         "created": "Tisch {table} eröffnet; du bist Platz {seat} von {seats}.",
         "connected": "Verbunden mit Tisch {table} als {seat}. {help}",
         "watching": "Zuschauer",
-        "chat_help": "!neu [Preset] [bots N] · !mitspielen · !starten · !gebot A Z (oder nur A Z) "
-        "· !dudo · !calza · !dir + oder - · !odds · !tisch · !verlassen · !sprache en|es|de · "
-        "!hilfe",
+        "chat_help": "!neu [Preset] [bots N] [würfel W] · !mitspielen · !starten · "
+        "!gebot A Z (oder nur A Z) · !dudo · !calza · !dir + oder - · !odds · !tisch · "
+        "!verlassen · !sprache en|es|de · !hilfe",
         "opened": "{host} eröffnet Tisch {table} ({preset}, {seats} Plätze, {bots} Bots): "
         "!mitspielen zum Mitspielen; {host}, !starten wenn alle da sind",
         "joins": "{who} setzt sich ({taken}/{seats})",
@@ -255,6 +256,7 @@ _LANG = {"lang", "idioma", "sprache"}
 _BID = {"bid", "puja", "pujar", "apuesta", "biete", "bieten", "gebot"}
 _DIR = {"dir", "direction", "direccion", "richtung"}
 _BOTS = {"bots", "bot", "robots"}
+_DICE = {"dice", "dados", "wurfel"}
 _DIRECTIONS = {
     "left": -1, "izquierda": -1, "links": -1, "-": -1,
     "right": 1, "derecha": 1, "rechts": 1, "+": 1,
@@ -315,16 +317,23 @@ def render(view: dict[str, Any], lang: str = "en") -> str:
         shown = f"{'■' * count:<6} {count}" if count else w["out"]
         lines.append(f"  {seat + 1}. {_name(view, seat, lang=lang) + bot:<28} {shown}{mark}")
     if game["phase"] == "over":
-        lines.append(w["winner"].format(name=_name(view, game["winner"], lang=lang)))
-        names = ", ".join(_name(view, s, lang=lang) for s in game["standings"])
-        lines.append(w["standings"].format(names=names))
-        return "\n".join(lines)
+        return "\n".join([*lines, *result_lines(view, lang)])
     if game.get("dice"):
         lines.append(w["your_dice"].format(dice=dice_text(game["dice"])))
     if game["bids"]:
         bids = ", ".join(f"{_name(view, s, lang=lang)} {q}×{f}" for s, q, f in game["bids"])
         lines.append(w["bids"].format(bids=bids))
     return "\n".join(lines)
+
+
+def result_lines(view: dict[str, Any], lang: str = "en") -> list[str]:
+    """A finished game: the winner, and every player's place."""
+    w, game = _w(lang), view["game"]
+    names = ", ".join(_name(view, s, lang=lang) for s in game["standings"])
+    return [
+        w["winner"].format(name=_name(view, game["winner"], lang=lang)),
+        w["standings"].format(names=names),
+    ]
 
 
 def event_line(view: dict[str, Any], event: dict[str, Any], lang: str = "en") -> str | None:
@@ -492,17 +501,17 @@ def parse(line: str) -> dict[str, Any] | str | None:
 
 
 def _parse_new(words: list[str]) -> dict[str, Any] | str:
-    """``new [preset] [bots N]`` (also "N bots"): a table's preset and its bot seats."""
-    found: dict[str, Any] = {"command": "new", "preset": None, "bots": 0}
+    """``new [preset] [bots N] [dice D]`` (also "N bots", "D dice"): a table's preset, its
+    bot seats and the dice each player starts with (None: the preset's)."""
+    found: dict[str, Any] = {"command": "new", "preset": None, "bots": 0, "dice": None}
     rest = list(words)
     while rest:
         word = rest.pop(0)
-        if word in _BOTS and rest and rest[0].isdigit():
-            found["bots"] = int(rest.pop(0))
-        elif word.isdigit() and rest and rest[0] in _BOTS:
-            found["bots"] = int(word)
-            rest.pop(0)
-        elif found["preset"] is None and not word.isdigit() and word not in _BOTS:
+        if word in (_BOTS | _DICE) and rest and rest[0].isdigit():
+            found["bots" if word in _BOTS else "dice"] = int(rest.pop(0))
+        elif word.isdigit() and rest and rest[0] in (_BOTS | _DICE):
+            found["bots" if rest.pop(0) in _BOTS else "dice"] = int(word)
+        elif found["preset"] is None and not word.isdigit() and word not in (_BOTS | _DICE):
             found["preset"] = word
         else:
             return "help"

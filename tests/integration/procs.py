@@ -95,6 +95,24 @@ class Workers:
             name, "bots", "--redis", self.url, "--partitions", str(self.partitions), *extra
         )
 
+    def irc(self, name: str, server: str, *extra: str, url: str | None = None) -> None:
+        """A chat gateway (``dudo irc``) with gateway id ``name`` on the IRC server at
+        ``server`` (HOST:PORT), under ``url``'s Redis user (default: the admin's); returns
+        once it said it started."""
+        log = self.folder / f"{name}.log"
+        before = log.read_text() if log.exists() else ""
+        self.spawn(
+            name, "irc", "--server", server, "--redis", url or self.url, "--id", name,
+            "--partitions", str(self.partitions), "--log-level", "debug", *extra,
+        )  # fmt: skip
+        wait_for(
+            lambda: "irc_registered" in log.read_text()[len(before) :]
+            or self.procs[name].poll() is not None,
+            30,
+            f"the chat gateway {name}",
+        )
+        assert self.procs[name].poll() is None, log.read_text()
+
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         self.procs[name].send_signal(sig)
         self.procs[name].wait(10)

@@ -103,6 +103,9 @@ def test_a_gateway_user_is_refused_everything_else(
     a.hgetall(keys.tournament_of("cup", 4))
     a.zadd(keys.GATEWAYS, {"gw-a": 1})
     a.zcount(keys.WORKERS, 0, "+inf")
+    a.hset(keys.gateway_memory("gw-a"), "rooms", b"what the chat gateway remembers")
+    assert a.hgetall(keys.gateway_memory("gw-a"))
+    admin_client.hset(keys.gateway_memory("gw-b"), "rooms", b"b's players")
 
     refused = {
         "a table's record (its dice)": lambda: a.hgetall(table),
@@ -130,6 +133,10 @@ def test_a_gateway_user_is_refused_everything_else(
         "the signing keys": lambda: a.hgetall(keys.GATEWAY_KEYS),
         "another gateway's key": lambda: a.hget(keys.GATEWAY_KEYS, "gw-b"),
         "subscribing": lambda: a.publish("any", "x"),
+        "another gateway's memory": lambda: a.hgetall(keys.gateway_memory("gw-b")),
+        "writing another gateway's memory": lambda: a.hset(
+            keys.gateway_memory("gw-b"), "rooms", b"x"
+        ),
     }
     for what, attempt in refused.items():
         with pytest.raises(NoPermissionError):

@@ -57,6 +57,10 @@ class StreamSide:
     async def _dispatch(self, msg: dict[str, Any]) -> None:
         raise NotImplementedError
 
+    async def _after_read(self) -> None:
+        """Called after each batch read from the outbox has been dispatched (a gateway
+        that remembers how far it read stores it here)."""
+
     async def _open_streams(self, read_from: str | None = None) -> None:
         """Connect (waiting for Redis), make the links, register, and start the outbox
         reader and the heartbeat. ``read_from``: the outbox entry id to read after
@@ -177,6 +181,11 @@ class StreamSide:
                     await self._dispatch(msg)
                 except Exception:
                     self.log.exception("dispatch_failed", type=msg.get("type"))
+            if messages:
+                try:
+                    await self._after_read()
+                except Exception as exc:
+                    self.log.warning("after_read_failed", error=str(exc))
 
     def streams_status(self) -> dict[str, Any]:
         """What readiness needs from the Redis side: is the outbox reader reading, how

@@ -1,0 +1,238 @@
+"""``dudo irc``: Dudo in IRC channels, a thin gateway like the web one.
+
+People type in a channel (``!new``, ``!join``, ``3 5``, ``!dudo``...); the
+gateway turns each command into a stream message for the table's inbox,
+signed as this gateway (its own Redis user: ``dudo admin gateway add``), and
+turns what its outbox brings back into lines: the table's public news in the
+channel, each player's dice by private message (:mod:`dudo.chat.rooms` decides
+what is said; :mod:`dudo.chat.irc` says it, paced). Turn clocks are the
+table's (the house plays a seat whose clock runs out); the gateway reminds the
+player shortly before.
+
+It holds no game: what it remembers (each channel's table, who holds which
+seat, how far it read its outbox) is a cache in its own Redis key
+(:func:`dudo.keys.gateway_memory`), stored after every batch it reads. Killed
+and started again (same ``--id``), it reads its outbox from where it stopped,
+asks every table it plays for the latest views, and goes on in the channels.
+
+Who a player is: their nick on this IRC network (``player_of("irc/<network>",
+nick)``, nicks compared as IRC does). On a network where nicks are not
+registered, whoever takes a nick plays as it (docs/operations.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+import structlog
+from irc.strings import lower as fold
+
+from .. import keys
+from ..connection import connect_async
+from ..gateway.identity import player_of
+from ..gateway.settings import default_gateway_id
+from ..gateway.streams import StreamSide
+from ..service import REDIS_DOWN, Backoff, Health
+from .irc import IrcClient
+from .rooms import Output, Rooms
+
+log = structlog.get_logger("dudo.chat")
+TRIM_EVERY = 64  # outbox batches read between two trims (after the memory is stored)
+
+
+@dataclass
+class ChatSettings:
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    server: str = "127.0.0.1"
+    port: int = 6667
+    tls: bool = False
+    server_password: str | None = None
+    nick: str = "dudo"
+    channels: list[str] = field(default_factory=lambda: ["#dudo"])
+    lang: str = "en"
+    network: str | None = None  # whose nicks these are (default: the server's host)
+    turn_seconds: int = 60  # the clock of the tables opened in a channel (0: none)
+    lines_per_s: float = 2.0  # the pace of what we say (ngIRCd lets ~3 a second through)
+    burst: int = 5
+    health_port: int | None = None
+    partitions: int = keys.DEFAULT_PARTITIONS
+    director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS
+    gateway_id: str = field(default_factory=default_gateway_id)
+    heartbeat: float = 2.0
+    frames: bool = False  # views as `view` messages: a chat renders text, not client JSON
+
+
+class ChatGateway(StreamSide):
+    def __init__(self, settings: ChatSettings) -> None:
+        self.settings = settings
+        self.log = log.bind(gateway=settings.gateway_id)
+        self._init_streams()
+        network = settings.network or settings.server
+        self.rooms = Rooms(
+            settings.channels,
+            message=self._message,
+            player_of=lambda nick: player_of(f"irc/{network}", fold(nick)),
+            new_id=lambda: secrets.token_urlsafe(9).replace("_", "-"),
+            lang=settings.lang,
+            turn_seconds=settings.turn_seconds,
+        )
+        self.irc = IrcClient(
+            settings.server,
+            settings.port,
+            settings.nick,
+            settings.channels,
+            self._heard,
+            tls=settings.tls,
+            password=settings.server_password,
+            lines_per_s=settings.lines_per_s,
+            burst=settings.burst,
+            on_nick=self.rooms.nick_changed,
+        )
+        self.health = Health("irc")
+        self.memory = keys.gateway_memory(settings.gateway_id)
+        self._stored: bytes | None = None
+        self._stored_id: str | None = None
+        self._reads = 0
+        self._stop = asyncio.Event()
+
+    # -- life ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Until SIGTERM/SIGINT: take up the memory, connect both sides, serve."""
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self._stop.set)
+        if self.settings.health_port is not None:
+            self.health.serve(self.settings.health_port)
+        self.redis = connect_async(self.settings.redis_url)
+        stored = await self._recall()
+        await self._open_streams(read_from=stored.get("outbox"))
+        assert self.reader is not None
+        # This gateway trims its outbox itself, after storing how far it read.
+        self.reader.TRIM_EVERY = 1 << 62
+        self.reader.TRIM_AFTER_S = float("inf")
+        self.ready = True
+        self._emit(self.rooms.load(stored.get("rooms") or {}))
+        self.tasks += [
+            asyncio.create_task(self.irc.run()),
+            asyncio.create_task(self._tick()),
+        ]
+        self.log.info("chat_started", server=self.settings.server, channels=self.settings.channels)
+        await self._stop.wait()
+        await self.shutdown()
+
+    async def shutdown(self) -> None:
+        self.ready = False
+        self.health.set_ready(False, "stopping")
+        await self.irc.stop("the game service is restarting")
+        with contextlib.suppress(Exception):
+            await self._remember()
+        if self.link is not None:
+            with contextlib.suppress(Exception):
+                await self.link.deregister()
+        await self._close_streams()
+        self.log.info("chat_stopped")
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def _recall(self) -> dict[str, Any]:
+        """What the previous life stored (waiting for Redis if it is down)."""
+        backoff = Backoff(cap=5.0)
+        while True:
+            try:
+                raw = await self.redis.hgetall(self.memory)
+                break
+            except REDIS_DOWN as exc:
+                self.log.warning("waiting_for_redis", error=str(exc))
+                await asyncio.sleep(backoff.next())
+        found = {(k.decode() if isinstance(k, bytes) else k): v for k, v in raw.items()}
+        outbox = found.get("outbox")
+        return {
+            "outbox": outbox.decode() if isinstance(outbox, bytes) else outbox,
+            "rooms": msgpack.unpackb(found["rooms"], raw=False) if "rooms" in found else {},
+        }
+
+    async def _remember(self) -> None:
+        """Store the rooms and how far the outbox was read (one write, both or neither)."""
+        assert self.reader is not None
+        rooms = msgpack.packb(self.rooms.state(), use_bin_type=True)
+        if rooms == self._stored and self.reader.last_id == self._stored_id:
+            return
+        await self.redis.hset(self.memory, mapping={"rooms": rooms, "outbox": self.reader.last_id})
+        self._stored, self._stored_id = rooms, self.reader.last_id
+
+    async def _after_read(self) -> None:
+        await self._remember()
+        self._reads += 1
+        if self._reads % TRIM_EVERY == 0 and self.reader is not None and self._stored_id:
+            await self.redis.xtrim(self.reader.outbox, minid=self._stored_id, approximate=False)
+
+    async def _tick(self) -> None:
+        """Every second: reminders, the memory stored, health."""
+        while True:
+            await asyncio.sleep(1.0)
+            self.health.beat()
+            self._emit(self.rooms.tick(int(time.time() * 1000)))
+            try:
+                await self._remember()
+            except Exception as exc:
+                self.log.warning("remember_failed", error=str(exc))
+            status = self.streams_status()
+            if not self.irc.registered:
+                self.health.set_ready(False, "not connected to the IRC server")
+            elif not status["ready"]:
+                self.health.set_ready(False, "no outbox reader or no live worker")
+            else:
+                self.health.set_ready(True)
+            self.health.details = {**status, "irc": self.irc.registered}
+
+    # -- both directions ----------------------------------------------------------------------
+
+    def _message(self, kind: str, **fields: Any) -> dict[str, Any]:
+        assert self.link is not None
+        return self.link.message(kind, **fields)
+
+    def _heard(self, target: str, nick: str, text: str) -> None:
+        """A line from IRC: in a channel, a command; in private, a command for the one
+        table this nick plays (if it plays exactly one)."""
+        if self.link is None:
+            return
+        self.log.debug("heard", target=target, nick=nick, text=text[:200])
+        if target.startswith(("#", "&")):
+            self._emit(self.rooms.command(target, nick, text), reply_to=(target, nick))
+        else:
+            self._emit(self.rooms.private(nick, text), reply_to=(nick, nick))
+
+    async def _dispatch(self, msg: dict[str, Any]) -> None:
+        out = self.rooms.on_message(msg)
+        self.log.debug("outbox", kind=msg["type"], table=msg.get("table"), said=len(out.lines))
+        self._emit(out)
+
+    def _emit(self, out: Output, reply_to: tuple[str, str] | None = None) -> None:
+        if out.send:
+            self.log.debug("sending", kinds=[m["type"] for m in out.send])
+        for target, text in out.lines:
+            self.irc.say(target, text)
+        if out.send and self.link is not None:
+            sent = self.link.send_soon(*out.send)
+            if reply_to is not None:
+                sent.add_done_callback(lambda f: self._sent(f, reply_to))
+
+    def _sent(self, future: asyncio.Future[None], reply_to: tuple[str, str]) -> None:
+        if future.cancelled() or future.exception() is None:
+            return
+        target, nick = reply_to
+        self.log.warning("inbox_write_failed", error=str(future.exception()))
+        self.irc.say(target, f"{nick}: the game service is unreachable; try again")
+
+
+def run(settings: ChatSettings) -> None:
+    asyncio.run(ChatGateway(settings).run())

@@ -1,0 +1,469 @@
+"""What the chat gateway knows and says: each channel's table, its players, and the lines
+every view makes. Pure: no I/O, no clock, no randomness (the time and new ids come in).
+
+A channel (a :class:`Room`) plays one table at a time. People in it type commands
+(``play_text.parse``: ``!new``, ``!join``, ``!bid 3 5``, ``3 5``...); each becomes
+a stream message for the table's inbox, written by the gateway. What comes back
+from the outbox (views, ``joined``, errors) becomes lines: **public lines go to
+the channel and are made from the public part of a view alone**, built field by
+field (:func:`public_of`), never from a seat's view; a player's dice go to that
+player's nick only, by private message, once per round. Nothing else of a seat's
+private part is ever said.
+
+The gateway's own memory of a room (which table, which nick holds which seat,
+the last version it announced) is plain data (:meth:`Room.state`): the gateway
+stores it in its own Redis key and, after a restart, takes it up again; a
+player's private view is never stored, it comes back with a ``resync``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import zip_longest
+from typing import Any
+
+from irc.strings import lower as fold
+
+from .. import wire
+from ..engine import Rules, RulesConfigError
+from ..play_text import (
+    LANGS,
+    bid_text,
+    dice_text,
+    event_line,
+    odds_text,
+    parse,
+    result_lines,
+    reveal_text,
+    say,
+    summary_line,
+)
+
+Line = tuple[str, str]  # (target: a channel or a nick, text)
+DEFAULT_PRESET = "classic"
+MAX_SEATS = 6
+PENDING_MAX = 4096  # unanswered requests remembered (who asked), the newest kept
+REMIND_MIN_MS = 5000  # a reminder comes at least this long before the clock runs out
+_PERSISTED = (
+    "channel", "lang", "table", "host", "preset", "bots", "nicks", "seats", "version",
+    "status", "round", "turn_key", "turn_player", "deadline", "reminded", "names", "dealt",
+)  # fmt: skip
+
+
+@dataclass
+class Output:
+    """What handling something produced: lines to say, and messages for the inboxes."""
+
+    lines: list[Line] = field(default_factory=list)
+    send: list[dict[str, Any]] = field(default_factory=list)
+
+    def extend(self, other: Output) -> None:
+        self.lines += other.lines
+        self.send += other.send
+
+
+@dataclass
+class Room:
+    channel: str
+    lang: str = "en"
+    table: str | None = None
+    host: str | None = None  # the player who opened the table (may !start it)
+    preset: str = DEFAULT_PRESET
+    bots: int = 0
+    nicks: dict[str, str] = field(default_factory=dict)  # player -> nick, our players only
+    seats: dict[str, int] = field(default_factory=dict)  # player -> seat
+    version: int = 0  # the last view announced
+    status: str | None = None
+    round: int | None = None
+    turn_key: list[int] | None = None  # (round, turn, bids) of the turn last called
+    turn_player: str | None = None  # our player whose turn it is, if it is one of ours
+    deadline: int | None = None
+    reminded: list[int] | None = None  # the turn_key a reminder was said for
+    names: list[str | None] = field(default_factory=list)  # players as last seen
+    dealt: dict[str, int] = field(default_factory=dict)  # player -> round its dice were told
+    # Not stored: rebuilt from the next view (or a resync after a restart).
+    public: dict[str, Any] | None = None
+    views: dict[str, dict[str, Any]] = field(default_factory=dict)  # player -> seat view
+    resumed: bool = False
+
+    def state(self) -> dict[str, Any]:
+        """What the gateway stores of this room (no dice, nothing private)."""
+        return {name: getattr(self, name) for name in _PERSISTED}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Room:
+        return cls(**{k: v for k, v in state.items() if k in _PERSISTED})
+
+    def player_of_nick(self, nick: str) -> str | None:
+        folded = fold(nick)
+        return next((p for p, n in self.nicks.items() if fold(n) == folded), None)
+
+
+def public_of(msg: dict[str, Any]) -> dict[str, Any]:
+    """A ``view`` message's public part as a spectator's view, field by field: what a
+    channel may be told. A seat's private part (``seats``) is never read here."""
+    return {
+        "table": msg["table"],
+        "version": msg["version"],
+        "status": msg["status"],
+        "players": msg["players"],
+        "host": msg.get("host"),
+        "deadline": msg.get("deadline"),
+        "game": msg.get("game"),
+        "events": msg.get("events") or [],
+        "seat": None,
+    }
+
+
+class Rooms:
+    """Every channel's room; routes commands in and views out."""
+
+    def __init__(
+        self,
+        channels: list[str],
+        *,
+        message: Callable[..., dict[str, Any]],
+        player_of: Callable[[str], str],
+        new_id: Callable[[], str],
+        lang: str = "en",
+        turn_seconds: int = 60,
+    ) -> None:
+        self.message = message  # a stream message from this gateway (link.message)
+        self.player_of = player_of  # nick -> player id (the gateway's identity rule)
+        self.new_id = new_id
+        # A chat's tables run a turn clock (people drift away from a channel; the house
+        # plays for them when it runs out); 0: none.
+        self.turn_seconds = turn_seconds
+        self.rooms: dict[str, Room] = {fold(c): Room(c, lang) for c in channels}
+        self.by_table: dict[str, Room] = {}
+        self.pending: dict[str, tuple[str, str]] = {}  # message id -> (channel, nick)
+        self.creates: dict[str, str] = {}  # a create's message id -> its table, until seen
+
+    # -- state --------------------------------------------------------------------------
+
+    def state(self) -> dict[str, dict[str, Any]]:
+        return {key: room.state() for key, room in self.rooms.items()}
+
+    def load(self, stored: dict[str, dict[str, Any]]) -> Output:
+        """Take up the rooms of a previous life: what is ours again, asked for afresh
+        (each table watched, each seat's latest view); the channels told."""
+        out = Output()
+        for key, state in stored.items():
+            if key not in self.rooms:
+                continue  # a channel we no longer serve
+            room = self.rooms[key] = Room.from_state({**state, "channel": self.rooms[key].channel})
+            if room.table is None or room.status == "over":
+                continue
+            self.by_table[room.table] = room
+            room.resumed = True
+            out.send.append(self._msg(room, "watch", on=True))
+            for player, seat in room.seats.items():
+                out.send.append(self._msg(room, "resync", seat=seat, player=player))
+            out.lines.append((room.channel, say("back", room.lang, table=room.table)))
+        return out
+
+    # -- what people type -------------------------------------------------------------------
+
+    def command(self, channel: str, nick: str, text: str) -> Output:
+        """A line typed in one of our channels."""
+        room = self.rooms.get(fold(channel))
+        if room is None:
+            return Output()
+        player = room.player_of_nick(nick) or self.player_of(nick)
+        command = parse(text)
+        if not text.lstrip().startswith("!"):
+            # Plain chat: only a bid ("3 5") from the player whose turn it is is a move.
+            bid = isinstance(command, dict) and command.get("type") == "bid"
+            if bid and room.turn_player == player and player in room.seats:
+                return self._act(room, nick, player, command)
+            return Output()
+        if command is None:
+            return Output()
+        if isinstance(command, dict) and command.get("command") == "new":
+            return self._new(room, nick, player, command)
+        if isinstance(command, dict) and command.get("command") == "lang":
+            room.lang = command["lang"] if command["lang"] in LANGS else room.lang
+            return Output([(room.channel, say("lang_set", room.lang))])
+        if command in ("help", "quit"):
+            return Output([(room.channel, say("chat_help", room.lang))])
+        if room.table is None:
+            return Output([(room.channel, say("no_table_here", room.lang))])
+        if command == "join":
+            name = _name_of(nick)
+            msg = self._msg(room, "join", player=player, name=name)
+            self._expect(msg["id"], room.channel, nick)
+            room.nicks.setdefault(player, nick)
+            return Output(send=[msg])
+        if command == "table":
+            return Output([(room.channel, self._table_line(room))])
+        if player not in room.seats:
+            return Output([(room.channel, say("not_seated", room.lang, who=nick))])
+        if command == "odds":
+            view = room.views.get(player)
+            text = odds_text(view, room.lang) if view else say("no_odds", room.lang)
+            return Output([(nick, text)])
+        if command == "start":
+            return self._tracked(room, nick, self._msg(room, "start", player=player))
+        if command == "leave":
+            seat = room.seats[player]
+            return self._tracked(room, nick, self._msg(room, "leave", player=player, seat=seat))
+        if isinstance(command, dict) and "type" in command:
+            return self._act(room, nick, player, command)
+        return Output([(room.channel, say("chat_help", room.lang))])
+
+    def private(self, nick: str, text: str) -> Output:
+        """A private message: a command for the one table this nick plays, if it plays
+        exactly one (answers meant for the channel go there); else the help."""
+        playing = [r for r in self.rooms.values() if r.player_of_nick(nick) in r.seats]
+        if len(playing) != 1:
+            lang = next(iter(self.rooms.values())).lang if self.rooms else "en"
+            return Output([(nick, say("chat_help", lang))])
+        line = text.strip()
+        return self.command(playing[0].channel, nick, line if line.startswith("!") else f"!{line}")
+
+    def nick_changed(self, old: str, new: str) -> None:
+        for room in self.rooms.values():
+            player = room.player_of_nick(old)
+            if player is not None:
+                room.nicks[player] = new
+
+    def _new(self, room: Room, nick: str, player: str, asked: dict[str, Any]) -> Output:
+        """``!new [preset] [bots N] [dice D]``: a table for this channel, its opener seated."""
+        if room.table is not None and room.status != "over":
+            return Output([(room.channel, say("table_busy", room.lang, table=room.table))])
+        preset, bots = asked["preset"] or DEFAULT_PRESET, asked["bots"]
+        wanted: dict[str, Any] = {"preset": preset, "turn_seconds": self.turn_seconds}
+        if asked.get("dice"):
+            wanted["start_dice"] = asked["dice"]
+        try:
+            rules = Rules.from_dict(wanted)
+        except RulesConfigError as exc:
+            return self._refused(room, nick, wire.BAD_RULES, str(exc))
+        seats = min(MAX_SEATS, rules.max_players)
+        if not 0 <= bots < seats:
+            return self._refused(room, nick, wire.BAD_MESSAGE, f"bots: 0..{seats - 1}")
+        if room.table is not None:
+            self.by_table.pop(room.table, None)
+        table = f"irc{self.new_id()}"[:20]
+        fresh = Room(room.channel, room.lang, table, player, preset, bots, {player: nick})
+        self.rooms[fold(room.channel)] = fresh
+        self.by_table[table] = fresh
+        plan = [{"kind": "open"}] * (seats - bots) + [{"kind": "bot", "level": "normal"}] * bots
+        create = self._msg(fresh, "create", rules=wanted, seats=plan, host=player)
+        join = self._msg(fresh, "join", player=player, name=_name_of(nick))
+        watch = self._msg(fresh, "watch", on=True)
+        for msg in (create, join):
+            self._expect(msg["id"], fresh.channel, nick)
+        self.creates[create["id"]] = table
+        return Output(send=[create, join, watch])
+
+    def _act(self, room: Room, nick: str, player: str, action: dict[str, Any]) -> Output:
+        msg = self._msg(room, "act", player=player, seat=room.seats[player], action=action)
+        return self._tracked(room, nick, msg)
+
+    def _tracked(self, room: Room, nick: str, msg: dict[str, Any]) -> Output:
+        """A message whose refusal is told to whoever typed it."""
+        self._expect(msg["id"], room.channel, nick)
+        return Output(send=[msg])
+
+    def _expect(self, message_id: str, channel: str, nick: str) -> None:
+        """Remember who asked, until the answer (a refusal, ``joined``, or a view that
+        applied it); the oldest are forgotten past PENDING_MAX (answers never sent)."""
+        self.pending[message_id] = (channel, nick)
+        while len(self.pending) > PENDING_MAX:
+            del self.pending[next(iter(self.pending))]
+
+    def _msg(self, room: Room, kind: str, **fields: Any) -> dict[str, Any]:
+        assert room.table is not None
+        return self.message(kind, id=f"irc-{self.new_id()}", table=room.table, **fields)
+
+    def _refused(self, room: Room, nick: str, code: str, text: str) -> Output:
+        line = say("refused", room.lang, who=nick, code=code, message=text)
+        return Output([(room.channel, line)])
+
+    def _table_line(self, room: Room) -> str:
+        public = room.public
+        if public is None or public["game"] is None:
+            taken = sum(1 for n in room.names if n)
+            return say("waiting", room.lang, table=room.table, taken=taken, seats=len(room.names))
+        if public["status"] == "over":
+            return " · ".join(result_lines(public, room.lang))
+        return f"{room.table} · {summary_line(public, room.lang)}"
+
+    # -- what the tables say ------------------------------------------------------------------
+
+    def on_message(self, msg: dict[str, Any]) -> Output:
+        """A message from this gateway's outbox."""
+        kind = msg["type"]
+        if kind == "view":
+            return self.on_view(msg)
+        if kind == "joined":
+            self._seated(msg)
+        elif kind in ("left", "detached"):
+            room = self.by_table.get(msg["table"])
+            self.pending.pop(msg.get("id", ""), None)
+            if room is not None:
+                room.nicks.pop(msg["player"], None)
+                room.seats.pop(msg["player"], None)
+        elif kind == "error":
+            return self._error(msg)
+        return Output()
+
+    def _seated(self, msg: dict[str, Any]) -> None:
+        asked = self.pending.pop(msg["id"], None)
+        room = self.by_table.get(msg["table"])
+        if room is None:
+            return
+        player = msg["player"]
+        if asked is not None:
+            room.nicks[player] = asked[1]
+        if player in room.nicks:  # ours (also: renumbered when the host started early)
+            room.seats[player] = msg["seat"]
+
+    def _error(self, msg: dict[str, Any]) -> Output:
+        asked = self.pending.pop(msg.get("id") or "", None)
+        room = self.by_table.get(msg.get("table") or "")
+        if asked is None or room is None:
+            return Output()
+        channel, nick = asked
+        if self.creates.pop(msg.get("id") or "", None) == room.table:
+            self.by_table.pop(room.table or "", None)  # the table was never made
+            room.table = None
+        player = msg.get("player")
+        if player is not None and player not in room.seats:
+            room.nicks.pop(player, None)  # a join refused: not ours after all
+        line = say("refused", room.lang, who=nick, code=msg["code"], message=msg["message"])
+        return Output([(channel, line)])
+
+    def on_view(self, msg: dict[str, Any]) -> Output:
+        for message_id in msg.get("applied") or ():
+            self.pending.pop(message_id, None)  # went through: nothing to tell
+        room = self.by_table.get(msg["table"])
+        out = Output()
+        if room is None or msg["version"] < room.version:
+            return out  # not a table of ours, or older than what was said (a duplicate)
+        public = public_of(msg)
+        fresh = msg["version"] > room.version
+        if room.status is None:  # the table exists: its create can no longer be refused
+            self.creates = {i: t for i, t in self.creates.items() if t != room.table}
+        if fresh:
+            self._announce(room, public, out)
+        elif room.resumed:  # the first view after a restart: whose turn it is, again
+            room.turn_key = None
+            self._call_turn(room, public, out)
+        room.resumed = False
+        room.public = public
+        self._privates(room, msg, out)
+        room.version = msg["version"]
+        return out
+
+    def _announce(self, room: Room, view: dict[str, Any], out: Output) -> None:
+        """The channel's lines for a new version of the table: public only."""
+        lang, status, game = room.lang, view["status"], view["game"]
+
+        def line(text: str | None) -> None:
+            if text:
+                out.lines.append((room.channel, text))
+
+        names = [p["name"] if p else None for p in view["players"]]
+        if status == "open" and room.status is None:
+            host = room.nicks.get(room.host or "", "?")
+            line(say("opened", lang, host=host, table=room.table, preset=room.preset,
+                     seats=len(names), bots=room.bots))  # fmt: skip
+        elif status == "open":
+            count = sum(1 for n in room.names if n)  # as the channel last heard it
+            for old, new in zip_longest(room.names, names):
+                if new and not old:
+                    count += 1
+                    line(say("joins", lang, who=new, taken=count, seats=len(names)))
+                elif old and not new:
+                    count -= 1
+                    line(say("leaves", lang, who=old, taken=count, seats=len(names)))
+        if status != "open" and room.status in (None, "open") and game is not None:
+            line(say("begins", lang, names=", ".join(n for n in names if n)))
+        for event in view["events"]:
+            if event["type"] == "reveal" and game and game.get("last_round"):
+                parts = reveal_text(view, lang).splitlines()  # a line per hand: one here
+                line(" · ".join(" ".join(part.split()) for part in parts))
+            else:
+                line(event_line(view, event, lang))
+        if game is not None and game["phase"] != "over" and game["round"] != room.round:
+            line(summary_line(view, lang))
+        if status == "over" and room.status != "over" and game is not None:
+            line(" · ".join(result_lines(view, lang)))
+        room.names, room.status = names, status
+        room.round = game["round"] if game else None
+        room.deadline = view.get("deadline")
+        self._call_turn(room, view, out)
+
+    def _call_turn(self, room: Room, view: dict[str, Any], out: Output) -> None:
+        """Name the player whose turn it is, when it is one of ours and a new turn."""
+        game = view["game"]
+        if view["status"] != "playing" or game is None or game["phase"] == "over":
+            room.turn_player = None
+            return
+        key = [game["round"], game["turn"], len(game["bids"])]
+        holder = next((p for p, s in room.seats.items() if s == game["turn"]), None)
+        room.turn_player = holder if holder in room.nicks else None
+        if key == room.turn_key or room.turn_player is None:
+            room.turn_key = key
+            return
+        room.turn_key = key
+        if game["phase"] == "direction":
+            standing = say("choose_dir", room.lang)
+        elif game["bids"]:
+            _, quantity, face = game["bids"][-1]
+            standing = bid_text(quantity, face, room.lang)
+        else:
+            standing = say("open_round", room.lang)
+        who = room.nicks[room.turn_player]
+        out.lines.append((room.channel, say("turn_call", room.lang, who=who, standing=standing)))
+
+    def _privates(self, room: Room, msg: dict[str, Any], out: Output) -> None:
+        """Each of our players' own part: kept for !odds; the dice told to that player's
+        nick alone, once per round."""
+        game = msg.get("game")
+        for private, holder in zip(msg.get("seats") or (), msg.get("holders") or (), strict=False):
+            nick = room.nicks.get(holder)
+            if nick is None:
+                continue
+            room.seats[holder] = private["seat"]
+            room.views[holder] = wire.seat_snapshot(msg, private)
+            dice = private.get("dice")
+            if game is None or not dice or msg["status"] != "playing":
+                continue
+            if room.dealt.get(holder) != game["round"]:
+                room.dealt[holder] = game["round"]
+                text = say("dice_round", room.lang, table=room.table, round=game["round"],
+                           dice=dice_text(dice))  # fmt: skip
+                out.lines.append((nick, text))
+
+    # -- time -----------------------------------------------------------------------------------
+
+    def tick(self, now_ms: int) -> Output:
+        """Reminders: a player of ours whose clock is running out is told, once a turn."""
+        out = Output()
+        for room in self.rooms.values():
+            public, player = room.public, room.turn_player
+            if room.deadline is None or player is None or public is None:
+                continue
+            if room.reminded == room.turn_key or now_ms >= room.deadline:
+                continue
+            game = public["game"] or {}
+            turn_ms = int((game.get("rules") or {}).get("turn_seconds") or 0) * 1000
+            if now_ms >= room.deadline - max(REMIND_MIN_MS, turn_ms // 3):
+                room.reminded = room.turn_key
+                seconds = max(1, round((room.deadline - now_ms) / 1000))
+                who = room.nicks[player]
+                out.lines.append((room.channel, say("reminder", room.lang, who=who,
+                                                    seconds=seconds)))  # fmt: skip
+        return out
+
+
+def _name_of(nick: str) -> str:
+    """A nick as a display name (nicks are short and plain; cut to the protocol's 32)."""
+    try:
+        return wire.clean_name(nick[: wire.NAME_MAX])
+    except wire.WireError:
+        return "player"

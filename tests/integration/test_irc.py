@@ -1,0 +1,189 @@
+"""The chat gateway (``dudo irc``) on a real IRC server (ngIRCd) and a real redis-server,
+under a Redis user of its own: people in channels play whole games against the bot
+service, each told only their own dice; two channels play at once; a ``kill -9`` of the
+gateway mid-game and a restart go on with the game in the channel."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from dudo import admin, keys
+
+from ..irc import IrcPerson, IrcServer
+from ..servers import RedisServer
+from .procs import Workers, wait_for
+from .test_gateway_acl import denied
+
+DICE_TOLD = re.compile(r"round (\d+) · your dice: ((?:\[\d\] ?)+)")
+TURN = re.compile(r"^(\S+): your turn \((.*)\)$")
+
+
+@pytest.fixture
+def irc_server(tmp_path: Path) -> Iterator[IrcServer]:
+    server = IrcServer(tmp_path / "ngircd")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def deployment(
+    redis_server: RedisServer, real_redis: redis.Redis, workers: Workers
+) -> Iterator[tuple[Workers, str]]:
+    """A worker and a bot service; the chat gateway's own Redis user (its URL)."""
+    workers.start("w1")
+    workers.bots("b1")
+    wait_for(lambda: real_redis.zcard(keys.GATEWAYS) >= 1, 15, "the bot service")
+    password = admin.add_gateway(real_redis, "irc-1")
+    yield workers, admin.url_for(redis_server.url, "irc-1", password)
+    for name in admin.gateways(real_redis):
+        admin.revoke_gateway(real_redis, name)
+
+
+def move(people: dict[str, IrcPerson], channel: str, nick: str, standing: str) -> None:
+    """A plain player: opens with the smallest bid, chooses right, else calls Dudo."""
+    person = people[nick]
+    if "open the round" in standing:
+        person.say(channel, "1 2")
+    elif "!dir" in standing:
+        person.say(channel, "!dir +")
+    else:
+        person.say(channel, "!dudo")
+
+
+def play_until_over(
+    people: dict[str, IrcPerson], channel: str, timeout: float = 240, stop_after: int = 0
+) -> str | None:
+    """Answer every turn the channel calls for our people until a winner is named (its
+    line), or, with ``stop_after``, after that many moves (None). Every line the watcher
+    got since the last call is read, in order, once."""
+    watcher = next(iter(people.values()))
+    moves = 0
+    deadline = time.monotonic() + timeout
+    while True:
+        while watcher.read_upto >= len(watcher.seen):
+            assert time.monotonic() < deadline, f"no winner in {timeout} s: {watcher.seen[-10:]}"
+            time.sleep(0.02)
+        _, target, text = watcher.seen[watcher.read_upto]
+        watcher.read_upto += 1
+        if target != channel:
+            continue
+        for piece in text.split(" · "):
+            if piece.startswith("Winner:"):
+                return piece
+            called = TURN.match(piece)
+            if called and called.group(1) in people:
+                move(people, channel, called.group(1), called.group(2))
+                moves += 1
+                if stop_after and moves >= stop_after:
+                    return None
+
+
+def dice_told(person: IrcPerson) -> dict[int, list[str]]:
+    """Round -> the dice the gateway told this person privately."""
+    told = {}
+    for sender, target, text in person.seen:
+        if sender == "dudo" and target == person.nick:
+            found = DICE_TOLD.search(text)
+            assert found is not None, text
+            told[int(found.group(1))] = found.group(2).split()
+    return told
+
+
+def reveals(person: IrcPerson, channel: str) -> list[str]:
+    """Every reveal said in the channel, whole: from "— DUDO by" to "N counted"."""
+    found: list[str] = []
+    current: list[str] | None = None
+    for _, target, text in person.seen:
+        if target != channel:
+            continue
+        for piece in text.split(" · "):
+            if piece.startswith(("— DUDO by", "— CALZA by")):
+                current = [piece]
+            elif current is not None:
+                current.append(piece)
+            if current is not None and "counted" in piece:
+                found.append(" · ".join(current))
+                current = None
+    return found
+
+
+def test_two_people_and_a_bot_play_a_whole_game_while_another_channel_plays_too(
+    deployment: tuple[Workers, str], irc_server: IrcServer, real_redis: redis.Redis
+) -> None:
+    workers, url = deployment
+    workers.irc("irc-1", irc_server.address, "--channel", "#dudo", "--channel", "#two", url=url)
+    ana = IrcPerson(irc_server.port, "ana", "#dudo")
+    ben = IrcPerson(irc_server.port, "ben", "#dudo")
+    cleo = IrcPerson(irc_server.port, "cleo", "#two")
+    ana.say("#dudo", "!new classic bots 1 dice 2")
+    ana.wait_for(r"ana opens table (\S+) \(classic, 6 seats, 1 bots\)")
+    ben.say("#dudo", "!join")
+    ana.wait_for(r"ben joins")
+    cleo.say("#two", "!new classic bots 2 dice 1")
+    cleo.wait_for(r"cleo opens table")
+    cleo.say("#two", "!start")
+    ana.say("#dudo", "!start")
+    ana.wait_for(r"The game begins: ana, ben, ")
+
+    winner = play_until_over({"ana": ana, "ben": ben}, "#dudo")
+    assert winner is not None and winner.startswith("Winner: ")
+    assert play_until_over({"cleo": cleo}, "#two") is not None  # the other channel's game
+
+    # Each person was told their dice every round they had some, privately, and they
+    # were their own: that round's reveal in the channel shows the same dice for them.
+    shown = reveals(ana, "#dudo")
+    for person in (ana, ben):
+        told = dice_told(person)
+        assert told and 1 in told
+        for round_no, dice in told.items():
+            hand = re.search(rf"{person.nick} ((?:\[\d\] ?)+)", shown[round_no - 1])
+            assert hand is not None and hand.group(1).split() == dice, (person.nick, shown)
+    # Nobody but the dice's owner is ever sent them: every private line is one's own.
+    for person in (ana, ben, cleo):
+        assert all(t == person.nick or t.startswith("#") for _, t, _ in person.seen)
+    # Dice in a channel only in reveals (the round is over then, every hand public).
+    said = " · ".join(x for _, t, x in ana.seen if t == "#dudo")
+    for reveal in shown:
+        said = said.replace(reveal, "")
+    assert not re.search(r"\[\d\]", said), said
+    # The bot played (the bot service, through its own outbox).
+    begun = next(x for _, t, x in ana.seen if "The game begins: " in x)
+    bot = begun.split("The game begins: ")[1].split(" · ")[0].split(", ")[2]
+    pieces = [p for _, t, x in ana.seen if t == "#dudo" for p in x.split(" · ")]
+    assert any(p.startswith((f"{bot} bids", f"{bot} calls")) for p in pieces), (bot, pieces)
+    # Under its own Redis user, nothing it did was refused; nothing was dead-lettered.
+    assert denied(real_redis, admin.user_of("irc-1")) == []
+    assert [real_redis.xlen(keys.dead_letters(p)) for p in range(8)] == [0] * 8
+    log = (workers.folder / "irc-1.log").read_text()
+    assert "irc_disconnected" not in log and "dispatch_failed" not in log  # never flooded off
+
+
+def test_killed_mid_game_the_chat_gateway_comes_back_and_the_game_goes_on(
+    deployment: tuple[Workers, str], irc_server: IrcServer
+) -> None:
+    workers, url = deployment
+    workers.irc("irc-1", irc_server.address, "--channel", "#dudo", url=url)
+    ana = IrcPerson(irc_server.port, "ana", "#dudo")
+    ana.say("#dudo", "!new classic bots 2 dice 3")
+    table = ana.wait_for(r"ana opens table (\S+) ")[2].split()[3]
+    ana.say("#dudo", "!start")
+    ana.wait_for("The game begins")
+    assert play_until_over({"ana": ana}, "#dudo", stop_after=2) is None
+
+    workers.kill("irc-1")  # kill -9, mid-game
+    workers.irc("irc-1", irc_server.address, "--channel", "#dudo", url=url)
+    ana.wait_for(rf"Back: table {table} goes on")
+    winner = play_until_over({"ana": ana}, "#dudo")
+    assert winner is not None
+    # The same table all along; Ana played after the restart too (her turns were called).
+    said = [x for _, t, x in ana.seen if t == "#dudo"]
+    after = said[next(i for i, x in enumerate(said) if "Back: table" in x) :]
+    assert any("ana: your turn" in x for x in after)
+    assert sum("opens table" in x for x in said) == 1
+    assert dice_told(ana)  # and her dice kept coming, privately
