@@ -5,10 +5,13 @@ gateway mid-game and a restart go on with the game in the channel."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -16,7 +19,7 @@ import redis
 from dudo import admin, keys
 
 from ..irc import IrcPerson, IrcServer
-from ..servers import RedisServer
+from ..servers import RedisServer, free_port
 from .procs import Workers, wait_for
 from .test_gateway_acl import denied
 
@@ -187,3 +190,33 @@ def test_killed_mid_game_the_chat_gateway_comes_back_and_the_game_goes_on(
     assert any("ana: your turn" in x for x in after)
     assert sum("opens table" in x for x in said) == 1
     assert dice_told(ana)  # and her dice kept coming, privately
+
+
+def test_a_silent_player_is_reminded_then_the_house_plays_and_health_says_ready(
+    deployment: tuple[Workers, str], irc_server: IrcServer
+) -> None:
+    workers, url = deployment
+    port = free_port()
+    workers.irc(
+        "irc-1", irc_server.address, "--channel", "#dudo", "--turn-seconds", "6",
+        "--health-port", str(port), url=url,
+    )  # fmt: skip
+    ready = wait_for(lambda: _probe(port, "/readyz"), 15, "the chat gateway ready")
+    assert ready["irc"] is True and ready["workers"] >= 1
+    assert _probe(port, "/healthz")["alive"] is True
+    ana = IrcPerson(irc_server.port, "ana", "#dudo")
+    ana.say("#dudo", "!new classic bots 1 dice 1")
+    ana.wait_for("ana opens table")
+    ana.say("#dudo", "!start")
+    ana.wait_for(r"ana: your turn")  # and she says nothing
+    ana.wait_for(r"ana: \d s left, then the house plays for you", timeout=10)
+    ana.wait_for(r"\(the clock ran out: the house plays for ana\)", timeout=15)
+
+
+def _probe(port: int, path: str) -> dict[str, Any] | None:
+    """The health endpoint's answer if it says yes (200), else None."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2) as answer:
+            return dict(json.load(answer))
+    except OSError:
+        return None
