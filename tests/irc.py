@@ -39,20 +39,39 @@ PongTimeout = 20
 DNS = no
 Ident = no
 PAM = no
+{ssl}"""
+NGIRCD_SSL = """\
+[SSL]
+CertFile = {cert}
+KeyFile = {key}
+Ports = {port}
 """
 
 
 class IrcServer:
     """One ngIRCd, started and stopped by a test."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, tls: bool = False) -> None:
         self.binary = require_binary("ngircd")
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self.port = free_port()
+        self.tls_port: int | None = None
+        self.cert: Path | None = None
+        ssl = ""
+        if tls:  # a self-signed certificate for 127.0.0.1; clients trust it by SSL_CERT_FILE
+            self.tls_port, self.cert, key = free_port(), folder / "cert.pem", folder / "key.pem"
+            subprocess.run(
+                [require_binary("openssl"), "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                 "-keyout", str(key), "-out", str(self.cert), "-days", "2",
+                 "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                check=True, capture_output=True,
+            )  # fmt: skip
+            key.chmod(0o644)  # ngIRCd reads it as nobody; a throwaway test key
+            ssl = NGIRCD_SSL.format(cert=self.cert, key=key, port=self.tls_port)
         user = "ServerUID = 65534\nServerGID = 65534" if os.geteuid() == 0 else ""
         self.conf = folder / "ngircd.conf"
-        self.conf.write_text(NGIRCD_CONF.format(port=self.port, user=user))
+        self.conf.write_text(NGIRCD_CONF.format(port=self.port, user=user, ssl=ssl))
         self.log = open(folder / "ngircd.log", "wb")  # noqa: SIM115 - lives with the server
         self.proc = subprocess.Popen(
             [self.binary, "-n", "-f", str(self.conf)], stdout=self.log, stderr=self.log

@@ -95,7 +95,14 @@ class Workers:
             name, "bots", "--redis", self.url, "--partitions", str(self.partitions), *extra
         )
 
-    def irc(self, name: str, server: str, *extra: str, url: str | None = None) -> None:
+    def irc(
+        self,
+        name: str,
+        server: str,
+        *extra: str,
+        url: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         """A chat gateway (``dudo irc``) with gateway id ``name`` on the IRC server at
         ``server`` (HOST:PORT), under ``url``'s Redis user (default: the admin's); returns
         once it said it started."""
@@ -103,7 +110,7 @@ class Workers:
         before = log.read_text() if log.exists() else ""
         self.spawn(
             name, "irc", "--server", server, "--redis", url or self.url, "--id", name,
-            "--partitions", str(self.partitions), "--log-level", "debug", *extra,
+            "--partitions", str(self.partitions), "--log-level", "debug", *extra, env=env,
         )  # fmt: skip
         wait_for(
             lambda: "irc_registered" in log.read_text()[len(before) :]

@@ -220,3 +220,27 @@ def _probe(port: int, path: str) -> dict[str, Any] | None:
             return dict(json.load(answer))
     except OSError:
         return None
+
+
+def test_over_tls_with_the_servers_certificate_checked(
+    deployment: tuple[Workers, str], tmp_path: Path
+) -> None:
+    workers, url = deployment
+    server = IrcServer(tmp_path / "ngircd-tls", tls=True)
+    try:
+        tls = f"127.0.0.1:{server.tls_port}"
+        # A certificate nobody vouches for: refused, and said so (it retries with backoff).
+        partitions = str(workers.partitions)
+        workers.spawn("untrusting", "irc", "--server", tls, "--tls", "--redis", url, "--id",
+                      "irc-1", "--nick", "doubter", "--partitions", partitions)  # fmt: skip
+        log = workers.folder / "untrusting.log"
+        wait_for(lambda: "CERTIFICATE_VERIFY_FAILED" in log.read_text(), 20, "a refusal")
+        workers.kill("untrusting")
+        # Trusted (as a network's CA would be): it plays over TLS.
+        workers.irc("irc-1", tls, "--tls", "--channel", "#dudo", url=url,
+                    env={"SSL_CERT_FILE": str(server.cert)})  # fmt: skip
+        ana = IrcPerson(server.port, "ana", "#dudo")
+        ana.say("#dudo", "!new classic bots 1 dice 1")
+        ana.wait_for("ana opens table")
+    finally:
+        server.stop()
