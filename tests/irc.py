@@ -72,7 +72,10 @@ class IrcServer:
         user = "ServerUID = 65534\nServerGID = 65534" if os.geteuid() == 0 else ""
         self.conf = folder / "ngircd.conf"
         self.conf.write_text(NGIRCD_CONF.format(port=self.port, user=user, ssl=ssl))
-        self.log = open(folder / "ngircd.log", "wb")  # noqa: SIM115 - lives with the server
+        self._start()
+
+    def _start(self) -> None:
+        self.log = open(self.folder / "ngircd.log", "ab")  # noqa: SIM115 - lives with the server
         self.proc = subprocess.Popen(
             [self.binary, "-n", "-f", str(self.conf)], stdout=self.log, stderr=self.log
         )
@@ -85,7 +88,13 @@ class IrcServer:
                 if self.proc.poll() is not None:
                     break
                 time.sleep(0.05)
-        raise RuntimeError(f"ngircd did not start: {(folder / 'ngircd.log').read_text()}")
+        raise RuntimeError(f"ngircd did not start: {(self.folder / 'ngircd.log').read_text()}")
+
+    def restart(self, down_for: float = 1.0) -> None:
+        """Stop it (everyone is disconnected), wait, start it again on the same port."""
+        self.stop()
+        time.sleep(down_for)
+        self._start()
 
     @property
     def address(self) -> str:

@@ -5,6 +5,7 @@ gateway mid-game and a restart go on with the game in the channel."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -64,9 +65,11 @@ def play_until_over(
 ) -> str | None:
     """Answer every turn the channel calls for our people until a winner is named (its
     line), or, with ``stop_after``, after that many moves (None). Every line the watcher
-    got since the last call is read, in order, once."""
+    got since the last call is read, in order, once. A move the gateway could not write
+    (Redis away) is made again a moment later, as a person would."""
     watcher = next(iter(people.values()))
     moves = 0
+    last: dict[str, str] = {}
     deadline = time.monotonic() + timeout
     while True:
         while watcher.read_upto >= len(watcher.seen):
@@ -80,11 +83,16 @@ def play_until_over(
             if piece.startswith("Winner:"):
                 return piece
             called = TURN.match(piece)
+            unreachable = re.match(r"^(\S+): the game service is unreachable", piece)
             if called and called.group(1) in people:
+                last[called.group(1)] = called.group(2)
                 move(people, channel, called.group(1), called.group(2))
                 moves += 1
                 if stop_after and moves >= stop_after:
                     return None
+            elif unreachable and unreachable.group(1) in last:
+                time.sleep(0.5)
+                move(people, channel, unreachable.group(1), last[unreachable.group(1)])
 
 
 def dice_told(person: IrcPerson) -> dict[int, list[str]]:
@@ -244,3 +252,55 @@ def test_over_tls_with_the_servers_certificate_checked(
         ana.wait_for("ana opens table")
     finally:
         server.stop()
+
+
+def test_the_irc_server_restarts_mid_game_and_the_gateway_comes_back_to_the_channel(
+    deployment: tuple[Workers, str], irc_server: IrcServer
+) -> None:
+    workers, url = deployment
+    workers.irc("irc-1", irc_server.address, "--channel", "#dudo", "--turn-seconds", "10",
+                url=url)  # fmt: skip
+    ana = IrcPerson(irc_server.port, "ana", "#dudo")
+    ana.say("#dudo", "!new classic bots 2 dice 3")
+    table = ana.wait_for(r"ana opens table (\S+) ")[2].split()[3]
+    ana.say("#dudo", "!start")
+    ana.wait_for("The game begins")
+    assert play_until_over({"ana": ana}, "#dudo", stop_after=2) is None
+
+    irc_server.restart(down_for=1.0)  # everyone is cut off, the gateway too
+    ana = IrcPerson(irc_server.port, "ana", "#dudo")
+    for _ in range(60):  # until the gateway is back in the channel and answers
+        ana.say("#dudo", "!table")
+        with contextlib.suppress(AssertionError):
+            ana.wait_for(rf"{table} · Round|Winner:", timeout=1)
+            break
+    else:
+        raise AssertionError(f"the gateway did not come back: {ana.seen[-5:]}")
+    assert play_until_over({"ana": ana}, "#dudo") is not None
+    log = (workers.folder / "irc-1.log").read_text()
+    assert log.count("irc_registered") >= 2  # it connected again by itself
+
+
+def test_redis_restarts_mid_game_and_the_channel_plays_on(
+    irc_server: IrcServer, tmp_path: Path
+) -> None:
+    own = RedisServer(tmp_path / "redis", "--appendonly", "yes", "--appendfsync", "always")
+    group = Workers(own.url, tmp_path)
+    try:
+        group.start("w1")
+        group.bots("b1")
+        group.irc("irc-1", irc_server.address, "--channel", "#dudo", "--turn-seconds", "10")
+        ana = IrcPerson(irc_server.port, "ana", "#dudo")
+        ana.say("#dudo", "!new classic bots 2 dice 3")
+        ana.wait_for("ana opens table")
+        ana.say("#dudo", "!start")
+        ana.wait_for("The game begins")
+        assert play_until_over({"ana": ana}, "#dudo", stop_after=2) is None
+        own.restart(down_for=2.0)
+        assert play_until_over({"ana": ana}, "#dudo") is not None
+        log = (group.folder / "irc-1.log").read_text()
+        assert "outbox_read_failed" in log and "outbox_read_recovered" in log
+        assert group.procs["irc-1"].poll() is None  # it never gave up
+    finally:
+        group.stop_all()
+        own.stop()
