@@ -304,7 +304,6 @@ def _schemas(args: argparse.Namespace) -> int:
 
 
 def _gateway(args: argparse.Namespace) -> int:
-    from .connection import ConfigMismatch
     from .gateway.app import GatewaySettings, run
     from .log import configure
 
@@ -323,10 +322,18 @@ def _gateway(args: argparse.Namespace) -> int:
     )
     if args.id:
         settings.gateway_id = args.id
+    return _run_gateway("gateway", run, settings)
+
+
+def _run_gateway(command: str, run: Any, settings: Any) -> int:
+    """Run a gateway until it stops; exit status 2 with the reason if it was started with
+    another partition count than the deployment's."""
+    from .connection import ConfigMismatch
+
     try:
         run(settings)
     except ConfigMismatch as exc:
-        print(f"dudo gateway: {exc}", file=sys.stderr)
+        print(f"dudo {command}: {exc}", file=sys.stderr)
         return 2
     return 0
 
@@ -334,7 +341,6 @@ def _gateway(args: argparse.Namespace) -> int:
 def _irc(args: argparse.Namespace) -> int:
     """``dudo irc``: the chat gateway (the IRC server password, if any: DUDO_IRC_PASSWORD)."""
     from .chat.gateway import ChatSettings, run
-    from .connection import ConfigMismatch
     from .log import configure
 
     configure(args.log_level)
@@ -360,12 +366,7 @@ def _irc(args: argparse.Namespace) -> int:
         director_partitions=args.director_partitions,
         gateway_id=args.id or re.sub(r"[^A-Za-z0-9_-]", "-", f"irc-{host}")[:64],
     )
-    try:
-        run(settings)
-    except ConfigMismatch as exc:
-        print(f"dudo irc: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return _run_gateway("irc", run, settings)
 
 
 def _bots(args: argparse.Namespace) -> int:

@@ -95,6 +95,17 @@ def play_until_over(
                 move(people, channel, unreachable.group(1), last[unreachable.group(1)])
 
 
+def open_and_play(person: IrcPerson, moves: int, channel: str = "#dudo") -> str:
+    """``person`` opens a table against two bots in ``channel``, starts it and makes
+    ``moves`` moves; returns the table's id."""
+    person.say(channel, "!new classic bots 2 dice 3")
+    table = person.wait_for(rf"{person.nick} opens table (\S+) ")[2].split()[3]
+    person.say(channel, "!start")
+    person.wait_for("The game begins")
+    assert play_until_over({person.nick: person}, channel, stop_after=moves) is None
+    return table
+
+
 def dice_told(person: IrcPerson) -> dict[int, list[str]]:
     """Round -> the dice the gateway told this person privately."""
     told = {}
@@ -181,11 +192,7 @@ def test_killed_mid_game_the_chat_gateway_comes_back_and_the_game_goes_on(
     workers, url = deployment
     workers.irc("irc-1", irc_server.address, "--channel", "#dudo", url=url)
     ana = IrcPerson(irc_server.port, "ana", "#dudo")
-    ana.say("#dudo", "!new classic bots 2 dice 3")
-    table = ana.wait_for(r"ana opens table (\S+) ")[2].split()[3]
-    ana.say("#dudo", "!start")
-    ana.wait_for("The game begins")
-    assert play_until_over({"ana": ana}, "#dudo", stop_after=2) is None
+    table = open_and_play(ana, moves=2)
 
     workers.kill("irc-1")  # kill -9, mid-game
     workers.irc("irc-1", irc_server.address, "--channel", "#dudo", url=url)
@@ -261,11 +268,7 @@ def test_the_irc_server_restarts_mid_game_and_the_gateway_comes_back_to_the_chan
     workers.irc("irc-1", irc_server.address, "--channel", "#dudo", "--turn-seconds", "10",
                 url=url)  # fmt: skip
     ana = IrcPerson(irc_server.port, "ana", "#dudo")
-    ana.say("#dudo", "!new classic bots 2 dice 3")
-    table = ana.wait_for(r"ana opens table (\S+) ")[2].split()[3]
-    ana.say("#dudo", "!start")
-    ana.wait_for("The game begins")
-    assert play_until_over({"ana": ana}, "#dudo", stop_after=2) is None
+    table = open_and_play(ana, moves=2)
 
     irc_server.restart(down_for=1.0)  # everyone is cut off, the gateway too
     ana = IrcPerson(irc_server.port, "ana", "#dudo")
@@ -291,11 +294,7 @@ def test_redis_restarts_mid_game_and_the_channel_plays_on(
         group.bots("b1")
         group.irc("irc-1", irc_server.address, "--channel", "#dudo", "--turn-seconds", "10")
         ana = IrcPerson(irc_server.port, "ana", "#dudo")
-        ana.say("#dudo", "!new classic bots 2 dice 3")
-        ana.wait_for("ana opens table")
-        ana.say("#dudo", "!start")
-        ana.wait_for("The game begins")
-        assert play_until_over({"ana": ana}, "#dudo", stop_after=2) is None
+        open_and_play(ana, moves=2)
         own.restart(down_for=2.0)
         assert play_until_over({"ana": ana}, "#dudo") is not None
         log = (group.folder / "irc-1.log").read_text()
