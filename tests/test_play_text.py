@@ -163,7 +163,10 @@ def test_chat_commands_of_every_language_with_or_without_the_bang() -> None:
     assert parse("!new lizumo bots 2") == {**new, "preset": "lizumo", "bots": 2}
     assert parse("!nueva 3 bots 2 dados") == {**new, "bots": 3, "dice": 2}
     assert parse("!neu cacho würfel 3") == {**new, "preset": "cacho", "dice": 3}
-    assert parse("!new classic lizumo") == parse("!new bots") == "help"
+    assert parse("!new liars-dice bots 1") == {**new, "preset": "liars-dice", "bots": 1}
+    assert parse("!new classic lizumo") == parse("!new bots") == parse("!new 3") == "help"
+    assert parse("!new bots 999") == parse("!new " + "x" * 40) == "help"  # not counts, not names
+    assert parse("3000 5") == parse("3 ٥") == parse("3 9x") == "help"  # plain, short numbers
     assert parse("!idioma es") == {"command": "lang", "lang": "es"}
     assert parse("!lang xx") == parse("!lang") == "help"
     assert parse("!") is None

@@ -493,11 +493,16 @@ def parse(line: str) -> dict[str, Any] | str | None:
         return {"command": "lang", "lang": wanted} if wanted in LANGS else "help"
     if head in _BID:
         words = words[1:]
-    if len(words) == 2 and words[0].isdigit():
-        face = int(words[1]) if words[1].isdigit() else _FACE_WORDS.get(words[1])
+    if len(words) == 2 and _number(words[0], 3):
+        face = int(words[1]) if _number(words[1], 1) else _FACE_WORDS.get(words[1])
         if face is not None:
             return {"type": "bid", "quantity": int(words[0]), "face": face}
     return "help"
+
+
+def _number(word: str, digits: int) -> bool:
+    """A count as people type it: plain digits, no more than ``digits`` of them."""
+    return word.isascii() and word.isdigit() and len(word) <= digits
 
 
 def _parse_new(words: list[str]) -> dict[str, Any] | str:
@@ -507,11 +512,13 @@ def _parse_new(words: list[str]) -> dict[str, Any] | str:
     rest = list(words)
     while rest:
         word = rest.pop(0)
-        if word in (_BOTS | _DICE) and rest and rest[0].isdigit():
+        if word in (_BOTS | _DICE) and rest and _number(rest[0], 2):
             found["bots" if word in _BOTS else "dice"] = int(rest.pop(0))
-        elif word.isdigit() and rest and rest[0] in (_BOTS | _DICE):
+        elif _number(word, 2) and rest and rest[0] in (_BOTS | _DICE):
             found["bots" if rest.pop(0) in _BOTS else "dice"] = int(word)
-        elif found["preset"] is None and not word.isdigit() and word not in (_BOTS | _DICE):
+        elif found["preset"] is None and len(word) <= 32 and not word.isdigit() and (
+            word not in (_BOTS | _DICE)
+        ):
             found["preset"] = word
         else:
             return "help"

@@ -277,3 +277,31 @@ def test_two_channels_two_tables_at_once() -> None:
     tables = {room.table for room in h.rooms.rooms.values()}
     assert tables == set(h.tables)
     assert all(text for text in channel(h.lines, "#one")) and channel(h.lines, "#two")
+
+
+def test_hostile_lines_get_an_answer_and_change_nothing() -> None:
+    h = Harness()
+    h.type("Ana", "!new classic bots 1 dice 2")
+    h.type("Ana", "!start")
+    table = h.table()
+    version = table.version
+    for line in (
+        "!bid 99999999999999999999999999 5",
+        "!bid 3 9",
+        "!new classic bots 99999999999999999999",
+        "!new " + "x" * 2000,
+        "!dir",
+        "!lang",
+        "!" + "\x00" * 10,
+        "\x01ACTION rolls the dice\x01",
+        "!dudo " * 200,
+        "3 ²",
+    ):
+        said = h.type("Ana", line)
+        assert all(len(text) < 600 for _, text in said), line
+        sent = [m for m in h.rooms.command(CHANNEL, "Ana", line).send]
+        for msg in sent:  # whatever it asks is a valid message (refused by the table or not)
+            wire.validate(msg)
+    assert all(t.version >= version for t in h.tables.values())
+    assert len(h.tables) == 1  # no second table
+    play_out(h, ["Ana"])  # and the game still plays to its end

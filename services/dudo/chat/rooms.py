@@ -263,7 +263,12 @@ class Rooms:
         return self._tracked(room, nick, msg)
 
     def _tracked(self, room: Room, nick: str, msg: dict[str, Any]) -> Output:
-        """A message whose refusal is told to whoever typed it."""
+        """A message whose refusal is told to whoever typed it (at once, if it is not
+        even a valid message: nothing is sent then)."""
+        try:
+            wire.validate(msg)
+        except wire.WireError as exc:
+            return self._refused(room, nick, exc.code, exc.message)
         self._expect(msg["id"], room.channel, nick)
         return Output(send=[msg])
 
