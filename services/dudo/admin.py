@@ -16,6 +16,8 @@ it is signed by the gateway it names or by the deployment (:mod:`dudo.signing`).
 
 from __future__ import annotations
 
+import base64
+import hmac
 import secrets
 import time
 from typing import Any
@@ -113,6 +115,18 @@ def gateways(client: Any) -> list[str]:
     """The gateways that have a user of their own."""
     names = [u.decode() if isinstance(u, bytes) else u for u in client.acl_users()]
     return sorted(n[len(USER_PREFIX) :] for n in names if n.startswith(USER_PREFIX))
+
+
+def derived_password(secret: str, gateway: str) -> str:
+    """Gateway ``gateway``'s password, derived from a secret its app's instances share.
+
+    For instances that get their ids only when they start (Kubernetes pods ``web-0``,
+    ``web-1``...): ``add`` makes each user's password from the secret, each instance
+    derives its own from its id, and no password is handed around. An instance could
+    derive its siblings' (they are one app: one trust); never another app's, whose
+    secret is another."""
+    mac = hmac.new(secret.encode(), f"dudo gateway password/1\0{gateway}".encode(), "sha256")
+    return base64.urlsafe_b64encode(mac.digest()).decode().rstrip("=")
 
 
 def url_for(redis_url: str, gateway: str, password: str) -> str:

@@ -49,7 +49,7 @@ def _conformance_gateway(argv: list[str]) -> int:
         prog="dudo conformance gateway",
         description="watch a gateway's stream handling while it plays (run beside it)",
     )
-    p.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="an admin's Redis URL")
+    p.add_argument("--redis", default=DEFAULT_REDIS, help="an admin's Redis URL")
     p.add_argument("--gateway", required=True, help="the gateway id under test")
     p.add_argument("--seconds", type=float, default=20.0, help="how long to watch it")
     args = p.parse_args(argv)
@@ -58,7 +58,10 @@ def _conformance_gateway(argv: list[str]) -> int:
     return 0 if verdict.ok else 1
 
 
-DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+# In a container every process of a deployment is told its Redis (and its health port)
+# by the environment: the URL may hold a password, which `ps` would show in an argument.
+DEFAULT_REDIS = os.environ.get("DUDO_REDIS_URL") or "redis://127.0.0.1:6379/0"
+HEALTH_PORT = int(os.environ["DUDO_HEALTH_PORT"]) if os.environ.get("DUDO_HEALTH_PORT") else None
 # Seconds a round's reveal holds the table where people play (Limits.reveal_hold_ms):
 # time to read the dice before the next turn's clock runs.
 REVEAL_HOLD_S = 3.0
@@ -216,10 +219,13 @@ def _director(args: argparse.Namespace) -> int:
 
 def _loop_arguments(p: argparse.ArgumentParser, partitions: int) -> None:
     """The options of a partition loop: ``dudo worker`` and ``dudo director``."""
-    p.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="Redis URL")
+    p.add_argument("--redis", default=DEFAULT_REDIS, help="Redis URL")
     p.add_argument("--partitions", type=int, default=partitions)
     p.add_argument("--batch", type=int, default=256, help="entries per partition per read")
-    p.add_argument("--id", help="worker id (default: host-pid-random)")
+    p.add_argument(
+        "--id", default=os.environ.get("DUDO_ID"), help="worker id (default: $DUDO_ID, else "
+        "host-pid-random)",
+    )
     p.add_argument("--lease-ms", type=int, default=5000, help="lease time to live")
     p.add_argument("--heartbeat", type=float, default=0.5, help="seconds between renewals")
     p.add_argument(
@@ -238,7 +244,12 @@ def _loop_arguments(p: argparse.ArgumentParser, partitions: int) -> None:
         help="one partition per script call (for proxies that refuse multi-slot scripts; "
         "automatic on a Redis Cluster)",
     )
-    p.add_argument("--health-port", type=int, help="serve /healthz and /readyz on this port")
+    p.add_argument(
+        "--health-port",
+        type=int,
+        default=HEALTH_PORT,
+        help="serve /healthz and /readyz on this port (default: $DUDO_HEALTH_PORT)",
+    )
     p.add_argument(
         "--open-ttl", type=float, default=3600, help="seconds an unchanged open table lives"
     )
@@ -327,8 +338,18 @@ def _gateway(args: argparse.Namespace) -> int:
 
 def _run_gateway(command: str, run: Any, settings: Any) -> int:
     """Run a gateway until it stops; exit status 2 with the reason if it was started with
-    another partition count than the deployment's."""
+    another partition count than the deployment's.
+
+    With ``$DUDO_REDIS_USER_SECRET`` it connects as its own Redis user, ``gateway-<id>``,
+    with the password derived from that secret and its id (instances named when they
+    start: ``dudo admin gateway add --derive-from-env``)."""
+    from . import admin
     from .connection import ConfigMismatch
+
+    secret = os.environ.get("DUDO_REDIS_USER_SECRET")
+    if secret:
+        password = admin.derived_password(secret, settings.gateway_id)
+        settings.redis_url = admin.url_for(settings.redis_url, settings.gateway_id, password)
 
     try:
         run(settings)
@@ -479,6 +500,21 @@ def _bot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _healthcheck(args: argparse.Namespace) -> int:
+    """``dudo healthcheck``: exit 0 if this machine's process answers /healthz (or, with
+    ``--ready``, /readyz) with 200 (a container's HEALTHCHECK; no curl in the image)."""
+    import urllib.request
+
+    port = args.port or HEALTH_PORT or 8081
+    path = "/readyz" if args.ready else "/healthz"
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=3) as answer:
+            return 0 if answer.status == 200 else 1
+    except OSError as exc:
+        print(f"dudo healthcheck: {path} on port {port}: {exc}", file=sys.stderr)
+        return 1
+
+
 def _admin_gateway(args: argparse.Namespace) -> int:
     import redis
 
@@ -498,11 +534,24 @@ def _admin_gateway(args: argparse.Namespace) -> int:
             return 1
         print(f"revoked {args.name}: its connections are closed")
         return 0
-    password = admin.add_gateway(client, args.name)
+    password = None
+    for var in filter(None, (args.password_env, args.derive_from_env)):
+        if not os.environ.get(var):
+            print(f"dudo admin gateway add: ${var} is empty", file=sys.stderr)
+            return 2
+    if args.password_env:
+        password = os.environ[args.password_env]
+    elif args.derive_from_env:
+        password = admin.derived_password(os.environ[args.derive_from_env], args.name)
+    password = admin.add_gateway(client, args.name, password)
     print(f"gateway {args.name}: Redis user {admin.user_of(args.name)}; run it with")
     print(f"  dudo gateway --id {args.name} --redis URL")
     print("where URL is")
-    print(admin.url_for(args.redis, args.name, password))
+    if args.password_env or args.derive_from_env:  # the password stays out of the logs
+        print(admin.url_for(args.redis, args.name, "PASSWORD"))
+        print(f"with PASSWORD from ${args.password_env or args.derive_from_env}")
+    else:
+        print(admin.url_for(args.redis, args.name, password))
     if not admin.acl_file(client):
         print("note: this Redis keeps no ACL file: the user is gone after a restart "
               "(docs/operations.md, 'Admitting an app')", file=sys.stderr)  # fmt: skip
@@ -671,14 +720,18 @@ def build_parser() -> argparse.ArgumentParser:
     bot.set_defaults(func=_bot)
 
     gateway = sub.add_parser("gateway", help="run a web gateway (HTTP + WebSocket)")
-    gateway.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    gateway.add_argument("--redis", default=DEFAULT_REDIS)
     gateway.add_argument("--host", default="127.0.0.1")
     gateway.add_argument("--port", type=int, default=8000)
     gateway.add_argument("--partitions", type=int, default=16)
     gateway.add_argument(
         "--director-partitions", type=int, default=4, help="the deployment's director partitions"
     )
-    gateway.add_argument("--id", help="gateway instance id (default: host-pid-random)")
+    gateway.add_argument(
+        "--id",
+        default=os.environ.get("DUDO_ID"),
+        help="gateway instance id (default: $DUDO_ID, else host-pid-random)",
+    )
     _add_limits(gateway)
     gateway.add_argument(
         "--reply-timeout",
@@ -708,7 +761,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     irc = sub.add_parser("irc", help="run a chat gateway: Dudo in IRC channels")
     irc.add_argument("--server", default="127.0.0.1:6667", help="the IRC server, HOST:PORT")
-    irc.add_argument("--tls", action="store_true", help="connect with TLS")
+    irc.add_argument(
+        "--tls",
+        action="store_true",
+        default=os.environ.get("DUDO_IRC_TLS", "").lower() in ("1", "true", "yes"),
+        help="connect with TLS (default: $DUDO_IRC_TLS)",
+    )
     irc.add_argument("--nick", default="dudo")
     irc.add_argument(
         "--channel", action="append", help="a channel to play in (repeat for more; '#dudo')"
@@ -722,23 +780,41 @@ def build_parser() -> argparse.ArgumentParser:
     )
     irc.add_argument("--lines-per-s", type=float, default=2.0, help="the pace of what it says")
     irc.add_argument("--burst", type=int, default=5, help="lines it may say at once")
-    irc.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    irc.add_argument("--redis", default=DEFAULT_REDIS)
     irc.add_argument("--partitions", type=int, default=16)
     irc.add_argument(
         "--director-partitions", type=int, default=4, help="the deployment's director partitions"
     )
-    irc.add_argument("--id", help="gateway id: keep it across restarts (default: irc-HOST)")
-    irc.add_argument("--health-port", type=int, help="serve /healthz and /readyz on this port")
+    irc.add_argument(
+        "--id",
+        default=os.environ.get("DUDO_ID"),
+        help="gateway id: keep it across restarts (default: $DUDO_ID, else irc-HOST)",
+    )
+    irc.add_argument(
+        "--health-port",
+        type=int,
+        default=HEALTH_PORT,
+        help="serve /healthz and /readyz on this port (default: $DUDO_HEALTH_PORT)",
+    )
     irc.add_argument("--log-level", default="info")
     irc.set_defaults(func=_irc)
 
     bots = sub.add_parser("bots", help="run a bot service that fills bot seats")
-    bots.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    bots.add_argument("--redis", default=DEFAULT_REDIS)
     bots.add_argument("--partitions", type=int, default=16)
     bots.add_argument("--think-min", type=float, default=0.0, help="seconds before acting")
     bots.add_argument("--think-max", type=float, default=0.0)
-    bots.add_argument("--id", help="service id, its gateway id (default: bots-random)")
-    bots.add_argument("--health-port", type=int, help="serve /healthz and /readyz on this port")
+    bots.add_argument(
+        "--id",
+        default=os.environ.get("DUDO_ID"),
+        help="service id, its gateway id (default: $DUDO_ID, else bots-random)",
+    )
+    bots.add_argument(
+        "--health-port",
+        type=int,
+        default=HEALTH_PORT,
+        help="serve /healthz and /readyz on this port (default: $DUDO_HEALTH_PORT)",
+    )
     bots.add_argument("--log-level", default="info")
     bots.set_defaults(func=_bots)
 
@@ -771,6 +847,13 @@ def build_parser() -> argparse.ArgumentParser:
     chaos.add_argument("--json", action="store_true", help="print one JSON object")
     chaos.set_defaults(func=_chaos)
 
+    health = sub.add_parser(
+        "healthcheck", help="exit 0 if the process on this machine says it is alive (or ready)"
+    )
+    health.add_argument("--port", type=int, help="its health port (default: $DUDO_HEALTH_PORT)")
+    health.add_argument("--ready", action="store_true", help="ask /readyz instead of /healthz")
+    health.set_defaults(func=_healthcheck)
+
     adm = sub.add_parser("admin", help="operate a running deployment")
     adm_sub = adm.add_subparsers(dest="what", required=True)
     gw = adm_sub.add_parser(
@@ -778,7 +861,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gw.add_argument("action", choices=("add", "revoke", "list"))
     gw.add_argument("name", nargs="?", help="the gateway's id (its --id)")
-    gw.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="an admin's Redis URL")
+    gw.add_argument(
+        "--password-env",
+        metavar="VAR",
+        help="add: the password from this environment variable (default: a new random one); "
+        "adding again with the same one changes nothing for a running gateway",
+    )
+    gw.add_argument(
+        "--derive-from-env",
+        metavar="VAR",
+        help="add: derive the password from the secret in this environment variable and the "
+        "name (instances that set $DUDO_REDIS_USER_SECRET derive theirs the same way)",
+    )
+    gw.add_argument("--redis", default=DEFAULT_REDIS, help="an admin's Redis URL")
     gw.set_defaults(func=_admin_gateway)
 
     arena = sub.add_parser("arena", help="measure one bot policy against another")

@@ -1,0 +1,194 @@
+"""deploy/: every file checked by the tool made for it, and the compose topology run for
+real — as plain processes on this machine, from the compose file itself (tests/compose.py)
+— with a game played through its load balancer and another in its IRC channel."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from dudo import admin, keys
+from dudo.bench.common import wait_ready
+from dudo.bots.remote import run as play_remote
+
+from .compose import Topology, interpolate, load
+from .integration.procs import Workers, wait_for
+from .integration.test_gateway_acl import denied
+from .integration.test_irc import open_and_play, play_until_over
+from .irc import IrcPerson, IrcServer
+from .servers import free_port, require_binary
+
+DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
+COMPOSE = DEPLOY / "compose.yaml"
+
+
+def _tool(name: str) -> str:
+    """A checker installed with the test extras (beside this Python)."""
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    assert found, f"{name} is installed with the test extras (pip install -e '.[test]')"
+    return found
+
+
+def test_the_dockerfile_passes_hadolint() -> None:
+    result = subprocess.run(
+        [_tool("hadolint"), str(DEPLOY / "Dockerfile")], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_compose_file_follows_the_compose_specification() -> None:
+    result = subprocess.run(
+        [_tool("check-jsonschema"), "--builtin-schema", "vendor.compose-spec", str(COMPOSE)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_compose_interpolation_as_compose_does_it() -> None:
+    given = {"SET": "x", "EMPTY": ""}
+    assert interpolate("${SET}-${EMPTY}-${MISSING}", given) == "x--"
+    assert interpolate("${EMPTY:-d} ${EMPTY-d} ${MISSING-d} ${SET:-d}", given) == "d  d x"
+    assert interpolate("$$HOME ${SET}", given) == "$HOME x"
+    with pytest.raises(ValueError, match="MISSING: set it"):
+        interpolate("${MISSING:?set it}", given)
+    with pytest.raises(ValueError, match="EMPTY"):
+        interpolate("${EMPTY:?set it}", given)
+    # Every secret the file needs is asked for, never defaulted.
+    with pytest.raises(ValueError, match="REDIS_PASSWORD"):
+        load(COMPOSE, {})
+
+
+@pytest.fixture
+def topology(tmp_path: Path) -> Iterator[tuple[Topology, IrcServer, dict[str, str]]]:
+    require_binary("haproxy")
+    irc = IrcServer(tmp_path / "ngircd")
+    variables = {
+        name: secrets.token_urlsafe(18)
+        for name in ("REDIS_PASSWORD", "WEB_1_REDIS_PASSWORD", "WEB_2_REDIS_PASSWORD",
+                     "IRC_REDIS_PASSWORD", "DUDO_GATEWAY_SECRET")
+    }  # fmt: skip
+    ports = ("REDIS_PORT", "GATEWAY_1_PORT", "GATEWAY_2_PORT", "LB_PORT", "WORKER_1_HEALTH_PORT",
+             "WORKER_2_HEALTH_PORT", "DIRECTOR_HEALTH_PORT", "BOTS_HEALTH_PORT",
+             "IRC_HEALTH_PORT")  # fmt: skip
+    variables.update({name: str(free_port()) for name in ports})
+    variables.update(IRC_SERVER=irc.address, IRC_TLS="0", IRC_CHANNEL="#dudo")
+    folder = tmp_path / "compose"
+    folder.mkdir()
+    stack = Topology(COMPOSE, variables, folder)
+    try:
+        yield stack, irc, variables
+    finally:
+        stack.down()
+        irc.stop()
+
+
+def test_the_compose_topology_as_processes_plays_through_its_load_balancer_and_irc(
+    topology: tuple[Topology, IrcServer, dict[str, str]],
+) -> None:
+    stack, irc, variables = topology
+    stack.up()
+    base = f"http://127.0.0.1:{variables['LB_PORT']}"
+    admin_url = f"redis://default:{variables['REDIS_PASSWORD']}@127.0.0.1:{variables['REDIS_PORT']}/0"
+    client = redis.Redis.from_url(admin_url)
+    # setup made a Redis user for each gateway, kept in Redis's ACL file.
+    assert sorted(admin.gateways(client)) == ["irc-1", "web-1", "web-2"]
+    wait_for(lambda: _ready(base), 60, "the load balancer to a ready gateway")
+
+    # A game from the web, through HAProxy to either gateway, against the bot service.
+    outcome = asyncio.run(
+        play_remote(
+            base, level="normal", seed=5, name="Ana", think=(0.0, 0.0),
+            create={"rules": {"preset": "classic", "start_dice": 2}, "seats": 3,
+                    "bots": ["normal", "easy"]},
+        )
+    )  # fmt: skip
+    assert outcome.winner is not None and outcome.refused == 0, outcome.text()
+
+    # A game in the IRC channel, through the chat gateway.
+    wait_for(lambda: "irc_registered" in stack.log("irc"), 30, "the chat gateway on IRC")
+    ben = IrcPerson(irc.port, "ben", "#dudo")
+    open_and_play(ben, moves=1)
+    assert play_until_over({"ben": ben}, "#dudo") is not None
+
+    # Each gateway did only what its user may: nothing refused, nothing dead-lettered.
+    for name in ("web-1", "web-2", "irc-1"):
+        assert denied(client, admin.user_of(name)) == [], name
+    assert [client.xlen(keys.dead_letters(p)) for p in range(16)] == [0] * 16
+    # A Redis restart keeps the users (the ACL file) and the data (the append-only file).
+    stack.stop("redis")
+    stack.start("redis")
+    wait_for(lambda: stack._healthy("redis"), 30, "redis back")
+    assert sorted(admin.gateways(client)) == ["irc-1", "web-1", "web-2"]
+    # SIGTERM: every dudo process stops cleanly, the workers handing their leases back.
+    services = ("irc", "lb", "gateway-2", "gateway-1", "bots", "director", "worker-2", "worker-1")
+    codes = {name: stack.stop(name) for name in services}
+    assert all(codes[name] == 0 for name in services if name != "lb"), codes
+    assert client.zcard(keys.WORKERS) == 0
+    leases = [client.get(keys.lease(p)) for p in range(16)]
+    assert all(lease is None or lease.split(b"|")[1] == b"" for lease in leases), leases
+
+
+def _ready(base: str) -> bool:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{base}/readyz", timeout=2) as answer:
+            return answer.status == 200
+    except OSError:
+        return False
+
+
+def test_an_instance_named_at_start_connects_with_a_password_derived_from_its_apps_secret(
+    real_redis: redis.Redis, redis_server: Any, tmp_path: Path
+) -> None:
+    """`dudo admin gateway add web-0 --derive-from-env S` and a gateway started with
+    `$DUDO_REDIS_USER_SECRET` (and `$DUDO_ID` web-0) meet: it serves as user gateway-web-0.
+    Another app's secret derives nothing that works."""
+    env = {**os.environ, "APP_SECRET": "the web app's instances share this"}
+    made = subprocess.run(
+        [sys.executable, "-m", "dudo", "admin", "gateway", "add", "web-0", "--redis",
+         redis_server.url, "--derive-from-env", "APP_SECRET"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    assert "APP_SECRET" in made.stdout and admin.derived_password(
+        env["APP_SECRET"], "web-0"
+    ) not in made.stdout  # the password is never printed
+    try:
+        password = admin.derived_password(env["APP_SECRET"], "web-0")
+        own = redis.Redis.from_url(admin.url_for(redis_server.url, "web-0", password))
+        assert own.xlen(keys.outbox("web-0")) == 0  # its user, its outbox
+        other = admin.derived_password("another app's secret", "web-0")
+        with pytest.raises(redis.AuthenticationError):
+            redis.Redis.from_url(admin.url_for(redis_server.url, "web-0", other)).ping()
+        real_redis.execute_command("ACL", "LOG", "RESET")  # (that refusal is logged too)
+        workers = Workers(redis_server.url, tmp_path)
+        try:
+            port = free_port()
+            proc = workers.spawn(
+                "web-0", "gateway", "--redis", redis_server.url, "--port", str(port),
+                "--partitions", "8",
+                env={"DUDO_REDIS_USER_SECRET": env["APP_SECRET"], "DUDO_ID": "web-0"},
+            )  # fmt: skip
+            workers.start("w1")
+            wait_ready(f"http://127.0.0.1:{port}", proc, timeout=30)
+            assert real_redis.zscore(keys.GATEWAYS, "web-0") is not None
+            clients = real_redis.execute_command("CLIENT", "LIST")
+            clients = clients.decode() if isinstance(clients, bytes) else clients
+            assert "user=gateway-web-0" in clients  # connected as its own user
+            assert denied(real_redis, "gateway-web-0") == []  # nothing it did was refused
+        finally:
+            workers.stop_all()
+    finally:
+        admin.revoke_gateway(real_redis, "web-0")
