@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import redis
+import yaml
 
 from dudo import admin, keys
 from dudo.bench.common import wait_ready
@@ -192,3 +193,63 @@ def test_an_instance_named_at_start_connects_with_a_password_derived_from_its_ap
             workers.stop_all()
     finally:
         admin.revoke_gateway(real_redis, "web-0")
+
+
+K8S = DEPLOY / "k8s"
+
+
+def _documents(path: Path) -> list[dict[str, Any]]:
+    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
+
+
+def test_every_kubernetes_manifest_passes_kubernetes_strict_validation() -> None:
+    files = sorted(K8S.rglob("*.yaml"))
+    result = subprocess.run(
+        [_tool("kubernetes-validate"), "--strict", "--quiet", *map(str, files)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    core = [f for f in files if f.name not in ("kustomization.yaml", "autoscaling.yaml")]
+    assert len(core) >= 7 and "passed" not in result.stdout  # --quiet: failures only
+
+
+def test_the_kustomizations_name_files_that_exist_and_every_role_is_deployed() -> None:
+    kinds: dict[str, str] = {}
+    for kustomization in K8S.rglob("kustomization.yaml"):
+        (spec,) = _documents(kustomization)
+        for resource in spec.get("resources", []):
+            assert (kustomization.parent / resource).exists(), (kustomization, resource)
+        for patch in spec.get("patches", []):
+            assert "path" not in patch or (kustomization.parent / patch["path"]).exists()
+    for path in K8S.glob("*.yaml"):
+        for doc in _documents(path):
+            if doc["kind"] != "Kustomization":
+                kinds[f"{doc['kind']}/{doc['metadata']['name']}"] = path.name
+    for role in ("Deployment/worker", "Deployment/director", "Deployment/bots",
+                 "StatefulSet/web", "StatefulSet/irc", "StatefulSet/redis", "Job/dudo-setup",
+                 "PodDisruptionBudget/worker", "PodDisruptionBudget/web",
+                 "ScaledObject/worker"):  # fmt: skip
+        assert role in kinds, role
+    # Every dudo container says whether it is alive and ready, and has a size.
+    for path in K8S.glob("*.yaml"):
+        for doc in _documents(path):
+            if doc["kind"] not in ("Deployment", "StatefulSet"):
+                continue
+            (container,) = doc["spec"]["template"]["spec"]["containers"]
+            assert container.get("readinessProbe") and container.get("livenessProbe"), path
+            assert container["resources"]["requests"]["cpu"], path
+            assert container["securityContext"]["allowPrivilegeEscalation"] is False
+
+
+def test_the_workers_scale_on_the_lag_of_every_partition_inbox() -> None:
+    """KEDA's triggers name exactly the deployment's inboxes, in its consumer group (a
+    renamed key would leave the autoscaler watching nothing)."""
+    for path in (K8S / "autoscaling.yaml", K8S / "external-redis-cluster" / "autoscaling.yaml"):
+        (scaled,) = [d for d in _documents(path) if d["kind"] == "ScaledObject"]
+        streams = [t["metadata"]["stream"] for t in scaled["spec"]["triggers"]]
+        assert streams == [keys.inbox(p) for p in range(keys.DEFAULT_PARTITIONS)], path
+        assert {t["metadata"]["consumerGroup"] for t in scaled["spec"]["triggers"]} == {
+            keys.CONSUMER_GROUP
+        }
+        assert scaled["spec"]["maxReplicaCount"] == keys.DEFAULT_PARTITIONS
