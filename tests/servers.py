@@ -31,7 +31,10 @@ def require_binary(name: str = "redis-server") -> str:
     search = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
     path = found[0] if found else shutil.which(name, path=search)
     if path is None:
-        needs = {"chromium": "Chromium", "node": "Node.js", "ngircd": "ngIRCd"}.get(name, "Redis")
+        needs = {
+            "chromium": "Chromium", "node": "Node.js", "ngircd": "ngIRCd", "haproxy": "HAProxy",
+            "promtool": "Prometheus (promtool)", "openssl": "OpenSSL",
+        }.get(name, "Redis")  # fmt: skip
         message = f"{name} binary not found: install {needs} to run the tests that use it"
         if os.environ.get("CI"):
             pytest.fail(message + " (in CI this is a failure, not a skip)")

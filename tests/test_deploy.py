@@ -5,7 +5,9 @@ real — as plain processes on this machine, from the compose file itself (tests
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -14,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import fakeredis
 import pytest
 import redis
 import yaml
@@ -253,3 +256,78 @@ def test_the_workers_scale_on_the_lag_of_every_partition_inbox() -> None:
             keys.CONSUMER_GROUP
         }
         assert scaled["spec"]["maxReplicaCount"] == keys.DEFAULT_PARTITIONS
+
+
+PROMETHEUS = DEPLOY / "prometheus"
+
+
+def test_the_alert_rules_pass_promtool_and_fire_when_they_should() -> None:
+    """`promtool check rules`, and `promtool test rules`: each alert fires on the series
+    that should fire it, only after its `for`, and not before."""
+    promtool = require_binary("promtool")
+    for args in (["check", "rules", "alerts.yaml"], ["test", "rules", "alerts.test.yaml"],
+                 ["check", "config", "prometheus.yml"]):  # fmt: skip
+        result = subprocess.run(
+            [promtool, *args], cwd=PROMETHEUS, capture_output=True, text=True
+        )
+        assert result.returncode == 0, (args, result.stdout + result.stderr)
+
+
+def _exported_names() -> set[str]:
+    """Every sample name the processes' registries export (with _total, _bucket...)."""
+    from prometheus_client import CollectorRegistry
+
+    from dudo.bots.service import BotService
+    from dudo.chat.gateway import ChatGateway, ChatSettings
+    from dudo.gateway.clients import Metrics
+    from dudo.worker.metrics import REGISTRY, LoopMetrics
+
+    LoopMetrics("worker", 16)  # label children, so every family has samples
+    registries: list[CollectorRegistry] = [
+        REGISTRY,
+        Metrics().registry,
+        ChatGateway(ChatSettings()).registry,
+        BotService(fakeredis.FakeRedis(), 16).registry,
+    ]
+    names = set()
+    for registry in registries:
+        for family in registry.collect():  # (a labelled family may have no sample yet)
+            names.add(family.name)
+            suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum")}
+            names.update(family.name + end for end in suffixes.get(family.type, ()))
+            names.update(sample.name for sample in family.samples)
+    return names
+
+
+def _metric_names(expr: str) -> set[str]:
+    words = set(re.findall(r"\b(?:dudo|process)_[a-z_]+\b", expr))
+    return words
+
+
+def test_the_dashboard_and_the_alerts_use_only_metrics_that_are_exported() -> None:
+    exported = _exported_names()
+    dashboard = json.loads((DEPLOY / "grafana" / "dudo.json").read_text())
+    used: set[str] = set()
+    for panel in dashboard["panels"]:
+        assert panel["targets"], panel["title"]
+        for target in panel["targets"]:
+            used |= _metric_names(target["expr"])
+    rules = yaml.safe_load((PROMETHEUS / "alerts.yaml").read_text())
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            used |= _metric_names(rule["expr"])
+    # Histograms are queried by their _bucket samples, counters by their _total.
+    missing = {name for name in used if name not in exported}
+    assert not missing, missing
+    assert {"dudo_inbox_lag", "dudo_dead_letters_total", "dudo_lease_changes_total",
+            "dudo_gateway_connections", "dudo_gateway_send_queue",
+            "dudo_commit_seconds_bucket"} <= used  # fmt: skip
+    # Panels laid out without overlap, on Grafana's 24 columns.
+    cells = set()
+    for panel in dashboard["panels"]:
+        box = panel["gridPos"]
+        assert box["x"] + box["w"] <= 24
+        for x in range(box["x"], box["x"] + box["w"]):
+            for y in range(box["y"], box["y"] + box["h"]):
+                assert (x, y) not in cells, panel["title"]
+                cells.add((x, y))

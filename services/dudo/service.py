@@ -68,10 +68,12 @@ class Health:
     503 once it has been stuck for ``stall_after`` seconds (a deadlock, a hung
     call): an orchestrator should restart the process. ``/readyz``: 200 only
     while the service can do its work (Redis reachable); the body says why not.
+    ``/metrics``: the process's Prometheus metrics, when it has a ``registry``.
     """
 
-    def __init__(self, name: str, stall_after: float = 30.0) -> None:
+    def __init__(self, name: str, stall_after: float = 30.0, registry: Any = None) -> None:
         self.name = name
+        self.registry = registry  # Prometheus metrics to serve at /metrics (None: no page)
         self.stall_after = stall_after
         self.ready = False
         self.reason = "starting"
@@ -105,6 +107,16 @@ class Health:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # the name http.server calls
+                if self.path == "/metrics" and health.registry is not None:
+                    from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+                    page = generate_latest(health.registry)
+                    self.send_response(200)
+                    self.send_header("Content-Type", CONTENT_TYPE_LATEST)
+                    self.send_header("Content-Length", str(len(page)))
+                    self.end_headers()
+                    self.wfile.write(page)
+                    return
                 status = health.status()
                 if self.path == "/healthz":
                     ok = status["alive"]

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
+from prometheus_client import CollectorRegistry, Counter, Gauge
+from prometheus_client.process_collector import ProcessCollector
 
 from .. import wire
 from ..admin import internal_key
@@ -60,7 +62,14 @@ class BotService:
         self.stopping = False
         self._next_scan = 0.0
         self.log = log.bind(service=self.service_id)
-        self.health = Health("bots")
+        # Its own page of metrics, served with its health (/metrics on --health-port).
+        self.registry = CollectorRegistry()
+        ProcessCollector(registry=self.registry)
+        Gauge("dudo_bots_seats", "bot seats played", registry=self.registry).set_function(
+            lambda: len(self.bots)
+        )
+        self.moves = Counter("dudo_bots_moves_total", "moves sent", registry=self.registry)
+        self.health = Health("bots", registry=self.registry)
 
     # -- filling seats -----------------------------------------------------------------
 
@@ -179,6 +188,7 @@ class BotService:
         if ready:
             try:
                 self.link.send(*ready)
+                self.moves.inc(len(ready))
             except Exception:  # not sent (or not known to be): send again after recovery
                 for act in ready:  # (an act that did arrive is refused as a duplicate)
                     heapq.heappush(self.due, (now, next(self.counter), act))

@@ -33,6 +33,8 @@ from typing import Any
 import msgpack
 import structlog
 from irc.strings import lower as fold
+from prometheus_client import CollectorRegistry, Counter, Gauge
+from prometheus_client.process_collector import ProcessCollector
 
 from .. import keys
 from ..connection import connect_async
@@ -95,7 +97,16 @@ class ChatGateway(StreamSide):
             burst=settings.burst,
             on_nick=self.rooms.nick_changed,
         )
-        self.health = Health("irc")
+        self.registry = CollectorRegistry()  # served at /metrics with its health
+        ProcessCollector(registry=self.registry)
+        r = self.registry
+        connected = Gauge("dudo_irc_connected", "1 while on the IRC server", registry=r)
+        connected.set_function(lambda: float(self.irc.registered))
+        Gauge("dudo_irc_send_queue", "lines waiting for the pace", registry=r).set_function(
+            lambda: len(self.irc.queue)
+        )
+        self.commands = Counter("dudo_irc_commands_total", "lines heard in channels", registry=r)
+        self.health = Health("irc", registry=r)
         self.memory = keys.gateway_memory(settings.gateway_id)
         self._stored: bytes | None = None
         self._stored_id: str | None = None
@@ -206,6 +217,7 @@ class ChatGateway(StreamSide):
         if self.link is None:
             return
         self.log.debug("heard", target=target, nick=nick, text=text[:200])
+        self.commands.inc()
         if target.startswith(("#", "&")):
             self._emit(self.rooms.command(target, nick, text), reply_to=(target, nick))
         else:

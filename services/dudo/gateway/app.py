@@ -64,6 +64,7 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
         self.identities = Identities(apps)
         self._init_streams(redis_client)
         self.metrics = Metrics()
+        self.metrics.send_queue.set_function(lambda: sum(c.queued for c in self.sockets))
         self.audience = Audience(self.metrics)  # who gets which view, error, lobby news
         per_min = 1 / 60
         self.creates = PerKey(settings.creates_per_min * per_min, settings.creates_per_min)

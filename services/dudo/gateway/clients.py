@@ -58,6 +58,10 @@ class Metrics:
         self.batches = Counter(
             "dudo_gateway_outbox_entries_total", "outbox entries read", registry=r
         )
+        # Messages waiting for slow clients (set to count the gateway's connections).
+        self.send_queue = Gauge(
+            "dudo_gateway_send_queue", "messages queued for clients not reading yet", registry=r
+        )
         self._received: dict[str, Any] = {}
 
     def received(self, kind: str) -> None:

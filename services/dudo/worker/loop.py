@@ -68,6 +68,7 @@ from .common import (
 )
 from .delivery import Delivery, fan_out, outbox_entries
 from .membership import Membership
+from .metrics import REGISTRY, LoopMetrics
 from .process import Processing, _Batch
 from .scripts import (
     Scripts,
@@ -130,7 +131,9 @@ class Worker(Membership, Processing, Delivery):
             reveal_hold_ms=settings.reveal_hold_ms,
         )
         self.clock_offset = 0  # Redis server time minus ours (ms), measured every heartbeat
-        self.health = Health(self.space.role)
+        self.metrics = LoopMetrics(self.space.role, settings.partitions)
+        self._next_lag = 0.0  # when to sample the held inboxes' lag next (heartbeat)
+        self.health = Health(self.space.role, registry=REGISTRY)
         self.health.details[self.space.role] = self.id
 
     # -- lifecycle ------------------------------------------------------------------
@@ -442,7 +445,8 @@ class Worker(Membership, Processing, Delivery):
             )
             pipe.add(script_keys[0], *self._call("commit", script_keys, args))
         try:
-            replies = self._execute(pipe)
+            with self.metrics.commit.time():
+                replies = self._execute(pipe)
         except Exception as exc:  # no reply: the commit may or may not have happened
             self.log.warning("commit_failed", error=str(exc))
             for b in batches:
@@ -471,6 +475,9 @@ class Worker(Membership, Processing, Delivery):
                 self.log.error("version_conflict", partition=part.number, table=tid)
                 self._forget(part)
                 continue
+            self.metrics.entries.inc(len(b.acks))
+            if b.dead:
+                self.metrics.dead.inc(len(b.dead))
             for write in b.writes:
                 part.stored[write.entity] = write.version
             for tid in b.finished:

@@ -9,6 +9,7 @@ gateways silent for long, and rebalances: it releases what the assignment
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import ResponseError
@@ -18,10 +19,12 @@ from ..connection import Batch
 from ..signing import Verifier
 from .assign import owned_by
 from .common import Partition, _text, now_ms
+from .metrics import LAG_EVERY_S
 
 if TYPE_CHECKING:
     from ..service import Health
     from .common import WorkerSettings
+    from .metrics import LoopMetrics
     from .scripts import Scripts
 
 
@@ -38,6 +41,8 @@ class Membership:
     clock_offset: int
     stopping: bool
     health: Health
+    metrics: LoopMetrics
+    _next_lag: float
     log: Any
 
     def now(self) -> int:
@@ -101,6 +106,16 @@ class Membership:
                 lease,
                 *self._call("renew", [lease], [self.id, part.generation, s.lease_ms]),
             )
+        sample = owned if time.monotonic() >= self._next_lag else []
+        if sample:  # every few seconds: how far behind the held inboxes are (metrics)
+            self._next_lag = time.monotonic() + LAG_EVERY_S
+            for part in sample:
+                inbox = self.space.inbox(part.number)
+                batch.add(
+                    inbox,
+                    lambda p, inbox=inbox: p.xinfo_groups(inbox),
+                    ("XINFO", "GROUPS", inbox),
+                )
         sent = now_ms()
         clock, *results = self._execute(batch)
         if not isinstance(clock, Exception):
@@ -117,7 +132,10 @@ class Membership:
         if not isinstance(results[6], Exception):
             # Who may have written an entry, and the key this process signs its own with.
             self.verifier = Verifier.from_hash(dict(_pairs(results[6])))
-        for part, renewed in zip(owned, results[7:], strict=True):
+        renewals, groups = results[7 : 7 + len(owned)], results[7 + len(owned) :]
+        for part, found in zip(sample, groups, strict=True):
+            self._sample_inbox(part.number, found)
+        for part, renewed in zip(owned, renewals, strict=True):
             if isinstance(renewed, Exception):
                 continue  # not an answer about the lease: keep it, retry next heartbeat
             if renewed != 1:
@@ -132,6 +150,20 @@ class Membership:
         for number in sorted(target - set(self.partitions)):
             self._acquire(number)
         self.health.details["partitions"] = len(self.partitions)
+        self.metrics.held(set(self.partitions))
+
+    def _sample_inbox(self, number: int, groups: Any) -> None:
+        """One held inbox's lag and pending entries, from its XINFO GROUPS reply (as
+        redis-py or the lean client gives it)."""
+        if isinstance(groups, Exception):
+            return
+        for group in groups:
+            info = {_text(k): v for k, v in _pairs(group)}
+            if _text(info.get("name", b"")) == self.space.group:
+                lag = info.get("lag")
+                self.metrics.inbox(
+                    number, int(lag) if lag is not None else None, int(info["pending"])
+                )
 
     def _forget_gateways(self, gateways: list[str], before: int) -> None:
         """Unregister gateways silent since ``before`` and delete their outboxes (a dead
@@ -159,6 +191,7 @@ class Membership:
         # (read back by the next cycle, which also survives a failure in between).
         part = self.partitions[number] = Partition(number, generation, redeliver=True)
         self.log.info("lease_acquired", partition=number, generation=generation)
+        self.metrics.taken.inc()
         try:
             info = self.redis.xinfo_stream(self.space.inbox(number))
         except ResponseError:  # no inbox: the first read says so, and it is remade
@@ -173,11 +206,13 @@ class Membership:
             self.redis.xdel(self.space.deliveries(number), *part.delivered)
         self.scripts.run("release", [self.space.lease(number)], [self.id, part.generation])
         self.log.info("lease_released", partition=number, generation=part.generation)
+        self.metrics.released.inc()
 
     def _lost(self, number: int, why: str) -> None:
         part = self.partitions.pop(number, None)
         if part is not None:
             self.log.warning("lease_lost", partition=number, generation=part.generation, why=why)
+            self.metrics.lost.inc()
 
 
 def _pairs(reply: Any) -> Any:

@@ -1,0 +1,99 @@
+"""A partition loop's Prometheus metrics: workers, directors and the ratings keeper.
+
+One registry per process (a director runs its tournament loop and the ratings loop
+side by side: one ``/metrics``, the ``role`` label tells them apart), served with
+``/healthz`` and ``/readyz`` on the health port (:class:`dudo.service.Health`).
+deploy/prometheus/alerts.yaml and deploy/grafana/dudo.json are written against
+these names; tests/test_deploy.py checks every name they use is exported.
+
+- ``dudo_entries_total{role}``: inbox entries applied (committed), so actions/s;
+- ``dudo_dead_letters_total{role}``: entries dead-lettered (malformed, refused, or
+  failing our code);
+- ``dudo_commit_seconds{role}``: a commit round trip;
+- ``dudo_partitions_owned{role}``: partitions this process holds, and
+  ``dudo_partitions{role}`` the deployment's count (the sum of the first over every
+  process falls short of it while a partition has no owner);
+- ``dudo_lease_changes_total{role,change}``: leases ``taken``, ``released``, ``lost``;
+- ``dudo_inbox_lag{role,partition}`` and ``dudo_inbox_pending{role,partition}``: of the
+  partitions it holds, entries not yet read by the consumer group (Redis 7's lag)
+  and read but not yet committed, sampled every few seconds;
+- ``process_*``: CPU, memory, start time (restarts show as a new start time).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.process_collector import ProcessCollector
+
+REGISTRY = CollectorRegistry()
+ProcessCollector(registry=REGISTRY)
+LAG_EVERY_S = 5.0  # how often a loop samples its inboxes' lag and pending entries
+
+_ENTRIES = Counter(
+    "dudo_entries_total", "inbox entries applied (committed)", ["role"], registry=REGISTRY
+)
+_DEAD = Counter("dudo_dead_letters_total", "entries dead-lettered", ["role"], registry=REGISTRY)
+_COMMIT = Histogram(
+    "dudo_commit_seconds",
+    "a commit's round trip (the fenced commit script of a cycle)",
+    ["role"],
+    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0),
+    registry=REGISTRY,
+)
+_OWNED = Gauge("dudo_partitions_owned", "partitions held", ["role"], registry=REGISTRY)
+_TOTAL = Gauge(
+    "dudo_partitions", "the deployment's partition count (of this role)", ["role"],
+    registry=REGISTRY,
+)  # fmt: skip
+_LEASES = Counter(
+    "dudo_lease_changes_total", "leases taken, released, lost", ["role", "change"],
+    registry=REGISTRY,
+)  # fmt: skip
+_LAG = Gauge(
+    "dudo_inbox_lag",
+    "entries of a held partition's inbox not yet read by the consumer group",
+    ["role", "partition"],
+    registry=REGISTRY,
+)
+_PENDING = Gauge(
+    "dudo_inbox_pending",
+    "entries of a held partition's inbox read but not yet committed",
+    ["role", "partition"],
+    registry=REGISTRY,
+)
+
+
+class LoopMetrics:
+    """One loop's children of the process's metrics (label children made once)."""
+
+    def __init__(self, role: str, partitions: int) -> None:
+        self.role = role
+        _TOTAL.labels(role).set(partitions)
+        self.entries = _ENTRIES.labels(role)
+        self.dead = _DEAD.labels(role)
+        self.commit = _COMMIT.labels(role)
+        self.owned = _OWNED.labels(role)
+        self.taken = _LEASES.labels(role, "taken")
+        self.released = _LEASES.labels(role, "released")
+        self.lost = _LEASES.labels(role, "lost")
+        self._sampled: set[int] = set()
+
+    def inbox(self, partition: int, lag: int | None, pending: int) -> None:
+        """A held partition's inbox, as XINFO GROUPS said (lag is None before Redis 7)."""
+        label = str(partition)
+        if lag is not None:
+            _LAG.labels(self.role, label).set(lag)
+        _PENDING.labels(self.role, label).set(pending)
+        self._sampled.add(partition)
+
+    def held(self, partitions: set[int]) -> None:
+        """The partitions held now: the others' samples are dropped (another process
+        reports them), so a sum over every process counts each partition once."""
+        self.owned.set(len(partitions))
+        for gone in self._sampled - partitions:
+            for family in (_LAG, _PENDING):
+                with contextlib.suppress(KeyError):  # never sampled
+                    family.remove(self.role, str(gone))
+        self._sampled &= partitions
