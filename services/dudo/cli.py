@@ -875,6 +875,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gw.add_argument("--redis", default=DEFAULT_REDIS, help="an admin's Redis URL")
     gw.set_defaults(func=_admin_gateway)
+    from .admin_cli import add_commands
+
+    add_commands(adm_sub, DEFAULT_REDIS)
 
     arena = sub.add_parser("arena", help="measure one bot policy against another")
     arena.add_argument("--a", required=True, help="policy measured: random, baseline, hard")

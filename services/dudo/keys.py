@@ -38,6 +38,9 @@ GATEWAY_KEYS = f"{PREFIX}:gateway_keys"
 DIRECTORS = f"{PREFIX}:directors"  # zset: director id -> last heartbeat (ms)
 DEFAULT_DIRECTOR_PARTITIONS = 4
 RATERS = f"{PREFIX}:raters"  # zset: processes keeping the ratings -> last heartbeat (ms)
+# hash: gateway limit -> value, set for every gateway by `dudo admin limits` (each
+# gateway's own flags stand for the limits not set here)
+LIMITS = f"{PREFIX}:limits"
 
 
 def partition_of(table_id: str, partitions: int) -> int:
@@ -64,6 +67,12 @@ class Space:
 
     def _p(self, partition: int) -> str:
         return f"{PREFIX}:{{{self.tag}{partition}}}"
+
+    @property
+    def draining(self) -> str:
+        """Set of the processes an operator drained (``dudo admin drain``): they hold
+        no partition of this space until undrained."""
+        return f"{self.registry}:draining"
 
     def inbox(self, partition: int) -> str:
         """Stream of messages for the entities (tables, tournaments) of a partition."""
@@ -182,6 +191,7 @@ def gateway_keys(gateway: str) -> GatewayKeys:
         own=(outbox(gateway),),
         memory=(gateway_memory(gateway),),
         public=(
+            LIMITS,
             f"{PREFIX}:{{{TABLES.tag}*}}:lobby",
             f"{PREFIX}:{{{TOURNAMENTS.tag}*}}:lobby",
             TOURNAMENTS.records_pattern(),

@@ -74,6 +74,7 @@ class Health:
     def __init__(self, name: str, stall_after: float = 30.0, registry: Any = None) -> None:
         self.name = name
         self.registry = registry  # Prometheus metrics to serve at /metrics (None: no page)
+        self.held: str | None = None
         self.stall_after = stall_after
         self.ready = False
         self.reason = "starting"
@@ -87,6 +88,11 @@ class Health:
     def set_ready(self, ready: bool, reason: str = "") -> None:
         self.ready, self.reason = ready, ("" if ready else reason)
 
+    def hold(self, reason: str | None) -> None:
+        """Not ready for ``reason`` whatever the loop says (a drained worker), until
+        ``hold(None)``."""
+        self.held = reason
+
     @property
     def alive(self) -> bool:
         return time.monotonic() - self._beat < self.stall_after
@@ -95,8 +101,8 @@ class Health:
         return {
             "service": self.name,
             "alive": self.alive,
-            "ready": self.ready and self.alive,
-            "reason": self.reason,
+            "ready": self.ready and self.alive and not self.held,
+            "reason": self.held or self.reason,
             **self.details,
         }
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import secrets
 import time
@@ -33,13 +34,13 @@ from typing import Any
 import structlog
 from aiohttp import WSCloseCode, web
 
-from .. import wire
+from .. import keys, wire
 from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
 from .http import HttpApi, json_errors
 from .identity import Identities, parse_apps
 from .limits import Counts, PerKey
-from .settings import GatewaySettings, default_gateway_id
+from .settings import ADJUSTABLE, GatewaySettings, default_gateway_id
 from .sockets import CLOSE_TIMEOUT, Sockets
 from .streams import StreamSide
 from .tokens import Tokens
@@ -63,6 +64,8 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
             apps = parse_apps(os.environ.get("DUDO_APPS", ""))
         self.identities = Identities(apps)
         self._init_streams(redis_client)
+        self._flags = dataclasses.replace(settings)  # what dudo admin limits falls back to
+        self._limits_seen: dict[str, float] = {}
         self.metrics = Metrics()
         self.metrics.send_queue.set_function(lambda: sum(c.queued for c in self.sockets))
         self.audience = Audience(self.metrics)  # who gets which view, error, lobby news
@@ -151,6 +154,30 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
             for conn in [c for c in self.sockets if c.stuck(now)]:
                 self.log.info("client_too_slow", conn=conn.id)
                 conn.drop_stuck()
+
+    # -- limits set for every gateway (dudo admin limits) ---------------------------
+
+    async def _on_heartbeat(self) -> None:
+        raw = await self.redis.hgetall(keys.LIMITS)
+        found = {_text(k): float(v) for k, v in raw.items() if _text(k) in ADJUSTABLE}
+        if found != self._limits_seen:
+            self._limits_seen = found
+            self.apply_limits(found)
+
+    def apply_limits(self, found: dict[str, float]) -> None:
+        """The deployment's limits over this gateway's own flags (a limit unset returns
+        to its flag), for new connections and those already open."""
+        s = self.settings
+        for name, (kind, _, _) in ADJUSTABLE.items():
+            setattr(s, name, kind(found.get(name, getattr(self._flags, name))))
+        for per_key, per_min in ((self.creates, s.creates_per_min), (self.joins, s.joins_per_min)):
+            per_key.rate, per_key.burst = per_min / 60, per_min
+            for bucket in per_key.buckets.values():
+                bucket.rate, bucket.burst = per_key.rate, per_key.burst
+        for conn in self.sockets:
+            conn.bucket.rate, conn.bucket.burst = s.rate_per_s, s.burst
+            conn.resize_queue(s.send_queue)
+        self.log.info("limits_applied", **found)
 
     # -- waiting for a worker's answer ---------------------------------------------
 
@@ -279,3 +306,7 @@ def run(settings: GatewaySettings) -> None:
         print=None,
         shutdown_timeout=5,
     )
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

@@ -140,6 +140,10 @@ class Connection:
     def allow(self) -> bool:
         return self.bucket.allow()
 
+    def resize_queue(self, limit: int) -> None:
+        """A new bound for the send queue (messages already queued stay queued)."""
+        self._limit = limit
+
     def retry_ms(self) -> int:
         """After a refusal by the rate limit: milliseconds until a message is allowed."""
         return max(1, math.ceil(self.bucket.wait() * 1000))

@@ -57,6 +57,10 @@ class StreamSide:
     async def _dispatch(self, msg: dict[str, Any]) -> None:
         raise NotImplementedError
 
+    async def _on_heartbeat(self) -> None:
+        """Called at every heartbeat (a gateway that takes settings from Redis reads
+        them here)."""
+
     async def _after_read(self) -> None:
         """Called after each batch read from the outbox has been dispatched (a gateway
         that remembers how far it read stores it here)."""
@@ -150,6 +154,7 @@ class StreamSide:
             try:
                 await self.link.register()
                 self.live_workers = await self._count_workers()
+                await self._on_heartbeat()
             except Exception as exc:
                 self.log.warning("heartbeat_failed", error=str(exc))
 

@@ -99,6 +99,8 @@ class Membership:
             lambda p: p.hgetall(keys.GATEWAY_KEYS),
             ("HGETALL", keys.GATEWAY_KEYS),
         )
+        draining = self.space.draining
+        batch.add(draining, lambda p: p.smembers(draining), ("SMEMBERS", draining))
         owned = list(self.partitions.values())
         for part in owned:
             lease = self.space.lease(part.number)
@@ -132,7 +134,8 @@ class Membership:
         if not isinstance(results[6], Exception):
             # Who may have written an entry, and the key this process signs its own with.
             self.verifier = Verifier.from_hash(dict(_pairs(results[6])))
-        renewals, groups = results[7 : 7 + len(owned)], results[7 + len(owned) :]
+        drained = set() if isinstance(results[7], Exception) else {_text(w) for w in results[7]}
+        renewals, groups = results[8 : 8 + len(owned)], results[8 + len(owned) :]
         for part, found in zip(sample, groups, strict=True):
             self._sample_inbox(part.number, found)
         for part, renewed in zip(owned, renewals, strict=True):
@@ -142,9 +145,12 @@ class Membership:
                 self._lost(part.number, "lease renewal refused")
         if self.stopping:
             return
-        if self.id not in live:
+        # Drained processes (dudo admin drain) hold nothing: the others share it out.
+        live = [w for w in live if w not in drained]
+        if self.id not in live and self.id not in drained:
             live.append(self.id)
-        target = owned_by(s.partitions, live, self.id)
+        target = owned_by(s.partitions, live, self.id) if self.id not in drained else set()
+        self.health.hold("drained (dudo admin drain)" if self.id in drained else None)
         for number in sorted(set(self.partitions) - target):
             self._release(number)
         for number in sorted(target - set(self.partitions)):
