@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import socket
 import subprocess
@@ -148,9 +149,9 @@ class RedisServer:
 
 
 class RedisCluster:
-    """Three masters, no replicas, slots spread by ``redis-cli --cluster create``."""
+    """Three masters (and ``replicas`` each), slots spread by ``redis-cli --cluster create``."""
 
-    def __init__(self, folder: Path, masters: int = 3) -> None:
+    def __init__(self, folder: Path, masters: int = 3, replicas: int = 0) -> None:
         cli = require_binary("redis-cli")
         self.nodes = [
             RedisServer(
@@ -163,7 +164,7 @@ class RedisCluster:
                 "2000",
                 cluster_node=True,
             )
-            for i in range(masters)
+            for i in range(masters * (1 + replicas))
         ]
         subprocess.run(
             [
@@ -172,7 +173,7 @@ class RedisCluster:
                 "create",
                 *[f"127.0.0.1:{n.port}" for n in self.nodes],
                 "--cluster-replicas",
-                "0",
+                str(replicas),
                 "--cluster-yes",
             ],
             check=True,
@@ -180,8 +181,11 @@ class RedisCluster:
             timeout=60,
         )
         deadline = time.monotonic() + 20
-        while any(
+        while any(  # every node agrees: slots covered, each replica known and in sync
             b"cluster_state:ok" not in n.client().execute_command("CLUSTER", "INFO")
+            or len(re.findall(rb"[ ,]slave[ ,]", n.client().execute_command("CLUSTER", "NODES")))
+            != masters * replicas
+            or n.client().info("replication").get("master_link_status") == "down"
             for n in self.nodes
         ):
             if time.monotonic() > deadline:

@@ -26,6 +26,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from redis.exceptions import ResponseError
 
 from . import keys, signing
+from .connection import is_cluster
 
 USER_PREFIX = "gateway-"
 # The first admission: our processes read the new key at their heartbeats (a gateway's
@@ -77,14 +78,15 @@ def add_gateway(client: Any, gateway: str, password: str | None = None) -> str:
     Kept over a Redis restart only where Redis has an ACL file (saved here if so)."""
     password = password or secrets.token_urlsafe(24)
     user = user_of(gateway)
-    try:
-        client.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
-                               *gateway_rules(gateway))  # fmt: skip
-    except ResponseError as exc:
-        if "Unknown command" not in str(exc):
-            raise
-        client.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
-                               *gateway_rules(gateway, newer=False))  # fmt: skip
+    for node in _nodes(client):  # ACLs are per node: on a Cluster, every node's
+        try:
+            node.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
+                                 *gateway_rules(gateway))  # fmt: skip
+        except ResponseError as exc:
+            if "Unknown command" not in str(exc):
+                raise
+            node.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
+                                 *gateway_rules(gateway, newer=False))  # fmt: skip
     # From now on workers check who signed every inbox entry (dudo.signing): the first
     # time, once every process of ours has had time to read the key and sign with it.
     client.hsetnx(keys.GATEWAY_KEYS, signing.INTERNAL, signing.new_internal_key())
@@ -98,7 +100,9 @@ def add_gateway(client: Any, gateway: str, password: str | None = None) -> str:
 
 def revoke_gateway(client: Any, gateway: str) -> bool:
     """Delete the gateway's user; Redis closes its connections at once. False if none."""
-    removed = bool(client.execute_command("ACL", "DELUSER", user_of(gateway)))
+    removed = False
+    for node in _nodes(client):
+        removed = bool(node.execute_command("ACL", "DELUSER", user_of(gateway))) or removed
     client.hdel(keys.GATEWAY_KEYS, gateway)  # its entries are refused from now on
     _save(client)
     return removed
@@ -150,5 +154,14 @@ def acl_file(client: Any) -> bool:
 
 
 def _save(client: Any) -> None:
-    if acl_file(client):
-        client.execute_command("ACL", "SAVE")
+    for node in _nodes(client):
+        if acl_file(node):
+            node.execute_command("ACL", "SAVE")
+
+
+def _nodes(client: Any) -> list[Any]:
+    """A client per node the users must exist on: this one, or on a Redis Cluster every
+    master and replica (a replica promoted by a failover must know the gateways)."""
+    if not is_cluster(client):
+        return [client]
+    return [client.get_redis_connection(node) for node in client.get_nodes()]

@@ -516,11 +516,10 @@ def _healthcheck(args: argparse.Namespace) -> int:
 
 
 def _admin_gateway(args: argparse.Namespace) -> int:
-    import redis
-
     from . import admin
+    from .connection import connect
 
-    client = redis.Redis.from_url(args.redis)
+    client = connect(args.redis)  # a Cluster node: users go to every node
     if args.action == "list":
         for name in admin.gateways(client):
             print(name)

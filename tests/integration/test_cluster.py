@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +117,156 @@ def _node_ids(conn: Any) -> dict[str, str]:
         node_id, address = line.split()[:2]
         out[address.split("@")[0]] = node_id
     return out
+
+
+def test_a_live_partition_resharded_and_a_master_failed_over_while_games_play(
+    tmp_path: Path,
+) -> None:
+    """The runbook's two moves, done while two workers play eight tables to the end: a
+    live partition's slot is moved to another master (key by key, as `redis-cli
+    --cluster reshard` does: ASK and TRYAGAIN meanwhile, MOVED after), then a master
+    holding live partitions is failed over to its replica (`CLUSTER FAILOVER`: writes
+    pause, the replica catches up, takes over). No action is lost or applied twice:
+    every game ends, and the driver, which never resends, got no error."""
+    cluster = RedisCluster(tmp_path / "cluster", masters=3, replicas=1)
+    client = connect(cluster.url)
+    group = Workers(cluster.url, tmp_path)
+    moved: dict[str, Any] = {}
+    try:
+        for name in ("rw1", "rw2"):
+            group.start(name, "--partitions", str(P))
+        link = GatewayLink(client, "gw-reshard", P)
+        tables = [f"rs{i}" for i in range(8)]
+        # Paced (60 actions a second in all), so the games are still being played while
+        # the operator works.
+        driver = TableDriver(
+            link, seats=4, rules={"preset": "classic", "start_dice": 5}, seed=3, max_rate=60
+        )
+        driver.create(tables)
+        live = keys.partition_of(tables[0], P)
+        slot = client.keyslot(keys.inbox(live))
+
+        def unfinished() -> int:
+            return sum(1 for t in driver.tables.values() if not t.finished)
+
+        def operate() -> None:
+            time.sleep(1.0)  # games under way
+            moved["slot"] = _move_slot(client, slot)
+            moved["playing_after_move"] = unfinished()
+            time.sleep(1.0)
+            # A master holding live partitions, not the one that just took the slot.
+            other = next(
+                keys.lease(keys.partition_of(t, P)) for t in tables[1:]
+                if master_of(client, keys.lease(keys.partition_of(t, P))) != moved["slot"]
+            )  # fmt: skip
+            moved["failover"] = _fail_over(client, other)
+            moved["playing_after_failover"] = unfinished()
+
+        operator = threading.Thread(target=operate)
+        operator.start()
+        deadline = time.monotonic() + 90
+        while not driver.done or operator.is_alive():
+            if time.monotonic() > deadline:
+                stuck = {t.id: (t.version, t.pending is not None) for t in driver.tables.values()
+                         if not t.finished}  # fmt: skip
+                raise AssertionError(f"unfinished: {stuck}; operator: {moved}")
+            driver.pump()
+        operator.join()
+        assert driver.errors == [], driver.errors[:3]
+        assert driver.applied > 100
+        assert moved["playing_after_move"] > 0 and moved["playing_after_failover"] > 0, moved
+        for tid in tables:
+            table = Table.from_bytes(client.hget(keys.table_of(tid, P), "s"))
+            assert table.status == "over" and table.game.winner is not None, tid
+        # The slot lives on its new master; the old master serves as a replica now.
+        fresh = connect(cluster.url)
+        assert master_of(fresh, keys.inbox(live)) == moved["slot"]
+        assert moved["failover"][1] in {f"{n.host}:{n.port}" for n in fresh.get_primaries()}
+        assert moved["failover"][0] not in {f"{n.host}:{n.port}" for n in fresh.get_primaries()}
+    finally:
+        group.stop_all()
+        client.close()
+        cluster.stop()
+
+
+def _move_slot(client: ClusterClient, slot: int) -> str:
+    """Move one slot, its keys and all, to another master (redis-cli --cluster reshard's
+    steps); returns the new master's address."""
+    source = next(n for n in client.get_primaries() if slot in _slots(client, n))
+    target = next(n for n in client.get_primaries() if n.name != source.name)
+    src, dst = client.get_redis_connection(source), client.get_redis_connection(target)
+    ids = _node_ids(src)
+    dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", ids[source.name])
+    src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", ids[target.name])
+    while True:
+        batch = src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 2)
+        if not batch:
+            break
+        src.execute_command("MIGRATE", target.host, target.port, "", 0, 5000, "KEYS", *batch)
+        time.sleep(0.05)  # the workers meet keys on both sides meanwhile: ASK, TRYAGAIN
+    for node in (target, source, *client.get_primaries()):
+        client.get_redis_connection(node).execute_command(
+            "CLUSTER", "SETSLOT", slot, "NODE", ids[target.name]
+        )
+    return target.name
+
+
+def _fail_over(client: ClusterClient, key: str) -> tuple[str, str]:
+    """The master of ``key`` hands over to its replica (a manual failover: writes pause
+    until the replica has everything); returns (old master, new master)."""
+    master = client.get_node_from_key(key)
+    ids = _node_ids(client.get_redis_connection(master))
+    replica = next(
+        address for address, node_id in ids.items()
+        if _replica_of(client.get_redis_connection(master), node_id) == ids[master.name]
+    )  # fmt: skip
+    host, port = replica.split(":")
+    ClusterClient.from_url(f"redis://{host}:{port}").close()  # reachable
+    import redis as plain
+
+    plain.Redis(host=host, port=int(port)).execute_command("CLUSTER", "FAILOVER")
+    deadline = time.monotonic() + 30
+    while plain.Redis(host=host, port=int(port)).info("replication")["role"] != "master":
+        assert time.monotonic() < deadline, "the replica did not take over"
+        time.sleep(0.1)
+    return master.name, replica
+
+
+def _slots(client: ClusterClient, node: Any) -> set[int]:
+    found: set[int] = set()
+    for start, end, *nodes in client.get_redis_connection(node).execute_command("CLUSTER", "SLOTS"):
+        host, port = nodes[0][0], nodes[0][1]
+        host = host.decode() if isinstance(host, bytes) else host
+        if f"{host}:{port}" == node.name:
+            found.update(range(start, end + 1))
+    return found
+
+
+def _replica_of(conn: Any, node_id: str) -> str | None:
+    """The master id a node replicates (None for a master), from CLUSTER NODES."""
+    for line in conn.execute_command("CLUSTER", "NODES").decode().splitlines():
+        fields = line.split()
+        if fields[0] == node_id:
+            return fields[3] if fields[3] != "-" else None
+    return None
+
+
+def test_a_gateways_user_is_made_and_revoked_on_every_node(redis_cluster: RedisCluster) -> None:
+    """ACLs are per node: `dudo admin gateway add` reaches them all (so a gateway can use
+    any master, and a replica promoted by a failover knows it)."""
+    from dudo import admin
+
+    client = connect(redis_cluster.url)
+    try:
+        admin.add_gateway(client, "gw-everywhere", "a password of its own")
+        def users(node: Any) -> list[str]:
+            return [u.decode() if isinstance(u, bytes) else u for u in node.client().acl_users()]
+
+        for node in redis_cluster.nodes:
+            assert "gateway-gw-everywhere" in users(node), node.port
+        assert admin.revoke_gateway(client, "gw-everywhere")
+        for node in redis_cluster.nodes:
+            assert "gateway-gw-everywhere" not in users(node)
+    finally:
+        client.delete(keys.GATEWAY_KEYS)  # the session's cluster back to unsigned entries
+        client.close()

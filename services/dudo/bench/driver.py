@@ -176,13 +176,16 @@ class TableDriver:
     def _release(self, now: float) -> list[tuple[TableRun, dict[str, Any], int]]:
         """Take decided actions off the queue, within the rate limit if there is one.
 
-        The bucket holds at most 5 ms worth of actions: clients acting on their own
-        arrive spread out, not in bursts. Returns (table, message, version) triples.
+        The bucket holds at most 5 ms worth of actions (and at least one: below 200
+        actions a second, 5 ms hold less than one, and nothing would ever go): clients
+        acting on their own arrive spread out, not in bursts. Returns (table, message,
+        version) triples.
         """
         allowed = len(self._queue)
         if self.max_rate is not None:
             self._tokens = min(
-                self._tokens + (now - self._last_refill) * self.max_rate, self.max_rate / 200
+                self._tokens + (now - self._last_refill) * self.max_rate,
+                max(1.0, self.max_rate / 200),
             )
             self._last_refill = now
             allowed = min(allowed, int(self._tokens))
