@@ -331,3 +331,36 @@ def test_the_dashboard_and_the_alerts_use_only_metrics_that_are_exported() -> No
             for y in range(box["y"], box["y"] + box["h"]):
                 assert (x, y) not in cells, panel["title"]
                 cells.add((x, y))
+
+
+def test_the_load_balancers_configuration_is_valid_haproxy() -> None:
+    haproxy = require_binary("haproxy")
+    env = {**os.environ, "LB_PORT": "8080", "GATEWAY_1": "127.0.0.1:8001",
+           "GATEWAY_2": "127.0.0.1:8002"}  # fmt: skip
+    result = subprocess.run(
+        [haproxy, "-c", "-f", str(DEPLOY / "haproxy.cfg")], env=env, capture_output=True,
+        text=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_kubernetes_scrape_job_keeps_annotated_dudo_pods_under_dudo_jobs() -> None:
+    """Debian's promtool has no Kubernetes discovery, so this file is read here: it keeps
+    pods annotated prometheus.io/scrape and names their jobs dudo-<app> (the alerts
+    select on that), and every dudo pod of deploy/k8s carries the annotations."""
+    config = yaml.safe_load((PROMETHEUS / "prometheus-kubernetes.yml").read_text())
+    (job,) = config["scrape_configs"]
+    relabel = {tuple(r["source_labels"]): r for r in job["relabel_configs"]}
+    keep = relabel[("__meta_kubernetes_pod_annotation_prometheus_io_scrape",)]
+    assert keep["action"] == "keep" and keep["regex"] == "true"
+    assert relabel[("__meta_kubernetes_pod_label_app_kubernetes_io_name",)]["replacement"] == (
+        "dudo-$1"
+    )
+    for path in K8S.glob("*.yaml"):
+        for doc in _documents(path):
+            if doc["kind"] in ("Deployment", "StatefulSet") and doc["metadata"]["name"] != "redis":
+                notes = doc["spec"]["template"]["metadata"]["annotations"]
+                assert notes["prometheus.io/scrape"] == "true", path
+                (container,) = doc["spec"]["template"]["spec"]["containers"]
+                ports = {str(p["containerPort"]) for p in container["ports"]}
+                assert notes["prometheus.io/port"] in ports, path

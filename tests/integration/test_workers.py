@@ -300,3 +300,37 @@ def _collect(link: GatewayLink, seconds: float) -> list[dict[str, Any]]:
     while time.monotonic() < end:
         out.extend(link.read(block_ms=100))
     return out
+
+
+def test_one_action_traced_across_gateway_and_worker_logs_by_its_id(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    """With --log-level debug, an action's message id is in the gateway's log when it is
+    sent (act_sent), in the worker's when it is applied (applied), and in the gateway's
+    again when its view comes back (act_applied): one action, followed through."""
+    import asyncio
+
+    from dudo.bots.remote import run as play_remote
+
+    workers.start("t1", "--log-level", "debug")
+    workers.bots("tb")
+    base = workers.gateway("gw-trace", "--log-level", "debug")
+    outcome = asyncio.run(
+        play_remote(
+            base, level="normal", seed=2, name="Tess", think=(0.0, 0.0),
+            create={"rules": {"preset": "classic", "start_dice": 1}, "seats": 2,
+                    "bots": ["easy"]},
+        )
+    )  # fmt: skip
+    assert outcome.moves > 0
+    read = lambda name: [  # noqa: E731
+        json.loads(line) for line in (workers.folder / f"{name}.log").read_text().splitlines()
+        if line.startswith("{")
+    ]
+    sent = [e for e in read("gw-trace") if e["event"] == "act_sent"]
+    assert sent and all(e["table"] and e["id"] for e in sent)
+    first = sent[0]
+    applied = [e for e in read("t1") if e.get("event") == "applied" and e.get("id") == first["id"]]
+    assert applied and applied[0]["table"] == first["table"]
+    back = [e for e in read("gw-trace") if e["event"] == "act_applied" and e["id"] == first["id"]]
+    assert back and back[0]["version"] > 0

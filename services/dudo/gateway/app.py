@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import os
 import secrets
 import time
@@ -83,6 +84,7 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
         self.acts: dict[str, tuple[Connection, str | None]] = {}
         self.timing: dict[str, list[tuple[float, int, str]]] = defaultdict(list)  # per table
         self.log = log.bind(gateway=settings.gateway_id)
+        self.debug = self.log.is_enabled_for(logging.DEBUG)  # (checked once: the hot path)
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -249,6 +251,8 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
         for message_id in msg.get("applied", ()):
             # The sender's action went through: tell it, quoting its own id, before
             # the view that shows it.
+            if self.debug:
+                self.log.debug("act_applied", table=table, id=message_id, version=msg["version"])
             asked = self.acts.pop(message_id, None)
             if asked is not None and asked[1] is not None:
                 asked[0].send(wire.message("ack", id=asked[1], table=table, version=msg["version"]))

@@ -75,6 +75,7 @@ class Sockets:
     acts: dict[str, tuple[Connection, str | None]]
     timing: dict[str, list[tuple[float, int, str]]]
     log: Any
+    debug: bool
 
     async def websocket(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(
@@ -322,6 +323,8 @@ class Sockets:
             action=msg["action"],
         )
         self._remember_request(conn, table, message_id, msg["id"], timed=True)
+        if self.debug:  # one action traced across processes by its id (docs/operations.md)
+            self.log.debug("act_sent", table=table, id=message_id, seat=conn.seat)
         written = self.link.send_soon(act)
         written.add_done_callback(lambda done: self._act_written(done, conn, msg["id"]))
 
