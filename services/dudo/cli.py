@@ -68,10 +68,15 @@ REVEAL_HOLD_S = 3.0
 
 
 def _bench(args: argparse.Namespace) -> int:
+    from .log import configure
+
+    configure("warning")  # stdout is the figures' (--json): what is logged goes to stderr
     if args.target == "engine":
         from .bench.engine import run
 
-        result = run(seconds=args.seconds, preset=args.preset, seats=args.seats, seed=args.seed)
+        result = run(
+            seconds=args.seconds, preset=args.preset or "classic", seats=args.seats, seed=args.seed
+        )
     elif args.target == "workers":
         from .bench import workers
 
@@ -103,6 +108,15 @@ def _bench(args: argparse.Namespace) -> int:
             servers_from=args.servers_from,
             skeleton=args.skeleton,
         )
+    elif args.target == "exploitability":
+        from .bench import exploitability
+
+        result = exploitability.run(
+            preset=args.preset or "liars-dice",
+            dice=args.dice,
+            iterations=args.iterations,
+            rules=_rule_options(args.rule),
+        )
     elif args.target == "tournament":
         from .bench import tournament
 
@@ -111,7 +125,7 @@ def _bench(args: argparse.Namespace) -> int:
             seats=args.seats if args.seats != 4 else 6,
             workers=args.workers if args.workers != 1 else 2,
             fmt=args.format,
-            preset=args.preset,
+            preset=args.preset or "classic",
             redis_url=args.redis,
             partitions=args.partitions,
             flush=args.flush,
@@ -415,6 +429,9 @@ def _bots(args: argparse.Namespace) -> int:
     except ConfigMismatch as exc:
         print(f"dudo bots: {exc}", file=sys.stderr)
         return 2
+    from .bots.endgame import ENDGAMES
+
+    ENDGAMES.warm()  # the presets' one-die endgames, solved in the background meanwhile
     service = BotService(clients[0], args.partitions, think=(args.think_min, args.think_max))
     if args.id:
         service.rename(args.id)
@@ -559,6 +576,9 @@ def _admin_gateway(args: argparse.Namespace) -> int:
 
 def _arena(args: argparse.Namespace) -> int:
     from .bots.arena import run
+    from .log import configure
+
+    configure("warning")  # stdout is the result's (--json)
 
     rules = _rule_options(args.rule)
     result = run(
@@ -566,7 +586,7 @@ def _arena(args: argparse.Namespace) -> int:
         args.b,
         seats=args.seats,
         games=args.games,
-        preset=args.preset,
+        preset=args.preset or "classic",
         seed=args.seed,
         rules=rules,
         workers=args.workers,
@@ -893,9 +913,20 @@ def build_parser() -> argparse.ArgumentParser:
     arena.set_defaults(func=_arena)
 
     bench = sub.add_parser("bench", help="measure throughput")
-    bench.add_argument("target", choices=["engine", "workers", "gateway", "path", "tournament"])
+    bench.add_argument(
+        "target", choices=["engine", "workers", "gateway", "path", "tournament", "exploitability"]
+    )
+    bench.add_argument("--dice", type=int, default=1, help="exploitability: dice per player")
+    bench.add_argument(
+        "--iterations", type=int, default=1000, help="exploitability: CFR+ iterations"
+    )
+    bench.add_argument(
+        "--rule", action="append", metavar="KEY=VALUE", help="exploitability: a rules override"
+    )
     bench.add_argument("--seconds", type=float, default=5.0, help="length of each measured phase")
-    bench.add_argument("--preset", default="classic", help="engine: rules preset")
+    bench.add_argument(
+        "--preset", help="engine, tournament: rules preset (classic); exploitability: (liars-dice)"
+    )
     bench.add_argument("--seats", type=int, default=4, help="engine, path: seats per table")
     bench.add_argument("--seed", type=int, default=1, help="engine: RNG seed")
     bench.add_argument(

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import OVER, Rules, action_from_dict, new_game, seat_view
+from .endgame import ENDGAMES
 from .policies import POLICIES, Policy
 from .service import LEVELS
 
@@ -160,6 +161,9 @@ def run(
     workers: int | None = None,
 ) -> dict[str, Any]:
     policy_named(a), policy_named(b)  # fail early on a bad name
+    # The hard bot plays solved endgames: wait for each solve rather than play its
+    # heuristic meanwhile, so the result does not depend on timing (reproducible).
+    ENDGAMES.wait = True
     table_rules = Rules.from_dict({"preset": preset, **(rules or {})})
     if not table_rules.seats_allowed(seats):
         raise SystemExit(f"{preset} seats {table_rules.min_players}..{table_rules.max_players}")

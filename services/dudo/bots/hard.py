@@ -36,14 +36,19 @@ from itertools import combinations_with_replacement
 from typing import Any
 
 from ..engine.odds import at_least
+from .endgame import ENDGAMES
 from .policies import View, legal_raises, ones_wild, strength
 
 ALPHA = 8.0  # how sharply a bidder avoids bids it does not believe
 TAU = 0.35  # the belief below which a bid counts as a bluff
 BETA = 0.9  # how strongly a bidder prefers faces it holds
-EPSILON = 0.05  # room for bluffs: no hand is ever ruled out
+EPSILON = 0.3  # room for bluffs: no hand is ever ruled out, and bluffers are expected
 RAISE_BONUS = 0.04  # a raise is not always challenged: it is worth a little more
 CALZA_BONUS = 0.05  # a right Calza can win a die back
+TEMPERATURE = 0.04  # scores this close share the probability (near-ties are mixed)
+BLUFF_OPEN = 0.3  # openings on a face this seat does not hold (the hand is not shown)
+BLUFF_RAISE = 0.1  # raises on a face it does not hold...
+BLUFF_MARGIN = 0.15  # ...when that raise is this nearly as likely true as the best
 
 
 @lru_cache(maxsize=16)
@@ -169,36 +174,102 @@ class Belief:
         return exact[quantity] if 0 <= quantity < len(exact) else 0.0
 
 
-def hard(view: View, rng: random.Random, *, update: bool = True) -> dict[str, Any]:
+Choice = list[tuple[dict[str, Any], float]]  # actions and their probabilities
+
+
+def distribution(view: View, *, update: bool = True, endgame: bool = True) -> Choice:
+    """The hard bot's move as probabilities (:func:`hard` draws from them).
+
+    Heads-up with one die each, where that round decides the game, it plays the
+    round's equilibrium (:mod:`dudo.bots.endgame`). Elsewhere, the belief's scores
+    (as in the module's docstring), mixed: actions scoring alike share the
+    probability (a softmax at ``TEMPERATURE``), and a raise is sometimes a bluff on a
+    face this seat does not hold (``BLUFF_OPEN`` of openings, ``BLUFF_RAISE`` of
+    raises), among the raises nearly as safe as the best, so its bids do not show
+    its hand."""
     game = {**view["game"], "seat": view["seat"]}
     legal = game["legal"]
     if legal["direction"]:
-        return {"type": "direction", "value": _direction(game)}
+        return [({"type": "direction", "value": _direction(game)}, 1.0)]
+    if endgame and ENDGAMES.applies(game):
+        solved = ENDGAMES.get(game["rules"], palifico=game["palifico"])
+        if solved is not None:
+            found = solved.distribution(game, view["seat"])
+            if found:
+                return found
     belief = Belief(game, update)
-    options: list[tuple[float, float, dict[str, Any]]] = []  # (score, tie-break, action)
+    options: list[tuple[float, dict[str, Any]]] = []
     standing = game["bids"][-1] if game["bids"] else None
     if standing is not None:
         _, quantity, face = standing
         if legal["dudo"]:
-            options.append((1 - belief.true(quantity, face), 0.0, {"type": "dudo"}))
+            options.append((1 - belief.true(quantity, face), {"type": "dudo"}))
         if legal["calza"]:
             can_gain = game["dice_counts"][view["seat"]] < game["rules"]["max_dice"]
             score = belief.exact(quantity, face) + (CALZA_BONUS if can_gain else 0.0)
-            options.append((score, 0.0, {"type": "calza"}))
-    best = None
+            options.append((score, {"type": "calza"}))
+    best: tuple[tuple[float, tuple[float, float]], int, int] | None = None
+    lowest: dict[int, tuple[float, int]] = {}  # per face: (P(true), quantity) of its floor
     for quantity, face in legal_raises(game):
         p = belief.true(quantity, face)
         # Among equally safe raises, prefer the stronger: it passes more pressure on.
         key = (p, strength(quantity, face, belief.wild))
         if best is None or key > best[0]:
             best = (key, quantity, face)
+        if face not in lowest:
+            lowest[face] = (p, quantity)
+    raise_at = len(options)
     if best is not None:
-        (p, key), quantity, face = best
-        options.append(
-            (p + RAISE_BONUS, rng.random(), {"type": "bid", "quantity": quantity, "face": face})
-        )
-    score, _, action = max(options, key=lambda o: (o[0], o[1]))
-    return action
+        (p, _), quantity, face = best
+        options.append((p + RAISE_BONUS, {"type": "bid", "quantity": quantity, "face": face}))
+    top = max(score for score, _ in options)
+    weights = [math.exp((score - top) / TEMPERATURE) for score, _ in options]
+    total = sum(weights)
+    choice: Choice = [(action, w / total) for (_, action), w in zip(options, weights, strict=True)]
+    if best is None:
+        return choice
+    # Bluffs: the raise's share goes partly to faces this seat holds none of, at their
+    # lowest legal quantity, when that is nearly as safe as the best raise.
+    (p_best, _), _, best_face = best
+    dice, wild = game["dice"], belief.wild
+
+    def support(f: int) -> int:
+        return dice.count(f) + (dice.count(1) if wild and f != 1 else 0)
+
+    held = {f for f in range(1, 7) if support(f)}
+    if standing is None:
+        # Openings: the two lowest faces weaker in its hand than the best one, at their
+        # floor (as the equilibrium of the smallest games does: cheap bids that leave
+        # room, and say nothing of the hand).
+        bluffs = [
+            {"type": "bid", "quantity": quantity, "face": f}
+            for f, (_, quantity) in sorted(lowest.items())
+            if f != best_face and support(f) < support(best_face)
+        ][:2]
+    else:
+        bluffs = [
+            {"type": "bid", "quantity": quantity, "face": f}
+            for f, (p, quantity) in lowest.items()
+            if f not in held and f != best_face and p >= p_best - BLUFF_MARGIN
+        ]
+    if not bluffs:
+        return choice
+    action, share = choice[raise_at]
+    rate = BLUFF_OPEN if standing is None else BLUFF_RAISE
+    choice[raise_at] = (action, share * (1 - rate))
+    choice += [(bluff, share * rate / len(bluffs)) for bluff in bluffs]
+    return choice
+
+
+def hard(view: View, rng: random.Random, *, update: bool = True) -> dict[str, Any]:
+    """The hard bot's move: drawn from :func:`distribution` with the bot's own RNG."""
+    choice = distribution(view, update=update)
+    pick = rng.random()
+    for action, p in choice:
+        pick -= p
+        if pick <= 0:
+            return action
+    return choice[-1][0]
 
 
 def _direction(game: View) -> int:

@@ -143,6 +143,31 @@ def random_policy(view: View, rng: random.Random) -> dict[str, Any]:
     return {"type": kind}
 
 
+def random_distribution(view: View) -> list[tuple[dict[str, Any], float]]:
+    """:func:`random_policy`'s move as exact probabilities: each kind of legal action
+    alike, then each face alike, then each quantity alike."""
+    legal = view["game"]["legal"]
+    kinds = [k for k in ("dudo", "calza", "direction") if legal[k]]
+    faces = [f for f, floor in enumerate(legal["bid"], 1) if floor is not None]
+    if faces:
+        kinds.append("bid")
+    share = 1 / len(kinds)
+    out: list[tuple[dict[str, Any], float]] = []
+    for kind in kinds:
+        if kind == "bid":
+            for face in faces:
+                floor = legal["bid"][face - 1]
+                quantities = range(floor, legal["max_quantity"] + 1)
+                for q in quantities:
+                    out.append(({"type": "bid", "quantity": q, "face": face},
+                                share / len(faces) / len(quantities)))  # fmt: skip
+        elif kind == "direction":
+            out += [({"type": "direction", "value": v}, share / 2) for v in (1, -1)]
+        else:
+            out.append(({"type": kind}, share))
+    return out
+
+
 def my_turn(view: View) -> bool:
     """Is it this seat's turn (to bid, call or choose the direction)?"""
     game = view.get("game")

@@ -88,8 +88,9 @@ class Tree:
         return len(self.edge_node)
 
 
-def build(rules: Rules, counts: tuple[int, int] = (1, 1)) -> Tree:
-    """The tree of one round with these dice, every move as the engine allows it."""
+def build(rules: Rules, counts: tuple[int, int] = (1, 1), *, palifico: bool = False) -> Tree:
+    """The tree of one round with these dice, every move as the engine allows it
+    (``palifico``: the round is a palifico round, as the one after a drop to one die)."""
     hands: list[list[tuple[int, ...]]] = []
     priors: list[np.ndarray] = []
     for dice in counts:
@@ -115,7 +116,9 @@ def build(rules: Rules, counts: tuple[int, int] = (1, 1)) -> Tree:
 
     pending: list[tuple[int, State]] = []
     for opener in (0, 1):
-        state = new_game(rules, 2, b"\0" * 32, opener=opener, dice_counts=list(counts))
+        state = new_game(
+            rules, 2, b"\0" * 32, opener=opener, dice_counts=list(counts), palifico=palifico
+        )
         pending.append((add(state, 0), state))
         roots.append(len(players) - 1)
     while pending:  # breadth first: an edge's child comes after every edge of its depth
