@@ -37,7 +37,7 @@ from typing import Any
 
 from ..engine.odds import at_least
 from .endgame import ENDGAMES
-from .policies import View, legal_raises, ones_wild, strength
+from .policies import View, draw, legal_raises, ones_wild, strength
 
 ALPHA = 8.0  # how sharply a bidder avoids bids it does not believe
 TAU = 0.35  # the belief below which a bid counts as a bluff
@@ -263,13 +263,7 @@ def distribution(view: View, *, update: bool = True, endgame: bool = True) -> Ch
 
 def hard(view: View, rng: random.Random, *, update: bool = True) -> dict[str, Any]:
     """The hard bot's move: drawn from :func:`distribution` with the bot's own RNG."""
-    choice = distribution(view, update=update)
-    pick = rng.random()
-    for action, p in choice:
-        pick -= p
-        if pick <= 0:
-            return action
-    return choice[-1][0]
+    return draw(distribution(view, update=update), rng)
 
 
 def _direction(game: View) -> int:

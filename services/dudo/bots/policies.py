@@ -128,19 +128,8 @@ def baseline(view: View, rng: random.Random) -> dict[str, Any]:
 
 
 def random_policy(view: View, rng: random.Random) -> dict[str, Any]:
-    legal = view["game"]["legal"]
-    kinds = [k for k in ("dudo", "calza", "direction") if legal[k]]
-    faces = [f for f, floor in enumerate(legal["bid"], 1) if floor is not None]
-    if faces:
-        kinds.append("bid")
-    kind = rng.choice(kinds)
-    if kind == "bid":
-        face = rng.choice(faces)
-        floor = legal["bid"][face - 1]
-        return {"type": "bid", "quantity": rng.randint(floor, legal["max_quantity"]), "face": face}
-    if kind == "direction":
-        return {"type": "direction", "value": rng.choice((1, -1))}
-    return {"type": kind}
+    """The easy bot: a uniformly random kind of legal action, then a random instance."""
+    return draw(random_distribution(view), rng)
 
 
 def random_distribution(view: View) -> list[tuple[dict[str, Any], float]]:
@@ -166,6 +155,16 @@ def random_distribution(view: View) -> list[tuple[dict[str, Any], float]]:
         else:
             out.append(({"type": kind}, share))
     return out
+
+
+def draw(choice: list[tuple[dict[str, Any], float]], rng: random.Random) -> dict[str, Any]:
+    """One action from a distribution, with the bot's own RNG (one number per move)."""
+    pick = rng.random()
+    for action, p in choice:
+        pick -= p
+        if pick <= 0:
+            return action
+    return choice[-1][0]
 
 
 def my_turn(view: View) -> bool:
