@@ -18,10 +18,17 @@ unlikely. This policy keeps that belief exactly:
    their dice count for a face; convolving them with this seat's own dice gives
    the distribution of the total, hence P(bid true) and P(exactly right) for
    every bid, exactly, with no sampling.
-4. **Decision.** Take the action most likely to keep this seat's dice: call
-   Dudo with P(standing bid false), Calza with P(exact), or raise with the
-   legal bid most likely true (raising passes the risk on, so a raise gets a
-   small bonus). Calza that can win a die back gets a small bonus too.
+4. **Scores.** How likely each action keeps this seat's dice: Dudo scores
+   P(standing bid false), Calza P(exact), a raise the legal bid most likely true
+   (raising passes the risk on, so a raise gets a small bonus). Calza that can
+   win a die back gets a small bonus too.
+5. **Mixing and bluffs.** A bot that always takes the best score shows its hand
+   and can be read (issue 17 measured it: a best responder beat it 83% of the
+   time with wild ones). So the move is a distribution: actions scoring alike
+   share the probability (a softmax), and part of a raise's share goes to bids on
+   faces it does not hold. The opponent model expects bluffs in return (epsilon).
+6. **Solved endgames.** Heads-up with one die each, where one round decides the
+   game, it plays that round's equilibrium (:mod:`dudo.bots.endgame`).
 
 Everything is computed from the seat's view: its dice, the dice counts and
 this round's bids. See docs/bots.md for the measured strength.
