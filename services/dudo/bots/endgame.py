@@ -10,7 +10,10 @@ round that follows a drop to one die; rounds where a Calza could win a die back 
 not decide the game, and there the heuristic plays. A solve takes
 a few seconds, so it runs in the background (the bot plays its heuristic until the
 answer is there) unless the caller waits for it (the arena, the benchmark); the bot
-service starts one for each preset as it starts.
+service starts one for each preset as it starts. A solve runs in a process of its own,
+one at a time: in a thread it would share the interpreter's lock with the bot that
+plays meanwhile, and each of its many small numpy steps would wait for it (measured:
+decisions 4x slower, some over 100 ms, and solves that took minutes beside a busy bot).
 
 Only what the seat's view shows is used: the dice counts, the opener, the bids of
 this round and its own die.
@@ -18,7 +21,10 @@ this round and its own die.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +39,7 @@ log = structlog.get_logger("dudo.bots")
 
 ITERATIONS = 400  # CFR+ iterations: NashConv ~1e-4 for one die each (docs/bots.md)
 KEEP = 16  # rule sets remembered
+RETRY_AFTER_S = 60.0  # a solve that failed (its process killed, say) is tried again then
 # What changes the game of a round; the rest (clocks, stakes, seats) does not.
 GAME_FIELDS = (
     "wild_ones", "opening_ones", "calza", "calza_needs_lost_die", "palifico",
@@ -42,9 +49,14 @@ GAME_FIELDS = (
 
 @dataclass
 class Solved:
-    """One solved round: the tree, its equilibrium, and where each history sits."""
+    """One solved round: its equilibrium and what is needed to read it (the hands, each
+    node's edges and their actions), where each history sits; small enough to pass
+    from the solving process."""
 
-    tree: solver.Tree
+    hands: list[list[tuple[int, ...]]]  # per seat of the tree
+    node_first: np.ndarray
+    node_edges: np.ndarray
+    edge_action: list[Any]
     strategy: np.ndarray
     nodes: dict[tuple[Any, ...], int]  # (phase, bids with seats relative to the opener)
 
@@ -59,13 +71,13 @@ class Solved:
             return []
         hand = tuple(sorted(game["dice"]))
         tree_seat = rel[seat]
-        h = self.tree.hands[tree_seat].index(hand)
-        first, size = int(self.tree.node_first[node]), int(self.tree.node_edges[node])
+        h = self.hands[tree_seat].index(hand)
+        first, size = int(self.node_first[node]), int(self.node_edges[node])
         out = []
         for e in range(first, first + size):
             p = float(self.strategy[e, h])
             if p > 1e-6:
-                out.append((_action(self.tree.edge_action[e]), p))
+                out.append((_action(self.edge_action[e]), p))
         if not all(_allowed(action, game["legal"]) for action, _ in out):
             # Not this round after all (a rule the key missed): never an illegal move.
             log.warning("endgame_mismatch", bids=game["bids"], phase=game["phase"])
@@ -99,6 +111,16 @@ class Endgames:
         self._solved: OrderedDict[tuple[Any, ...], Solved | None] = OrderedDict()
         self._running: dict[tuple[Any, ...], threading.Event] = {}
         self._lock = threading.Lock()
+        self._one_at_a_time = threading.Lock()  # solves queue: one core at most
+        self._failed: dict[tuple[Any, ...], float] = {}  # key -> when to try again
+        os.register_at_fork(after_in_child=self._forgotten_in_a_fork)
+
+    def _forgotten_in_a_fork(self) -> None:
+        """A forked child (the arena's pool) has none of the solving threads: the solves
+        they were running never finish there, and their locks may be held forever."""
+        self._running = {}
+        self._lock = threading.Lock()
+        self._one_at_a_time = threading.Lock()
 
     @staticmethod
     def applies(game: dict[str, Any]) -> bool:
@@ -118,6 +140,8 @@ class Endgames:
             if key in self._solved:
                 self._solved.move_to_end(key)
                 return self._solved[key]
+            if time.monotonic() < self._failed.get(key, 0.0):
+                return None  # the heuristic plays until it is tried again
             running = self._running.get(key)
             if running is None:
                 running = self._running[key] = threading.Event()
@@ -137,32 +161,32 @@ class Endgames:
         self, key: tuple[Any, ...], rules: dict[str, Any], palifico: bool, done: threading.Event
     ) -> None:
         solved: Solved | None = None
+        failed = False
         try:
+            with self._one_at_a_time:
+                # A process of pool workers (the arena's) may not start children: there
+                # the caller waits for the answer anyway, so it is solved here.
+                if multiprocessing.current_process().daemon:
+                    solved, outcome = solve_round(rules, palifico)
+                else:
+                    solved, outcome = _in_a_process(rules, palifico)
             fields = {name: rules[name] for name in GAME_FIELDS if name in rules}
-            game_rules = Rules.from_dict({"preset": rules.get("preset", "classic"), **fields})
-            tree = solver.build(game_rules, (1, 1), palifico=palifico)
-            strategy = solver.solve(tree, ITERATIONS)
-            nodes = {}
-            for index, state in enumerate(tree.states):
-                if state.opener == 0:  # the opener is seat 0 of the tree; its twin mirrors
-                    nodes[(state.phase, tuple(state.bids))] = index
-            solved = Solved(tree, strategy, nodes)
-            log.info(
-                "endgame_solved",
-                rules=fields,
-                palifico=palifico,
-                nash_conv=solver.nash_conv(tree, strategy),
-            )
-        except ValueError as exc:  # one round does not decide the game under these rules
-            log.info("endgame_unsolvable", why=str(exc))
-            solved = None
+            if solved is None:  # one round does not decide the game under these rules
+                log.info("endgame_unsolvable", rules=fields, palifico=palifico, why=outcome)
+            else:
+                log.info("endgame_solved", rules=fields, palifico=palifico, nash_conv=outcome)
         except Exception:
-            log.exception("endgame_failed")
+            log.exception("endgame_failed", retry_s=RETRY_AFTER_S)
+            failed = True
         finally:
             with self._lock:
-                self._solved[key] = solved
-                while len(self._solved) > KEEP:
-                    self._solved.popitem(last=False)
+                if failed:
+                    self._failed[key] = time.monotonic() + RETRY_AFTER_S
+                else:
+                    self._failed.pop(key, None)
+                    self._solved[key] = solved
+                    while len(self._solved) > KEEP:
+                        self._solved.popitem(last=False)
                 self._running.pop(key, None)
             done.set()
 
@@ -175,6 +199,55 @@ class Endgames:
             self.get(rules)
             if rules["palifico"]:
                 self.get(rules, palifico=True)
+
+
+def solve_round(rules: dict[str, Any], palifico: bool) -> tuple[Solved | None, Any]:
+    """Solve the one-die-each round of these rules: (the solved round, its NashConv), or
+    (None, why) when one round does not decide the game under them."""
+    fields = {name: rules[name] for name in GAME_FIELDS if name in rules}
+    game_rules = Rules.from_dict({"preset": rules.get("preset", "classic"), **fields})
+    try:
+        tree = solver.build(game_rules, (1, 1), palifico=palifico)
+    except ValueError as exc:
+        return None, str(exc)
+    strategy = solver.solve(tree, ITERATIONS)
+    nodes = {}
+    for index, state in enumerate(tree.states):
+        if state.opener == 0:  # the opener is seat 0 of the tree; its twin mirrors
+            nodes[(state.phase, tuple(state.bids))] = index
+    solved = Solved(
+        tree.hands, tree.node_first, tree.node_edges, tree.edge_action, strategy, nodes
+    )
+    return solved, solver.nash_conv(tree, strategy)
+
+
+def _in_a_process(rules: dict[str, Any], palifico: bool) -> tuple[Solved | None, Any]:
+    """:func:`solve_round` in a child process (spawned: this one has threads), its
+    answer sent back through a pipe. A child that dies raises EOFError here."""
+    context = multiprocessing.get_context("spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(
+        target=_child, args=(sender, rules, palifico), name="dudo-endgame", daemon=True
+    )
+    child.start()
+    sender.close()  # the child holds the other end: EOF when it is gone
+    try:
+        ok, answer = receiver.recv()
+    finally:
+        receiver.close()
+        child.join(5)
+    if not ok:
+        raise RuntimeError(f"the endgame solver failed: {answer}")
+    return answer
+
+
+def _child(sender: Any, rules: dict[str, Any], palifico: bool) -> None:
+    try:
+        sender.send((True, solve_round(rules, palifico)))
+    except Exception as exc:  # the parent logs it
+        sender.send((False, repr(exc)))
+    finally:
+        sender.close()
 
 
 ENDGAMES = Endgames()
