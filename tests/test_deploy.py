@@ -26,7 +26,7 @@ from dudo.bench.common import wait_ready
 from dudo.bots.remote import run as play_remote
 
 from .compose import Topology, interpolate, load
-from .integration.procs import Workers, wait_for
+from .integration.procs import Workers, ready, wait_for
 from .integration.test_gateway_acl import denied
 from .integration.test_irc import open_and_play, play_until_over
 from .irc import IrcPerson, IrcServer
@@ -107,7 +107,7 @@ def test_the_compose_topology_as_processes_plays_through_its_load_balancer_and_i
     client = redis.Redis.from_url(admin_url)
     # setup made a Redis user for each gateway, kept in Redis's ACL file.
     assert sorted(admin.gateways(client)) == ["irc-1", "web-1", "web-2"]
-    wait_for(lambda: _ready(base), 60, "the load balancer to a ready gateway")
+    wait_for(lambda: ready(base), 60, "the load balancer to a ready gateway")
 
     # A game from the web, through HAProxy to either gateway, against the bot service.
     outcome = asyncio.run(
@@ -141,16 +141,6 @@ def test_the_compose_topology_as_processes_plays_through_its_load_balancer_and_i
     assert client.zcard(keys.WORKERS) == 0
     leases = [client.get(keys.lease(p)) for p in range(16)]
     assert all(lease is None or lease.split(b"|")[1] == b"" for lease in leases), leases
-
-
-def _ready(base: str) -> bool:
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(f"{base}/readyz", timeout=2) as answer:
-            return answer.status == 200
-    except OSError:
-        return False
 
 
 def test_an_instance_named_at_start_connects_with_a_password_derived_from_its_apps_secret(

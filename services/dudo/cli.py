@@ -236,10 +236,6 @@ def _loop_arguments(p: argparse.ArgumentParser, partitions: int) -> None:
     p.add_argument("--redis", default=DEFAULT_REDIS, help="Redis URL")
     p.add_argument("--partitions", type=int, default=partitions)
     p.add_argument("--batch", type=int, default=256, help="entries per partition per read")
-    p.add_argument(
-        "--id", default=os.environ.get("DUDO_ID"), help="worker id (default: $DUDO_ID, else "
-        "host-pid-random)",
-    )
     p.add_argument("--lease-ms", type=int, default=5000, help="lease time to live")
     p.add_argument("--heartbeat", type=float, default=0.5, help="seconds between renewals")
     p.add_argument(
@@ -257,12 +253,6 @@ def _loop_arguments(p: argparse.ArgumentParser, partitions: int) -> None:
         action="store_true",
         help="one partition per script call (for proxies that refuse multi-slot scripts; "
         "automatic on a Redis Cluster)",
-    )
-    p.add_argument(
-        "--health-port",
-        type=int,
-        default=HEALTH_PORT,
-        help="serve /healthz and /readyz on this port (default: $DUDO_HEALTH_PORT)",
     )
     p.add_argument(
         "--open-ttl", type=float, default=3600, help="seconds an unchanged open table lives"
@@ -292,6 +282,27 @@ def _loop_arguments(p: argparse.ArgumentParser, partitions: int) -> None:
         default=5,
         help="an inbox entry read this many times without a commit is dead-lettered",
     )
+    _process_arguments(p, "worker id", "host-pid-random")
+
+
+def _process_arguments(
+    p: argparse.ArgumentParser, what: str, otherwise: str, *, health: bool = True
+) -> None:
+    """What every long-running process is given: its id (kept across restarts),
+    where it answers health checks (a web gateway answers on its own port), and how
+    much it logs."""
+    p.add_argument(
+        "--id",
+        default=os.environ.get("DUDO_ID"),
+        help=f"{what} (default: $DUDO_ID, else {otherwise})",
+    )
+    if health:
+        p.add_argument(
+            "--health-port",
+            type=int,
+            default=HEALTH_PORT,
+            help="serve /healthz and /readyz on this port (default: $DUDO_HEALTH_PORT)",
+        )
     p.add_argument("--log-level", default="info")
 
 
@@ -746,11 +757,6 @@ def build_parser() -> argparse.ArgumentParser:
     gateway.add_argument(
         "--director-partitions", type=int, default=4, help="the deployment's director partitions"
     )
-    gateway.add_argument(
-        "--id",
-        default=os.environ.get("DUDO_ID"),
-        help="gateway instance id (default: $DUDO_ID, else host-pid-random)",
-    )
     _add_limits(gateway)
     gateway.add_argument(
         "--reply-timeout",
@@ -775,7 +781,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="take views as stream `view` messages and encode the clients' JSON here "
         "(default: workers send `frames`, the JSON encoded once for every gateway)",
     )
-    gateway.add_argument("--log-level", default="info")
+    _process_arguments(gateway, "gateway instance id", "host-pid-random", health=False)
     gateway.set_defaults(func=_gateway)
 
     irc = sub.add_parser("irc", help="run a chat gateway: Dudo in IRC channels")
@@ -804,18 +810,7 @@ def build_parser() -> argparse.ArgumentParser:
     irc.add_argument(
         "--director-partitions", type=int, default=4, help="the deployment's director partitions"
     )
-    irc.add_argument(
-        "--id",
-        default=os.environ.get("DUDO_ID"),
-        help="gateway id: keep it across restarts (default: $DUDO_ID, else irc-HOST)",
-    )
-    irc.add_argument(
-        "--health-port",
-        type=int,
-        default=HEALTH_PORT,
-        help="serve /healthz and /readyz on this port (default: $DUDO_HEALTH_PORT)",
-    )
-    irc.add_argument("--log-level", default="info")
+    _process_arguments(irc, "gateway id: keep it across restarts", "irc-HOST")
     irc.set_defaults(func=_irc)
 
     bots = sub.add_parser("bots", help="run a bot service that fills bot seats")
@@ -823,18 +818,7 @@ def build_parser() -> argparse.ArgumentParser:
     bots.add_argument("--partitions", type=int, default=16)
     bots.add_argument("--think-min", type=float, default=0.0, help="seconds before acting")
     bots.add_argument("--think-max", type=float, default=0.0)
-    bots.add_argument(
-        "--id",
-        default=os.environ.get("DUDO_ID"),
-        help="service id, its gateway id (default: $DUDO_ID, else bots-random)",
-    )
-    bots.add_argument(
-        "--health-port",
-        type=int,
-        default=HEALTH_PORT,
-        help="serve /healthz and /readyz on this port (default: $DUDO_HEALTH_PORT)",
-    )
-    bots.add_argument("--log-level", default="info")
+    _process_arguments(bots, "service id, its gateway id", "bots-random")
     bots.set_defaults(func=_bots)
 
     worker = sub.add_parser("worker", help="run a table worker")

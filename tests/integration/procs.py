@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -152,3 +153,12 @@ def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)
+
+
+def ready(base: str) -> bool:
+    """Does the HTTP server at ``base`` answer its /readyz with 200 (ready to serve)?"""
+    try:
+        with urllib.request.urlopen(f"{base}/readyz", timeout=2) as answer:
+            return answer.status == 200
+    except OSError:
+        return False

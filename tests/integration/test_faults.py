@@ -30,7 +30,7 @@ from dudo.service import REDIS_DOWN
 from dudo.table import Table
 
 from ..servers import RedisServer, free_port
-from .procs import P, Workers, owners, wait_for
+from .procs import P, Workers, owners, ready, wait_for
 
 
 def hello_answer(base: str, token: str) -> dict[str, Any]:
@@ -403,21 +403,13 @@ def test_a_join_that_meets_a_redis_outage_leaves_no_ghost(tmp_path: Path) -> Non
         status, ben = _post(f"{base}/api/tables/{ana['table']}/join", {"name": "Ben"})
         assert status == 503 and ben["code"] == "unavailable" and ben["token"]
         server.restart(down_for=0)
-        wait_for(lambda: _ready(base), 20, "the gateway ready again")
+        wait_for(lambda: ready(base), 20, "the gateway ready again")
 
         welcome = hello_answer(base, ben["token"])
         assert welcome["type"] == "welcome" and welcome["player"] == ben["player"]
         table = Table.from_bytes(server.client().hget(keys.table_of(ana["table"], P), "s"))
         seated = {wire.public_id(s.player) for s in table.seats if s.player is not None}
         assert seated == {ana["player"], ben["player"]}
-
-
-def _ready(base: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{base}/readyz", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def test_an_act_that_meets_a_redis_outage_is_refused_and_can_be_sent_again(
@@ -454,7 +446,7 @@ def test_an_act_that_meets_a_redis_outage_is_refused_and_can_be_sent_again(
                 await ws.send_str(json.dumps({"v": 1, "type": "act", "id": "m1", "action": bid}))
                 refused = json.loads((await ws.receive(timeout=10)).data)
                 server.restart(down_for=0)
-                await asyncio.to_thread(wait_for, lambda: _ready(base), 20, "ready again")
+                await asyncio.to_thread(wait_for, lambda: ready(base), 20, "ready again")
                 await ws.send_str(json.dumps({"v": 1, "type": "act", "id": "m2", "action": bid}))
                 while True:
                     msg = json.loads((await ws.receive(timeout=10)).data)

@@ -50,6 +50,21 @@ def play_to_the_end(worker: Worker, link: GatewayLink, tables: list[str], seed: 
     return driver
 
 
+def spy_reads(worker: Worker) -> list[int]:
+    """The number of keys of each read script call the worker makes from now on: 3 per
+    partition it reads."""
+    read_keys: list[int] = []
+    raw = worker.scripts.raw
+
+    def spy(name: str, script_keys: list[str], args: list[Any]) -> Any:
+        if name == "read":
+            read_keys.append(len(script_keys))
+        return raw(name, script_keys, args)
+
+    worker.scripts.raw = spy  # type: ignore[method-assign]
+    return read_keys
+
+
 def stored(client: Any, table_id: str) -> Table:
     return Table.from_bytes(client.hget(keys.table_of(table_id, P), "s"))
 
@@ -60,15 +75,7 @@ def test_worker_takes_every_partition_and_plays_games_to_the_end(
 ) -> None:
     worker = make_worker(client, slot_per_call=slot_per_call)
     assert set(worker.partitions) == set(range(P))
-    read_keys: list[int] = []  # keys per read call: 3 per partition it reads
-    raw = worker.scripts.raw
-
-    def spy(name: str, script_keys: list[str], args: list[Any]) -> Any:
-        if name == "read":
-            read_keys.append(len(script_keys))
-        return raw(name, script_keys, args)
-
-    worker.scripts.raw = spy  # type: ignore[method-assign]
+    read_keys = spy_reads(worker)
     link = GatewayLink(client, "gw-1", P)
     driver = play_to_the_end(worker, link, [f"t{i}" for i in range(12)], seed=3)
     if slot_per_call:
@@ -94,15 +101,7 @@ def test_after_a_blocking_wait_only_the_inboxes_that_got_entries_are_read(
     # A heartbeat far off: its cycle reads every partition, on purpose, and a slow
     # machine must not turn every cycle into one.
     worker = make_worker(real_redis, heartbeat=5.0, lease_ms=20_000)
-    read_keys: list[int] = []
-    raw = worker.scripts.raw
-
-    def spy(name: str, script_keys: list[str], args: list[Any]) -> Any:
-        if name == "read":
-            read_keys.append(len(script_keys))
-        return raw(name, script_keys, args)
-
-    worker.scripts.raw = spy  # type: ignore[method-assign]
+    read_keys = spy_reads(worker)
     assert worker.run_once() == 0  # the first cycle: the heartbeat's, every partition
     assert read_keys == [3 * P]
     link = GatewayLink(real_redis, "gw-1", P)
