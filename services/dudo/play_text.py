@@ -80,6 +80,8 @@ WORDS: dict[str, dict[str, str]] = {
         "joins": "{who} joins ({taken}/{seats})",
         "leaves": "{who} leaves ({taken}/{seats})",
         "begins": "The game begins: {names}",
+        "start_when_seated": "{who}: the bots are taking their seats; the game begins when "
+        "they sit (!start again: at once)",
         "round_line": "Round {round} · {dice} dice: {counts}",
         "turn_call": "{who}: your turn ({standing})",
         "open_round": "open the round",
@@ -151,6 +153,8 @@ WORDS: dict[str, dict[str, str]] = {
         "joins": "{who} se sienta ({taken}/{seats})",
         "leaves": "{who} se va ({taken}/{seats})",
         "begins": "Empieza el juego: {names}",
+        "start_when_seated": "{who}: los bots se están sentando; el juego empieza cuando "
+        "se sienten (!start otra vez: ya)",
         "round_line": "Ronda {round} · {dice} dados: {counts}",
         "turn_call": "{who}: te toca ({standing})",
         "open_round": "abrís la ronda",
@@ -222,6 +226,8 @@ WORDS: dict[str, dict[str, str]] = {
         "joins": "{who} setzt sich ({taken}/{seats})",
         "leaves": "{who} geht ({taken}/{seats})",
         "begins": "Das Spiel beginnt: {names}",
+        "start_when_seated": "{who}: die Bots setzen sich; das Spiel beginnt, sobald sie "
+        "sitzen (!start noch einmal: sofort)",
         "round_line": "Runde {round} · {dice} Würfel: {counts}",
         "turn_call": "{who}: du bist dran ({standing})",
         "open_round": "eröffne die Runde",

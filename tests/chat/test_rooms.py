@@ -27,7 +27,9 @@ class Harness:
     """Rooms and the tables they make, joined as a worker would join them; bot seats are
     taken and played by a stand-in for the bot service (gateway ``gw-bots``)."""
 
-    def __init__(self, channels: tuple[str, ...] = (CHANNEL,), life: str = "a") -> None:
+    def __init__(
+        self, channels: tuple[str, ...] = (CHANNEL,), life: str = "a", hold_bots: bool = False
+    ) -> None:
         ids = itertools.count(1)  # unique as the gateway's random ids are, life after life
         self.rooms = Rooms(
             list(channels),
@@ -39,6 +41,10 @@ class Harness:
         self.lines: list[tuple[str, str]] = []
         self.rng = random.Random(5)
         self.now = NOW
+        # The bot service's joins, held back until seat_bots() (it is another process:
+        # its bots sit a moment after the table asks for them).
+        self.hold_bots = hold_bots
+        self.held: dict[str, dict[str, Any]] = {}
 
     def type(self, nick: str, text: str, channel: str = CHANNEL) -> list[tuple[str, str]]:
         """``nick`` says ``text`` in ``channel``; the lines everything it caused made."""
@@ -73,7 +79,18 @@ class Harness:
             bot = f"bot-{table.id}-{seat}"
             join = wire.message("join", id=f"j-{bot}", table=table.id, gateway="gw-bots",
                                 player=bot, name=f"Bot{seat}", seat=seat, bot=level)  # fmt: skip
+            if self.hold_bots:
+                self.held[bot] = join
+            else:
+                self.deliver(join)
+
+    def seat_bots(self) -> list[tuple[str, str]]:
+        """The held bots sit; the lines that made."""
+        before = len(self.lines)
+        held, self.held = self.held, {}
+        for join in held.values():
             self.deliver(join)
+        return self.lines[before:]
 
     def _bots_play(self, table: Table, view: dict[str, Any]) -> None:
         for private, holder in zip(view["seats"], view["holders"], strict=True):
@@ -305,3 +322,28 @@ def test_hostile_lines_get_an_answer_and_change_nothing() -> None:
     assert all(t.version >= version for t in h.tables.values())
     assert len(h.tables) == 1  # no second table
     play_out(h, ["Ana"])  # and the game still plays to its end
+
+
+def test_a_start_typed_before_the_bots_sit_begins_the_game_when_they_do() -> None:
+    h = Harness(hold_bots=True)
+    h.type("Ana", "!new classic bots 2 dice 2")
+    assert channel(h.type("Ana", "!start")) == [
+        "Ana: the bots are taking their seats; the game begins when they sit "
+        "(!start again: at once)"
+    ]
+    assert h.table().status == "open" and h.held
+    said = channel(h.seat_bots())
+    assert any(t.startswith("The game begins: Ana, Bot") for t in said), said
+    assert h.table().status == "playing"
+
+
+def test_a_second_start_goes_at_once_and_is_refused_while_too_few_sit() -> None:
+    """The bot service may be down: asking again sends the start, whatever comes of it."""
+    h = Harness(hold_bots=True)
+    h.type("Ana", "!new classic bots 1 dice 2")
+    assert "the game begins when they sit" in channel(h.type("Ana", "!start"))[0]
+    said = channel(h.type("Ana", "!start"))
+    assert said == ["Ana: refused (too_few_players): 1 seated, 2 needed"], said
+    said = channel(h.seat_bots())  # the start was refused: no start pending any more
+    assert not any("The game begins" in t for t in said) and h.table().status == "open"
+    assert any("The game begins" in t for t in channel(h.type("Ana", "!start")))

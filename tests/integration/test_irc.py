@@ -100,9 +100,8 @@ def open_and_play(person: IrcPerson, moves: int, channel: str = "#dudo") -> str:
     ``moves`` moves; returns the table's id."""
     person.say(channel, "!new classic bots 2 dice 3")
     table = person.wait_for(rf"{person.nick} opens table (\S+) ")[2].split()[3]
-    # the bots take their seats through the bot service, a moment later: a start before
-    # then is refused (too_few_players), as it would be for a person in a hurry
-    person.wait_for(r"joins \(3/6\)")
+    # The bots take their seats through the bot service, a moment later: a start typed
+    # before then waits for them ("the game begins when they sit").
     person.say(channel, "!start")
     person.wait_for("The game begins")
     assert play_until_over({person.nick: person}, channel, stop_after=moves) is None

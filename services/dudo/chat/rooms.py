@@ -48,6 +48,7 @@ REMIND_MIN_MS = 5000  # a reminder comes at least this long before the clock run
 _PERSISTED = (
     "channel", "lang", "table", "host", "preset", "bots", "nicks", "seats", "version",
     "status", "round", "turn_key", "turn_player", "deadline", "reminded", "names", "dealt",
+    "start_by",
 )  # fmt: skip
 
 
@@ -82,6 +83,10 @@ class Room:
     reminded: list[int] | None = None  # the turn_key a reminder was said for
     names: list[str | None] = field(default_factory=list)  # players as last seen
     dealt: dict[str, int] = field(default_factory=dict)  # player -> round its dice were told
+    # Who typed !start while the table's bots were still on their way: the start is sent
+    # for them once the bots sit.
+    start_by: str | None = None
+    bots_seated: int = 0  # as the last view showed (rebuilt from it: not stored)
     # Not stored: rebuilt from the next view (or a resync after a restart).
     public: dict[str, Any] | None = None
     views: dict[str, dict[str, Any]] = field(default_factory=dict)  # player -> seat view
@@ -204,6 +209,11 @@ class Rooms:
             text = odds_text(view, room.lang) if view else say("no_odds", room.lang)
             return Output([(nick, text)])
         if command == "start":
+            coming = room.status in (None, "open") and room.bots_seated < room.bots
+            if coming and room.start_by is None:  # the bot service seats them, soon
+                room.start_by = nick
+                return Output([(room.channel, say("start_when_seated", room.lang, who=nick))])
+            room.start_by = None  # asked twice: at once (refused if too few sit)
             return self._tracked(room, nick, self._msg(room, "start", player=player))
         if command == "leave":
             seat = room.seats[player]
@@ -359,6 +369,8 @@ class Rooms:
             self._call_turn(room, public, out)
         room.resumed = False
         room.public = public
+        room.bots_seated = sum(1 for p in public["players"] if p and p.get("bot"))
+        self._deferred_start(room, out)
         self._privates(room, msg, out)
         room.version = msg["version"]
         return out
@@ -401,6 +413,16 @@ class Rooms:
         room.round = game["round"] if game else None
         room.deadline = view.get("deadline")
         self._call_turn(room, view, out)
+
+    def _deferred_start(self, room: Room, out: Output) -> None:
+        """The start someone asked for while the bots were on their way, now they sit
+        (dropped if the game began otherwise, or that person is no longer seated)."""
+        if room.start_by is None or (room.bots_seated < room.bots and room.status == "open"):
+            return
+        nick, room.start_by = room.start_by, None
+        player = room.player_of_nick(nick)
+        if room.status == "open" and player in room.seats:
+            out.extend(self._tracked(room, nick, self._msg(room, "start", player=player)))
 
     def _call_turn(self, room: Room, view: dict[str, Any], out: Output) -> None:
         """Name the player whose turn it is, when it is one of ours and a new turn."""
