@@ -113,6 +113,7 @@ class Endgames:
         self._lock = threading.Lock()
         self._one_at_a_time = threading.Lock()  # solves queue: one core at most
         self._failed: dict[tuple[Any, ...], float] = {}  # key -> when to try again
+        self.solving: set[multiprocessing.process.BaseProcess] = set()  # the child at work
         os.register_at_fork(after_in_child=self._forgotten_in_a_fork)
 
     def _forgotten_in_a_fork(self) -> None:
@@ -121,6 +122,7 @@ class Endgames:
         self._running = {}
         self._lock = threading.Lock()
         self._one_at_a_time = threading.Lock()
+        self.solving = set()  # its parent's children, not its own
 
     @staticmethod
     def applies(game: dict[str, Any]) -> bool:
@@ -169,7 +171,7 @@ class Endgames:
                 if multiprocessing.current_process().daemon:
                     solved, outcome = solve_round(rules, palifico)
                 else:
-                    solved, outcome = _in_a_process(rules, palifico)
+                    solved, outcome = _in_a_process(rules, palifico, self.solving)
             fields = {name: rules[name] for name in GAME_FIELDS if name in rules}
             if solved is None:  # one round does not decide the game under these rules
                 log.info("endgame_unsolvable", rules=fields, palifico=palifico, why=outcome)
@@ -221,21 +223,26 @@ def solve_round(rules: dict[str, Any], palifico: bool) -> tuple[Solved | None, A
     return solved, solver.nash_conv(tree, strategy)
 
 
-def _in_a_process(rules: dict[str, Any], palifico: bool) -> tuple[Solved | None, Any]:
+def _in_a_process(
+    rules: dict[str, Any], palifico: bool, solving: set[Any]
+) -> tuple[Solved | None, Any]:
     """:func:`solve_round` in a child process (spawned: this one has threads), its
-    answer sent back through a pipe. A child that dies raises EOFError here."""
+    answer sent back through a pipe; ``solving`` holds the child while it runs. A child
+    that dies raises EOFError here."""
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(
         target=_child, args=(sender, rules, palifico), name="dudo-endgame", daemon=True
     )
     child.start()
+    solving.add(child)
     sender.close()  # the child holds the other end: EOF when it is gone
     try:
         ok, answer = receiver.recv()
     finally:
         receiver.close()
         child.join(5)
+        solving.discard(child)
     if not ok:
         raise RuntimeError(f"the endgame solver failed: {answer}")
     return answer
