@@ -597,7 +597,7 @@ def _arena(args: argparse.Namespace) -> int:
         args.b,
         seats=args.seats,
         games=args.games,
-        preset=args.preset or "classic",
+        preset=args.preset,
         seed=args.seed,
         rules=rules,
         workers=args.workers,

@@ -172,7 +172,7 @@ class Endgames:
                     solved, outcome = solve_round(rules, palifico)
                 else:
                     solved, outcome = _in_a_process(rules, palifico, self.solving)
-            fields = {name: rules[name] for name in GAME_FIELDS if name in rules}
+            fields = _game_fields(rules)
             if solved is None:  # one round does not decide the game under these rules
                 log.info("endgame_unsolvable", rules=fields, palifico=palifico, why=outcome)
             else:
@@ -203,11 +203,15 @@ class Endgames:
                 self.get(rules, palifico=True)
 
 
+def _game_fields(rules: dict[str, Any]) -> dict[str, Any]:
+    """The rules of ``rules`` that change the round (what a solve is keyed by)."""
+    return {name: rules[name] for name in GAME_FIELDS if name in rules}
+
+
 def solve_round(rules: dict[str, Any], palifico: bool) -> tuple[Solved | None, Any]:
     """Solve the one-die-each round of these rules: (the solved round, its NashConv), or
     (None, why) when one round does not decide the game under them."""
-    fields = {name: rules[name] for name in GAME_FIELDS if name in rules}
-    game_rules = Rules.from_dict({"preset": rules.get("preset", "classic"), **fields})
+    game_rules = Rules.from_dict({"preset": rules.get("preset", "classic"), **_game_fields(rules)})
     try:
         tree = solver.build(game_rules, (1, 1), palifico=palifico)
     except ValueError as exc:

@@ -160,8 +160,7 @@ class Belief:
     def _for_face(self, face: int) -> tuple[list[float], list[float]]:
         """(P(total == x), P(total >= x)) for x = 0..dice in play."""
         if face not in self._tails:
-            wild = self.wild and face != 1
-            mine = self.dice.count(face) + (self.dice.count(1) if wild else 0)
+            mine = self.mine(face)
             others = count_distribution(self.beliefs, face, self.wild)
             exact = [0.0] * (mine + len(others))
             for x, p in enumerate(others):
@@ -171,6 +170,10 @@ class Belief:
                 tail[x] = tail[x + 1] + exact[x]
             self._tails[face] = (exact, tail)
         return self._tails[face]
+
+    def mine(self, face: int) -> int:
+        """This seat's own dice that count for ``face`` (its ones too, where wild)."""
+        return self.dice.count(face) + (self.dice.count(1) if self.wild and face != 1 else 0)
 
     def true(self, quantity: int, face: int) -> float:
         _, tail = self._for_face(face)
@@ -238,11 +241,7 @@ def distribution(view: View, *, update: bool = True, endgame: bool = True) -> Ch
     # Bluffs: the raise's share goes partly to faces this seat holds none of, at their
     # lowest legal quantity, when that is nearly as safe as the best raise.
     (p_best, _), _, best_face = best
-    dice, wild = game["dice"], belief.wild
-
-    def support(f: int) -> int:
-        return dice.count(f) + (dice.count(1) if wild and f != 1 else 0)
-
+    support = belief.mine
     held = {f for f in range(1, 7) if support(f)}
     if standing is None:
         # Openings: the two lowest faces weaker in its hand than the best one, at their

@@ -86,7 +86,6 @@ class Room:
     # Who typed !start while the table's bots were still on their way: the start is sent
     # for them once the bots sit.
     start_by: str | None = None
-    bots_seated: int = 0  # as the last view showed (rebuilt from it: not stored)
     # Not stored: rebuilt from the next view (or a resync after a restart).
     public: dict[str, Any] | None = None
     views: dict[str, dict[str, Any]] = field(default_factory=dict)  # player -> seat view
@@ -99,6 +98,12 @@ class Room:
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> Room:
         return cls(**{k: v for k, v in state.items() if k in _PERSISTED})
+
+    @property
+    def bots_seated(self) -> int:
+        """Bots at the table as the last view showed (none before the first view)."""
+        players = self.public["players"] if self.public is not None else []
+        return sum(1 for p in players if p and p.get("bot"))
 
     def player_of_nick(self, nick: str) -> str | None:
         folded = fold(nick)
@@ -369,7 +374,6 @@ class Rooms:
             self._call_turn(room, public, out)
         room.resumed = False
         room.public = public
-        room.bots_seated = sum(1 for p in public["players"] if p and p.get("bot"))
         self._deferred_start(room, out)
         self._privates(room, msg, out)
         room.version = msg["version"]
