@@ -39,9 +39,9 @@ from __future__ import annotations
 import math
 import random
 from functools import lru_cache
-from itertools import combinations_with_replacement
 from typing import Any
 
+from ..engine import odds
 from ..engine.odds import at_least
 from .endgame import ENDGAMES
 from .policies import View, draw, legal_raises, ones_wild, strength
@@ -61,15 +61,9 @@ BLUFF_MARGIN = 0.15  # ...when that raise is this nearly as likely true as the b
 @lru_cache(maxsize=16)
 def hands(k: int) -> tuple[tuple[tuple[int, ...], float], ...]:
     """Every hand of k dice as (counts of faces 1..6, prior probability)."""
-    out = []
-    total = 6**k
-    for combo in combinations_with_replacement(range(1, 7), k):
-        counts = tuple(combo.count(face) for face in range(1, 7))
-        ways = math.factorial(k)
-        for c in counts:
-            ways //= math.factorial(c)
-        out.append((counts, ways / total))
-    return tuple(out)
+    return tuple(
+        (tuple(hand.count(face) for face in range(1, 7)), p) for hand, p in odds.hands(k)
+    )
 
 
 def _support(counts: tuple[int, ...], face: int, wild: bool) -> int:

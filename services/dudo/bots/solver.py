@@ -30,15 +30,13 @@ builds it from any bot policy (which sees exactly a seat's view).
 from __future__ import annotations
 
 import copy
-import itertools
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..engine import Rules, new_game, seat_view
+from ..engine import Rules, new_game, odds, seat_view
 from ..engine.actions import Action, Bid, Calza, Dudo
 from ..engine.bids import count_matching
 from ..engine.state import State
@@ -48,14 +46,8 @@ Policy = Callable[[dict[str, Any]], dict[Any, float]]  # view -> action dict -> 
 
 def hands_of(dice: int) -> tuple[list[tuple[int, ...]], np.ndarray]:
     """Every hand of ``dice`` dice (sorted faces) and its probability."""
-    hands = list(itertools.combinations_with_replacement(range(1, 7), dice))
-    weights = []
-    for hand in hands:
-        ways = math.factorial(dice)
-        for face in set(hand):
-            ways //= math.factorial(hand.count(face))
-        weights.append(ways / 6**dice)
-    return hands, np.array(weights)
+    every = odds.hands(dice)
+    return [hand for hand, _ in every], np.array([p for _, p in every])
 
 
 @dataclass

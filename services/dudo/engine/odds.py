@@ -9,7 +9,8 @@ are not wild. The number of unseen matches is Binomial(unseen, p).
 from __future__ import annotations
 
 from functools import lru_cache
-from math import comb
+from itertools import combinations_with_replacement
+from math import comb, factorial
 from typing import TYPE_CHECKING, Any
 
 from .bids import FACES, count_matching
@@ -18,6 +19,19 @@ if TYPE_CHECKING:
     from .state import State
 
 _DIGITS = 4
+
+
+@lru_cache(maxsize=16)
+def hands(dice: int) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Every hand of ``dice`` dice, as its faces in order, with its probability (the
+    multinomial: a hand of distinct faces is more likely than one face repeated)."""
+    out = []
+    for hand in combinations_with_replacement(FACES, dice):
+        ways = factorial(dice)
+        for face in set(hand):
+            ways //= factorial(hand.count(face))
+        out.append((hand, ways / 6**dice))
+    return tuple(out)
 
 
 @lru_cache(maxsize=512)
