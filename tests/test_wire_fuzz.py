@@ -246,3 +246,19 @@ def test_the_fast_decoders_refuse_what_only_a_full_match_refuses() -> None:
         raw = bytes([0xDE]) + (n + 1).to_bytes(2, "big") + body[1:]
         raw += msgpack.packb("seat") + first + msgpack.packb("seat") + last
         assert _answer(wire._fast.msgpack, raw) == _answer(_slow_msgpack, raw)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40)
+    | st.text(alphabet=" \t\n\u00a0\u200bab", max_size=8)
+    | st.text(max_size=40)
+)
+def test_a_display_name_is_judged_clean_exactly_as_clean_name_leaves_it(text: str) -> None:
+    """A display name in an entry must be one clean_name leaves unchanged; plain ASCII
+    is judged without the Unicode tables (wire._is_clean_name): the same answers."""
+    try:
+        expected = wire.clean_name(text) == text
+    except wire.WireError:
+        expected = False
+    assert wire._is_clean_name(text) is expected

@@ -146,6 +146,12 @@ def clean_name(value: Any) -> str:
 
 
 def _is_clean_name(value: str) -> bool:
+    """Would :func:`clean_name` leave ``value`` as it is? Checked for every display name
+    in every entry (a tournament director: a name for every player moved). Plain
+    ASCII is answered without the Unicode tables: NFC leaves it as it is, and when it
+    is printable (no control character) its only whitespace is the space."""
+    if value.isascii() and value.isprintable():
+        return 1 <= len(value) <= NAME_MAX and value.strip(" ") == value and "  " not in value
     try:
         return clean_name(value) == value
     except WireError:

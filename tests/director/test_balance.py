@@ -20,6 +20,7 @@ from dudo.director.balance import (
     plan,
     tables_needed,
 )
+from dudo.director.sizes import SizeIndex
 
 from .reference_plan import reference_plan
 
@@ -161,6 +162,8 @@ class Sim:
             name for name in before.keys() | counts.keys() if before.get(name) != counts.get(name)
         }
         assert changed <= self.balancer.touched
+        # The tables filed by size (what decisions read) are what the counts say.
+        self.balancer.check_files()
         for name in decisions.closed:
             assert not self.tables.pop(name).players
         for player, target in decisions.moves:
@@ -280,3 +283,51 @@ def test_the_fast_plan_decides_exactly_as_the_plain_one(
     ]
     fast, plain = plan(tables, seats, waiting), reference_plan(tables, seats, waiting)
     assert (sorted(fast.breaks), fast.sends) == (sorted(plain.breaks), plain.sends)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    steps=st.lists(st.tuples(st.integers(0, 15), st.integers(-1, 8)), min_size=1, max_size=60),
+)
+def test_size_files_read_as_a_sorted_model(steps: list[tuple[int, int]]) -> None:
+    """SizeIndex against a plain dict: after any filing and dropping, the shortest-first
+    and fullest-first readings, the first table with room and the spread are what
+    sorting the dict gives."""
+    files, model = SizeIndex(), {}
+    for rank, size in steps:
+        if size < 0:
+            files.drop(rank)
+            model.pop(rank, None)
+        else:
+            files.file(rank, size)
+            model[rank] = size
+        assert files.filed() == model and len(files) == len(model)
+        assert files.total == sum(model.values())
+        assert list(files.ascending()) == sorted((s, r) for r, s in model.items())
+        assert list(files.descending()) == sorted(
+            ((s, r) for r, s in model.items()), key=lambda e: (-e[0], e[1])
+        )
+        for limit in (0, 3, 6):
+            room = sorted((s, r) for r, s in model.items() if s < limit)
+            assert files.first_below(limit) == (room[0][1] if room else None)
+        big = [s for s in model.values() if s >= 2]
+        assert files.spread(2) == imbalance(big)
+
+
+def test_a_balancer_restored_from_its_counts_files_them_in_opening_order() -> None:
+    """A director that takes a tournament over builds its balancer from the stored
+    counts (in any order): it files them as the one that stored them did."""
+    counts = {
+        name: TableCount(name, seated, arriving, breaking)
+        for name, seated, arriving, breaking in [
+            ("t10", 5, 0, False), ("t2", 3, 1, False), ("t1", 6, 0, False), ("t3", 2, 0, True)
+        ]
+    }  # fmt: skip
+    restored = Balancer(6, counts, ["p9"], 4)
+    restored.check_files()
+    assert restored.spread() == 2  # 6 and 4 on paper; t3 is breaking up
+    decisions = restored.boundary("t2", 3, 0)
+    # p9 takes t2, the shortest; on paper t3's two players then fill t2 and t10: 6, 6, 6.
+    assert decisions.moves == [("p9", "t2")]
+    assert plan(restored.tables.values(), 6, 0).sends == {}
+    restored.check_files()

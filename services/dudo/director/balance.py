@@ -29,9 +29,11 @@ than two players who are still there.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
+
+from .sizes import Lookahead, SizeIndex
 
 
 @dataclass
@@ -75,82 +77,136 @@ def plan(tables: Iterable[TableCount], seats: int, waiting: int = 0) -> Plan:
 
     ``waiting`` players have left their table and found no seat yet. Idempotent:
     the same counts give the same plan, so it is simply computed again after
-    every report, and orders change only where the answer changed.
+    every batch of reports, and orders change only where the answer changed.
+    Ties are broken by the order tables were opened (``rank_key``).
 
-    Ties are broken by the order tables were opened (``rank_key``); heaps keep
-    it O((tables + moves) log tables): a 10,000-player tournament has 1,667.
+    A :class:`Balancer` keeps its tables filed by size between decisions and plans
+    over those files (:func:`plan_filed`); this files ``tables`` first.
+    """
+    files, counts = SizeIndex(), {}
+    for rank, table in enumerate(sorted(tables, key=_RANK)):
+        counts[rank] = table
+        if table.breaking:
+            waiting += table.seated
+        else:
+            files.file(rank, table.seated + table.arriving)
+    return plan_filed(files, counts, seats, waiting)
+
+
+def plan_filed(
+    files: SizeIndex, counts: Mapping[int, TableCount], seats: int, pending: int
+) -> Plan:
+    """:func:`plan` over tables filed by size: ``files`` holds the tables that are not
+    breaking, by rank (their place in opening order; ``counts`` names them), and
+    ``pending`` players have a seat to find (waiting, or at tables breaking up).
+
+    It reads the files from the ends only, so a decision costs what it decides, not
+    the number of tables: the lonely tables (size 0 or 1), the smallest when tables
+    break, as many of the shortest as players are placed, and the fullest and
+    shortest while they are two or more apart. What the plan changes on paper is
+    kept beside the files (``paper``) and never written to them.
     """
     result = Plan()
-    everything = list(tables)
-    # Tables by their index in opening order: plain ints in the heaps (ties break by
-    # the index, as by the order tables opened), lists instead of dicts by name.
-    live = sorted((t for t in everything if not t.breaking), key=_RANK)
-    paper = [t.seated + t.arriving for t in live]
-    pending = waiting + sum(t.seated for t in everything if t.breaking)
-    total = sum(paper) + pending
-    broken = [False] * len(live)
-    alive = len(live)
+    alive = len(files)
+    total = files.total + pending
+    broken: set[int] = set()
 
-    def break_table(i: int) -> None:
+    def break_table(rank: int, size: int) -> None:
         nonlocal pending, alive
-        result.breaks.append(live[i].table)
-        pending += paper[i]
-        broken[i] = True
+        result.breaks.append(counts[rank].table)
+        pending += size
+        broken.add(rank)
         alive -= 1
 
-    for i in [i for i, t in enumerate(live) if t.seated < 2 and t.arriving == 0]:
+    # 1. Tables down to one player (or none), nobody on the way: broken, in rank order.
+    lonely = sorted((r, s) for s in (0, 1) for r in files.at(s) if counts[r].arriving == 0)
+    for rank, size in lonely:
         if alive > 1:
-            break_table(i)
-    needed = tables_needed(total, seats)
-    if alive > needed:
-        # The fewest players first (ties: the table opened last), never one with
-        # players on their way.
-        candidates = sorted(
-            (i for i, t in enumerate(live) if not broken[i] and t.arriving == 0),
-            key=lambda i: (paper[i], -i),
-        )
-        for i in candidates[: alive - needed]:
-            break_table(i)
-    keep = [i for i, gone in enumerate(broken) if not gone] if alive < len(live) else range(alive)
+            break_table(rank, size)
+    # 2. As few tables as the players need: the fewest players first (ties: the table
+    # opened last), never one with players on their way.
+    extra = alive - tables_needed(total, seats)
+    if extra > 0:
+        victims: list[tuple[int, int]] = []
+        for size, ranks in files.by_size():
+            victims.extend(
+                (r, size) for r in reversed(ranks) if r not in broken and counts[r].arriving == 0
+            )
+            if len(victims) >= extra:
+                break
+        for rank, size in victims[:extra]:
+            break_table(rank, size)
 
-    # Everyone who is leaving takes the shortest table, on paper.
+    # 3. Everyone who is leaving takes the shortest table, on paper: only the first
+    # `pending` of the shortest can be chosen (each choice takes the smallest, and
+    # some of those first ones is always still smaller than anything after them).
+    paper: dict[int, int] = {}
     if pending:
-        room = [(paper[i], i) for i in keep if paper[i] < seats]
-        heapq.heapify(room)
+        room: list[tuple[int, int]] = []
+        for size, rank in files.ascending():
+            if size >= seats or len(room) == pending:
+                break
+            if rank not in broken:
+                room.append((size, rank))  # in order: already a heap
         for _ in range(pending):
             if not room:
                 break
-            size, i = heapq.heappop(room)
-            paper[i] = size + 1
+            size, rank = heapq.heappop(room)
+            paper[rank] = size + 1
             if size + 1 < seats:
-                heapq.heappush(room, (size + 1, i))
-
-    # Then the fullest tables send one player at a time to the shortest, never
-    # leaving fewer than two of their own (ties: the shortest opened first, the
-    # fullest opened first).
-    if len(keep) < 2:
+                heapq.heappush(room, (size + 1, rank))
+    if alive < 2:
         return result
-    sends = [0] * len(live)
-    shortest = [(paper[i], i) for i in keep]
-    fullest = [(-paper[i], i) for i in keep]
+
+    # 4. The fullest tables send one player at a time to the shortest, never leaving
+    # fewer than two of their own (ties: the first opened). A table either only
+    # sends or only receives. Tables the plan changed are read from the two heaps
+    # (entries whose size has changed since are stale), the others from the files.
+    def unread(rank: int) -> bool:
+        return rank in broken or rank in paper
+
+    shortest = [(size, rank) for rank, size in paper.items()]
+    fullest = [(-size, rank) for rank, size in paper.items()]
     heapq.heapify(shortest)
     heapq.heapify(fullest)
-    while fullest:
-        while shortest[0][0] != paper[shortest[0][1]]:  # stale: its size changed since
+    low_files = Lookahead(files.ascending(), unread)
+    high_files = Lookahead(files.descending(), unread)
+    sends: dict[int, int] = {}
+    while True:
+        while shortest and shortest[0][0] != paper[shortest[0][1]]:
             heapq.heappop(shortest)
-        low, short = shortest[0]
-        size, full = fullest[0]
-        if -size != paper[full] or live[full].seated - sends[full] <= 2:
-            heapq.heappop(fullest)  # stale, or keeps its last two: never a sender again
-            continue
-        if paper[full] - low <= 1:
+        lows = [entry for entry in (low_files.peek(), shortest[0] if shortest else None) if entry]
+        if not lows:
             break
-        sends[full] += 1
-        paper[full] -= 1
-        paper[short] += 1
-        heapq.heapreplace(fullest, (-paper[full], full))
-        heapq.heappush(shortest, (paper[short], short))
-    result.sends = {live[i].table: n for i, n in enumerate(sends) if n}
+        low, short = min(lows)
+        above, top = high_files.peek(), fullest[0] if fullest else None
+        from_files = above is not None and (top is None or (-above[0], above[1]) < top)
+        if from_files:
+            assert above is not None
+            size, full = above
+        elif top is not None:
+            size, full = -top[0], top[1]
+        else:
+            break
+        stale = not from_files and size != paper[full]
+        if stale or counts[full].seated - sends.get(full, 0) <= 2:
+            # Stale, or keeps its last two: never a sender again.
+            if from_files:
+                high_files.take()
+            else:
+                heapq.heappop(fullest)
+            continue
+        if size - low <= 1:
+            break
+        sends[full] = sends.get(full, 0) + 1
+        paper[full], paper[short] = size - 1, low + 1
+        if from_files:
+            high_files.take()
+        else:
+            heapq.heappop(fullest)
+        heapq.heappush(fullest, (1 - size, full))
+        heapq.heappush(shortest, (low + 1, short))
+    result.sends = {counts[rank].table: n for rank, n in sorted(sends.items())}
     return result
 
 
@@ -189,6 +245,11 @@ class Balancer:
     Feed it every table report with :meth:`boundary`; do what it returns. A report
     says how many players the table now seats, which order it carried out (by
     number), who left with it and how many of the players sent to it sat down.
+
+    Beside the counts it keeps the tables that are not breaking filed by size
+    (:class:`~dudo.director.sizes.SizeIndex`), refiled whenever a count changes, so
+    a decision reads the ends of the files, not every table; and the tables under
+    an order or breaking up, the only ones an unchanged plan may still order.
     """
 
     seats: int
@@ -198,10 +259,50 @@ class Balancer:
     # Tables whose count changed (or closed) since the owner last took this set: a
     # director stores each table's count on its own and writes only these.
     touched: set[str] = field(default_factory=set, compare=False, repr=False)
+    _files: SizeIndex = field(init=False, compare=False, repr=False)
+    _rank: dict[str, int] = field(init=False, compare=False, repr=False)
+    _by_rank: dict[int, TableCount] = field(init=False, compare=False, repr=False)
+    _ordered: set[str] = field(init=False, compare=False, repr=False)  # breaking or under order
+
+    def __post_init__(self) -> None:
+        self._refile_all()
+
+    def _refile_all(self) -> None:
+        """Number the tables in opening order and file every one of them."""
+        self._files, self._rank, self._by_rank, self._ordered = SizeIndex(), {}, {}, set()
+        for rank, count in enumerate(sorted(self.tables.values(), key=_RANK)):
+            self._rank[count.table] = rank
+            self._by_rank[rank] = count
+            self._refile(count)
+
+    def _refile(self, count: TableCount) -> None:
+        """``count`` changed: file it under its size on paper (out of the files while it
+        breaks up) and note whether an order may concern it."""
+        rank = self._rank[count.table]
+        if count.breaking:
+            self._files.drop(rank)
+        else:
+            self._files.file(rank, count.seated + count.arriving)
+        if count.breaking or count.order_seq:
+            self._ordered.add(count.table)
+        else:
+            self._ordered.discard(count.table)
 
     def open(self, table: str, seated: int) -> None:
-        self.tables[table] = TableCount(table, seated)
+        count = self.tables[table] = TableCount(table, seated)
         self.touched.add(table)
+        last = self._by_rank[max(self._by_rank)] if self._by_rank else None
+        if last is not None and last.rank_key >= count.rank_key:
+            self._refile_all()  # opened out of order (never, by the director): renumber
+            return
+        rank = self._rank[table] = len(self._rank)
+        self._by_rank[rank] = count
+        self._refile(count)
+
+    def spread(self) -> int:
+        """The largest difference in players on paper between two tables that play on
+        (not breaking up, more than one player: :func:`imbalance` of those)."""
+        return self._files.spread(smallest=2)
 
     def boundary(
         self, table: str, seated: int, done: int, left: Iterable[str] = (), joined: int = 0
@@ -235,8 +336,13 @@ class Balancer:
             changed = True
         if count.breaking and seated == 0 and count.arriving == 0:
             del self.tables[table]
+            self._files.drop(self._rank[table])
+            self._ordered.discard(table)
+            del self._by_rank[self._rank[table]]
             if decisions is not None:
                 decisions.closed.append(table)
+        elif changed:
+            self._refile(count)
         self.waiting.extend(gone)
         return changed
 
@@ -247,35 +353,32 @@ class Balancer:
         self._seat_waiting(decisions)
 
     def _seat_waiting(self, decisions: Decisions) -> None:
-        """Each waiting player, in turn, to the table :func:`place` would pick."""
-        if not self.waiting:
-            return
-        room = [
-            (t.on_paper, t.rank_key, t.table)
-            for t in self.tables.values()
-            if not t.breaking and t.on_paper < self.seats
-        ]
-        heapq.heapify(room)
-        while self.waiting and room:
-            size, order, name = heapq.heappop(room)
-            self.tables[name].arriving += 1
-            self.touched.add(name)
-            decisions.moves.append((self.waiting.pop(0), name))
-            if size + 1 < self.seats:
-                heapq.heappush(room, (size + 1, order, name))
+        """Each waiting player, in turn, to the shortest table with room, on paper
+        (ties: the first opened; the one :func:`place` would pick)."""
+        while self.waiting:
+            rank = self._files.first_below(self.seats)
+            if rank is None:
+                return
+            count = self._by_rank[rank]
+            count.arriving += 1
+            self.touched.add(count.table)
+            self._refile(count)
+            decisions.moves.append((self.waiting.pop(0), count.table))
 
     def _replan(self, decisions: Decisions) -> None:
-        decided = plan(self.tables.values(), self.seats, len(self.waiting))
+        pending = len(self.waiting) + sum(
+            self.tables[name].seated for name in self._ordered if self.tables[name].breaking
+        )
+        decided = plan_filed(self._files, self._by_rank, self.seats, pending)
         for name in decided.breaks:
             self.tables[name].breaking = True
             self.touched.add(name)
+            self._refile(self.tables[name])
         sends = decided.sends
-        # Only a table breaking, under an order or now to send can get a new order.
-        for name, count in [
-            (name, count)
-            for name, count in self.tables.items()
-            if count.breaking or count.order_seq or name in sends
-        ]:
+        # Only a table breaking, under an order or now to send can get a new order
+        # (in opening order: the orders are numbered so).
+        for name in sorted(self._ordered | sends.keys(), key=self._rank.__getitem__):
+            count = self.tables[name]
             if count.breaking:
                 wanted: int | None = None
                 if count.order_seq and count.order == -1:
@@ -288,7 +391,18 @@ class Balancer:
             count.order = -1 if wanted is None else wanted
             count.order_seq = self.last_seq
             self.touched.add(name)
+            self._refile(count)
             decisions.orders.append(Order(name, self.last_seq, wanted))
+
+    def check_files(self) -> None:
+        """Raise AssertionError unless the files are what the counts say (for tests)."""
+        assert self._files.filed() == {
+            self._rank[t.table]: t.seated + t.arriving
+            for t in self.tables.values()
+            if not t.breaking
+        }
+        assert self._ordered == {n for n, t in self.tables.items() if t.breaking or t.order_seq}
+        assert {t.table for t in self._by_rank.values()} == set(self.tables)
 
 
 def imbalance(sizes: Iterable[int]) -> int:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .. import keys
 from ..results import HOUSE, account_of, pool_of, result_send
 from ..wire import message
-from .balance import Balancer, Decisions, first_seating, imbalance
+from .balance import Balancer, Decisions, first_seating
 from .prizes import split_pool
 from .standings import Entrant
 from .state import OVER, RUNNING, TournamentState
@@ -131,10 +131,14 @@ class Progress(TournamentState):
             self._eliminate(player)
         for player, dice in msg["seated"]:
             entrant = self.entrants.get(player)
-            # Most rounds change one player's dice: set (and store) only what changed.
-            if entrant is not None and (entrant.dice != dice or entrant.table != table):
+            if entrant is None:
+                continue
+            if entrant.table != table:  # sat down here: their own row changes
                 entrant.dice, entrant.table = dice, table
                 self.touch(entrant)
+            else:  # dice only: stored with the table's row (seated_at), not theirs
+                entrant.dice = dice
+        self.seated_at[table] = msg["seated"]
         left = [p["player"] for p in msg["left"]]
         for gone in msg["left"]:
             entrant = self.entrants.get(gone["player"])
@@ -172,12 +176,7 @@ class Progress(TournamentState):
         assert self.balancer is not None
         decisions = Decisions()
         self.balancer.decide(decisions)
-        sizes = [
-            t.seated + t.arriving
-            for t in self.balancer.tables.values()
-            if not t.breaking and t.seated + t.arriving > 1
-        ]
-        self.max_imbalance = max(self.max_imbalance, imbalance(sizes))
+        self.max_imbalance = max(self.max_imbalance, self.balancer.spread())
         for player, target in decisions.moves:
             entrant = self.entrants[player]
             entrant.table = target

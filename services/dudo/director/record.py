@@ -6,9 +6,12 @@ beside it: a batch of reports changes a few entrants and tables of thousands, an
 the commit writes those rows only (:attr:`dudo.entity.Flush.rows`). Entrants mark
 themselves changed (:class:`~dudo.director.standings.Entrant`); the balancer says
 which tables it touched; the tournament marks the tables whose report or heat
-changed. ``tests/worker/test_tournament_play.py`` checks after every cycle of
-whole tournaments that what Redis holds is, field for field, what the director
-holds in memory.
+changed. A seated player's dice are stored in their table's row (as its last
+report gave them), not in their own: most reports change dice only, and then one
+table row is written instead of a row per player.
+``tests/worker/test_tournament_play.py`` checks after every cycle of whole
+tournaments that what Redis holds is, field for field, what the director holds
+in memory.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ if TYPE_CHECKING:
 
 FORMAT = 3  # 3: entrants and tables in rows of their own (fields e:<player>, t:<table>)
 ENTRANT_ROW = "e:"  # + player id: that entrant's row in the record's hash
-TABLE_ROW = "t:"  # + table id: the last report taken from it, in a heat, its count
+# + table id: the last report's version, in the heat or not, its balancing count and the
+# [player, dice] of its last report (the dice of the players seated there)
+TABLE_ROW = "t:"
 
 
 class Stored(TournamentState):
@@ -89,7 +94,7 @@ class Stored(TournamentState):
             if count is not None:
                 counted = [count.seated, count.arriving, count.breaking, count.order,
                            count.order_seq]  # fmt: skip
-            row = [self.reported.get(table, -1), table in heat, counted]
+            row = [self.reported.get(table, -1), table in heat, counted, self.seated_at.get(table)]
             rows.append((TABLE_ROW + table, wire.encode(row)))
         if not everything:
             self._entrants_changed.clear()
@@ -150,6 +155,15 @@ class Stored(TournamentState):
         )
         for entrant in people:
             t.entrants[entrant.player] = entrant
+        for table, row in tables:
+            if len(row) > 3 and row[3] is not None:  # rows stored before have no dice
+                t.seated_at[table] = row[3]
+                for player, dice in row[3]:
+                    # A player's row holds their dice as of their last move; the table
+                    # they sit at holds them since (Progress._on_report).
+                    entrant = t.entrants.get(player)
+                    if entrant is not None and entrant.table == table:
+                        entrant.dice = dice
         if config["format"] == "heats" and status == RUNNING:  # through, waiting
             t.qualified = [p for p, e in t.entrants.items() if e.place is None and not e.table]
         t.max_imbalance, t.reseats, t.tables_at_start = measured

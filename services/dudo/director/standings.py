@@ -38,6 +38,7 @@ class Entrant:
     paid: int = 0  # the buy-in they paid
     won: int = 0  # chips won
     number: int = 0  # in the order they registered (bots after the people)
+
     def row(self) -> list[Any]:
         return [
             self.player,
