@@ -43,6 +43,7 @@ def test_a_gateway_may_not_send_what_the_deployment_writes() -> None:
         ("timeout", {"table": "t1", "version": 3}),
         ("order", {"table": "t1", "tournament": "cup", "seq": 1, "count": 1}),
         ("report", {"tournament": "cup"}),
+        ("reports", {"tournament": "cup"}),
         ("create", {"table": "t1", "tournament": "cup"}),
     ):
         msg = {"v": 1, "type": kind, "id": "x", "gateway": "gw-a", **fields}

@@ -11,6 +11,7 @@ import msgpack
 
 from dudo import keys, wire
 from dudo.engine import OVER
+from dudo.reports import report_sends
 from dudo.table import DONE, PLAYING, Table
 
 from .test_table import NOW, msg
@@ -44,10 +45,13 @@ class Cup:
 
     def flush(self) -> None:
         flush = self.table.flush()
-        for stream, data in flush.sends:
+        # As the partition loop writes them: one `reports` entry for the tournament.
+        for stream, data in [*flush.sends, *report_sends(flush.reports)]:
             assert stream == keys.TOURNAMENTS.inbox(2)
-            report = wire.decode(data, direction="director")
-            self.reports.append(report)
+            sent = wire.decode(data, direction="director")
+            assert sent["type"] == "reports" and sent["tournament"] == "cup"
+            assert [r["table"] for r in sent["reports"]] == [self.table.id] * len(sent["reports"])
+            self.reports.extend(sent["reports"])
         for gateway, data in flush.outputs:
             message = msgpack.unpackb(data, raw=False)
             wire.validate(message)

@@ -73,6 +73,9 @@ class Flush:
     # deleted): parts of a big entity that change one at a time (a tournament's
     # entrants and tables), so a batch writes what changed, not the whole.
     rows: list[tuple[str, bytes]] = field(default_factory=list)
+    # A tournament table's reports to its director (dudo.reports.Report): the partition
+    # loop writes those of a whole commit as one `reports` entry per tournament.
+    reports: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
 
 
 def timer_change(
@@ -116,6 +119,7 @@ class Flushing:
         *,
         finished: bool,
         rows: list[tuple[str, bytes]] | None = None,
+        reports: list[tuple[str, str, dict[str, Any]]] | None = None,
     ) -> Flush:
         timer_remove, timer_add, self.timer_member = timer_change(
             self.timer_member, self._timer_name(), self.wake
@@ -130,6 +134,7 @@ class Flushing:
             finished=finished,
             sends=sends,
             rows=rows or [],
+            reports=reports or [],
         )
         self._dirty = self._persist = self._lobby = False
         return result

@@ -50,7 +50,7 @@ class TableOutput(Flushing):
     if TYPE_CHECKING:
 
         def to_bytes(self) -> bytes: ...
-        def _report_sends(self) -> list[tuple[str, bytes]]: ...
+        def _reports_out(self) -> list[tuple[str, str, dict[str, Any]]]: ...
         def _house_move(self) -> list[tuple[str, bytes]]: ...
         def _result_sends(self) -> list[tuple[str, bytes]]: ...
 
@@ -140,8 +140,10 @@ class TableOutput(Flushing):
                     view = frames_message(view, public_json)
                 outputs.append((gateway, wire.encode(view)))
 
-        sends = self._report_sends() + self._house_move() + self._result_sends()
-        result = self._flush(outputs, sends, finished=self.status == DONE)
+        sends = self._house_move() + self._result_sends()
+        result = self._flush(
+            outputs, sends, finished=self.status == DONE, reports=self._reports_out()
+        )
         self._events, self._direct, self._requests, self._applied = [], [], [], {}
         return result
 

@@ -278,28 +278,13 @@ class TournamentSeats:
             }
         )
 
-    def _report_sends(self) -> list[tuple[str, bytes]]:
-        """The reports of this batch, for the director's inbox."""
-        if not self._reports or self.tournament is None:
+    def _reports_out(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """The reports of this batch, for the director's inbox (the partition loop
+        writes a commit's reports as one entry per tournament: dudo.reports)."""
+        reports, self._reports = self._reports, []
+        if not reports or self.tournament is None:
             return []
         inbox = keys.TOURNAMENTS.inbox(self.director)
-        sends = []
-        for report in self._reports:
-            sends.append(
-                (
-                    inbox,
-                    wire.encode(
-                        message(
-                            "report",
-                            id=f"r:{report['version']}",
-                            tournament=self.tournament,
-                            table=self.id,
-                            **report,
-                        )
-                    ),
-                )
-            )
-        self._reports = []
-        return sends
+        return [(inbox, self.tournament, {"table": self.id, **report}) for report in reports]
 
     deadline: int | None

@@ -24,7 +24,7 @@ import json
 import keyword
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
@@ -370,18 +370,21 @@ validate = validator(MESSAGES)
 # gateway checks every message. So each declaration is also turned into a msgspec
 # Struct that accepts exactly what its checker accepts; a message the Struct
 # decoder accepts needs only the checks msgspec cannot express (rules, actions,
-# display names: "residual"), run on the plainly decoded message. Anything the
+# display names: "residual", and display names, wherever they sit, by
+# `_display_names`), run on the plainly decoded message. Anything the
 # fast path does not accept goes through the checker above, which gives the error.
 # tests/test_wire_fuzz.py holds the two to the same answers.
 
 
 def _fast_type(spec: Field, name: str) -> Any:
     """The msgspec type that accepts exactly what ``spec``'s checker accepts, or None
-    when some of that check is ours alone (refs, display names, anything under them)."""
+    when some of that check is ours alone (refs, anything under them). A display name
+    is typed as a string of its length here; whether it is clean is asked after
+    (:func:`_display_names`), so an object holding one is still decoded in C."""
     kind = spec.kind
     if kind == "ref" and spec.ref == "action.schema.json":
         return _FAST_ACTION | None if spec.nullable else _FAST_ACTION
-    if kind == "ref" or spec.display:
+    if kind == "ref":
         return None
     if kind == "string":
         if spec.enum is not None:
@@ -473,6 +476,29 @@ def _fast_struct(
     )
 
 
+def _display_names(spec: Field) -> Callable[[Any], Iterator[str]] | None:
+    """A function giving every display name in a value of ``spec`` (one the fast
+    decoder accepted, so of the declared shape), or None if it can hold none."""
+    if spec.kind == "string" and spec.display:
+        return lambda value: iter((value,) if isinstance(value, str) else ())
+    if spec.kind == "array" and spec.items is not None:
+        inner = _display_names(spec.items)
+        if inner is None:
+            return None
+        return lambda value: (name for item in value or () for name in inner(item))
+    if spec.kind == "object" and spec.fields is not None:
+        parts = [(key, walk) for key, f in spec.fields.items() if (walk := _display_names(f))]
+        if not parts:
+            return None
+        return lambda value: (
+            name
+            for key, walk in parts
+            if value is not None and key in value
+            for name in walk(value[key])
+        )
+    return None
+
+
 class FastValidator:
     """Decode and check messages of a set in one step: msgspec's typed decoders first,
     the field-by-field checker for what they refuse or cannot judge (same answers)."""
@@ -481,11 +507,17 @@ class FastValidator:
         self.check = check
         structs = []
         self.residual: dict[str, list[tuple[str, Checker]]] = {}
+        self.displays: dict[str, list[tuple[str, Callable[[Any], Iterator[str]]]]] = {}
         for kind, spec in messages.items():
             residual: list[str] = []
             structs.append(_fast_struct(spec.fields, kind, tag=kind, residual=residual))
             self.residual[kind] = [
                 (key, _compile(spec.fields[key], f"{kind}.{key}")) for key in residual
+            ]
+            self.displays[kind] = [
+                (key, walk)
+                for key, f in spec.fields.items()
+                if key not in residual and (walk := _display_names(f)) is not None
             ]
         union = Union[tuple(structs)]  # type: ignore[valid-type]  # noqa: UP007
         self._msgpack = msgspec.msgpack.Decoder(union).decode
@@ -514,6 +546,9 @@ class FastValidator:
                     residual(message[key])
                 except Exception:
                     return self.check(message)  # the same error, with what could be read
+        for key, names in self.displays[message["type"]]:
+            if key in message and not all(_is_clean_name(name) for name in names(message[key])):
+                return self.check(message)
         return message
 
 

@@ -93,6 +93,33 @@ ENTRANT = Field(
     },
 )
 
+# What a tournament table reports to its director (`report`, and each of `reports`).
+REPORTS_MAX = 64  # reports in one `reports` entry (a worker writes more as several)
+REPORT_FIELDS: dict[str, Field] = {
+    "table": TABLE,
+    "version": Field("integer", minimum=0, doc="the table's version"),
+    "round": Field("integer", minimum=0, doc="rounds played at the table"),
+    "seated": Field(
+        "array",
+        maximum=6,
+        items=Field("array", minimum=2, maximum=2),
+        doc="[player, dice] for every player with dice at the table now",
+    ),
+    "done": Field(
+        "integer", minimum=0, doc="the last order carried out (its seq; 0: none)"
+    ),
+    "left": Field(
+        "array", maximum=6, items=ENTRANT, doc="players who left, with their dice"
+    ),
+    "joined": Field("array", maximum=6, items=PLAYER, doc="players who sat down"),
+    "out": Field(
+        "array",
+        maximum=6,
+        items=PLAYER,
+        doc="players who lost their last die, in the order it happened",
+    ),
+}
+
 # An open table as the lobby shows it (stream `lobby` news, the client's `lobby`, GET
 # /api/tables): one declaration for all three.
 LOBBY_ENTRY: dict[str, Field] = {
@@ -517,31 +544,26 @@ MESSAGES: dict[str, Message] = {
             "A tournament table's report to its director, written with the commit of the "
             "step it describes: at the end of every round, and whenever players came or "
             "went. Reports of one table rise in version; the director drops any version it "
-            "has already passed.",
+            "has already passed. Workers now send them gathered in `reports`; one alone is "
+            "still taken.",
+            {"id": MSG_ID, "tournament": TOURNAMENT, **REPORT_FIELDS},
+        ),
+        Message(
+            "reports",
+            "director",
+            "The reports of one worker commit for one tournament, in the order written "
+            "(each a `report` without `v`, `type`, `id` and `tournament`): one entry "
+            "where there were as many as the commit's tables reported (nine on average "
+            "in a 10,000-player tournament), each taken as a `report` alone would be.",
             {
                 "id": MSG_ID,
                 "tournament": TOURNAMENT,
-                "table": TABLE,
-                "version": Field("integer", minimum=0, doc="the table's version"),
-                "round": Field("integer", minimum=0, doc="rounds played at the table"),
-                "seated": Field(
+                "reports": Field(
                     "array",
-                    maximum=6,
-                    items=Field("array", minimum=2, maximum=2),
-                    doc="[player, dice] for every player with dice at the table now",
-                ),
-                "done": Field(
-                    "integer", minimum=0, doc="the last order carried out (its seq; 0: none)"
-                ),
-                "left": Field(
-                    "array", maximum=6, items=ENTRANT, doc="players who left, with their dice"
-                ),
-                "joined": Field("array", maximum=6, items=PLAYER, doc="players who sat down"),
-                "out": Field(
-                    "array",
-                    maximum=6,
-                    items=PLAYER,
-                    doc="players who lost their last die, in the order it happened",
+                    minimum=1,
+                    maximum=REPORTS_MAX,
+                    items=Field("object", fields=REPORT_FIELDS),
+                    doc="the reports, oldest first",
                 ),
             },
         ),

@@ -28,8 +28,12 @@ def stored(client: Any) -> Table:
 
 
 def reports(client: Any) -> list[dict[str, Any]]:
+    """The reports in the director's inbox, in order (a commit writes its reports as one
+    `reports` entry per tournament)."""
     rows = client.xrange(keys.TOURNAMENTS.inbox(DIRECTOR))
-    return [wire.decode(fields[b"m"], direction="director") for _, fields in rows]
+    sent = [wire.decode(fields[b"m"], direction="director") for _, fields in rows]
+    assert all(m["type"] == "reports" and m["tournament"] == "cup" for m in sent)
+    return [report for m in sent for report in m["reports"]]
 
 
 def end_round(client: Any, worker: Any, n: list[int]) -> None:

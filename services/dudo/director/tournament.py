@@ -104,6 +104,10 @@ class Tournament(Progress, Stored, Flushing):
     def handle(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         self._now = now
         kind = msg["type"]
+        if kind == "reports":  # a worker commit's reports, each as a `report` alone
+            for report in msg["reports"]:
+                self._on_report(report, rng)
+            return
         if kind == "report":  # reports are taken once by their table's version
             self._on_report(msg, rng)
             return

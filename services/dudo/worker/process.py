@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import keys, wire
 from ..connection import Batch
+from ..reports import Report, report_sends
 from ..signing import Verifier
 from ..wire import WireError
 from .common import Entry, Partition
@@ -246,10 +247,12 @@ class Processing:
                     **_where(part, msg, entity.KEY),
                 )
 
+        reports: list[Report] = []
         for tid, table in touched.items():
             flush = table.flush(self.frame_gateways)
             batch.outputs.extend(flush.outputs)
             batch.sends.extend(flush.sends)
+            reports.extend(flush.reports)
             if flush.record is not None:
                 ttl = self.settings.finished_ttl_ms if flush.finished else 0
                 batch.writes.append(
@@ -268,6 +271,7 @@ class Processing:
             if flush.finished:
                 batch.finished.append(tid)
                 self.log.info(f"{entity.KEY}_finished", partition=part.number, id=tid)
+        batch.sends.extend(report_sends(reports))
         if batch.outputs or batch.notes or batch.sends:
             by_gateway: dict[str, list[bytes]] = defaultdict(list)
             for gateway, data in batch.outputs:
