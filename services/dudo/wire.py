@@ -24,7 +24,7 @@ import json
 import keyword
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
@@ -476,26 +476,38 @@ def _fast_struct(
     )
 
 
-def _display_names(spec: Field) -> Callable[[Any], Iterator[str]] | None:
-    """A function giving every display name in a value of ``spec`` (one the fast
-    decoder accepted, so of the declared shape), or None if it can hold none."""
+def _display_names(spec: Field) -> Callable[[Any], list[str]] | None:
+    """A function listing every display name in a value of ``spec`` (one the fast
+    decoder accepted, so of the declared shape), or None if it can hold none. Plain
+    loops over lists: it runs for every entry holding names (a director: each report
+    of a player moved)."""
     if spec.kind == "string" and spec.display:
-        return lambda value: iter((value,) if isinstance(value, str) else ())
+        return lambda value: [value] if isinstance(value, str) else []
     if spec.kind == "array" and spec.items is not None:
         inner = _display_names(spec.items)
         if inner is None:
             return None
-        return lambda value: (name for item in value or () for name in inner(item))
+        return lambda value: [name for item in value or () for name in inner(item)]
     if spec.kind == "object" and spec.fields is not None:
-        parts = [(key, walk) for key, f in spec.fields.items() if (walk := _display_names(f))]
-        if not parts:
+        direct = [k for k, f in spec.fields.items() if f.kind == "string" and f.display]
+        nested = [
+            (k, walk)
+            for k, f in spec.fields.items()
+            if k not in direct and (walk := _display_names(f)) is not None
+        ]
+        if not direct and not nested:
             return None
-        return lambda value: (
-            name
-            for key, walk in parts
-            if value is not None and key in value
-            for name in walk(value[key])
-        )
+
+        def names(value: Any) -> list[str]:
+            if value is None:
+                return []
+            found = [value[k] for k in direct if isinstance(value.get(k), str)]
+            for key, walk in nested:
+                if key in value:
+                    found.extend(walk(value[key]))
+            return found
+
+        return names
     return None
 
 
@@ -507,7 +519,7 @@ class FastValidator:
         self.check = check
         structs = []
         self.residual: dict[str, list[tuple[str, Checker]]] = {}
-        self.displays: dict[str, list[tuple[str, Callable[[Any], Iterator[str]]]]] = {}
+        self.displays: dict[str, list[tuple[str, Callable[[Any], list[str]]]]] = {}
         for kind, spec in messages.items():
             residual: list[str] = []
             structs.append(_fast_struct(spec.fields, kind, tag=kind, residual=residual))
