@@ -262,3 +262,56 @@ def test_a_display_name_is_judged_clean_exactly_as_clean_name_leaves_it(text: st
     except wire.WireError:
         expected = False
     assert wire._is_clean_name(text) is expected
+
+
+DIRECTOR = [
+    json.loads(p.read_text(encoding="utf-8")) for p in sorted(EXAMPLES.glob("director-*.json"))
+]
+NAME_EDGES = ["ana", "Ana María", "Zoë", "a  b", " a", "a ", "a\tb", "x" * 32, "x" * 33,
+              "\u202eab", "ｗｉｄｅ", "e\u0301", "", "a b c", "~!", "a\u00a0b"]  # fmt: skip
+NAMES = (
+    st.sampled_from(NAME_EDGES)
+    | st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40)
+    | st.text(max_size=40)
+)
+
+
+def _name_slots(message: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Paths to every `name` field in a message, at any depth."""
+    if isinstance(message, dict):
+        here = [(*path, "name")] if isinstance(message.get("name"), str) else []
+        return here + [p for k, v in message.items() for p in _name_slots(v, (*path, k))]
+    if isinstance(message, list):
+        return [p for i, v in enumerate(message) for p in _name_slots(v, (*path, i))]
+    return []
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from([m for m in INBOX + OUTBOX + DIRECTOR if _name_slots(m)]),
+    st.data(),
+)
+def test_display_names_at_any_depth_get_the_checkers_answer(
+    base: dict[str, Any], data: st.DataObject
+) -> None:
+    """Display names sit at the top of a message (`join`) or deep inside it (a report's
+    players who left): the fast path types clean ASCII names in msgspec and asks about
+    any other name after; either way the checker's answer, name for name."""
+    message = copy.deepcopy(base)
+    for path in data.draw(st.lists(st.sampled_from(_name_slots(message)), min_size=1, max_size=3)):
+        target = message
+        for step in path[:-1]:
+            target = target[step]
+        target[path[-1]] = data.draw(NAMES)
+    raw = msgpack.packb(message, use_bin_type=True)
+    assert _answer(wire._fast.msgpack, raw) == _answer(_slow_msgpack, raw)
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(DIRECTOR), st.data())
+def test_the_fast_decoder_answers_as_the_checker_for_director_messages(
+    base: dict[str, Any], data: st.DataObject
+) -> None:
+    message = _edge_mutate(base, data) if data.draw(st.booleans()) else _mutate(base, data)
+    raw = msgpack.packb(message, use_bin_type=True)
+    assert _answer(wire._fast.msgpack, raw) == _answer(_slow_msgpack, raw)

@@ -376,11 +376,18 @@ validate = validator(MESSAGES)
 # tests/test_wire_fuzz.py holds the two to the same answers.
 
 
-def _fast_type(spec: Field, name: str) -> Any:
+# A display name clean_name leaves as it is, in plain ASCII: printable words, one space
+# between them (its length is checked beside it).
+_CLEAN_ASCII = r"\A[!-~]+(?: [!-~]+)*\Z"
+
+
+def _fast_type(spec: Field, name: str, clean_ascii: bool = False) -> Any:
     """The msgspec type that accepts exactly what ``spec``'s checker accepts, or None
     when some of that check is ours alone (refs, anything under them). A display name
-    is typed as a string of its length here; whether it is clean is asked after
-    (:func:`_display_names`), so an object holding one is still decoded in C."""
+    is typed as a string of its length here and whether it is clean asked after
+    (:func:`_display_names`), so an object holding one is still decoded in C; or,
+    with ``clean_ascii``, as a clean name of plain ASCII (a pattern msgspec checks),
+    which is all that is left to ask (the names most messages carry)."""
     kind = spec.kind
     if kind == "ref" and spec.ref == "action.schema.json":
         return _FAST_ACTION | None if spec.nullable else _FAST_ACTION
@@ -393,6 +400,9 @@ def _fast_type(spec: Field, name: str) -> Any:
             meta: dict[str, Any] = {}
             if spec.maximum is not None:
                 meta.update(min_length=1, max_length=spec.maximum)
+            if spec.display and clean_ascii:
+                meta.update(min_length=1, max_length=min(spec.maximum or NAME_MAX, NAME_MAX))
+                meta["pattern"] = _CLEAN_ASCII
             if spec.pattern is not None:
                 # msgspec searches; the checker matches the whole string (`$` alone
                 # would let a final newline through).
@@ -405,7 +415,7 @@ def _fast_type(spec: Field, name: str) -> Any:
     elif kind == "boolean":
         base = bool
     elif kind == "array":
-        item = _fast_type(spec.items, name) if spec.items is not None else Any
+        item = _fast_type(spec.items, name, clean_ascii) if spec.items is not None else Any
         if item is None:
             return None
         meta = {"min_length": spec.minimum or 0}
@@ -416,7 +426,7 @@ def _fast_type(spec: Field, name: str) -> Any:
         if spec.fields is None:
             base = dict
         else:
-            base = _fast_struct(spec.fields, name, tag=None)
+            base = _fast_struct(spec.fields, name, tag=None, clean_ascii=clean_ascii)
             if base is None:
                 return None
     else:
@@ -442,7 +452,11 @@ _FAST_ACTION = Union[  # type: ignore[valid-type]  # noqa: UP007
 
 
 def _fast_struct(
-    specs: dict[str, Field], name: str, tag: str | None, residual: list[str] | None = None
+    specs: dict[str, Field],
+    name: str,
+    tag: str | None,
+    residual: list[str] | None = None,
+    clean_ascii: bool = False,
 ) -> Any:
     """A Struct for an object's fields (a message's when ``tag`` is its type), or None if
     a field cannot be expressed; for a message, such fields are typed Any instead, their
@@ -450,7 +464,7 @@ def _fast_struct(
     fields: list[Any] = []
     rename: dict[str, str] = {}
     for key, spec in specs.items():
-        typed = _fast_type(spec, f"{name}_{key}")
+        typed = _fast_type(spec, f"{name}_{key}", clean_ascii)
         if typed is None:
             if tag is None or residual is None:
                 return None
@@ -466,7 +480,7 @@ def _fast_struct(
     if tag is not None:
         fields.append(("v", Literal[PROTOCOL_VERSION]))
     return msgspec.defstruct(
-        f"Fast_{name}",
+        f"FastAscii_{name}" if clean_ascii else f"Fast_{name}",
         fields,
         tag_field="type" if tag is not None else None,
         tag=tag if tag is not None else None,
@@ -517,12 +531,15 @@ class FastValidator:
 
     def __init__(self, messages: dict[str, Message], check: Callable[[Any], dict[str, Any]]):
         self.check = check
-        structs = []
+        structs, ascii_structs = [], []
         self.residual: dict[str, list[tuple[str, Checker]]] = {}
         self.displays: dict[str, list[tuple[str, Callable[[Any], list[str]]]]] = {}
         for kind, spec in messages.items():
             residual: list[str] = []
             structs.append(_fast_struct(spec.fields, kind, tag=kind, residual=residual))
+            ascii_structs.append(
+                _fast_struct(spec.fields, kind, tag=kind, residual=[], clean_ascii=True)
+            )
             self.residual[kind] = [
                 (key, _compile(spec.fields[key], f"{kind}.{key}")) for key in residual
             ]
@@ -532,25 +549,39 @@ class FastValidator:
                 if key not in residual and (walk := _display_names(f)) is not None
             ]
         union = Union[tuple(structs)]  # type: ignore[valid-type]  # noqa: UP007
+        clean = Union[tuple(ascii_structs)]  # type: ignore[valid-type]  # noqa: UP007
         self._msgpack = msgspec.msgpack.Decoder(union).decode
+        self._msgpack_ascii = msgspec.msgpack.Decoder(clean).decode
         self._json = msgspec.json.Decoder(union).decode
+        self._json_ascii = msgspec.json.Decoder(clean).decode
         self._plain_json = msgspec.json.Decoder().decode
 
     def msgpack(self, data: bytes) -> dict[str, Any]:
         """A msgpack message, checked (:class:`WireError` if it is not one of the set's)."""
-        return self._decode(data, self._msgpack, _DECODER.decode)
+        return self._decode(data, self._msgpack_ascii, self._msgpack, _DECODER.decode)
 
     def json(self, data: bytes) -> dict[str, Any]:
         """A JSON message, checked; :class:`msgspec.DecodeError` if it is not JSON."""
-        return self._decode(data, self._json, self._plain_json)
+        return self._decode(data, self._json_ascii, self._json, self._plain_json)
 
     def _decode(
-        self, data: bytes, typed: Callable[[bytes], Any], plain: Callable[[bytes], Any]
+        self,
+        data: bytes,
+        typed_ascii: Callable[[bytes], Any],
+        typed: Callable[[bytes], Any],
+        plain: Callable[[bytes], Any],
     ) -> dict[str, Any]:
+        # Names in clean plain ASCII (nearly always): msgspec has checked everything but
+        # the residual fields. Otherwise the names are asked about one by one.
+        names_checked = True
         try:
-            typed(data)
+            typed_ascii(data)
         except (msgspec.ValidationError, msgspec.DecodeError):
-            return self.check(plain(data))  # the checker says what is wrong (or raises)
+            names_checked = False
+            try:
+                typed(data)
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                return self.check(plain(data))  # the checker says what is wrong (or raises)
         message = plain(data)
         for key, residual in self.residual[message["type"]]:
             if key in message:
@@ -558,6 +589,8 @@ class FastValidator:
                     residual(message[key])
                 except Exception:
                     return self.check(message)  # the same error, with what could be read
+        if names_checked:
+            return message
         for key, names in self.displays[message["type"]]:
             if key in message and not all(_is_clean_name(name) for name in names(message[key])):
                 return self.check(message)

@@ -119,40 +119,35 @@ class Progress(TournamentState):
     # -- reports ------------------------------------------------------------------------
 
     def _on_report(self, msg: dict[str, Any], rng: random.Random) -> None:
-        table = msg["table"]
-        if msg["version"] <= self.reported.get(table, -1) or self.status != RUNNING:
+        table, version = msg["table"], msg["version"]
+        last = self.reported.get(table)
+        if (last is not None and version <= last) or self.status != RUNNING:
             return  # a repeat, or news of a tournament already over
-        first = table not in self.reported  # the table's creation: its first players
-        self.reported[table] = msg["version"]
+        self.reported[table] = version  # none before: the table's creation, its first players
         self._tables_changed.add(table)
-        if not first and (msg["left"] or msg["joined"]):
+        left, joined, out = msg["left"], msg["joined"], msg["out"]
+        if last is not None and (left or joined):
             self.reseats += 1
-        for player in msg["out"]:
+        for player in out:
             self._eliminate(player)
-        for player, dice in msg["seated"]:
-            entrant = self.entrants.get(player)
-            if entrant is None:
-                continue
-            if entrant.table != table:  # sat down here: their own row changes
-                entrant.dice, entrant.table = dice, table
-                self.touch(entrant)
-            else:  # dice only: stored with the table's row (seated_at), not theirs
-                entrant.dice = dice
+        # The seated players' dice: kept as the table reported them (stored in its row),
+        # not copied to each entrant (most reports change nothing else).
         self.seated_at[table] = msg["seated"]
-        left = [p["player"] for p in msg["left"]]
-        for gone in msg["left"]:
-            entrant = self.entrants.get(gone["player"])
+        gone = [p["player"] for p in left]
+        for moving in left:
+            entrant = self.entrants.get(moving["player"])
             if entrant is not None:
-                self._came_from[gone["player"]] = table  # for this batch's moves
-                entrant.dice, entrant.table = gone["dice"], None
-                entrant.gateway = gone["gateway"] or entrant.gateway
+                self._came_from[moving["player"]] = table  # for this batch's moves
+                entrant.dice, entrant.table = moving["dice"], None
+                entrant.gateway = moving["gateway"] or entrant.gateway
                 self.touch(entrant)
         self._changed()
         if self.config["format"] == "heats":
-            self._heat_report(table, msg, left, rng)
+            self._heat_report(table, msg, gone, rng)
         else:
-            self._balance(table, msg, left, 0 if first else len(msg["joined"]))
-        self._maybe_finish()
+            self._balance(table, msg, gone, 0 if last is None else len(joined))
+        if out:
+            self._maybe_finish()
 
     def _eliminate(self, player: str) -> None:
         entrant = self.entrants.get(player)

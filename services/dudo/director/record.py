@@ -6,9 +6,10 @@ beside it: a batch of reports changes a few entrants and tables of thousands, an
 the commit writes those rows only (:attr:`dudo.entity.Flush.rows`). Entrants mark
 themselves changed (:class:`~dudo.director.standings.Entrant`); the balancer says
 which tables it touched; the tournament marks the tables whose report or heat
-changed. A seated player's dice are stored in their table's row (as its last
-report gave them), not in their own: most reports change dice only, and then one
-table row is written instead of a row per player.
+changed. A seated player's dice now are in their table's row (as its last report
+gave them: ``seated_at``), their own row keeps those of their last move: most
+reports change dice only, and then one table row is written instead of a row per
+player.
 ``tests/worker/test_tournament_play.py`` checks after every cycle of whole
 tournaments that what Redis holds is, field for field, what the director holds
 in memory.
@@ -82,20 +83,22 @@ class Stored(TournamentState):
             players, tables = self._entrants_changed, self._tables_changed
             if balancer is not None and balancer.touched:
                 tables = tables | balancer.touched
+        encode, entrants, reported = wire.encode, self.entrants, self.reported
+        seated = self.seated_at
         rows = []
         for player in players:
-            entrant = self.entrants.get(player)
-            row = b"" if entrant is None else wire.encode(entrant.row())
-            rows.append((ENTRANT_ROW + player, row))
+            entrant = entrants.get(player)
+            rows.append((ENTRANT_ROW + player, b"" if entrant is None else encode(entrant.row())))
         heat = set(self.heat_tables) if tables and self.heat_tables else ()
+        counts = balancer.tables if balancer is not None else {}
         for table in tables:
-            count = balancer.tables.get(table) if balancer is not None else None
+            count = counts.get(table)
             counted = None
             if count is not None:
                 counted = [count.seated, count.arriving, count.breaking, count.order,
                            count.order_seq]  # fmt: skip
-            row = [self.reported.get(table, -1), table in heat, counted, self.seated_at.get(table)]
-            rows.append((TABLE_ROW + table, wire.encode(row)))
+            row = [reported.get(table, -1), table in heat, counted, seated.get(table)]
+            rows.append((TABLE_ROW + table, encode(row)))
         if not everything:
             self._entrants_changed.clear()
             self._tables_changed.clear()
@@ -155,15 +158,8 @@ class Stored(TournamentState):
         )
         for entrant in people:
             t.entrants[entrant.player] = entrant
-        for table, row in tables:
-            if len(row) > 3 and row[3] is not None:  # rows stored before have no dice
-                t.seated_at[table] = row[3]
-                for player, dice in row[3]:
-                    # A player's row holds their dice as of their last move; the table
-                    # they sit at holds them since (Progress._on_report).
-                    entrant = t.entrants.get(player)
-                    if entrant is not None and entrant.table == table:
-                        entrant.dice = dice
+        # Rows stored before held no dice (their players' rows did).
+        t.seated_at = {table: row[3] for table, row in tables if row[3:] and row[3] is not None}
         if config["format"] == "heats" and status == RUNNING:  # through, waiting
             t.qualified = [p for p, e in t.entrants.items() if e.place is None and not e.table]
         t.max_imbalance, t.reseats, t.tables_at_start = measured

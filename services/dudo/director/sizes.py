@@ -36,11 +36,14 @@ class SizeIndex:
         old = self._size.get(rank)
         if old == size:
             return
+        at = self._at
         if old is not None:
-            self.drop(rank)
-        while len(self._at) <= size:
-            self._at.append([])
-        insort(self._at[size], rank)
+            ranks = at[old]
+            del ranks[bisect_left(ranks, rank)]
+            self.total -= old
+        while len(at) <= size:
+            at.append([])
+        insort(at[size], rank)
         self._size[rank] = size
         self.total += size
 
@@ -76,9 +79,9 @@ class SizeIndex:
 
     def first_below(self, limit: int) -> int | None:
         """The rank of the shortest table smaller than ``limit`` (ties: the first), or None."""
-        for ranks in self._at[: max(0, limit)]:
-            if ranks:
-                return ranks[0]
+        for size in range(min(limit, len(self._at))):
+            if self._at[size]:
+                return self._at[size][0]
         return None
 
     def spread(self, smallest: int = 0) -> int:

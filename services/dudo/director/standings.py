@@ -32,7 +32,11 @@ class Entrant:
     name: str
     gateway: str | None
     bot: str | None
-    dice: int = 0  # dice now (0 once out, or before the start)
+    # Dice when they last sat down, left a table or went out (0 once out, or before the
+    # start); a seated player's dice now are their table's last report's (the
+    # tournament's ``seated_at``, stored in the table's row): most reports change only
+    # dice, and then no entrant changes.
+    dice: int = 0
     table: str | None = None  # where they sit or are going; None: nowhere (out, waiting)
     place: int | None = None
     paid: int = 0  # the buy-in they paid
@@ -75,12 +79,15 @@ def standings(
     places_limit: int | None = STREAMED_PLACES,
     tables_limit: int | None = STREAMED_TABLES,
     handles: dict[str, str] | None = None,
+    seated: dict[str, list[list[Any]]] | None = None,
 ) -> dict[str, Any]:
     """The standings object (protocol/schemas/standings.schema.json).
 
     ``summary`` holds the tournament's own fields (name, format, status, seats,
     heat, buy_in, pool, payouts, start_players, start_at). ``tables`` in the order
-    they opened; the players of the first ``tables_limit`` that have any are shown."""
+    they opened; the players of the first ``tables_limit`` that have any are shown,
+    with their dice as their table last reported them (``seated``: table -> [player,
+    dice]), or, for a player on their way, as they left."""
     handles = {} if handles is None else handles
     placed: list[Entrant] = []
     playing: list[Entrant] = []
@@ -95,9 +102,13 @@ def standings(
     at: dict[str | None, list[dict[str, Any]]] = {
         table: [] for table in (live if tables_limit is None else live[:tables_limit])
     }
+    reported = {
+        player: dice for table in at for player, dice in (seated or {}).get(table) or ()
+    }
     for entrant in playing:
         if entrant.table in at:
-            at[entrant.table].append({**entrant.shown(handles), "dice": entrant.dice})
+            dice = reported.get(entrant.player, entrant.dice)
+            at[entrant.table].append({**entrant.shown(handles), "dice": dice})
     placed.sort(key=lambda e: e.place or 0)
     shown = placed if places_limit is None else placed[:places_limit]
     return {

@@ -265,6 +265,7 @@ class Tournament(Progress, Stored, Flushing):
             places_limit=places_limit,
             tables_limit=tables_limit,
             handles=self._handles,
+            seated=self.seated_at,
         )
 
     def _standings_message(self) -> dict[str, Any]:
