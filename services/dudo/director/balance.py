@@ -9,8 +9,9 @@ placed by :func:`place` at the table that is shortest *at that moment*. So the
 director decides how many leave where, never mid-round, and where each goes
 only once they are actually up.
 
-:func:`plan` is called after every report. On paper (every order carried out),
-it brings the tables to the poker rules of a multi-table tournament:
+:func:`~dudo.director.planning.plan` decides after every batch of reports. On paper
+(every order carried out), it brings the tables to the poker rules of a
+multi-table tournament:
 
 1. as few tables as the players need: while the others can seat everyone, the
    table with the fewest players is broken (all its players leave); so when
@@ -28,186 +29,16 @@ than two players who are still there.
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from operator import attrgetter
 
-from .sizes import Lookahead, SizeIndex
+from .planning import OPENING_ORDER, Plan, TableCount, plan, plan_filed, tables_needed
+from .sizes import SizeIndex
 
-
-@dataclass
-class TableCount:
-    """One table as the director sees it."""
-
-    table: str
-    seated: int  # players with dice at the table, as it last reported
-    arriving: int = 0  # placed here, not seated yet (they sit at its next boundary)
-    breaking: bool = False  # every player leaves at its next boundary; then it closes
-    order: int = 0  # players it was last told to send at its next boundary (not yet done)
-    order_seq: int = 0  # that order's number (0: none outstanding)
-    # Its place in the order tables opened (ids sort by length, then text: t2 < t10),
-    # worked out once: every plan sorts 1,667 tables of a 10,000-player tournament by it.
-    rank_key: tuple[int, str] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        self.rank_key = (len(self.table), self.table)
-
-    @property
-    def on_paper(self) -> int:
-        """Players here once every player on the way has sat down."""
-        return 0 if self.breaking else self.seated + self.arriving
-
-
-@dataclass
-class Plan:
-    """What :func:`plan` decided: tables to break now, and how many each table sends."""
-
-    breaks: list[str] = field(default_factory=list)
-    sends: dict[str, int] = field(default_factory=dict)  # absolute, not increments
-
-
-def tables_needed(players: int, seats: int) -> int:
-    """How many tables ``players`` need at ``seats`` per table (at least one)."""
-    return max(1, -(-players // seats))
-
-
-def plan(tables: Iterable[TableCount], seats: int, waiting: int = 0) -> Plan:
-    """Decide, from scratch, which tables break now and how many players each sends.
-
-    ``waiting`` players have left their table and found no seat yet. Idempotent:
-    the same counts give the same plan, so it is simply computed again after
-    every batch of reports, and orders change only where the answer changed.
-    Ties are broken by the order tables were opened (``rank_key``).
-
-    A :class:`Balancer` keeps its tables filed by size between decisions and plans
-    over those files (:func:`plan_filed`); this files ``tables`` first.
-    """
-    files, counts = SizeIndex(), {}
-    for rank, table in enumerate(sorted(tables, key=_RANK)):
-        counts[rank] = table
-        if table.breaking:
-            waiting += table.seated
-        else:
-            files.file(rank, table.seated + table.arriving)
-    return plan_filed(files, counts, seats, waiting)
-
-
-def plan_filed(
-    files: SizeIndex, counts: Mapping[int, TableCount], seats: int, pending: int
-) -> Plan:
-    """:func:`plan` over tables filed by size: ``files`` holds the tables that are not
-    breaking, by rank (their place in opening order; ``counts`` names them), and
-    ``pending`` players have a seat to find (waiting, or at tables breaking up).
-
-    It reads the files from the ends only, so a decision costs what it decides, not
-    the number of tables: the lonely tables (size 0 or 1), the smallest when tables
-    break, as many of the shortest as players are placed, and the fullest and
-    shortest while they are two or more apart. What the plan changes on paper is
-    kept beside the files (``paper``) and never written to them.
-    """
-    result = Plan()
-    alive = len(files)
-    total = files.total + pending
-    broken: set[int] = set()
-
-    def break_table(rank: int, size: int) -> None:
-        nonlocal pending, alive
-        result.breaks.append(counts[rank].table)
-        pending += size
-        broken.add(rank)
-        alive -= 1
-
-    # 1. Tables down to one player (or none), nobody on the way: broken, in rank order.
-    lonely = sorted((r, s) for s in (0, 1) for r in files.at(s) if counts[r].arriving == 0)
-    for rank, size in lonely:
-        if alive > 1:
-            break_table(rank, size)
-    # 2. As few tables as the players need: the fewest players first (ties: the table
-    # opened last), never one with players on their way.
-    extra = alive - tables_needed(total, seats)
-    if extra > 0:
-        victims: list[tuple[int, int]] = []
-        for size, ranks in files.by_size():
-            victims.extend(
-                (r, size) for r in reversed(ranks) if r not in broken and counts[r].arriving == 0
-            )
-            if len(victims) >= extra:
-                break
-        for rank, size in victims[:extra]:
-            break_table(rank, size)
-
-    # 3. Everyone who is leaving takes the shortest table, on paper: only the first
-    # `pending` of the shortest can be chosen (each choice takes the smallest, and
-    # some of those first ones is always still smaller than anything after them).
-    paper: dict[int, int] = {}
-    if pending:
-        room: list[tuple[int, int]] = []
-        for size, rank in files.ascending():
-            if size >= seats or len(room) == pending:
-                break
-            if rank not in broken:
-                room.append((size, rank))  # in order: already a heap
-        for _ in range(pending):
-            if not room:
-                break
-            size, rank = heapq.heappop(room)
-            paper[rank] = size + 1
-            if size + 1 < seats:
-                heapq.heappush(room, (size + 1, rank))
-    if alive < 2:
-        return result
-
-    # 4. The fullest tables send one player at a time to the shortest, never leaving
-    # fewer than two of their own (ties: the first opened). A table either only
-    # sends or only receives. Tables the plan changed are read from the two heaps
-    # (entries whose size has changed since are stale), the others from the files.
-    def unread(rank: int) -> bool:
-        return rank in broken or rank in paper
-
-    shortest = [(size, rank) for rank, size in paper.items()]
-    fullest = [(-size, rank) for rank, size in paper.items()]
-    heapq.heapify(shortest)
-    heapq.heapify(fullest)
-    low_files = Lookahead(files.ascending(), unread)
-    high_files = Lookahead(files.descending(), unread)
-    sends: dict[int, int] = {}
-    while True:
-        while shortest and shortest[0][0] != paper[shortest[0][1]]:
-            heapq.heappop(shortest)
-        lows = [entry for entry in (low_files.peek(), shortest[0] if shortest else None) if entry]
-        if not lows:
-            break
-        low, short = min(lows)
-        above, top = high_files.peek(), fullest[0] if fullest else None
-        from_files = above is not None and (top is None or (-above[0], above[1]) < top)
-        if from_files:
-            assert above is not None
-            size, full = above
-        elif top is not None:
-            size, full = -top[0], top[1]
-        else:
-            break
-        stale = not from_files and size != paper[full]
-        if stale or counts[full].seated - sends.get(full, 0) <= 2:
-            # Stale, or keeps its last two: never a sender again.
-            if from_files:
-                high_files.take()
-            else:
-                heapq.heappop(fullest)
-            continue
-        if size - low <= 1:
-            break
-        sends[full] = sends.get(full, 0) + 1
-        paper[full], paper[short] = size - 1, low + 1
-        if from_files:
-            high_files.take()
-        else:
-            heapq.heappop(fullest)
-        heapq.heappush(fullest, (1 - size, full))
-        heapq.heappush(shortest, (low + 1, short))
-    result.sends = {counts[rank].table: n for rank, n in sorted(sends.items())}
-    return result
+__all__ = [
+    "Balancer", "Decisions", "Order", "Plan", "TableCount", "first_seating", "imbalance",
+    "place", "plan", "plan_filed", "tables_needed",
+]  # fmt: skip
 
 
 def place(tables: Iterable[TableCount], seats: int) -> str | None:
@@ -262,15 +93,18 @@ class Balancer:
     _files: SizeIndex = field(init=False, compare=False, repr=False)
     _rank: dict[str, int] = field(init=False, compare=False, repr=False)
     _by_rank: dict[int, TableCount] = field(init=False, compare=False, repr=False)
-    _ordered: set[str] = field(init=False, compare=False, repr=False)  # breaking or under order
+    # Tables an order may still change: under an order, or breaking and not told yet.
+    _ordered: set[str] = field(init=False, compare=False, repr=False)
+    _breaking: set[str] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self._refile_all()
 
     def _refile_all(self) -> None:
         """Number the tables in opening order and file every one of them."""
-        self._files, self._rank, self._by_rank, self._ordered = SizeIndex(), {}, {}, set()
-        for rank, count in enumerate(sorted(self.tables.values(), key=_RANK)):
+        self._files, self._rank, self._by_rank = SizeIndex(), {}, {}
+        self._ordered, self._breaking = set(), set()
+        for rank, count in enumerate(sorted(self.tables.values(), key=OPENING_ORDER)):
             self._rank[count.table] = rank
             self._by_rank[rank] = count
             self._refile(count)
@@ -283,7 +117,12 @@ class Balancer:
             self._files.drop(rank)
         else:
             self._files.file(rank, count.seated + count.arriving)
-        if count.breaking or count.order_seq:
+        if count.breaking:
+            self._breaking.add(count.table)
+        else:
+            self._breaking.discard(count.table)
+        told_to_break = count.breaking and count.order_seq and count.order == -1
+        if (count.breaking or count.order_seq) and not told_to_break:
             self._ordered.add(count.table)
         else:
             self._ordered.discard(count.table)
@@ -338,6 +177,7 @@ class Balancer:
             del self.tables[table]
             self._files.drop(self._rank[table])
             self._ordered.discard(table)
+            self._breaking.discard(table)
             del self._by_rank[self._rank[table]]
             if decisions is not None:
                 decisions.closed.append(table)
@@ -366,17 +206,15 @@ class Balancer:
             decisions.moves.append((self.waiting.pop(0), count.table))
 
     def _replan(self, decisions: Decisions) -> None:
-        pending = len(self.waiting) + sum(
-            self.tables[name].seated for name in self._ordered if self.tables[name].breaking
-        )
+        pending = len(self.waiting) + sum(self.tables[name].seated for name in self._breaking)
         decided = plan_filed(self._files, self._by_rank, self.seats, pending)
         for name in decided.breaks:
             self.tables[name].breaking = True
             self.touched.add(name)
             self._refile(self.tables[name])
         sends = decided.sends
-        # Only a table breaking, under an order or now to send can get a new order
-        # (in opening order: the orders are numbered so).
+        # Only a table breaking (not told yet), under an order or now to send can get
+        # a new order (in opening order: the orders are numbered so).
         for name in sorted(self._ordered | sends.keys(), key=self._rank.__getitem__):
             count = self.tables[name]
             if count.breaking:
@@ -401,7 +239,11 @@ class Balancer:
             for t in self.tables.values()
             if not t.breaking
         }
-        assert self._ordered == {n for n, t in self.tables.items() if t.breaking or t.order_seq}
+        told = {n for n, t in self.tables.items() if t.breaking and t.order_seq and t.order == -1}
+        assert (
+            self._ordered == {n for n, t in self.tables.items() if t.breaking or t.order_seq} - told
+        )
+        assert self._breaking == {n for n, t in self.tables.items() if t.breaking}
         assert {t.table for t in self._by_rank.values()} == set(self.tables)
 
 
@@ -418,7 +260,3 @@ def first_seating(players: int, seats: int) -> list[int]:
     tables = tables_needed(players, seats)
     base, extra = divmod(players, tables)
     return [base + 1 if i < extra else base for i in range(tables)]
-
-
-# Tables in the order they were opened, as a sort key that costs no Python call per table.
-_RANK = attrgetter("rank_key")

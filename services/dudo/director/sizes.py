@@ -14,7 +14,7 @@ the order every tie is broken in (:mod:`dudo.director.balance`).
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Callable, Iterator
+from collections.abc import Container, Iterator
 
 
 class SizeIndex:
@@ -97,16 +97,17 @@ class SizeIndex:
 
 class Lookahead:
     """An iterator of ``(size, rank)`` that can be looked at before it is taken, and
-    passes over ranks ``skip`` says no to (asked again at every look: what it skips
-    may grow while the plan runs)."""
+    passes over ranks in any of ``skip`` (asked again at every look: they may grow
+    while the plan runs)."""
 
-    def __init__(self, items: Iterator[tuple[int, int]], skip: Callable[[int], bool]) -> None:
+    def __init__(self, items: Iterator[tuple[int, int]], *skip: Container[int]) -> None:
         self._items = items
         self._skip = skip
         self._next: tuple[int, int] | None = next(items, None)
 
     def peek(self) -> tuple[int, int] | None:
-        while self._next is not None and self._skip(self._next[1]):
+        skip_a, skip_b = self._skip
+        while self._next is not None and (self._next[1] in skip_a or self._next[1] in skip_b):
             self._next = next(self._items, None)
         return self._next
 
