@@ -331,3 +331,24 @@ def test_a_balancer_restored_from_its_counts_files_them_in_opening_order() -> No
     assert decisions.moves == [("p9", "t2")]
     assert plan(restored.tables.values(), 6, 0).sends == {}
     restored.check_files()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.integers(0, 6), st.integers(0, 3), st.booleans()), min_size=1, max_size=60
+    ),
+    seats=st.integers(3, 6),
+    waiting=st.integers(0, 200),
+)
+def test_many_players_leaving_are_placed_as_one_at_a_time_would(
+    rows: list[tuple[int, int, bool]], seats: int, waiting: int
+) -> None:
+    """Players leaving fill the shortest tables on paper by water filling (planning._fill):
+    with many of them and many tables breaking, the plain version's one-at-a-time answers."""
+    tables = [
+        TableCount(f"t{i + 1}", min(seated, seats), arriving, breaking)
+        for i, (seated, arriving, breaking) in enumerate(rows)
+    ]
+    fast, plain = plan(tables, seats, waiting), reference_plan(tables, seats, waiting)
+    assert (sorted(fast.breaks), fast.sends) == (sorted(plain.breaks), plain.sends)
