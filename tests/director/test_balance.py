@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from dudo.director.balance import (
     Balancer,
+    Decisions,
     Order,
     TableCount,
     first_seating,
@@ -352,3 +353,16 @@ def test_many_players_leaving_are_placed_as_one_at_a_time_would(
     ]
     fast, plain = plan(tables, seats, waiting), reference_plan(tables, seats, waiting)
     assert (sorted(fast.breaks), fast.sends) == (sorted(plain.breaks), plain.sends)
+
+
+def test_tables_opened_out_of_order_are_renumbered_in_opening_order() -> None:
+    """Ties go to the table opened first by name order (t2 before t10), whatever order
+    open() was called in: a table opened out of that order renumbers them all."""
+    b = Balancer(6)
+    for name, seated in (("t10", 3), ("t2", 3), ("t1", 5)):
+        b.open(name, seated)
+        b.check_files()
+    decisions = Decisions()
+    b.waiting = ["p"]
+    b.decide(decisions)
+    assert decisions.moves == [("p", "t2")]  # t2 and t10 both seat 3: t2 opened first

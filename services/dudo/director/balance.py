@@ -96,6 +96,7 @@ class Balancer:
     # Tables an order may still change: under an order, or breaking and not told yet.
     _ordered: set[str] = field(init=False, compare=False, repr=False)
     _breaking: set[str] = field(init=False, compare=False, repr=False)
+    _last_key: tuple[int, str] | None = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self._refile_all()
@@ -104,10 +105,12 @@ class Balancer:
         """Number the tables in opening order and file every one of them."""
         self._files, self._rank, self._by_rank = SizeIndex(), {}, {}
         self._ordered, self._breaking = set(), set()
+        self._last_key = None
         for rank, count in enumerate(sorted(self.tables.values(), key=OPENING_ORDER)):
             self._rank[count.table] = rank
             self._by_rank[rank] = count
             self._refile(count)
+            self._last_key = count.rank_key
 
     def _refile(self, count: TableCount) -> None:
         """``count`` changed: file it under its size on paper (out of the files while it
@@ -130,10 +133,10 @@ class Balancer:
     def open(self, table: str, seated: int) -> None:
         count = self.tables[table] = TableCount(table, seated)
         self.touched.add(table)
-        last = self._by_rank[max(self._by_rank)] if self._by_rank else None
-        if last is not None and last.rank_key >= count.rank_key:
+        if self._last_key is not None and self._last_key >= count.rank_key:
             self._refile_all()  # opened out of order (never, by the director): renumber
             return
+        self._last_key = count.rank_key
         rank = self._rank[table] = len(self._rank)
         self._by_rank[rank] = count
         self._refile(count)

@@ -73,6 +73,7 @@ class Progress(TournamentState):
     def _new_tables(self, players: list[str], advance: int | None) -> list[tuple[str, list[str]]]:
         """Create tables for ``players`` (as few as they need, sizes within one)."""
         start_dice = self.config["rules"]["start_dice"]
+        rules, seats = self._table_rules(), [{"kind": "open"}] * self.config["seats"]
         made = []
         it = iter(players)
         for size in first_seating(len(players), self.config["seats"]):
@@ -92,8 +93,8 @@ class Progress(TournamentState):
                     id=f"c:{self.id}",
                     table=table,
                     gateway="director",
-                    rules=self._table_rules(),
-                    seats=[{"kind": "open"}] * self.config["seats"],
+                    rules=rules,
+                    seats=seats,
                     tournament={
                         "id": self.id,
                         "director": keys.partition_of(self.id, self.limits.director_partitions),

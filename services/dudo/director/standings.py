@@ -6,7 +6,9 @@ never by player id: a player id is what a gateway names to act for a seat.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from .. import wire
@@ -89,15 +91,11 @@ def standings(
     with their dice as their table last reported them (``seated``: table -> [player,
     dice]), or, for a player on their way, as they left."""
     handles = {} if handles is None else handles
-    placed: list[Entrant] = []
-    playing: list[Entrant] = []
-    occupied: set[str | None] = set()
-    for entrant in entrants.values():
-        if entrant.place is not None:
-            placed.append(entrant)
-        elif entrant.dice > 0:
-            playing.append(entrant)
-            occupied.add(entrant.table)
+    # Comprehensions, not one loop with appends: streamed every second for 10,000.
+    everyone = entrants.values()
+    placed = [e for e in everyone if e.place is not None]
+    playing = [e for e in everyone if e.place is None and e.dice > 0]
+    occupied = {e.table for e in playing}
     live = [table for table in tables if table in occupied]
     at: dict[str | None, list[dict[str, Any]]] = {
         table: [] for table in (live if tables_limit is None else live[:tables_limit])
@@ -105,12 +103,13 @@ def standings(
     reported = {
         player: dice for table in at for player, dice in (seated or {}).get(table) or ()
     }
-    for entrant in playing:
-        if entrant.table in at:
-            dice = reported.get(entrant.player, entrant.dice)
-            at[entrant.table].append({**entrant.shown(handles), "dice": dice})
-    placed.sort(key=lambda e: e.place or 0)
-    shown = placed if places_limit is None else placed[:places_limit]
+    for entrant in [e for e in playing if e.table in at]:
+        dice = reported.get(entrant.player, entrant.dice)
+        at[entrant.table].append({**entrant.shown(handles), "dice": dice})
+    if places_limit is None:
+        shown = sorted(placed, key=_PLACE)
+    else:
+        shown = heapq.nsmallest(places_limit, placed, key=_PLACE)
     return {
         **summary,
         "entrants": len(entrants),
@@ -121,3 +120,6 @@ def standings(
         "places": [{"place": e.place, **e.shown(handles), "chips": e.won} for e in shown],
         "placed": len(placed),
     }
+
+
+_PLACE = attrgetter("place")
