@@ -114,21 +114,22 @@ class Balancer:
 
     def _refile(self, count: TableCount) -> None:
         """``count`` changed: file it under its size on paper (out of the files while it
-        breaks up) and note whether an order may concern it."""
-        rank = self._rank[count.table]
+        breaks up) and note whether an order may concern it (a table never stops
+        breaking up)."""
+        name = count.table
         if count.breaking:
-            self._files.drop(rank)
+            self._files.drop(self._rank[name])
+            self._breaking.add(name)
+            if count.order_seq and count.order == -1:  # told to break: nothing to add
+                self._ordered.discard(name)
+            else:
+                self._ordered.add(name)
         else:
-            self._files.file(rank, count.seated + count.arriving)
-        if count.breaking:
-            self._breaking.add(count.table)
-        else:
-            self._breaking.discard(count.table)
-        told_to_break = count.breaking and count.order_seq and count.order == -1
-        if (count.breaking or count.order_seq) and not told_to_break:
-            self._ordered.add(count.table)
-        else:
-            self._ordered.discard(count.table)
+            self._files.file(self._rank[name], count.seated + count.arriving)
+            if count.order_seq:
+                self._ordered.add(name)
+            else:
+                self._ordered.discard(name)
 
     def open(self, table: str, seated: int) -> None:
         count = self.tables[table] = TableCount(table, seated)
@@ -169,10 +170,11 @@ class Balancer:
         :meth:`decide` once: most reports, rounds where nobody went out, change nothing)."""
         count = self.tables[table]
         self.touched.add(table)
-        gone = list(left)
+        gone = left if isinstance(left, list) else list(left)
         changed = bool(gone or joined) or count.seated != seated
         count.seated = seated
-        count.arriving -= joined
+        if joined:
+            count.arriving -= joined
         if done and done == count.order_seq:
             count.order, count.order_seq = 0, 0
             changed = True
@@ -186,7 +188,8 @@ class Balancer:
                 decisions.closed.append(table)
         elif changed:
             self._refile(count)
-        self.waiting.extend(gone)
+        if gone:
+            self.waiting.extend(gone)
         return changed
 
     def decide(self, decisions: Decisions) -> None:

@@ -145,8 +145,11 @@ class Progress(TournamentState):
         self._changed()
         if self.config["format"] == "heats":
             self._heat_report(table, msg, gone, rng)
-        else:
-            self._balance(table, msg, gone, 0 if last is None else len(joined))
+        elif self.balancer is not None and table in self.balancer.tables:
+            # Into the balancer's counts; decisions wait for the batch's end.
+            came = 0 if last is None else len(joined)
+            if self.balancer.record(table, len(msg["seated"]), msg["done"], gone, came):
+                self._decide = True
         if out:
             self._maybe_finish()
 
@@ -158,14 +161,6 @@ class Progress(TournamentState):
         entrant.dice, entrant.table = 0, None
         entrant.place = len(self.entrants) - self.out + 1
         self.touch(entrant)
-
-    def _balance(self, table: str, msg: dict[str, Any], left: list[str], joined: int) -> None:
-        """Take a report into the balancer's counts; decisions wait for the batch's end."""
-        assert self.balancer is not None
-        if table not in self.balancer.tables:
-            return
-        if self.balancer.record(table, len(msg["seated"]), msg["done"], left, joined):
-            self._decide = True
 
     def _decide_moves(self) -> None:
         """Once per batch of reports: seat the players who left, plan, send the orders."""
