@@ -13,6 +13,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+if TYPE_CHECKING:
+    from .reports import Report
+
 SEEN_IDS = 64  # how many recent message ids an entity remembers, to take each once
 
 
@@ -75,7 +78,7 @@ class Flush:
     rows: list[tuple[str, bytes]] = field(default_factory=list)
     # A tournament table's reports to its director (dudo.reports.Report): the partition
     # loop writes those of a whole commit as one `reports` entry per tournament.
-    reports: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    reports: list[Report] = field(default_factory=list)
 
 
 def timer_change(
@@ -119,7 +122,7 @@ class Flushing:
         *,
         finished: bool,
         rows: list[tuple[str, bytes]] | None = None,
-        reports: list[tuple[str, str, dict[str, Any]]] | None = None,
+        reports: list[Report] | None = None,
     ) -> Flush:
         timer_remove, timer_add, self.timer_member = timer_change(
             self.timer_member, self._timer_name(), self.wake

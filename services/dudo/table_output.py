@@ -17,6 +17,7 @@ from .wire import message
 
 if TYPE_CHECKING:
     from .engine import Rules, State
+    from .reports import Report
     from .table import Seat
 
 OPEN, PLAYING, DONE = wire.TABLE_STATUSES
@@ -50,7 +51,7 @@ class TableOutput(Flushing):
     if TYPE_CHECKING:
 
         def to_bytes(self) -> bytes: ...
-        def _reports_out(self) -> list[tuple[str, str, dict[str, Any]]]: ...
+        def _reports_out(self) -> list[Report]: ...
         def _house_move(self) -> list[tuple[str, bytes]]: ...
         def _result_sends(self) -> list[tuple[str, bytes]]: ...
 

@@ -27,6 +27,7 @@ from .wire import WireError, message
 
 if TYPE_CHECKING:
     from .engine import Rules, State
+    from .reports import Report
     from .table import Seat
 
 
@@ -278,7 +279,7 @@ class TournamentSeats:
             }
         )
 
-    def _reports_out(self) -> list[tuple[str, str, dict[str, Any]]]:
+    def _reports_out(self) -> list[Report]:
         """The reports of this batch, for the director's inbox (the partition loop
         writes a commit's reports as one entry per tournament: dudo.reports)."""
         reports, self._reports = self._reports, []

@@ -145,13 +145,20 @@ def clean_name(value: Any) -> str:
     return name
 
 
+# A display name clean_name leaves as it is, in plain ASCII: printable words, one space
+# between them (its length is checked beside it). _is_clean_name asks it, and the fast
+# decoder types such names with it.
+_CLEAN_ASCII = r"\A[!-~]+(?: [!-~]+)*\Z"
+_CLEAN_ASCII_MATCH = re.compile(_CLEAN_ASCII).match
+
+
 def _is_clean_name(value: str) -> bool:
     """Would :func:`clean_name` leave ``value`` as it is? Checked for every display name
     in every entry (a tournament director: a name for every player moved). Plain
-    ASCII is answered without the Unicode tables: NFC leaves it as it is, and when it
-    is printable (no control character) its only whitespace is the space."""
-    if value.isascii() and value.isprintable():
-        return 1 <= len(value) <= NAME_MAX and value.strip(" ") == value and "  " not in value
+    ASCII is answered without the Unicode tables (NFC leaves it as it is): by the
+    pattern the fast decoder types such names with (:data:`_CLEAN_ASCII`)."""
+    if value.isascii():
+        return len(value) <= NAME_MAX and _CLEAN_ASCII_MATCH(value) is not None
     try:
         return clean_name(value) == value
     except WireError:
@@ -374,11 +381,6 @@ validate = validator(MESSAGES)
 # `_display_names`), run on the plainly decoded message. Anything the
 # fast path does not accept goes through the checker above, which gives the error.
 # tests/test_wire_fuzz.py holds the two to the same answers.
-
-
-# A display name clean_name leaves as it is, in plain ASCII: printable words, one space
-# between them (its length is checked beside it).
-_CLEAN_ASCII = r"\A[!-~]+(?: [!-~]+)*\Z"
 
 
 def _fast_type(spec: Field, name: str, clean_ascii: bool = False) -> Any:

@@ -28,22 +28,16 @@ class SizeIndex:
     def __len__(self) -> int:
         return len(self._size)
 
-    def __contains__(self, rank: int) -> bool:
-        return rank in self._size
-
     def file(self, rank: int, size: int) -> None:
         """File ``rank`` under ``size`` (moving it if it was filed under another)."""
         old = self._size.get(rank)
         if old == size:
             return
-        at = self._at
         if old is not None:
-            ranks = at[old]
-            del ranks[bisect_left(ranks, rank)]
-            self.total -= old
-        while len(at) <= size:
-            at.append([])
-        insort(at[size], rank)
+            self.drop(rank)
+        while len(self._at) <= size:
+            self._at.append([])
+        insort(self._at[size], rank)
         self._size[rank] = size
         self.total += size
 
@@ -97,17 +91,20 @@ class SizeIndex:
 
 class Lookahead:
     """An iterator of ``(size, rank)`` that can be looked at before it is taken, and
-    passes over ranks in any of ``skip`` (asked again at every look: they may grow
-    while the plan runs)."""
+    passes over ranks the plan broke or changed on paper (asked again at every look:
+    both grow while the plan runs)."""
 
-    def __init__(self, items: Iterator[tuple[int, int]], *skip: Container[int]) -> None:
+    def __init__(
+        self, items: Iterator[tuple[int, int]], broken: Container[int], changed: Container[int]
+    ) -> None:
         self._items = items
-        self._skip = skip
+        self._broken, self._changed = broken, changed
         self._next: tuple[int, int] | None = next(items, None)
 
     def peek(self) -> tuple[int, int] | None:
-        skip_a, skip_b = self._skip
-        while self._next is not None and (self._next[1] in skip_a or self._next[1] in skip_b):
+        while self._next is not None and (
+            self._next[1] in self._broken or self._next[1] in self._changed
+        ):
             self._next = next(self._items, None)
         return self._next
 
