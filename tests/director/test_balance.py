@@ -267,6 +267,17 @@ def test_with_no_eliminations_the_orders_settle_within_one_player(seed: int) -> 
     assert imbalance(sizes) <= 1
 
 
+def assert_plans_agree(rows: list[tuple[int, int, bool]], seats: int, waiting: int) -> None:
+    """plan() and the plain reference plan decide alike over tables of (seated, arriving,
+    breaking) rows."""
+    tables = [
+        TableCount(f"t{i + 1}", min(seated, seats), arriving, breaking)
+        for i, (seated, arriving, breaking) in enumerate(rows)
+    ]
+    fast, plain = plan(tables, seats, waiting), reference_plan(tables, seats, waiting)
+    assert (sorted(fast.breaks), fast.sends) == (sorted(plain.breaks), plain.sends)
+
+
 @settings(max_examples=400, deadline=None)
 @given(
     rows=st.lists(
@@ -278,12 +289,7 @@ def test_with_no_eliminations_the_orders_settle_within_one_player(seed: int) -> 
 def test_the_fast_plan_decides_exactly_as_the_plain_one(
     rows: list[tuple[int, int, bool]], seats: int, waiting: int
 ) -> None:
-    tables = [
-        TableCount(f"t{i + 1}", min(seated, seats), arriving, breaking)
-        for i, (seated, arriving, breaking) in enumerate(rows)
-    ]
-    fast, plain = plan(tables, seats, waiting), reference_plan(tables, seats, waiting)
-    assert (sorted(fast.breaks), fast.sends) == (sorted(plain.breaks), plain.sends)
+    assert_plans_agree(rows, seats, waiting)
 
 
 @settings(max_examples=300, deadline=None)
@@ -347,12 +353,7 @@ def test_many_players_leaving_are_placed_as_one_at_a_time_would(
 ) -> None:
     """Players leaving fill the shortest tables on paper by water filling (planning._fill):
     with many of them and many tables breaking, the plain version's one-at-a-time answers."""
-    tables = [
-        TableCount(f"t{i + 1}", min(seated, seats), arriving, breaking)
-        for i, (seated, arriving, breaking) in enumerate(rows)
-    ]
-    fast, plain = plan(tables, seats, waiting), reference_plan(tables, seats, waiting)
-    assert (sorted(fast.breaks), fast.sends) == (sorted(plain.breaks), plain.sends)
+    assert_plans_agree(rows, seats, waiting)
 
 
 def test_tables_opened_out_of_order_are_renumbered_in_opening_order() -> None:
