@@ -57,6 +57,17 @@ def test_bench_workers_plays_real_games_and_prints_the_published_fields(
     assert ceiling["all_cores"] > 0 and ceiling["one_process_per_worker"] > 0
 
 
+def test_bench_tournament_plays_a_whole_tournament_and_checks_every_invariant() -> None:
+    """A small tournament through real workers, a director and their own redis-server:
+    the published figures are there, and every invariant the bench checks holds."""
+    result = _bench("tournament", "--players", "40", "--seats", "6", "--workers", "2")
+    assert result["bench"] == "tournament" and result["players"] == 40
+    assert result["tables_at_start"] == 7 and result["moves"] > 0
+    assert result["director_cpu_share"] > 0 and result["director_cpu_us_per_move"] > 0
+    assert result["max_imbalance"] is not None and result["samples"] > 0
+    assert result["invariants"] and all(result["invariants"].values()), result["invariants"]
+
+
 def test_bench_gateway_plays_through_websockets_and_prints_the_published_fields(
     redis_server: RedisServer,
 ) -> None:
