@@ -305,3 +305,58 @@ def test_display_names_at_any_depth_get_the_checkers_answer(
         target[path[-1]] = data.draw(NAMES)
     raw = msgpack.packb(message, use_bin_type=True)
     assert _answer(wire._fast.msgpack, raw) == _answer(_slow_msgpack, raw)
+
+
+def _direction_of(message: dict[str, Any]) -> str:
+    kind = message.get("type")
+    return next((d for d, types in wire._TYPES_OF.items() if kind in types), "in")
+
+
+@settings(max_examples=700, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(INBOX + DIRECTOR), st.data())
+def test_an_entry_of_ours_is_decoded_as_any_other_or_refused_by_its_shape(
+    base: dict[str, Any], data: st.DataObject
+) -> None:
+    """decode_own (entries our processes signed) checks only the top of a message: what
+    decode accepts, it returns alike; what it refuses is a typed error or a message of
+    the direction's types whose required fields are there (the ids a worker routes by
+    strings): never anything that could stop a worker before a handler is reached."""
+    unchanged = data.draw(st.booleans())
+    message = (
+        base
+        if unchanged
+        else _edge_mutate(base, data)
+        if data.draw(st.booleans())
+        else _mutate(base, data)
+    )
+    direction = _direction_of(base)
+    raw = msgpack.packb(message, use_bin_type=True)
+    try:
+        checked: Any = wire.decode(raw, direction=direction)
+    except wire.WireError as exc:
+        checked = exc
+    try:
+        own = wire.decode_own(raw, direction=direction)
+    except wire.WireError as exc:
+        assert exc.code in wire.DECODE_ERROR_CODES
+        assert isinstance(checked, wire.WireError) and exc.code == checked.code
+        return
+    if unchanged or not isinstance(checked, wire.WireError):
+        assert own == checked
+    kind = own["type"]
+    assert kind in wire._TYPES_OF[direction] and own["v"] == wire.PROTOCOL_VERSION
+    for key, spec in wire.MESSAGES[kind].fields.items():
+        if spec.required:
+            assert key in own
+            if spec.kind == "string" and not spec.nullable:
+                assert isinstance(own[key], str)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values | st.binary(max_size=200).map(lambda b: ("raw", b)))
+def test_an_entry_of_ours_that_is_no_message_is_a_typed_error(value: Any) -> None:
+    raw = value[1] if isinstance(value, tuple) else msgpack.packb(value, use_bin_type=True)
+    try:
+        wire.decode_own(raw, direction="director")
+    except wire.WireError as exc:
+        assert exc.code in wire.DECODE_ERROR_CODES

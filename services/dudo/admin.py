@@ -87,15 +87,20 @@ def add_gateway(client: Any, gateway: str, password: str | None = None) -> str:
                 raise
             node.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
                                  *gateway_rules(gateway, newer=False))  # fmt: skip
-    # From now on workers check who signed every inbox entry (dudo.signing): the first
-    # time, once every process of ours has had time to read the key and sign with it.
-    client.hsetnx(keys.GATEWAY_KEYS, signing.INTERNAL, signing.new_internal_key())
     client.hset(keys.GATEWAY_KEYS, gateway, signing.key_of_password(password).hex())
-    if not client.hexists(keys.GATEWAY_KEYS, signing.CHECKING):
-        time.sleep(SIGN_BEFORE_CHECKING_S)
-        client.hset(keys.GATEWAY_KEYS, signing.CHECKING, "1")
+    start_signing(client)
     _save(client)
     return password
+
+
+def start_signing(client: Any, wait_s: float = SIGN_BEFORE_CHECKING_S) -> None:
+    """From now on workers check who signed every inbox entry (dudo.signing): the first
+    time, once every process of ours has had ``wait_s`` to read the key and sign with
+    it (0 where none runs yet: a benchmark setting up its Redis)."""
+    client.hsetnx(keys.GATEWAY_KEYS, signing.INTERNAL, signing.new_internal_key())
+    if not client.hexists(keys.GATEWAY_KEYS, signing.CHECKING):
+        time.sleep(wait_s)
+        client.hset(keys.GATEWAY_KEYS, signing.CHECKING, "1")
 
 
 def revoke_gateway(client: Any, gateway: str) -> bool:

@@ -130,6 +130,7 @@ def _bench(args: argparse.Namespace) -> int:
             partitions=args.partitions,
             flush=args.flush,
             folder=args.log_dir,
+            signed=not args.unsigned,
         )
     elif args.target == "gateway":
         from .bench import gateway
@@ -962,6 +963,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--players", type=int, default=1000, help="tournament: entrants (bots)")
     bench.add_argument(
         "--format", choices=["elimination", "heats"], default="elimination", help="tournament"
+    )
+    bench.add_argument(
+        "--unsigned",
+        action="store_true",
+        help="tournament: entries unsigned (as before any gateway has a user of its own)",
     )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(func=_bench)

@@ -116,13 +116,26 @@ class Verifier:
         """Are entries checked? (Ours are signed whenever there is an internal key.)"""
         return self.internal is not None and self.checking
 
+    def ours(self, payload: bytes, signature: bytes) -> bool:
+        """Signed with the internal key: written by one of the deployment's processes
+        (whether or not entries are checked yet)."""
+        return (
+            self.internal is not None
+            and bool(signature)
+            and hmac.compare_digest(signature, sign(self.internal, payload))
+        )
+
     def refusal(self, msg: dict[str, Any], payload: bytes, signature: bytes) -> str | None:
         """Why this entry must not be applied, or None if it may."""
-        if not self.active:
+        if not self.active or self.ours(payload, signature):
             return None
-        assert self.internal is not None
-        if signature and hmac.compare_digest(signature, sign(self.internal, payload)):
-            return None
+        return self.gateway_refusal(msg, payload, signature)
+
+    def gateway_refusal(
+        self, msg: dict[str, Any], payload: bytes, signature: bytes
+    ) -> str | None:
+        """:meth:`refusal` of an entry already known not to be :meth:`ours`, where
+        entries are checked."""
         gateway = msg.get("gateway")
         key = self.gateways.get(gateway) if isinstance(gateway, str) else None
         if key is None:

@@ -176,3 +176,39 @@ def test_an_entry_that_kills_its_reader_takes_no_other_entry_with_it(client: Any
     assert [wire.decode(d[1][b"m"])["table"] for d in dead] == [poison_table]
     assert 3 <= crashes <= 6
     assert client.xpending(keys.inbox(0), keys.CONSUMER_GROUP)["pending"] == 0
+
+
+def test_an_entry_we_signed_that_breaks_a_handler_is_dead_lettered_and_changes_nothing(
+    client: Any,
+) -> None:
+    """Entries signed with the internal key are checked for their shape only (our own
+    code wrote them): one that is wrong deeper down (a bug of ours, an older version's
+    entry) breaks its handler, and is dead-lettered like any entry that breaks our code;
+    the table is as before and the entries behind it are applied."""
+    from dudo import signing
+    from dudo.admin import internal_key, start_signing
+
+    start_signing(client, wait_s=0)
+    worker = make_worker(client)
+    key = internal_key(client)
+    assert worker.verifier.active and key is not None
+    link = GatewayLink(client, "gw-1", P)
+    p = keys.partition_of("t1", P)
+    create = link.message("create", id="c1", table="t1", rules={}, seats=[{"kind": "open"}] * 2)
+    client.xadd(keys.inbox(p), signing.entry_fields(key, wire.encode(create)))
+    pump(worker, link)
+    before = client.hget(keys.table_of("t1", P), "s")
+    assert before is not None
+    bad = wire.encode({"v": 1, "type": "join", "id": "j1", "table": "t1", "gateway": "gw-1",
+                       "player": "p1", "name": "Al", "seat": "zero"})  # fmt: skip
+    client.xadd(keys.inbox(p), signing.entry_fields(key, bad))
+    good = link.message("join", id="j2", table="t1", player="p2", name="Bea", seat=1)
+    client.xadd(keys.inbox(p), signing.entry_fields(key, wire.encode(good)))
+    pump(worker, link)
+    dead = client.xrange(keys.dead_letters(p))
+    assert [entry[b"m"] for _, entry in dead] == [bad]
+    assert dead[0][1][b"reason"].startswith(b"internal:")
+    table = stored(client, "t1")
+    assert [s.player for s in table.seats] == [None, "p2"]  # the bad join changed nothing
+    assert client.hget(keys.table_of("t1", P), "s") != before
+    assert client.xlen(keys.inbox(p)) == 0

@@ -15,6 +15,10 @@ them: no gateway, no browser) and waits for the end. It prints:
   dice at two tables at once (sampled from Redis while it runs), and every seat
   change between rounds (a change inside a round raises in the worker, which
   dead-letters the entry: none may exist).
+
+Entries are signed as in a deployment whose gateways have users of their own (what
+``deploy/`` sets up: workers and directors check who wrote every entry); ``--unsigned``
+measures a Redis without keys, where every entry is checked field by field.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import keys, wire
-from ..admin import internal_key
+from ..admin import internal_key, start_signing
 from ..chaos.fleet import Fleet, temporary_folder
 from ..connection import create_groups, ensure_partitions
 from ..director.prizes import split_pool
@@ -53,6 +57,7 @@ def run(
     folder: str | None = None,
     timeout: float = 3600.0,
     sample_every: float = 0.5,
+    signed: bool = True,
 ) -> dict[str, Any]:
     fleet = Fleet(
         Path(folder) if folder else temporary_folder(), partitions=partitions, redis_url=redis_url
@@ -60,6 +65,8 @@ def run(
     try:
         url = fleet.start_redis()
         client = fresh_redis(url, partitions, flush=flush, bench="tournament")
+        if signed:  # as deployed (deploy/: gateways have users): every entry signed
+            start_signing(client, wait_s=0)
         ensure_partitions(client, DIRECTOR_PARTITIONS, keys.TOURNAMENTS)
         create_groups(client, DIRECTOR_PARTITIONS, keys.TOURNAMENTS)
         names = [fleet.start_worker() for _ in range(workers)]
@@ -118,6 +125,7 @@ def run(
         # Heats do not balance inside a heat (tables shrink to `advance` by design).
         "max_imbalance": state.max_imbalance if fmt == "elimination" else None,
         "seat_changes": state.reseats,
+        "signed": signed,
         "invariants": {
             "chips_conserved": paid == won and state.pool == 0,
             "payouts_by_place": [e.won for e in by_place[: len(expected)]] == expected,
