@@ -88,7 +88,7 @@ class Stored(TournamentState):
         rows = []
         for player in players:
             entrant = entrants.get(player)
-            rows.append((ENTRANT_ROW + player, b"" if entrant is None else encode(entrant.row())))
+            rows.append((ENTRANT_ROW + player, b"" if entrant is None else encode(entrant)))
         heat = set(self.heat_tables) if tables and self.heat_tables else ()
         counts = balancer.tables if balancer is not None else {}
         for table in tables:

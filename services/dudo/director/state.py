@@ -77,6 +77,7 @@ class TournamentState:
     _last_broadcast: int = -BROADCAST_EVERY_MS
     _handles: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _came_from: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    _inboxes: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     # Rows to store with the next record (see to_rows): entrants who changed, came or
     # went; tables whose report or heat changed (the balancer keeps its own set).
     _entrants_changed: set[str] = field(default_factory=set, compare=False, repr=False)

@@ -230,7 +230,10 @@ class Tournament(Progress, Stored, Flushing):
         }
 
     def _send_to_table(self, table: str, body: dict[str, Any]) -> None:
-        inbox = keys.inbox(keys.partition_of(table, self.limits.table_partitions))
+        inbox = self._inboxes.get(table)
+        if inbox is None:  # a table gets many messages (its players, its orders)
+            partition = keys.partition_of(table, self.limits.table_partitions)
+            inbox = self._inboxes[table] = keys.inbox(partition)
         self._sends.append((inbox, wire.encode(body)))
 
     def _summary(self) -> dict[str, Any]:
