@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import msgspec
+
 from dudo import keys, wire
 from dudo.director.tournament import Context, Tournament
 from dudo.reports import report_sends
@@ -123,3 +125,20 @@ def test_a_director_takes_reports_together_as_it_takes_them_one_by_one() -> None
     assert [{p["dice"] for p in t["players"]} for t in shown["tables"]] == [{4}, {3}, {2}]
     stored = {**together.to_record(), b"v": b"1"}
     assert Tournament.from_hash(stored).standings(tables_limit=None) == shown  # type: ignore[union-attr]
+
+
+def test_a_report_keeps_its_seated_players_as_the_msgpack_its_table_wrote() -> None:
+    """The director takes a report's [player, dice] pairs as raw msgpack (it stores
+    them in the table's row as they are): the count comes from the array's header."""
+    fields = {"table": "t1", "version": 4, "round": 3, "done": 0, "left": [], "joined": [],
+              "out": [], "seated": [["a", 3], ["b", 1]]}  # fmt: skip
+    report = wire.TableReport.of(fields)
+    assert bytes(report.seated) == wire.encode(fields["seated"])
+    assert report.seated_count == 2
+    assert wire.TableReport.of({**fields, "seated": []}).seated_count == 0
+    many = [[f"p{i}", 1] for i in range(20)]  # longer than a fixarray (never a table's)
+    assert wire.TableReport.of({**fields, "seated": many}).seated_count == 20
+    # As an entry of ours decodes it: the same report, the pairs not decoded.
+    entry = wire.encode(wire.message("reports", id="r:t1:4", tournament="cup", reports=[fields]))
+    decoded = wire.decode_own(entry, direction="director")
+    assert decoded["reports"] == [report] and isinstance(decoded["reports"][0].seated, msgspec.Raw)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import keys
 from ..results import HOUSE, account_of, pool_of, result_send
-from ..wire import message
+from ..wire import TableReport, message
 from .balance import Balancer, Decisions, first_seating
 from .prizes import split_pool
 from .standings import Entrant
@@ -119,21 +119,21 @@ class Progress(TournamentState):
 
     # -- reports ------------------------------------------------------------------------
 
-    def _on_report(self, msg: dict[str, Any], rng: random.Random) -> None:
-        table, version = msg["table"], msg["version"]
+    def _on_report(self, msg: TableReport, rng: random.Random) -> None:
+        table, version = msg.table, msg.version
         last = self.reported.get(table)
         if (last is not None and version <= last) or self.status != RUNNING:
             return  # a repeat, or news of a tournament already over
         self.reported[table] = version  # none before: the table's creation, its first players
         self._tables_changed.add(table)
-        left, joined, out = msg["left"], msg["joined"], msg["out"]
+        left, joined, out = msg.left, msg.joined, msg.out
         if last is not None and (left or joined):
             self.reseats += 1
         for player in out:
             self._eliminate(player)
         # The seated players' dice: kept as the table reported them (stored in its row),
         # not copied to each entrant (most reports change nothing else).
-        self.seated_at[table] = msg["seated"]
+        self.seated_at[table] = msg.seated.copy()  # its own bytes, not the entry's
         gone = [p["player"] for p in left]
         for moving in left:
             entrant = self.entrants.get(moving["player"])
@@ -148,7 +148,7 @@ class Progress(TournamentState):
         elif self.balancer is not None and table in self.balancer.tables:
             # Into the balancer's counts; decisions wait for the batch's end.
             came = 0 if last is None else len(joined)
-            if self.balancer.record(table, len(msg["seated"]), msg["done"], gone, came):
+            if self.balancer.record(table, msg.seated_count, msg.done, gone, came):
                 self._decide = True
         if out:
             self._maybe_finish()
@@ -199,10 +199,10 @@ class Progress(TournamentState):
             )
 
     def _heat_report(
-        self, table: str, msg: dict[str, Any], left: list[str], rng: random.Random
+        self, table: str, msg: TableReport, left: list[str], rng: random.Random
     ) -> None:
         self.qualified.extend(p for p in left if p not in self.qualified)
-        if not msg["seated"] and table in self.heat_tables:
+        if not msg.seated_count and table in self.heat_tables:
             self.heat_tables.remove(table)
             self._tables_changed.add(table)
         if self.heat_tables or not self.qualified:

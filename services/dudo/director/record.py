@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from .. import wire
 from ..entity import RecentIds
 from .balance import Balancer, TableCount
@@ -159,7 +161,11 @@ class Stored(TournamentState):
         for entrant in people:
             t.entrants[entrant.player] = entrant
         # Rows stored before held no dice (their players' rows did).
-        t.seated_at = {table: row[3] for table, row in tables if row[3:] and row[3] is not None}
+        t.seated_at = {
+            table: msgspec.Raw(wire.encode(row[3]))  # the bytes the table's report held
+            for table, row in tables
+            if row[3:] and row[3] is not None
+        }
         if config["format"] == "heats" and status == RUNNING:  # through, waiting
             t.qualified = [p for p, e in t.entrants.items() if e.place is None and not e.table]
         t.max_imbalance, t.reseats, t.tables_at_start = measured

@@ -69,7 +69,7 @@ def standings(
     places_limit: int | None = STREAMED_PLACES,
     tables_limit: int | None = STREAMED_TABLES,
     handles: dict[str, str] | None = None,
-    seated: dict[str, list[list[Any]]] | None = None,
+    seated: dict[str, msgspec.Raw | list[list[Any]]] | None = None,
 ) -> dict[str, Any]:
     """The standings object (protocol/schemas/standings.schema.json).
 
@@ -89,7 +89,7 @@ def standings(
         table: [] for table in (live if tables_limit is None else live[:tables_limit])
     }
     reported = {
-        player: dice for table in at for player, dice in (seated or {}).get(table) or ()
+        player: dice for table in at for player, dice in _pairs((seated or {}).get(table))
     }
     for entrant in [e for e in playing if e.table in at]:
         dice = reported.get(entrant.player, entrant.dice)
@@ -111,3 +111,10 @@ def standings(
 
 
 _PLACE = attrgetter("place")
+
+
+def _pairs(seated: msgspec.Raw | list[list[Any]] | None) -> list[list[Any]]:
+    """A table's ``[player, dice]`` pairs, decoded where they are kept as msgpack."""
+    if seated is None:
+        return []
+    return wire.unpack(seated) if isinstance(seated, msgspec.Raw) else seated

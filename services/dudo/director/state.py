@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from .. import keys
 from ..entity import RecentIds
 from .balance import Balancer
@@ -40,9 +42,10 @@ class TournamentState:
     entrants: dict[str, Entrant] = field(default_factory=dict)
     balancer: Balancer | None = None
     reported: dict[str, int] = field(default_factory=dict)  # table -> last report version
-    # table -> [player, dice] of its last report: stored in the table's row, so a round
-    # that changes only dice writes that one row, not a row per player whose dice changed.
-    seated_at: dict[str, list[list[Any]]] = field(default_factory=dict)
+    # table -> [player, dice] of its last report, as the msgpack the table wrote (read
+    # only for the standings): stored in the table's row, so a round that changes only
+    # dice writes that one row, not a row per player whose dice changed.
+    seated_at: dict[str, msgspec.Raw] = field(default_factory=dict)
     heat: int = 0
     heat_tables: list[str] = field(default_factory=list)
     qualified: list[str] = field(default_factory=list)  # heats: through, waiting for the next

@@ -22,7 +22,7 @@ from .. import keys, wire
 from ..engine import Rules, RulesConfigError, rules_dict
 from ..entity import Flush, Flushing
 from ..results import account_of, ledger_send, message_id, pool_of
-from ..wire import WireError, message
+from ..wire import TableReport, WireError, message
 from .prizes import PayoutError, check_payouts
 from .progress import Progress
 from .record import Stored
@@ -105,11 +105,13 @@ class Tournament(Progress, Stored, Flushing):
         self._now = now
         kind = msg["type"]
         if kind == "reports":  # a worker commit's reports, each as a `report` alone
-            for report in msg["reports"]:
+            for report in msg["reports"]:  # TableReports when ours (wire.decode_own)
+                if not isinstance(report, TableReport):
+                    report = TableReport.of(report)
                 self._on_report(report, rng)
             return
         if kind == "report":  # reports are taken once by their table's version
-            self._on_report(msg, rng)
+            self._on_report(TableReport.of(msg), rng)
             return
         if kind == "tournament_timeout":
             if msg["version"] == self.version and self.status == REGISTERING:
