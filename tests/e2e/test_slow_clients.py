@@ -218,7 +218,9 @@ def test_gateway_memory_plateaus_under_connection_churn(
             time.sleep(2.5)
             samples.append(_rss_kb(pid))
         growth_mb = (max(samples) - warm) / 1024
-        # Before the fix: ~6 MB per 1,000 connections, 36 MB over these 6,000.
-        assert growth_mb < 12, (warm, samples)
+        # Before the fix: ~6 MB per 1,000 connections, 36 MB over these 6,000. After it
+        # the allocator's own growth: a median of ~9 MB over 16 runs, up to 12.4 MB on
+        # a loaded CI host (2026-12-02): the bound sits between the two.
+        assert growth_mb < 20, (warm, samples)
     finally:
         group.stop_all()
