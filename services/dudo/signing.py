@@ -125,17 +125,15 @@ class Verifier:
             and hmac.compare_digest(signature, sign(self.internal, payload))
         )
 
-    def refusal(self, msg: dict[str, Any], payload: bytes, signature: bytes) -> str | None:
-        """Why this entry must not be applied, or None if it may."""
-        if not self.active or self.ours(payload, signature):
-            return None
-        return self.gateway_refusal(msg, payload, signature)
-
-    def gateway_refusal(
-        self, msg: dict[str, Any], payload: bytes, signature: bytes
+    def refusal(
+        self, msg: dict[str, Any], payload: bytes, signature: bytes, ours: bool | None = None
     ) -> str | None:
-        """:meth:`refusal` of an entry already known not to be :meth:`ours`, where
-        entries are checked."""
+        """Why this entry must not be applied, or None if it may. ``ours``: whether it is
+        :meth:`ours`, where the caller already asked (one HMAC per entry, not two)."""
+        if not self.active:
+            return None
+        if ours if ours is not None else self.ours(payload, signature):
+            return None
         gateway = msg.get("gateway")
         key = self.gateways.get(gateway) if isinstance(gateway, str) else None
         if key is None:

@@ -729,14 +729,16 @@ def decode_own(data: bytes, *, direction: str = "in") -> dict[str, Any]:
     """An entry one of our own processes wrote (signed with the deployment's key,
     :mod:`dudo.signing`) to a message: its shape is checked at the top only (a type
     that travels this way, every field that type requires, its required strings
-    strings), not field by field. Our
-    code builds such messages from messages already checked, and the tests validate
-    every message our code writes (as for :func:`encode`); checking them again was
-    half a director's decoding (docs/tournaments.md). A director's `reports` come
-    with their items as :class:`TableReport`. Anything else is left to
-    :func:`decode`, which says what is wrong (:class:`WireError`)."""
+    strings), not field by field. Our code builds such messages from messages
+    already checked, and the tests validate every message our code writes (as for
+    :func:`encode`); checking them again was half a director's decoding
+    (docs/tournaments.md). A director's `reports` come with their items as
+    :class:`TableReport`. Anything else is left to :func:`decode`, which says what
+    is wrong (:class:`WireError`)."""
     cap = MAX_RESULT_BYTES if direction == "ratings" else MAX_INBOUND_BYTES
-    if direction == "director" and len(data) <= cap:
+    if len(data) > cap:
+        return decode(data, direction=direction)
+    if direction == "director":
         # Most of a director's entries: their reports as TableReport (seated raw).
         try:
             own = _own_reports(data)
@@ -746,21 +748,20 @@ def decode_own(data: bytes, *, direction: str = "in") -> dict[str, Any]:
             if own.v == PROTOCOL_VERSION:
                 return {"v": own.v, "type": "reports", "id": own.id,
                         "tournament": own.tournament, "reports": own.reports}  # fmt: skip
-    if len(data) <= cap:
-        try:
-            message = _DECODER.decode(data)
-        except Exception:
-            message = None
-        if isinstance(message, dict):
-            kind = message.get("type")
-            if (
-                isinstance(kind, str)
-                and kind in _TYPES_OF[direction]
-                and message.get("v") == PROTOCOL_VERSION
-                and _REQUIRED[kind] <= message.keys()
-                and all(isinstance(message[key], str) for key in _REQUIRED_STRINGS[kind])
-            ):
-                return message
+    try:
+        message = _DECODER.decode(data)
+    except Exception:
+        message = None
+    if isinstance(message, dict):
+        kind = message.get("type")
+        if (
+            isinstance(kind, str)
+            and kind in _TYPES_OF[direction]
+            and message.get("v") == PROTOCOL_VERSION
+            and _REQUIRED[kind] <= message.keys()
+            and all(isinstance(message[key], str) for key in _REQUIRED_STRINGS[kind])
+        ):
+            return message
     return decode(data, direction=direction)
 
 

@@ -69,7 +69,7 @@ def standings(
     places_limit: int | None = STREAMED_PLACES,
     tables_limit: int | None = STREAMED_TABLES,
     handles: dict[str, str] | None = None,
-    seated: dict[str, msgspec.Raw | list[list[Any]]] | None = None,
+    seated: dict[str, msgspec.Raw] | None = None,
 ) -> dict[str, Any]:
     """The standings object (protocol/schemas/standings.schema.json).
 
@@ -88,8 +88,12 @@ def standings(
     at: dict[str | None, list[dict[str, Any]]] = {
         table: [] for table in (live if tables_limit is None else live[:tables_limit])
     }
-    reported = {
-        player: dice for table in at for player, dice in _pairs((seated or {}).get(table))
+    seated = seated or {}
+    reported = {  # the pairs kept as the msgpack of each table's report: shown ones only
+        player: dice
+        for table in at
+        if table in seated
+        for player, dice in wire.unpack(seated[table])
     }
     for entrant in [e for e in playing if e.table in at]:
         dice = reported.get(entrant.player, entrant.dice)
@@ -111,10 +115,3 @@ def standings(
 
 
 _PLACE = attrgetter("place")
-
-
-def _pairs(seated: msgspec.Raw | list[list[Any]] | None) -> list[list[Any]]:
-    """A table's ``[player, dice]`` pairs, decoded where they are kept as msgpack."""
-    if seated is None:
-        return []
-    return wire.unpack(seated) if isinstance(seated, msgspec.Raw) else seated

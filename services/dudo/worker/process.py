@@ -315,7 +315,7 @@ def _decode(
         return exc
     except Exception as exc:  # the codec promises typed errors; never die on an entry anyway
         return WireError(wire.BAD_MESSAGE, f"undecodable entry ({exc.__class__.__name__})")
-    refused = verifier.gateway_refusal(msg, raw, signature) if verifier.active else None
+    refused = verifier.refusal(msg, raw, signature, ours=False)
     if refused is not None:
         # Dead-lettered, and answered to nobody: the gateway it names did not send it.
         return WireError(wire.UNAUTHORIZED, refused)
