@@ -1,4 +1,4 @@
-"""The conformance runner and the published vectors (DESIGN §4.3)."""
+"""The conformance runner and the published vectors (protocol/vectors, docs/rules.md)."""
 
 from __future__ import annotations
 

@@ -177,7 +177,7 @@ def test_an_instance_named_at_start_connects_with_a_password_derived_from_its_ap
             )  # fmt: skip
             workers.start("w1")
             wait_ready(f"http://127.0.0.1:{port}", proc, timeout=30)
-            assert real_redis.zscore(keys.GATEWAYS, "web-0") is not None
+            assert real_redis.get(keys.presence("web-0")) == b"frames"  # registered itself
             clients = real_redis.execute_command("CLIENT", "LIST")
             clients = clients.decode() if isinstance(clients, bytes) else clients
             assert "user=gateway-web-0" in clients  # connected as its own user

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dudo import signing, wire
 from dudo.signing import Verifier, key_of_password, key_of_url, sign
 
@@ -107,6 +109,39 @@ def test_an_entry_we_signed_is_checked_for_its_shape_any_other_field_by_field() 
 
 
 def _register(gateway: str, name: str) -> tuple[dict[str, object], bytes]:
-    msg = wire.message("register", id="g1", tournament="cup", gateway=gateway, player="p1",
-                       name=name, bot=None)  # fmt: skip
+    msg = wire.message("register", id="g1", tournament="cup", gateway=gateway,
+                       request="req-0001", name=name, bot=None)  # fmt: skip
     return msg, wire.encode(msg)
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields"),
+    [
+        ("join", {"table": "t1", "player": "u-victim", "name": "Eve"}),
+        ("attach", {"table": "t1", "player": "u-victim", "seat": 0}),
+        ("create", {"table": "t1", "rules": {"preset": "classic"},
+                    "seats": [{"kind": "open"}] * 2, "host": "u-victim"}),
+        ("register", {"tournament": "cup", "player": "u-victim", "name": "Eve", "bot": None}),
+        ("unregister", {"tournament": "cup", "player": "u-victim"}),
+        ("begin", {"tournament": "cup", "player": "u-victim"}),
+        ("tournament_create", {"tournament": "cup", "host": "u-victim", "name": "Cup",
+                               "rules": {}, "seats": 6, "format": "elimination",
+                               "advance": None, "start_players": None, "start_at": None,
+                               "max_players": 10, "buy_in": 0, "payouts": [100],
+                               "bots": None}),
+    ],
+)  # fmt: skip
+def test_a_gateway_never_names_a_player_id(kind: str, fields: dict[str, object]) -> None:
+    """A player id is the deployment's: a gateway names its players by credential (a
+    token, an identity, a request key), so an entry of a gateway that names one is
+    refused, signature or not; the same entry from the deployment is taken."""
+    from dudo.worker.process import _decode
+
+    msg = wire.message(kind, id="x1", gateway="gw-a", **fields)
+    wire.validate(msg)
+    raw = wire.encode(msg)
+    direction = "director" if kind in wire.DIRECTOR_TYPES else "in"
+    refused = _decode(raw, direction, KEYS, sign(A, raw))
+    assert isinstance(refused, wire.WireError) and refused.code == wire.UNAUTHORIZED
+    assert "player id" in refused.message
+    assert isinstance(_decode(raw, direction, KEYS, sign(INTERNAL, raw)), dict)

@@ -13,6 +13,7 @@ from dudo import wire
 from dudo.table import SEEN_IDS, Limits, RecentIds, Table
 
 NOW = 1_000_000
+h = wire.public_id  # how a gateway names a player it holds a seat for: its handle
 
 
 def msg(kind: str, gateway: str | None = "gw-a", **fields: Any) -> dict[str, Any]:
@@ -70,14 +71,14 @@ class Run:
             self.send("join", gateway, player=f"p{i}", name=f"P{i}")
 
     def act(self, seat: int, action: dict[str, Any], gateway: str = "gw-a") -> list[dict[str, Any]]:
-        return self.send("act", gateway, player=f"p{seat}", seat=seat, action=action)
+        return self.send("act", gateway, player=h(f"p{seat}"), seat=seat, action=action)
 
     def move(self, action: dict[str, Any], *, at: int = NOW) -> list[dict[str, Any]]:
         """The seat in turn acts, through the gateway it is attached to."""
         seat = self.turn()
         holder = self.table.seats[seat]
         return self.send(
-            "act", holder.gateway, at=at, player=holder.player, seat=seat, action=action
+            "act", holder.gateway, at=at, player=holder.handle, seat=seat, action=action
         )
 
     def turn(self) -> int:
@@ -197,7 +198,7 @@ def test_rejoin_gets_the_same_seat_through_the_new_gateway() -> None:
     run.seat_all()
     out = run.send("join", "gw-b", player="p1", name="P1")
     # The gateway that had the seat is told to stop relaying it to that player.
-    assert out[0] == {**out[0], "type": "detached", "seat": 1, "player": "p1", "_to": "gw-a"}
+    assert out[0] == {**out[0], "type": "detached", "seat": 1, "player": h("p1"), "_to": "gw-a"}
     assert out[1] == {**out[1], "type": "joined", "seat": 1}
     assert run.table.seats[1].gateway == "gw-b"
     assert any(m["type"] == "view" and m["seat"] == 1 for m in run.inbox["gw-b"])
@@ -210,15 +211,14 @@ def test_act_refusals_and_duplicates() -> None:
     other = (seat + 1) % 3
     version = run.table.version
     assert errors(run.act(other, {"type": "bid", "quantity": 1, "face": 2})) == ["not_your_turn"]
-    assert errors(run.send("act", player="p0", seat=5 if seat else 1, action={"type": "dudo"})) == [
-        wire.NOT_SEATED
-    ]
+    elsewhere = run.send("act", player=h("p0"), seat=5 if seat else 1, action={"type": "dudo"})
+    assert errors(elsewhere) == [wire.NOT_SEATED]
     assert errors(run.act(seat, {"type": "dudo"}, gateway="gw-x")) == [wire.NOT_ATTACHED]
     assert errors(run.act(seat, {"type": "bid", "quantity": 1, "face": 1})) == ["opening_on_ones"]
     assert run.table.version == version and run.last.record is None
     out = run.send(
         "act",
-        player=f"p{seat}",
+        player=h(f"p{seat}"),
         seat=seat,
         id="same",
         action={"type": "bid", "quantity": 2, "face": 3},
@@ -226,7 +226,7 @@ def test_act_refusals_and_duplicates() -> None:
     assert errors(out) == [] and run.table.version == version + 1
     out = run.send(
         "act",
-        player=f"p{seat}",
+        player=h(f"p{seat}"),
         seat=seat,
         id="same",
         action={"type": "bid", "quantity": 2, "face": 3},
@@ -255,7 +255,7 @@ def test_leave_before_start_frees_the_seat_and_moves_the_host() -> None:
     run.send("join", player="p0", name="A")
     run.send("join", player="p1", name="B")
     assert run.table.host == "p0"
-    out = run.send("leave", player="p0", seat=0)
+    out = run.send("leave", player=h("p0"), seat=0)
     assert out[0]["type"] == "left"
     assert not run.table.seats[0].taken and run.table.host == "p1"
     assert run.last.lobby["taken"] == 1
@@ -265,7 +265,7 @@ def test_leave_during_play_lets_the_house_bot_play_at_once() -> None:
     run = Run({"preset": "classic", "turn_seconds": 20})
     run.seat_all()
     seat = run.turn()
-    run.send("leave", player=f"p{seat}", seat=seat)
+    run.send("leave", player=h(f"p{seat}"), seat=seat)
     assert run.table.seats[seat].away and run.table.deadline == NOW
     assert run.last.timer_add == (f"t1|{run.table.version}", NOW)
     out = run.send("timeout", gateway=None, id="t:t1:x", version=run.table.version)
@@ -298,18 +298,18 @@ def test_host_start_drops_open_seats_and_renumbers() -> None:
     run = Run(seats=4, host="p1")
     run.send("join", player="p1", name="B", seat=1)
     run.send("join", "gw-b", player="p3", name="D", seat=3)
-    assert errors(run.send("start", player="p3")) == [wire.NOT_HOST]
-    out = run.send("start", player="p1")
+    assert errors(run.send("start", player=h("p3"))) == [wire.NOT_HOST]
+    out = run.send("start", player=h("p1"))
     assert run.table.status == "playing" and len(run.table.seats) == 2
     moved = [(m["player"], m["seat"], m["_to"]) for m in out if m["type"] == "joined"]
-    assert moved == [("p1", 0, "gw-a"), ("p3", 1, "gw-b")]
-    assert errors(run.send("start", player="p1")) == [wire.GAME_STARTED]
+    assert moved == [(h("p1"), 0, "gw-a"), (h("p3"), 1, "gw-b")]
+    assert errors(run.send("start", player=h("p1"))) == [wire.GAME_STARTED]
 
 
 def test_start_needs_enough_players() -> None:
     run = Run(seats=3, host="p0")
     run.send("join", player="p0", name="A")
-    assert errors(run.send("start", player="p0")) == [wire.TOO_FEW_PLAYERS]
+    assert errors(run.send("start", player=h("p0"))) == [wire.TOO_FEW_PLAYERS]
 
 
 def test_attach_and_resync() -> None:
@@ -320,9 +320,9 @@ def test_attach_and_resync() -> None:
         ("detached", 2, "gw-a"),
         ("view", 2, "gw-new"),
     ]
-    assert errors(run.send("resync", "gw-a", seat=2, player="p2")) == [wire.NOT_ATTACHED]
-    assert errors(run.send("resync", "gw-new", seat=2, player="p9")) == [wire.NOT_SEATED]
-    out = run.send("resync", "gw-new", seat=2, player="p2")
+    assert errors(run.send("resync", "gw-a", seat=2, player=h("p2"))) == [wire.NOT_ATTACHED]
+    assert errors(run.send("resync", "gw-new", seat=2, player=h("p9"))) == [wire.NOT_SEATED]
+    out = run.send("resync", "gw-new", seat=2, player=h("p2"))
     assert out[0]["game"]["dice"] == list(run.table.game.hands[2])
     out = run.send("resync", "gw-z", seat=None)
     assert out[0]["seat"] is None and "dice" not in out[0]["game"]
@@ -365,7 +365,7 @@ def test_one_view_per_gateway_with_private_parts_of_its_seats_only() -> None:
 def test_start_with_bots_fill_turns_open_seats_into_bot_seats() -> None:
     run = Run({"preset": "cacho"}, seats=4, host="p0")
     run.send("join", player="p0", name="Ana")
-    assert run.send("start", player="p0")[0]["type"] == "view"
+    assert run.send("start", player=h("p0"))[0]["type"] == "view"
     assert run.table.status == "open"
     assert run.last.lobby["wants_bots"] == [[1, "normal"], [2, "normal"], [3, "normal"]]
     for seat in (1, 2, 3):
@@ -425,7 +425,7 @@ def test_a_frames_gateway_gets_the_same_snapshots_as_client_json_and_no_other_se
             assert spliced.seat_text(seat, piece.encode()) == texts.seat(private)
         assert spliced.spectator() == texts.spectator()
     assert sent["gw-a"]["seats"] == [0, 2] and sent["gw-c"]["seats"] == []
-    assert sent["gw-a"]["holders"] == ["p0", "p2"] and sent["gw-c"]["holders"] == []
+    assert sent["gw-a"]["holders"] == [h("p0"), h("p2")] and sent["gw-c"]["holders"] == []
     for seat, piece in zip([0, 2], sent["gw-a"]["privates"], strict=True):
         private = json.loads("{" + piece)
         assert private["seat"] == seat and private["dice"] == list(run.table.game.hands[seat])

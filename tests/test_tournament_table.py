@@ -14,7 +14,7 @@ from dudo.engine import OVER
 from dudo.reports import report_sends
 from dudo.table import DONE, PLAYING, Table
 
-from .test_table import NOW, msg
+from .test_table import NOW, h, msg
 
 SEATS = 4
 
@@ -85,7 +85,7 @@ class Cup:
             holder.gateway,
             id=f"m{self.n}",
             table="t1",
-            player=holder.player,
+            player=holder.handle,
             seat=seat,
             action=action,
         )
@@ -125,7 +125,7 @@ def test_created_playing_with_vacant_seats_and_reported() -> None:
     assert table.game is not None and table.game.counts == [3, 2, 1, 0]
     assert table.game.eliminated == []  # the empty seat is vacant, not out
     moved = [(g, m["player"]) for g, m in cup.out if m["type"] == "moved"]
-    assert moved == [("gw-a", "a"), ("gw-b", "b")]  # c has no gateway yet
+    assert moved == [("gw-a", h("a")), ("gw-b", h("b"))]  # c has no gateway yet
     [report] = cup.reports
     assert report["seated"] == [["a", 3], ["b", 2], ["c", 1]]
     assert report["joined"] == ["a", "b", "c"] and report["left"] == [] and report["done"] == 0
@@ -150,7 +150,7 @@ def test_an_arrival_waits_for_the_end_of_the_round_then_sits_with_its_dice() -> 
     # d is told where it sits, and its first view already has it seated with its dice.
     assert [m["type"] for g, m in cup.out if g == "gw-d"][:2] == ["moved", "view"]
     [view] = cup.views_to("gw-d")
-    assert view["holders"] == ["d"] and len(view["seats"][0]["dice"]) == 2
+    assert view["holders"] == [h("d")] and len(view["seats"][0]["dice"]) == 2
     # The view that ended the round shows the new seating: none shows the old one
     # with the new round's dice.
     last = cup.views_to("gw-a")[-1]
@@ -271,7 +271,7 @@ def test_a_finished_ordinary_game_sends_its_people_to_the_ratings() -> None:
         else:
             face = next(f for f, q in enumerate(legal["bid"], 1) if q is not None)
             action = {"type": "bid", "quantity": legal["bid"][face - 1], "face": face}
-        run.send("act", gateway, player=holder.player, seat=game.turn, action=action)
+        run.send("act", gateway, player=holder.handle, seat=game.turn, action=action)
         sends.extend(run.last.sends)
     [(stream, data)] = sends
     assert stream == keys.RATINGS.inbox(0)
@@ -293,7 +293,7 @@ def test_an_arrival_never_takes_the_seat_of_a_player_out_in_that_same_round() ->
     assert "e" not in cup.players() and [a[0] for a in cup.table.arrivals] == ["e"]
     mine = [m for g, m in cup.out[before:] if g == f"gw-{gone}"]
     assert {m["type"] for m in mine} == {"view"}  # the bid, the reveal: no `detached`
-    assert mine[-1]["holders"] == [gone] and mine[-1]["game"]["last_round"]["loser"] is not None
+    assert mine[-1]["holders"] == [h(gone)] and mine[-1]["game"]["last_round"]["loser"] is not None
     cup.play_round()  # the next round's end: e takes the seat of the first one out
     assert "e" in cup.players() and gone not in cup.players()
     assert ("gw-" + gone, "detached") in [(g, m["type"]) for g, m in cup.out]
@@ -316,7 +316,7 @@ def test_a_staked_game_moves_its_chips_by_double_entry() -> None:
         else:
             face = next(f for f, q in enumerate(legal["bid"], 1) if q is not None)
             action = {"type": "bid", "quantity": legal["bid"][face - 1], "face": face}
-        run.send("act", player=f"p{game.turn}", seat=game.turn, action=action)
+        run.send("act", player=h(f"p{game.turn}"), seat=game.turn, action=action)
         sends.extend(run.last.sends)
     [ledger] = [
         m for m in (wire.decode(d, direction="ratings") for _, d in sends) if m["type"] == "ledger"
@@ -334,4 +334,4 @@ def test_a_moved_player_is_told_where_they_came_from() -> None:
     )  # fmt: skip
     cup.play_round()
     [moved] = [m for g, m in cup.out if g == "gw-d" and m["type"] == "moved"]
-    assert (moved["from"], moved["table"], moved["player"]) == ("t9", "t1", "d")
+    assert (moved["from"], moved["table"], moved["player"]) == ("t9", "t1", h("d"))

@@ -24,7 +24,8 @@ let partitions = null;
 while (!(partitions = Number(await redis.hget("dudo:config", "partitions")))) {
   await new Promise((done) => setTimeout(done, 200));
 }
-const register = () => redis.zadd("dudo:gateways", Date.now(), GATEWAY);
+// Our presence (the one registry key our Redis user may write): live while it lasts.
+const register = () => redis.set(`dudo:{g:${GATEWAY}}:alive`, "view", "PX", 30000);
 await register();
 const heartbeat = setInterval(register, 2000);
 
@@ -36,7 +37,11 @@ const signed = (payload) => createHmac("sha256", key).update(payload).digest().s
 const inbox = (table) => `dudo:{p${crc32(Buffer.from(table, "utf8")) % partitions}}:in`;
 const id = (prefix) => `${prefix}${randomBytes(6).toString("hex")}`;
 const table = id("n");
-const player = id("p"); // a credential: random, and never shown to anyone else
+// Our player's handle, as the worker names it in `joined` (we never know, nor choose, the
+// player's id: the deployment makes it). `request`: a key of ours, so that the join sent
+// again after a failure is the same join.
+let player = null;
+const request = id("r");
 let sent = 0;
 async function send(type, fields = {}) {
   const msg = { v: 1, type, id: id(type[0]), table, gateway: GATEWAY, ...fields };
@@ -54,9 +59,9 @@ if (await redis.exists(OUTBOX)) {
 await send("create", {
   rules: { preset: "classic", start_dice: 3 },
   seats: [{ kind: "open" }, { kind: "bot", level: "normal" }],
-  host: player,
+  request, // the host: whom our join's request key names
 });
-await send("join", { player, name: "Node" }); // every seat taken: the game starts
+await send("join", { request, name: "Node" }); // every seat taken: the game starts
 
 // The peers' policy: Dudo if the bid is above what the others' dice likely hold
 // (a third of them, a sixth for ones) plus our own matching dice; else the least raise.
@@ -97,6 +102,9 @@ for (;;) {
           console.error(`refused: ${msg.code}: ${msg.message}`);
           continue;
         }
+        // The seat is ours: `player` is its holder's handle, `token` the seat token a
+        // real gateway hands its client (hello through any gateway with it, later).
+        if (msg.type === "joined") player = msg.player;
         if (msg.type !== "view" || msg.version <= version) continue; // at least once
         version = msg.version;
         const game = msg.game;

@@ -3,21 +3,27 @@
 Gateways (``dudo admin gateway add|revoke|list NAME``): each gateway (or each app's
 gateways) connects to Redis as a user of its own, ``gateway-NAME``, whose ACL lets it
 do what a gateway does and nothing more: append to the inboxes of tables and
-tournaments, read and trim its own outbox, read the public listings, tournament
-records and ratings, and keep its own heartbeat. It cannot read a table's record
+tournaments, read and trim its own outbox, read the public listings (tables,
+tournaments, the leaderboard), and keep its own heartbeat. It cannot read a table's record
 (the dice), a lease, the dead letters, an inbox (other gateways' players' moves) or
 another gateway's outbox, nor write anywhere else: Redis refuses (``NOPERM``).
 Which keys those are is :func:`dudo.keys.gateway_keys`; the commands, here.
 
 ``add`` also stores the gateway's signing key (derived from its password) and, the
 first time, the deployment's own: from then on workers apply an inbox entry only if
-it is signed by the gateway it names or by the deployment (:mod:`dudo.signing`).
+it is signed by the gateway it names or by the deployment (:mod:`dudo.signing`); and
+which app the gateway belongs to (``--app``, default its own name): it may present
+identities of that app's users only (:mod:`dudo.authority`).
+
+Apps (``dudo admin app add|remove|list NAME``): an app's backend signs its users'
+identities with its own private key; the deployment keeps the public keys only.
 """
 
 from __future__ import annotations
 
 import base64
 import hmac
+import json
 import secrets
 import time
 from typing import Any
@@ -66,18 +72,33 @@ def gateway_rules(gateway: str, *, newer: bool = True) -> list[str]:
             ("+xread", "+xrange", "+xrevrange", "+xlen", "+xtrim", "+xinfo|stream", "+exists"),
             k.own,
         ),
-        selector(("+hget", "+hgetall", "+hmget", "+hscan", "+hlen", "+exists"), k.public, "%R"),
+        selector(
+            ("+hget", "+hgetall", "+hmget", "+hscan", "+hlen", "+hexists", "+exists"),
+            k.public,
+            "%R",
+        ),
         selector(("+hget", "+hgetall", "+hset", "+hdel", "+del", "+exists"), k.memory),
-        selector(("+zadd", "+zrem", "+zscore", "+hset", "+hdel", "+hget"), k.registries),
+        selector(("+set", "+get", "+del", "+pexpire"), k.presence),
         selector(("+zcount", "+zrangebyscore", "+zscore"), k.liveness, "%R"),
     ]
 
 
-def add_gateway(client: Any, gateway: str, password: str | None = None) -> str:
+def add_gateway(
+    client: Any, gateway: str, password: str | None = None, app: str | None = None
+) -> str:
     """Create (or reset) the gateway's user with a new password; returns the password.
-    Kept over a Redis restart only where Redis has an ACL file (saved here if so)."""
+    Kept over a Redis restart only where Redis has an ACL file (saved here if so). A
+    new password closes the connections made with the old one (rotation: what a
+    leaked password opened is shut, not only what it could open from now on).
+    ``app``: whose users' identities it may present (default: an app of its own name)."""
     password = password or secrets.token_urlsafe(24)
+    app = app or gateway
+    if not keys.ID_PATTERN.fullmatch(app):
+        raise ValueError(f"an app name is 1-64 of A-Z a-z 0-9 _ - (got {app!r})")
     user = user_of(gateway)
+    key = signing.key_of_password(password).hex()
+    old = client.hget(keys.GATEWAY_KEYS, gateway)
+    rotated = old is not None and (old.decode() if isinstance(old, bytes) else old) != key
     for node in _nodes(client):  # ACLs are per node: on a Cluster, every node's
         try:
             node.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
@@ -87,9 +108,13 @@ def add_gateway(client: Any, gateway: str, password: str | None = None) -> str:
                 raise
             node.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
                                  *gateway_rules(gateway, newer=False))  # fmt: skip
-    client.hset(keys.GATEWAY_KEYS, gateway, signing.key_of_password(password).hex())
+    client.hset(keys.GATEWAY_APPS, gateway, app)
+    client.hset(keys.GATEWAY_KEYS, gateway, key)
     start_signing(client)
     _save(client)
+    if rotated:
+        for node in _nodes(client):
+            node.execute_command("CLIENT", "KILL", "USER", user)
     return password
 
 
@@ -109,8 +134,32 @@ def revoke_gateway(client: Any, gateway: str) -> bool:
     for node in _nodes(client):
         removed = bool(node.execute_command("ACL", "DELUSER", user_of(gateway))) or removed
     client.hdel(keys.GATEWAY_KEYS, gateway)  # its entries are refused from now on
+    client.hdel(keys.GATEWAY_APPS, gateway)
     _save(client)
     return removed
+
+
+def add_app(client: Any, app: str, jwks: dict[str, Any]) -> None:
+    """Register (or replace) the public keys app ``app``'s backend signs identities
+    with (a JWK set checked by :func:`dudo.identity.read_jwks`). Workers take them at
+    their next heartbeat."""
+    if not keys.ID_PATTERN.fullmatch(app):
+        raise ValueError(f"an app name is 1-64 of A-Z a-z 0-9 _ - (got {app!r})")
+    client.hset(keys.APPS, app, json.dumps(jwks, separators=(",", ":")))
+
+
+def remove_app(client: Any, app: str) -> bool:
+    """Refuse app ``app``'s identities from the workers' next heartbeat."""
+    return bool(client.hdel(keys.APPS, app))
+
+
+def apps(client: Any) -> dict[str, list[str]]:
+    """Each registered app and the key ids of its key set."""
+    found = {}
+    for name, value in client.hgetall(keys.APPS).items():
+        text = name.decode() if isinstance(name, bytes) else name
+        found[text] = [k.get("kid", "?") for k in json.loads(value).get("keys", [])]
+    return dict(sorted(found.items()))
 
 
 def internal_key(client: Any) -> bytes | None:

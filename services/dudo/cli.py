@@ -308,16 +308,16 @@ def _process_arguments(
 
 
 def _identity(args: argparse.Namespace) -> int:
-    import os
+    from pathlib import Path
 
-    from .gateway.identity import parse_apps, player_of, sign_identity
+    from .identity import sign_identity
 
-    apps = parse_apps(os.environ.get("DUDO_APPS", ""))
-    if args.app not in apps:
-        print(f"app {args.app!r} is not in DUDO_APPS (name=secret,...)", file=sys.stderr)
+    try:
+        private = Path(args.key).read_text()
+        print(sign_identity(args.app, private, args.user, args.ttl, kid=args.kid))
+    except (OSError, ValueError) as exc:
+        print(f"dudo identity: {exc}", file=sys.stderr)
         return 2
-    print(sign_identity(args.app, apps[args.app], args.user, args.ttl))
-    print(f"player {player_of(args.app, args.user)}", file=sys.stderr)
     return 0
 
 
@@ -544,6 +544,47 @@ def _healthcheck(args: argparse.Namespace) -> int:
         return 1
 
 
+def _admin_app(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from . import admin, identity
+    from .connection import connect
+
+    client = connect(args.redis)
+    if args.action == "list":
+        for name, kids in admin.apps(client).items():
+            print(f"{name}: keys {', '.join(kids)}")
+        return 0
+    if args.name is None:
+        print(f"dudo admin app {args.action}: which app? (NAME)", file=sys.stderr)
+        return 2
+    if args.action == "remove":
+        if not admin.remove_app(client, args.name):
+            print(f"no app {args.name}", file=sys.stderr)
+            return 1
+        print(f"removed {args.name}: its identities are refused from now on")
+        return 0
+    try:
+        if (args.jwks is None) == (args.generate is None):
+            raise ValueError("give --jwks FILE (its public keys) or --generate KEYFILE")
+        if args.generate is not None:
+            private = identity.new_key()
+            target = Path(args.generate)
+            target.touch(mode=0o600, exist_ok=False)
+            target.write_text(private)
+            jwks = identity.public_jwks(private)
+        else:
+            jwks = identity.read_jwks(Path(args.jwks).read_text())
+        admin.add_app(client, args.name, jwks)
+    except (OSError, ValueError) as exc:
+        print(f"dudo admin app add: {exc}", file=sys.stderr)
+        return 2
+    print(f"app {args.name}: {len(jwks['keys'])} public key(s) registered")
+    if args.generate:
+        print(f"its private key is in {args.generate}: give it to the app's backend only")
+    return 0
+
+
 def _admin_gateway(args: argparse.Namespace) -> int:
     from . import admin
     from .connection import connect
@@ -571,7 +612,11 @@ def _admin_gateway(args: argparse.Namespace) -> int:
         password = os.environ[args.password_env]
     elif args.derive_from_env:
         password = admin.derived_password(os.environ[args.derive_from_env], args.name)
-    password = admin.add_gateway(client, args.name, password)
+    try:
+        password = admin.add_gateway(client, args.name, password, app=args.app)
+    except ValueError as exc:
+        print(f"dudo admin gateway add: {exc}", file=sys.stderr)
+        return 2
     print(f"gateway {args.name}: Redis user {admin.user_of(args.name)}; run it with")
     print(f"  dudo gateway --id {args.name} --redis URL")
     print("where URL is")
@@ -704,11 +749,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     ident = sub.add_parser(
         "identity",
-        help="sign an identity assertion for a user of an app (its secret from DUDO_APPS)",
+        help="sign an identity (a JWT) for a user of an app, with the app's private key "
+        "(as its backend does; dudo admin app add --generate makes one)",
     )
     ident.add_argument("--app", required=True)
+    ident.add_argument("--key", required=True, help="the app's private key (PEM file)")
+    ident.add_argument("--kid", default="1", help="the key's id in the app's key set")
     ident.add_argument("--user", required=True, help="the app's own user id")
-    ident.add_argument("--ttl", type=int, default=3600, help="seconds it stays valid")
+    ident.add_argument("--ttl", type=int, default=300, help="seconds it stays valid")
     ident.set_defaults(func=_identity)
 
     play = sub.add_parser("play", help="play in the terminal through a gateway")
@@ -877,8 +925,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="add: derive the password from the secret in this environment variable and the "
         "name (instances that set $DUDO_REDIS_USER_SECRET derive theirs the same way)",
     )
+    gw.add_argument(
+        "--app",
+        help="add: the app it belongs to, whose users' identities it may present (default: "
+        "its own name); the instances of one app share it",
+    )
     gw.add_argument("--redis", default=DEFAULT_REDIS, help="an admin's Redis URL")
     gw.set_defaults(func=_admin_gateway)
+    app = adm_sub.add_parser(
+        "app", help="register an app's public keys (its users' identities), remove, list"
+    )
+    app.add_argument("action", choices=("add", "remove", "list"))
+    app.add_argument("name", nargs="?", help="the app's name (the `iss` of its identities)")
+    app.add_argument("--jwks", metavar="FILE", help="add: its public keys, a JWK set (JSON)")
+    app.add_argument(
+        "--generate",
+        metavar="KEYFILE",
+        help="add: make a new key pair, write the private key here (for the app's backend; "
+        "the deployment keeps only the public key)",
+    )
+    app.add_argument("--redis", default=DEFAULT_REDIS, help="an admin's Redis URL")
+    app.set_defaults(func=_admin_app)
     from .admin_cli import add_commands
 
     add_commands(adm_sub, DEFAULT_REDIS)

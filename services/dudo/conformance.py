@@ -1,4 +1,4 @@
-"""Replay rules conformance vectors (format ``dudo-rules-vector/1``, DESIGN §4.3).
+"""Replay rules conformance vectors (format ``dudo-rules-vector/1``, docs/rules.md).
 
 A vector is one JSON file: rules, seats, an optional starting position, and
 rounds with their dice, the actions taken (some of which must be refused with

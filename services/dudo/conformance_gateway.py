@@ -4,7 +4,8 @@ test while that gateway plays (its users, or its own bot, take seats and act).
 
 The kit connects as an admin and watches the gateway's side of the streams:
 
-1. **registers**: the gateway's heartbeat in ``dudo:gateways``, refreshed;
+1. **registers**: the gateway's presence (``dudo:{g:ID}:alive``, renewed with a time to
+   live), or a heartbeat in ``dudo:gateways`` for the deployment's own, refreshed;
 2. **plays**: views reach its outbox (without traffic nothing else can be judged);
 3. **drops duplicates**: delivery is at least once, so the kit delivers again, into
    the gateway's outbox, each view in which it is one of the gateway's seats' turn,
@@ -67,7 +68,10 @@ def check(
         now = time.monotonic()
         if now >= next_beat_check:
             score = client.zscore(keys.GATEWAYS, gateway)
-            watch.beats += score is not None and time.time() * 1000 - score < 10_000
+            present = client.pttl(keys.presence(gateway))
+            watch.beats += (score is not None and time.time() * 1000 - score < 10_000) or (
+                keys.PRESENCE_TTL_MS - 10_000 < present <= keys.PRESENCE_TTL_MS
+            )
             next_beat_check = now + 1.0
         watch.deliver_copies(client, outbox, now)
         last = watch.read(client, outbox, last, block=100)

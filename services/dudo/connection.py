@@ -111,6 +111,16 @@ def ensure_partitions(
     return stored
 
 
+def ensure_secrets(client: Client) -> dict[Any, Any]:
+    """The deployment's own keys (dudo.authority), made by the first process that needs
+    them (HSETNX: every worker and director then holds the same); returns them."""
+    from .authority import new_secrets
+
+    for name, value in new_secrets().items():
+        client.hsetnx(keys.SECRETS, name, value)
+    return client.hgetall(keys.SECRETS)
+
+
 def create_groups(
     client: Client, partitions: int | list[int], space: keys.Space = keys.TABLES
 ) -> None:

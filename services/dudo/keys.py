@@ -1,4 +1,4 @@
-"""Every Redis key name, in one place (DESIGN §3). Nothing else formats a key.
+"""Every Redis key name, in one place (docs/operations.md, "Redis"). Nothing else formats a key.
 
 Keys that one Lua script touches together carry the same hash tag, so the
 scripts stay legal on Redis Cluster: ``{pN}`` for everything of table
@@ -35,6 +35,14 @@ GATEWAY_VIEWS = f"{PREFIX}:gateway_views"
 # hash: gateway id -> its key for signing inbox entries (hex), and "*" -> the
 # deployment's own (dudo.signing); readable by the deployment only, never a gateway
 GATEWAY_KEYS = f"{PREFIX}:gateway_keys"
+# hash: "tokens" and "players" -> the deployment's own keys (hex) that sign seat and
+# entrant tokens and key player ids (dudo.authority); made once by the first worker
+# or director, readable by the deployment only, never a gateway
+SECRETS = f"{PREFIX}:secrets"
+# hash: app -> the JSON Web Key Set (public keys) its backend signs identities with
+# (`dudo admin app add`); and gateway -> the app it belongs to (`gateway add --app`)
+APPS = f"{PREFIX}:apps"
+GATEWAY_APPS = f"{PREFIX}:gateway_apps"
 DIRECTORS = f"{PREFIX}:directors"  # zset: director id -> last heartbeat (ms)
 DEFAULT_DIRECTOR_PARTITIONS = 4
 RATERS = f"{PREFIX}:raters"  # zset: processes keeping the ratings -> last heartbeat (ms)
@@ -161,6 +169,17 @@ def outbox(gateway: str) -> str:
     return f"{PREFIX}:{{g:{gateway}}}:out"
 
 
+def presence(gateway: str) -> str:
+    """String: an admitted gateway's heartbeat, set with a time to live by the gateway
+    itself (``SET ... PX``; value ``frames`` or ``view``: how it takes its views). A
+    gateway's Redis user may write this key of its own and no registry: it registers
+    itself and nobody else (workers read the presence of the admitted gateways)."""
+    return f"{PREFIX}:{{g:{gateway}}}:alive"
+
+
+PRESENCE_TTL_MS = 30_000  # a presence not renewed for this long: the gateway is gone
+
+
 def gateway_memory(gateway: str) -> str:
     """Hash: what a gateway remembers across its restarts (the chat gateway: each
     channel's table and who holds which seat, and how far it read its outbox). Its own:
@@ -172,13 +191,14 @@ def gateway_memory(gateway: str) -> str:
 class GatewayKeys:
     """The keys one gateway may touch, as ACL key patterns (``dudo admin gateway``):
     what it writes, what it reads, and its own keys; nothing else (never a table's
-    record with its dice, a lease, another gateway's outbox or the dead letters)."""
+    record with its dice, a lease, another gateway's outbox or the dead letters, nor
+    anything that holds a player id: a tournament's record, the ratings record)."""
 
     inboxes: tuple[str, ...]  # append only: tables', tournaments'
     own: tuple[str, ...]  # read, trim and remake: its outbox
     memory: tuple[str, ...]  # read and write: its own memory (a hash)
-    public: tuple[str, ...]  # read only: listings, tournament records, ratings, config
-    registries: tuple[str, ...]  # its own heartbeat and view format (zset / hash fields)
+    public: tuple[str, ...]  # read only: listings (tables, tournaments, the ratings board), config
+    presence: tuple[str, ...]  # its own heartbeat and view format (a string with a TTL)
     liveness: tuple[str, ...]  # read only: who serves the tables
 
 
@@ -194,10 +214,9 @@ def gateway_keys(gateway: str) -> GatewayKeys:
             LIMITS,
             f"{PREFIX}:{{{TABLES.tag}*}}:lobby",
             f"{PREFIX}:{{{TOURNAMENTS.tag}*}}:lobby",
-            TOURNAMENTS.records_pattern(),
-            RATINGS.record(0, RATINGS_ID),
+            RATINGS.lobby(0),  # the public leaderboard, by handle
             CONFIG,
         ),
-        registries=(GATEWAYS, GATEWAY_VIEWS),
+        presence=(presence(gateway),),
         liveness=(WORKERS, DIRECTORS),
     )

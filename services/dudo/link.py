@@ -44,6 +44,9 @@ class _LinkBase:
         self.bytes_read = 0  # outbox payload bytes received, for benchmarks
         # The key every entry is signed with (dudo.signing), where entries are checked.
         self.signer = signer
+        # Under a Redis user of its own (an admitted gateway): it registers by its own
+        # presence key, the one registry it may write (keys.presence).
+        self.confined = False
 
     def entry(self, payload: bytes) -> list[Any]:
         """An inbox entry's fields and values, as XADD takes them: the message, and its
@@ -172,7 +175,13 @@ class AsyncGatewayLink(_LinkBase):
         self._trimmed_at = 0.0
 
     async def register(self) -> None:
-        """Announce (or refresh) this gateway, and how it takes its views."""
+        """Announce (or refresh) this gateway, and how it takes its views: an admitted
+        gateway by its presence key, the deployment's own in the registries."""
+        if self.confined:
+            await self.redis.set(
+                keys.presence(self.id), self.views or "view", px=keys.PRESENCE_TTL_MS
+            )
+            return
         pipe = self.redis.pipeline(transaction=False)
         pipe.zadd(keys.GATEWAYS, {self.id: self._now_ms()})
         if self.views is not None:
@@ -182,6 +191,9 @@ class AsyncGatewayLink(_LinkBase):
         await pipe.execute()
 
     async def deregister(self) -> None:
+        if self.confined:
+            await self.redis.delete(keys.presence(self.id))
+            return
         pipe = self.redis.pipeline(transaction=False)
         pipe.zrem(keys.GATEWAYS, self.id)
         pipe.hdel(keys.GATEWAY_VIEWS, self.id)

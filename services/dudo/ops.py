@@ -24,10 +24,9 @@ from typing import Any
 import structlog
 
 from . import keys, wire
-from .admin import internal_key
 from .engine import public_view
 from .gateway.settings import ADJUSTABLE
-from .signing import entry_fields
+from .signing import SIGNATURE_FIELD
 from .table import Table
 
 log = structlog.get_logger("dudo.admin")
@@ -155,15 +154,22 @@ def dead_letter(
 
 
 def replay(client: Any, partition: int, entry_id: str, space: keys.Space = keys.TABLES) -> str:
-    """Append a dead letter's message to its inbox again (signed by the deployment, as
-    any entry an operator writes), and delete the dead letter; returns the new entry's
+    """Append a dead letter's message to its inbox again, as its writer wrote it (with
+    its own signature: a replay is never the deployment's, so an entry refused as
+    unauthorized is refused again), and delete the dead letter; returns the new entry's
     id. The worker applies it or refuses it as it would any entry: a message already
-    applied is refused as a duplicate, so a replay never applies anything twice."""
+    applied is refused as a duplicate, so a replay never applies anything twice. A
+    letter kept before signatures were (no ``s``) is replayed unsigned: where entries
+    are checked, only the deployment's own would pass, and those are signed."""
     letter = dead_letter(client, partition, entry_id, space)
-    raw = client.xrange(space.dead_letters(partition), min=entry_id, max=entry_id)[0][1][b"m"]
+    fields = client.xrange(space.dead_letters(partition), min=entry_id, max=entry_id)[0][1]
+    raw = fields[b"m"]
     if not raw:
         raise ValueError("this dead letter holds no message to replay")
-    new_id = client.xadd(space.inbox(partition), entry_fields(internal_key(client), raw))
+    entry = {b"m": raw}
+    if fields.get(b"s"):
+        entry[SIGNATURE_FIELD] = fields[b"s"]
+    new_id = client.xadd(space.inbox(partition), entry)
     client.xdel(space.dead_letters(partition), entry_id)
     log.info("dead_letter_replayed", partition=partition, entry=entry_id, reason=letter["reason"])
     return _text(new_id)

@@ -46,8 +46,20 @@ _DERIVE = b"dudo inbox entries/1"
 # written by the deployment itself (timeouts, reports, orders, seats, results...).
 GATEWAY_SENDS = frozenset(
     {"create", "join", "leave", "attach", "act", "resync", "watch", "start",
-     "tournament_create", "register", "unregister", "begin", "subscribe"}
+     "tournament_create", "register", "unregister", "begin", "subscribe", "standings"}
 )  # fmt: skip
+# Fields of those that only the deployment may fill: a player id (a gateway names its
+# players by credential: a token, an identity, a request key; dudo.authority), and the
+# host of a table or tournament (the player the creator's credentials name).
+DEPLOYMENT_FIELDS = {
+    "create": ("host",),
+    "attach": ("player",),
+    "tournament_create": ("host",),
+    "join": ("player",),
+    "register": ("player",),
+    "unregister": ("player",),
+    "begin": ("player",),
+}
 
 
 def key_of_password(password: str) -> bytes:
@@ -143,6 +155,9 @@ class Verifier:
         kind = msg.get("type")
         if kind not in GATEWAY_SENDS or (kind == "create" and msg.get("tournament") is not None):
             return f"a gateway may not send {kind}"
+        for name in DEPLOYMENT_FIELDS.get(kind, ()):
+            if msg.get(name) is not None:
+                return f"a gateway may not name a player id ({kind}.{name}): send a credential"
         return None
 
 

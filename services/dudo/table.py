@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from . import keys, wire
+from .authority import Authority
 from .engine import (
     OVER,
     RuleError,
@@ -61,6 +62,9 @@ class Limits:
     # and the house wait this long, so everyone can read what happened (0: no hold).
     reveal_hold_ms: int = 0
     partitions: int = keys.DEFAULT_PARTITIONS  # the deployment's: to address its own inbox
+    # The deployment's credentials (dudo.authority): the worker's, refreshed at every
+    # heartbeat; random keys where a table is tested alone.
+    authority: Authority = field(default_factory=Authority, compare=False)
 
 
 DEFAULT_LIMITS = Limits()
@@ -143,12 +147,15 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 f"these rules seat {rules.min_players}..{rules.max_players}, "
                 f"the plan has {len(plan)} seats",
             )
+        # The host: the deployment's own creates name it; a gateway's, by the creator's
+        # credential (the join that follows names the same player); else the first to sit.
+        credential = any(msg.get(k) is not None for k in ("host", "identity", "request"))
         table = cls(
             id=msg["table"],
             rules=rules,
             plan=plan,
             seats=[Seat() for _ in plan],
-            host=msg.get("host"),
+            host=limits.authority.player_for(msg, msg["table"], "host") if credential else None,
             created=now,
             limits=limits,
         )

@@ -131,7 +131,7 @@ class TableOutput(Flushing):
                 privates = [
                     private_view(game, i) if game is not None else _waiting(i) for i in held
                 ]
-                holders = [self.seats[i].player for i in held]
+                holders = [self.seats[i].handle for i in held]
                 view = self._view(public, privates, holders, events)
                 if gateway in self._applied:
                     view["applied"] = self._applied[gateway]

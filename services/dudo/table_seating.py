@@ -16,6 +16,7 @@ from .wire import WireError, message
 if TYPE_CHECKING:
     from .engine import Rules, State
     from .entity import RecentIds
+    from .table import Limits
 
 OPEN, PLAYING, DONE = wire.TABLE_STATUSES
 
@@ -34,6 +35,12 @@ class Seat:
     def taken(self) -> bool:
         return self.player is not None
 
+    @property
+    def handle(self) -> str | None:
+        """The holder's public handle: how gateways name and route the player (the
+        player id itself never leaves the deployment)."""
+        return wire.public_id(self.player) if self.player is not None else None
+
     def public(self) -> dict[str, Any] | None:
         if self.player is None:
             return None
@@ -51,6 +58,8 @@ class TableSeating:
     status: str
     game: State | None
     seen: RecentIds
+    tournament: str | None
+    limits: Limits
     _events: list[dict[str, Any]]
     _direct: list[tuple[str, dict[str, Any]]]
     _requests: list[tuple[str, int | None]]
@@ -68,40 +77,76 @@ class TableSeating:
         return None
 
     def _held(self, msg: dict[str, Any], *, attached: bool = True) -> Seat:
-        """The seat the message names, if its player holds it (and sent it through its gateway)."""
+        """The seat the message names, if the player it names (by handle) holds it, and
+        it came through the gateway the seat is attached to: the one that presented
+        the player's credential last (a gateway acts only for players handed to it)."""
         index = msg["seat"]
-        if index >= len(self.seats) or self.seats[index].player != msg["player"]:
+        if index >= len(self.seats) or self.seats[index].handle != msg["player"]:
             raise WireError(wire.NOT_SEATED, f"{msg['player']} does not hold seat {index}")
         seat = self.seats[index]
         if attached and seat.gateway != msg["gateway"]:
             raise WireError(wire.NOT_ATTACHED, f"seat {index} is attached to another gateway")
         return seat
 
+    def _seat_of_token(self, token: str) -> int:
+        """The seat a seat token of this table (or an entrant token of its tournament)
+        names, by its holder's handle; :class:`WireError` if forged, foreign or
+        expired (``unauthorized``) or if that player sits here no more."""
+        grant = self.limits.authority.check(token, {"seat": self.id, "entrant": self.tournament})
+        for i, seat in enumerate(self.seats):
+            if seat.player is not None and seat.handle == grant.player:
+                return i
+        raise WireError(wire.NOT_SEATED, "the token's player holds no seat here")
+
+    def _joined(self, gateway: str, index: int, msg_id: str) -> None:
+        """Tell the gateway that joined: the seat, the holder's handle, the seat token."""
+        seat = self.seats[index]
+        assert seat.player is not None
+        token = self.limits.authority.token("seat", self.id, seat.player, seat.name)
+        self._direct.append(
+            (gateway, message("joined", table=self.id, seat=index, player=seat.handle,
+                              id=msg_id, token=token))
+        )  # fmt: skip
+
     def _on_join(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        player, gateway = msg["player"], msg["gateway"]
-        index = self._seat_of(player)
+        gateway = msg["gateway"]
+        token = msg.get("token")
+        if token is not None:
+            index: int | None = self._seat_of_token(token)
+            player = None
+        else:
+            player = self.limits.authority.player_for(msg, self.id)
+            index = self._seat_of(player)
+            # The same request is the same name too: a key alone (guessed, or reused by
+            # another client) does not take someone's seat.
+            if (
+                index is not None
+                and "request" in msg
+                and "identity" not in msg
+                and self.seats[index].name != msg.get("name")
+            ):
+                raise WireError(wire.UNAUTHORIZED, "that request key was used under another name")
         if index is not None:  # coming back: same seat, now through this gateway
             seat = self.seats[index]
             was_away = seat.away
             self._reattach(index, gateway)
             seat.away = False
             self._changed(msg, visible=was_away)
-            self._direct.append(
-                (gateway, message("joined", table=self.id, seat=index, player=player, id=msg["id"]))
-            )
+            self._joined(gateway, index, msg["id"])
             self._requests.append((gateway, index))
             return
+        assert player is not None
         if self.status != OPEN:
             raise WireError(wire.GAME_STARTED, "the game has started; seats are closed")
+        if msg.get("name") is None:
+            raise WireError(wire.BAD_MESSAGE, "join.name: a new seat needs a name")
         index = self._free_seat(msg.get("seat"), msg.get("bot"))
         self.seats[index] = Seat(player, msg["name"], gateway, msg.get("bot"), False)
-        if self.host is None:
+        if self.host is None and msg.get("bot") is None:  # the first person to sit
             self.host = player
         self._changed(msg)
         self._lobby = True
-        self._direct.append(
-            (gateway, message("joined", table=self.id, seat=index, player=player, id=msg["id"]))
-        )
+        self._joined(gateway, index, msg["id"])
         if all(seat.taken for seat in self.seats):
             self._start(now, rng)
 
@@ -113,7 +158,7 @@ class TableSeating:
             self._direct.append(
                 (
                     seat.gateway,
-                    message("detached", table=self.id, seat=index, player=seat.player),
+                    message("detached", table=self.id, seat=index, player=seat.handle),
                 )
             )
         seat.gateway = gateway
@@ -141,7 +186,7 @@ class TableSeating:
         index = msg["seat"]
         if self.status == OPEN:
             self.seats[index] = Seat()
-            if self.host == msg["player"]:
+            if self.host == seat.player:
                 self.host = next((s.player for s in self.seats if s.taken), None)
             self._lobby = True
         elif self.status == PLAYING:
@@ -156,13 +201,16 @@ class TableSeating:
         )
 
     def _on_attach(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        self._held(msg, attached=False)
-        self._reattach(msg["seat"], msg["gateway"])
+        # The deployment's own (dudo.signing refuses a gateway's): it names the player id.
+        index = msg["seat"]
+        if index >= len(self.seats) or self.seats[index].player != msg["player"]:
+            raise WireError(wire.NOT_SEATED, f"that player does not hold seat {index}")
+        self._reattach(index, msg["gateway"])
         self._changed(msg, visible=False)
         self._requests.append((msg["gateway"], msg["seat"]))
 
     def _on_start(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        if msg["player"] != self.host:
+        if self.host is None or msg["player"] != wire.public_id(self.host):
             raise WireError(wire.NOT_HOST, "only the host may start the table")
         if self.status != OPEN:
             raise WireError(wire.GAME_STARTED, "the game has already started")
@@ -192,7 +240,7 @@ class TableSeating:
                     (
                         seat.gateway,
                         message(
-                            "joined", table=self.id, seat=new, player=seat.player, id=msg["id"]
+                            "joined", table=self.id, seat=new, player=seat.handle, id=msg["id"]
                         ),
                     )
                 )

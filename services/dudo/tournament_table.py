@@ -193,7 +193,7 @@ class TournamentSeats:
             seat = self.seats[s]
             if seat.gateway is not None:
                 self._direct.append(
-                    (seat.gateway, message("detached", table=self.id, seat=s, player=seat.player))
+                    (seat.gateway, message("detached", table=self.id, seat=s, player=seat.handle))
                 )
             self.seats[s] = Seat()
         for (s, _), (player, name, _, gateway, bot, *origin) in zip(join, arriving, strict=True):
@@ -202,7 +202,7 @@ class TournamentSeats:
                 self._direct.append(
                     (
                         previous.gateway,
-                        message("detached", table=self.id, seat=s, player=previous.player),
+                        message("detached", table=self.id, seat=s, player=previous.handle),
                     )
                 )
             self.seats[s] = Seat(player, name, gateway, bot, False)
@@ -250,7 +250,7 @@ class TournamentSeats:
                     "moved",
                     table=self.id,
                     seat=seat,
-                    player=holder.player,
+                    player=holder.handle,
                     tournament=self.tournament,
                     **{"from": origin},
                 ),

@@ -53,7 +53,7 @@ MAX_INBOUND_BYTES = 16 * 1024
 MAX_RESULT_BYTES = 8 * 1024 * 1024
 ENTRY_FIELD = b"m"
 
-# Protocol error codes (the rule codes of DESIGN §4.2 come from the engine).
+# Protocol error codes (the rule codes, docs/rules.md, come from the engine).
 BAD_MESSAGE = "bad_message"  # not msgpack/JSON, wrong types, unknown type or field
 TOO_LARGE = "too_large"  # over the size cap
 UNSUPPORTED_VERSION = "unsupported_version"

@@ -60,7 +60,35 @@ MSG_ID = Field(
 )
 TABLE = _id("table id; its partition is CRC-32(id) mod P")
 GATEWAY = _id("id of the gateway instance that sent it; replies go to its outbox")
-PLAYER = _id("the player's id, as the gateway authenticated it")
+PLAYER = _id(
+    "a player id: the deployment's own, never sent to or accepted from a gateway "
+    "(dudo.authority)"
+)
+HANDLE = _id(
+    "the player's public handle (wire.public_id), as `joined` named it: how a gateway "
+    "names and routes its players; it grants nothing"
+)
+TOKEN = Field(
+    "string",
+    maximum=1024,
+    pattern=r"^[A-Za-z0-9_.-]+$",
+    doc="a seat or entrant token the deployment minted (`joined.token`, `registered.token`), "
+    "as the player's client handed it to the gateway",
+)
+IDENTITY = Field(
+    "string",
+    required=False,
+    maximum=2048,
+    doc="an identity JWT the gateway's own app signed for one of its users "
+    "(docs/security.md): the player is that user, the same everywhere",
+)
+REQUEST = Field(
+    "string",
+    required=False,
+    pattern=r"^[A-Za-z0-9_-]{8,64}$",
+    doc="a request key the client made up: the same key (through any gateway of the same "
+    "app) names the same player here, so a retried request is the same request",
+)
 SEAT_SPEC = Field(
     "object",
     fields={
@@ -159,7 +187,14 @@ MESSAGES: dict[str, Message] = {
                 "gateway": GATEWAY,
                 "rules": Field("ref", ref="rules.schema.json", doc="preset plus overrides"),
                 "seats": Field("array", minimum=2, maximum=6, items=SEAT_SPEC),
-                "host": _id("player allowed to start the table early", required=False),
+                "host": _id(
+                    "player allowed to start the table early (the deployment's own creates; "
+                    "a gateway's creator is named by `identity` or `request`, else the "
+                    "first to join is the host)",
+                    required=False,
+                ),
+                "identity": IDENTITY,
+                "request": REQUEST,
                 "tournament": Field(
                     "object",
                     required=False,
@@ -190,19 +225,33 @@ MESSAGES: dict[str, Message] = {
         Message(
             "join",
             "in",
-            "Take a seat (a given one, or any open seat). A player who already holds a seat "
-            "at the table gets it back (and it is attached to this gateway).",
+            "Take a seat (a given one, or any open seat) for the player a credential names: "
+            "`token` (a seat token of this table, or an entrant token of its tournament: the "
+            "seat it holds), else `identity`, else `request`, else a new player. A player "
+            "who already holds a seat at the table gets it back, attached to this gateway. "
+            "The answer `joined` carries the seat token.",
             {
                 "id": MSG_ID,
                 "table": TABLE,
                 "gateway": GATEWAY,
-                "player": PLAYER,
+                "token": Field(
+                    "string",
+                    required=False,
+                    maximum=1024,
+                    pattern=r"^[A-Za-z0-9_.-]+$",
+                    doc=TOKEN.doc,
+                ),
+                "identity": IDENTITY,
+                "request": REQUEST,
+                "player": _id(PLAYER.doc, required=False),
                 "name": Field(
                     "string",
+                    required=False,
                     maximum=32,
                     display=True,
                     doc="display name: 1..32 characters, trimmed, no control or invisible "
-                    "characters (gateways clean names with wire.clean_name)",
+                    "characters (gateways clean names with wire.clean_name); needed to take "
+                    "a new seat",
                 ),
                 "seat": _seat(required=False, nullable=True),
                 "bot": Field("string", enum=BOT_LEVELS, required=False, doc="a bot client"),
@@ -213,13 +262,13 @@ MESSAGES: dict[str, Message] = {
             "in",
             "Leave a seat: before the start it is freed; during the game the house bot "
             "plays for it.",
-            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER, "seat": _seat()},
+            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": HANDLE, "seat": _seat()},
         ),
         Message(
             "attach",
             "in",
-            "Deliver a seat's views to this gateway from now on (a player reconnected "
-            "through another gateway instance).",
+            "Deliver a seat's views to this gateway from now on. The deployment's own "
+            "processes only: a gateway sends `join` with the seat token.",
             {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER, "seat": _seat()},
         ),
         Message(
@@ -230,7 +279,7 @@ MESSAGES: dict[str, Message] = {
                 "id": MSG_ID,
                 "table": TABLE,
                 "gateway": GATEWAY,
-                "player": PLAYER,
+                "player": HANDLE,
                 "seat": _seat(),
                 "action": Field("ref", ref="action.schema.json"),
             },
@@ -245,7 +294,7 @@ MESSAGES: dict[str, Message] = {
                 "table": TABLE,
                 "gateway": GATEWAY,
                 "seat": _seat(required=False, nullable=True),
-                "player": _id("the seat's player", required=False),
+                "player": _id("the seat's player's handle", required=False),
             },
         ),
         Message(
@@ -260,7 +309,7 @@ MESSAGES: dict[str, Message] = {
             "The host starts the table with the players seated so far (at least "
             "min_players); open seats are dropped. With `bots_fill` rules (Cacho) the open "
             "seats become bot seats instead, and the game starts once bots have taken them.",
-            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": PLAYER},
+            {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": HANDLE},
         ),
         Message(
             "timeout",
@@ -353,10 +402,10 @@ MESSAGES: dict[str, Message] = {
                 "holders": Field(
                     "array",
                     maximum=6,
-                    items=PLAYER,
-                    doc="the player holding each seat of `seats`, in the same order: a private "
-                    "part goes to that player's connections and nobody else's (seat numbers "
-                    "change hands; route by player)",
+                    items=HANDLE,
+                    doc="the handle of the player holding each seat of `seats`, in the same "
+                    "order: a private part goes to that player's connections and nobody "
+                    "else's (seat numbers change hands; route by player)",
                 ),
                 "events": Field(
                     "array",
@@ -395,9 +444,9 @@ MESSAGES: dict[str, Message] = {
                 "holders": Field(
                     "array",
                     maximum=6,
-                    items=PLAYER,
-                    doc="the player holding each seat of `seats`: its frame goes to that "
-                    "player's connections and nobody else's",
+                    items=HANDLE,
+                    doc="the handle of the player holding each seat of `seats`: its frame "
+                    "goes to that player's connections and nobody else's",
                 ),
                 "head": Field(
                     "string",
@@ -432,7 +481,9 @@ MESSAGES: dict[str, Message] = {
                 "table": _id("the table, when known", nullable=True),
                 "tournament": _id("the tournament of a refused tournament message", required=False),
                 "seat": _seat(nullable=True),
-                "player": _id("the player, when known", nullable=True),
+                "player": _id(
+                    "the player's handle, as the refused message named it", nullable=True
+                ),
                 "id": Field("string", nullable=True, maximum=64, doc="the refused message's id"),
                 "code": Field("string", pattern=r"^[a-z_]+$", doc="rule or protocol error code"),
                 "message": Field("string", maximum=500, doc="for people"),
@@ -441,14 +492,22 @@ MESSAGES: dict[str, Message] = {
         Message(
             "joined",
             "out",
-            "A join succeeded: this player holds this seat.",
-            {"table": TABLE, "seat": _seat(), "player": PLAYER, "id": MSG_ID},
+            "A join succeeded: this player holds this seat. `token` (the answer to a join) "
+            "is the seat token: hand it to the player's client, which names the seat with it "
+            "from then on, through any gateway of the deployment.",
+            {
+                "table": TABLE,
+                "seat": _seat(),
+                "player": HANDLE,
+                "id": MSG_ID,
+                "token": Field("string", required=False, maximum=1024, doc="the seat token"),
+            },
         ),
         Message(
             "left",
             "out",
             "A leave succeeded.",
-            {"table": TABLE, "seat": _seat(), "player": PLAYER, "id": MSG_ID},
+            {"table": TABLE, "seat": _seat(), "player": HANDLE, "id": MSG_ID},
         ),
         Message(
             "detached",
@@ -456,7 +515,7 @@ MESSAGES: dict[str, Message] = {
             "This player's seat is no longer played through this gateway (the player attached "
             "it to another gateway): stop relaying anything of this table to that player's "
             "connections here.",
-            {"table": TABLE, "seat": _seat(), "player": PLAYER},
+            {"table": TABLE, "seat": _seat(), "player": HANDLE},
         ),
         Message(
             "moved",
@@ -467,7 +526,7 @@ MESSAGES: dict[str, Message] = {
             {
                 "table": TABLE,
                 "seat": _seat(),
-                "player": PLAYER,
+                "player": HANDLE,
                 "tournament": TOURNAMENT,
                 "from": _id("the table the player left", nullable=True),
             },
@@ -495,6 +554,13 @@ MESSAGES: dict[str, Message] = {
                 "tournament": TOURNAMENT,
                 "version": Field("integer", minimum=0),
                 "standings": Field("ref", ref="standings.schema.json"),
+                "id": Field(
+                    "string",
+                    required=False,
+                    pattern=MESSAGE_ID_RE,
+                    doc="the `standings` request this answers (then every place, not the best "
+                    "100)",
+                ),
             },
         ),
         Message(
@@ -528,13 +594,31 @@ MESSAGES: dict[str, Message] = {
         Message(
             "registered",
             "out",
-            "A register or unregister succeeded (on: true for in, false for out).",
+            "A register or unregister succeeded (on: true for in, false for out). The answer "
+            "to a register carries the entrant token: hand it to the player's client.",
             {
                 "tournament": TOURNAMENT,
-                "player": PLAYER,
+                "player": HANDLE,
                 "id": MSG_ID,
                 "on": Field("boolean"),
                 "entrants": Field("integer", minimum=0, doc="entrants now"),
+                "token": Field("string", required=False, maximum=1024, doc="the entrant token"),
+            },
+        ),
+        Message(
+            "entrant",
+            "out",
+            "Where an entrant sits now: the answer to a `subscribe` with its entrant token "
+            "(the entrant's moves go to this gateway from then on). With a table, send that "
+            "table a `join` with the same token to take its seat's views.",
+            {
+                "tournament": TOURNAMENT,
+                "player": HANDLE,
+                "id": MSG_ID,
+                "table": _id(
+                    "the table it sits at, or null (between tables, or out)", nullable=True
+                ),
+                "seat": _seat(nullable=True),
             },
         ),
         # ------------------------------------------------------------- director
@@ -577,7 +661,14 @@ MESSAGES: dict[str, Message] = {
                 "id": MSG_ID,
                 "tournament": TOURNAMENT,
                 "gateway": GATEWAY,
-                "host": _id("player allowed to begin it early", nullable=True),
+                "host": _id(
+                    "player allowed to begin it early (the deployment's own creates; a "
+                    "gateway's creator is named by `identity` or `request`)",
+                    nullable=True,
+                    required=False,
+                ),
+                "identity": IDENTITY,
+                "request": REQUEST,
                 "name": Field("string", maximum=64, display=True, doc="shown to players"),
                 "rules": Field("ref", ref="rules.schema.json", doc="preset plus overrides"),
                 "seats": Field("integer", minimum=3, maximum=6, doc="seats per table"),
@@ -615,12 +706,16 @@ MESSAGES: dict[str, Message] = {
         Message(
             "register",
             "director",
-            "Register a player (while registration is open). A repeat changes nothing.",
+            "Register the player a credential names (`identity`, else `request`, else a new "
+            "player) while registration is open. A repeat changes nothing. The answer "
+            "`registered` carries the entrant token.",
             {
                 "id": MSG_ID,
                 "tournament": TOURNAMENT,
                 "gateway": GATEWAY,
-                "player": PLAYER,
+                "identity": IDENTITY,
+                "request": REQUEST,
+                "player": _id(PLAYER.doc, required=False),
                 "name": Field("string", maximum=32, display=True, doc="display name"),
                 "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="a bot client"),
             },
@@ -629,19 +724,49 @@ MESSAGES: dict[str, Message] = {
             "unregister",
             "director",
             "Withdraw a registration before the start; the buy-in is returned.",
-            {"id": MSG_ID, "tournament": TOURNAMENT, "gateway": GATEWAY, "player": PLAYER},
+            {
+                "id": MSG_ID,
+                "tournament": TOURNAMENT,
+                "gateway": GATEWAY,
+                "token": Field("string", required=False, maximum=1024, doc="the entrant token"),
+                "player": _id(PLAYER.doc, required=False),
+            },
         ),
         Message(
             "begin",
             "director",
             "The host starts the tournament now.",
-            {"id": MSG_ID, "tournament": TOURNAMENT, "gateway": GATEWAY, "player": PLAYER},
+            {
+                "id": MSG_ID,
+                "tournament": TOURNAMENT,
+                "gateway": GATEWAY,
+                "token": Field(
+                    "string", required=False, maximum=1024, doc="the host's entrant token"
+                ),
+                "player": _id(PLAYER.doc, required=False),
+            },
         ),
         Message(
             "subscribe",
             "director",
-            "Start (on) or stop `tournament` messages to this gateway.",
-            {"id": MSG_ID, "tournament": TOURNAMENT, "gateway": GATEWAY, "on": Field("boolean")},
+            "Start (on) or stop `tournament` messages to this gateway. With an entrant "
+            "`token`, also: that entrant follows through this gateway from now on (its "
+            "seats are attached here as it moves), answered with `entrant`.",
+            {
+                "id": MSG_ID,
+                "tournament": TOURNAMENT,
+                "gateway": GATEWAY,
+                "on": Field("boolean"),
+                "token": Field("string", required=False, maximum=1024, doc="an entrant token"),
+            },
+        ),
+        Message(
+            "standings",
+            "director",
+            "Send me this tournament's whole standings (every place, by handle): answered "
+            "with a `tournament` message quoting this id. A gateway may not read a "
+            "tournament's record, whose entrants are player ids.",
+            {"id": MSG_ID, "tournament": TOURNAMENT, "gateway": GATEWAY},
         ),
         Message(
             "tournament_timeout",

@@ -34,7 +34,6 @@ class Harness:
         self.rooms = Rooms(
             list(channels),
             message=lambda kind, **f: wire.message(kind, gateway=GATEWAY, **f),
-            player_of=lambda nick: f"p-{nick.lower()}",
             new_id=lambda: f"{life}{next(ids)}",
         )
         self.tables: dict[str, Table] = {}
@@ -244,7 +243,7 @@ def test_a_reminder_once_a_turn_before_the_clock_runs_out() -> None:
     room = h.rooms.rooms[CHANNEL]
     if room.turn_player is None:
         play_out(h, ["Ana"], limit=1)
-    assert room.turn_player == "p-ana" and room.deadline is not None
+    assert room.turn_player == room.player_of_nick("Ana") and room.deadline is not None
     turn_ms = room.public["game"]["rules"]["turn_seconds"] * 1000  # type: ignore[index]
     early = room.deadline - turn_ms // 3 - 1000
     assert h.rooms.tick(early).lines == []
@@ -269,7 +268,7 @@ def test_a_restart_takes_the_rooms_up_again_and_asks_for_the_latest_views() -> N
     assert channel(out.lines) == [f"Back: table {h.table().id} goes on"]
     again.run(Output(send=out.send))
     room = again.rooms.rooms[CHANNEL]
-    assert set(room.views) == {"p-ana", "p-ben"}  # each seat's view came back
+    assert set(room.views) == set(room.nicks) and sorted(room.nicks.values()) == ["Ana", "Ben"]
     called = " ".join(channel(again.lines))
     assert "your turn" in called or room.turn_player is None
     play_out(again, ["Ana", "Ben"])
@@ -282,8 +281,9 @@ def test_a_nick_change_keeps_the_seat() -> None:
     h.type("Ana", "!start")
     h.rooms.nick_changed("Ana", "Ana_away")
     room: Room = h.rooms.rooms[CHANNEL]
-    assert room.nicks == {"p-ana": "Ana_away"}
-    assert room.player_of_nick("ana_AWAY") == "p-ana"
+    (ana,) = room.nicks  # her handle, as the worker named her player in `joined`
+    assert room.nicks == {ana: "Ana_away"} and room.seats[ana] == 0
+    assert room.player_of_nick("ana_AWAY") == ana and room.player_of_nick("Ana") is None
 
 
 def test_two_channels_two_tables_at_once() -> None:

@@ -1,4 +1,4 @@
-"""Rules configuration: presets from the seeds, overrides, and validation (DESIGN §4.1)."""
+"""Rules configuration: presets from the seeds, overrides, and validation (docs/rules.md)."""
 
 from __future__ import annotations
 

@@ -65,7 +65,8 @@ def test_partitions_table_and_dead_letters_as_an_operator_sees_them(
     ).replace("dice_in_play", "").replace("start_dice", "").replace("max_dice", "")
     assert seen["seats"][0]["player"] == wire.public_id("pa")  # never the player id itself
     revealed = admin(redis_server, "table", "opst", "--reveal")
-    mine = view["seats"][0]["dice"] if view["holders"][0] == "pa" else view["seats"][1]["dice"]
+    ana = view["holders"].index(wire.public_id("pa"))
+    mine = view["seats"][ana]["dice"]
     assert sorted(revealed["hands"][0]) == sorted(mine)
 
     # A dead letter: listed, shown (its raw message decoded), replayed.

@@ -239,14 +239,16 @@ def test_a_join_answered_with_a_timeout_seats_no_ghost(
     finally:
         workers.procs["j1"].send_signal(signal.SIGCONT)  # ...and then applies the join
     assert status == 504 and ben["code"] == "timeout"
-    assert ben["table"] == ana["table"] and ben["token"] and ben["player"]
+    # A claim on the join: the player is the deployment's to make, known at the hello.
+    assert ben["table"] == ana["table"] and ben["token"] and "player" not in ben
 
     welcome = hello_answer(base, ben["token"])
-    assert welcome["type"] == "welcome" and welcome["player"] == ben["player"]
+    assert welcome["type"] == "welcome" and welcome["player"] not in ("", ana["player"])
     assert welcome["seat"] == 1
+    assert hello_answer(base, ben["token"])["seat"] == 1  # a claim again: the same seat
     table = Table.from_bytes(real_redis.hget(keys.table_of(ana["table"], P), "s"))
     seated = {wire.public_id(s.player) for s in table.seats if s.player is not None}
-    assert seated == {ana["player"], ben["player"]}  # nobody without a token holds a seat
+    assert seated == {ana["player"], welcome["player"]}  # nobody without a token holds one
 
 
 def test_what_others_can_read_about_a_player_grants_nothing(
@@ -277,7 +279,9 @@ def test_what_others_can_read_about_a_player_grants_nothing(
         "answers to the hostile gateway",
     )
     codes = {m["id"]: m.get("code", m["type"]) for m in got if m["type"] in ("error", "joined")}
-    assert codes["x1"] == codes["x2"] == wire.NOT_SEATED
+    # attach names a player id (Ana's is never shown); resync names her handle, public,
+    # but her seat is attached to another gateway.
+    assert codes["x1"] == wire.NOT_SEATED and codes["x2"] == wire.NOT_ATTACHED
     assert codes["x3"] == "joined"  # a new player, on a free seat: not Ana's
     joined = next(m for m in got if m.get("id") == "x3")
     assert joined["seat"] != ana["seat"]
@@ -406,10 +410,10 @@ def test_a_join_that_meets_a_redis_outage_leaves_no_ghost(tmp_path: Path) -> Non
         wait_for(lambda: ready(base), 20, "the gateway ready again")
 
         welcome = hello_answer(base, ben["token"])
-        assert welcome["type"] == "welcome" and welcome["player"] == ben["player"]
+        assert welcome["type"] == "welcome" and welcome["player"] != ana["player"]
         table = Table.from_bytes(server.client().hget(keys.table_of(ana["table"], P), "s"))
         seated = {wire.public_id(s.player) for s in table.seats if s.player is not None}
-        assert seated == {ana["player"], ben["player"]}
+        assert seated == {ana["player"], welcome["player"]}
 
 
 def test_an_act_that_meets_a_redis_outage_is_refused_and_can_be_sent_again(

@@ -76,7 +76,7 @@ def test_a_gateway_under_its_own_user_serves_a_whole_game(
         # the bot service's and the worker's own (dudo.signing).
         assert admin.internal_key(admin_client) is not None
         assert [admin_client.xlen(keys.dead_letters(p)) for p in range(8)] == [0] * 8
-        assert admin_client.zscore(keys.GATEWAYS, "gw-a") is not None
+        assert admin_client.pttl(keys.presence("gw-a")) > 0  # registered itself, and only
     finally:
         group.stop_all()
 
@@ -100,8 +100,9 @@ def test_a_gateway_user_is_refused_everything_else(
     assert a.xread({keys.outbox("gw-a"): "0"}, count=1)
     a.xtrim(keys.outbox("gw-a"), maxlen=0)
     a.hgetall(keys.lobby(0))
-    a.hgetall(keys.tournament_of("cup", 4))
-    a.zadd(keys.GATEWAYS, {"gw-a": 1})
+    a.hgetall(keys.TOURNAMENTS.lobby(1))
+    a.hget(keys.RATINGS.lobby(0), keys.RATINGS_ID)  # the leaderboard, by handle
+    a.set(keys.presence("gw-a"), "view", px=keys.PRESENCE_TTL_MS)
     a.zcount(keys.WORKERS, 0, "+inf")
     a.hset(keys.gateway_memory("gw-a"), "rooms", b"what the chat gateway remembers")
     assert a.hgetall(keys.gateway_memory("gw-a"))
@@ -109,6 +110,12 @@ def test_a_gateway_user_is_refused_everything_else(
 
     refused = {
         "a table's record (its dice)": lambda: a.hgetall(table),
+        "a tournament's record (player ids)": lambda: a.hgetall(keys.tournament_of("cup", 4)),
+        "the ratings record (player ids)": lambda: a.hgetall(
+            keys.RATINGS.record(0, keys.RATINGS_ID)
+        ),
+        "the deployment's keys": lambda: a.hgetall(keys.SECRETS),
+        "the apps' keys": lambda: a.hgetall(keys.APPS),
         "a lease": lambda: a.get(keys.lease(3)),
         "the dead letters": lambda: a.xrange(keys.dead_letters(3)),
         "another gateway's outbox": lambda: a.xread({keys.outbox("gw-b"): "0"}),
@@ -134,6 +141,10 @@ def test_a_gateway_user_is_refused_everything_else(
         "another gateway's key": lambda: a.hget(keys.GATEWAY_KEYS, "gw-b"),
         "subscribing": lambda: a.publish("any", "x"),
         "another gateway's memory": lambda: a.hgetall(keys.gateway_memory("gw-b")),
+        "registering others": lambda: a.zadd(keys.GATEWAYS, {"ghost": 1}),
+        "another gateway's presence": lambda: a.set(keys.presence("gw-b"), "view"),
+        "another gateway's view format": lambda: a.hset(keys.GATEWAY_VIEWS, "gw-b", "frames"),
+        "the gateways' apps": lambda: a.hset(keys.GATEWAY_APPS, "gw-a", "web"),
         "writing another gateway's memory": lambda: a.hset(
             keys.gateway_memory("gw-b"), "rooms", b"x"
         ),
@@ -216,7 +227,10 @@ def test_a_gateway_started_before_the_workers_checks_their_partition_count_later
                         "--partitions", partitions)  # fmt: skip
             bases[name] = f"http://127.0.0.1:{port}"
         right, wrong = bases["gw-a"], bases["gw-b"]  # the workers' count is 8
-        wait_for(lambda: admin_client.zcard(keys.GATEWAYS) == 2, 15, "both gateways up")
+        wait_for(
+            lambda: all(admin_client.exists(keys.presence(g)) for g in ("gw-a", "gw-b")),
+            15, "both gateways up",
+        )  # fmt: skip
         assert admin_client.hgetall(keys.CONFIG) == {}  # neither stored anything
         group.start("w1")
         wait_for(lambda: ready(right)[0] == 200, 15, "the right gateway ready")
@@ -258,16 +272,18 @@ def test_a_gateway_user_cannot_act_as_another_gateway(
 
     a.send(
         a.message("create", id="c1", table="t9", rules={}, seats=[{"kind": "open"}] * 3),
-        a.message("join", id="j1", table="t9", player="pa", name="Ana"),
+        a.message("join", id="j1", table="t9", request="ana-request", name="Ana"),
     )
     cycles()
     version = table().version
-    leave = a.message("leave", id="l1", table="t9", player="pa", seat=0)  # names gw-a
+    ana = table().seats[0].player
+    assert ana is not None
+    leave = a.message("leave", id="l1", table="t9", player=wire.public_id(ana), seat=0)
     b.send(leave)  # signed by gw-b
     b.signer = None
     b.send({**leave, "id": "l2"})  # unsigned
     cycles()
-    assert table().version == version and table().seats[0].player == "pa"
+    assert table().version == version and table().seats[0].player == ana
     dead = admin_client.xrange(keys.dead_letters(keys.partition_of("t9", 8)))
     assert [f[b"reason"].split(b":")[0] for _, f in dead] == [b"unauthorized"] * 2
     a.send(leave)

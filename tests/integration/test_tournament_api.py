@@ -117,12 +117,14 @@ def test_an_apps_user_is_rated_as_one_player_across_tournaments(
     """Identity from the gateway: the user an app signs for is one player in every
     tournament (rated across them); the same user id of another app is someone
     else; a forged identity is refused and registers nobody."""
-    from dudo.gateway.identity import sign_identity
+    from dudo import admin
+    from dudo.identity import new_key, public_jwks, sign_identity
 
-    web, chat = "web-secret-0123456789", "chat-secret-0123456789"
-    monkeypatch.setenv("DUDO_APPS", f"web={web},chat={chat}")
+    web, chat = new_key(), new_key()  # each app's backend's private key
+    admin.add_app(real_redis, "web", public_jwks(web))  # the deployment: public keys only
+    admin.add_app(real_redis, "chat", public_jwks(chat))
     base = start_services(workers, real_redis)
-    ana = sign_identity("web", web.encode(), "42")
+    ana = sign_identity("web", web, "42")
     # At tables too: the same player (public handle) at two tables; a forgery refused.
     status, made = call(base, "POST", "/api/tables", {"name": "Ana", "identity": ana, "seats": 2})
     assert status == 201, made
@@ -146,7 +148,7 @@ def test_an_apps_user_is_rated_as_one_player_across_tournaments(
         assert status == 201, created
         tid = created["tournament"]
         tids.append(tid)
-        forged = sign_identity("web", chat.encode(), "42")  # signed with the wrong secret
+        forged = sign_identity("web", chat, "42")  # signed with another app's key
         status, refused = call(
             base, "POST", f"/api/tournaments/{tid}/register", {"name": "Eve", "identity": forged}
         )
@@ -158,7 +160,7 @@ def test_an_apps_user_is_rated_as_one_player_across_tournaments(
         for name, app in others:
             body: dict[str, Any] = {"name": name}
             if app:
-                body["identity"] = sign_identity(app, chat.encode(), "42")
+                body["identity"] = sign_identity(app, chat, "42")
             status, answer = call(base, "POST", f"/api/tournaments/{tid}/register", body)
             assert status == 200, answer
     # Nobody plays: the turn clocks run out, the house plays, both tournaments end.

@@ -10,7 +10,7 @@ from typing import Any
 import msgpack
 import redis
 
-from dudo import keys
+from dudo import keys, wire
 from dudo.bench.driver import TableDriver
 from dudo.engine import seat_view, to_bytes
 from dudo.link import GatewayLink
@@ -30,10 +30,13 @@ def test_actions_of_a_table_apply_in_the_order_sent_with_several_workers(
     driver = TableDriver(link, seats=4)
     driver.create(tables)
     openers: dict[str, int] = {}
+    holders: dict[tuple[str, int], str] = {}  # each seat's player, as `joined` names it
     deadline = time.monotonic() + 20
     while len(openers) < len(tables):
         assert time.monotonic() < deadline
         for msg in link.read(block_ms=100):
+            if msg["type"] == "joined":
+                holders[(msg["table"], msg["seat"])] = msg["player"]
             if msg["type"] == "view" and msg["status"] == "playing":
                 openers.setdefault(msg["table"], msg["game"]["opener"])
     # Twelve raises per table, each legal only after the one before it, written
@@ -50,7 +53,7 @@ def test_actions_of_a_table_apply_in_the_order_sent_with_several_workers(
                     "act",
                     id=f"{tid}-o{step}",
                     table=tid,
-                    player=f"{tid}-p{seat}",
+                    player=holders[(tid, seat)],
                     seat=seat,
                     action={"type": "bid", "quantity": q, "face": f},
                 )
@@ -233,8 +236,9 @@ def test_bad_input_to_a_worker_process_answers_the_sender_only(
             (m["game"] for m in views if m["type"] == "view" and m["status"] == "playing"), None
         )
     turn = game["turn"]
-    link, player = (a, "pa") if turn == 0 else (b, "pb")
-    other, other_player = (b, "pb") if turn == 0 else (a, "pa")
+    pa, pb = wire.public_id("pa"), wire.public_id("pb")  # as gateways name them
+    link, player = (a, pa) if turn == 0 else (b, pb)
+    other, other_player = (b, pb) if turn == 0 else (a, pa)
     a.read(block_ms=None)
     link.send_raw("bad", b"\x00\xff garbage")
     link.send_raw(

@@ -53,18 +53,20 @@ def test_forged_unsigned_and_internal_entries_change_nothing(client: Any) -> Non
     a.register()
     a.send(
         a.message("create", id="c1", table="t9", rules={}, seats=[{"kind": "open"}] * 3),
-        a.message("join", id="j1", table="t9", player="pa", name="Ana"),
+        a.message("join", id="j1", table="t9", request="ana-request", name="Ana"),
     )
-    pump(worker, a)
+    [joined] = [m for m in pump(worker, a) if m["type"] == "joined"]
+    ana = stored(client, "t9").seats[0].player
+    assert ana is not None and joined["player"] == wire.public_id(ana) != ana
     version = stored(client, "t9").version
-    leave = a.message("leave", id="l1", table="t9", player="pa", seat=0)  # names gw-a
+    leave = a.message("leave", id="l1", table="t9", player=joined["player"], seat=0)
     write(client, b, leave)  # ... but gw-b wrote it
     write(client, unsigned, {**leave, "id": "l2"})  # ... or someone without a key
     timeout = wire.message("timeout", id="t:9", table="t9", version=version)
     write(client, b, timeout)  # a clock's timeout: only the deployment writes these
     pump(worker, a)
     assert stored(client, "t9").version == version  # nothing changed
-    assert stored(client, "t9").seats[0].player == "pa"
+    assert stored(client, "t9").seats[0].player == ana
     reasons = dead_reasons(client, "t9")
     assert len(reasons) == 3 and all(r.startswith(b"unauthorized: ") for r in reasons)
     assert b"not signed by gateway gw-a" in reasons[0] and b"not signed by gateway" in reasons[1]

@@ -56,7 +56,7 @@ def end_round(client: Any, worker: Any, n: list[int]) -> None:
             type="act",
             id=f"a{n[0]}",
             gateway=holder.gateway,
-            player=holder.player,
+            player=holder.handle,
             seat=seat,
             action=action,
         )
@@ -122,7 +122,7 @@ def test_reports_reach_the_director_and_moves_wait_for_the_round_end(
         for m in wire.unpack_batch(fields[b"m"])
         if m["type"] == "moved"
     ]
-    assert [(m["player"], m["table"]) for m in moved] == [("u9", TABLE)]
+    assert [(m["player"], m["table"]) for m in moved] == [(wire.public_id("u9"), TABLE)]
 
 
 def test_a_message_for_another_kind_of_inbox_is_dead_lettered(client: Any) -> None:

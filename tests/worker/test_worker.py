@@ -349,12 +349,14 @@ def test_a_gateway_registered_for_frames_gets_frames_and_others_views(client: An
     views = [m for m in got_v if m["type"] == "view"]
     assert frames and not any(m["type"] == "view" for m in got_f)
     assert views and not any(m["type"] == "frames" for m in got_v)
-    assert all(m["holders"] in ([], ["p0"]) for m in frames)  # only its own seat
-    assert all(m["holders"] in ([], ["p1"]) for m in views)
+    assert all(m["holders"] in ([], [wire.public_id("p0")]) for m in frames)  # its own seat
+    assert all(m["holders"] in ([], [wire.public_id("p1")]) for m in views)
     client.hdel(keys.GATEWAY_VIEWS, "gw-f")
     worker.heartbeat()
     assert worker.frame_gateways == frozenset()
-    framed.send(framed.message("resync", id="r1", table="t1", seat=0, player="p0"))
+    framed.send(
+        framed.message("resync", id="r1", table="t1", seat=0, player=wire.public_id("p0"))
+    )
     assert any(m["type"] == "view" for m in pump(worker, framed))
 
 

@@ -89,6 +89,8 @@ class TableDriver:
             # One decision per game version, in order: a per-table RNG seeded
             # once gives the same decisions in every run.
             self.tables[tid] = TableRun(tid, self.seats, rng=random.Random(f"{self.seed}:{tid}"))
+            # Seats are taken as any gateway takes them: by a request key each (the
+            # deployment makes the players; the first seat's is the host).
             msgs.append(
                 self.link.message(
                     "create",
@@ -96,7 +98,7 @@ class TableDriver:
                     table=tid,
                     rules=self.rules,
                     seats=[{"kind": "open"}] * self.seats,
-                    host=f"{tid}-p0",
+                    request=f"{tid}-seat-0",
                 )
             )
             msgs.extend(
@@ -104,7 +106,7 @@ class TableDriver:
                     "join",
                     id=f"{tid}-j{s}",
                     table=tid,
-                    player=f"{tid}-p{s}",
+                    request=f"{tid}-seat-{s}",
                     name=f"Bot {s}",
                     seat=s,
                 )
@@ -146,12 +148,13 @@ class TableDriver:
             game = msg["game"]
             if game is not None and run.pending is None and not run.queued:
                 # Only the seat in turn has a decision to make: build just its view.
-                private = next((p for p in msg["seats"] if p["seat"] == game["turn"]), None)
-                if private is not None:
-                    view = wire.seat_snapshot(msg, private)
+                turn = [i for i, p in enumerate(msg["seats"]) if p["seat"] == game["turn"]]
+                if turn:
+                    view = wire.seat_snapshot(msg, msg["seats"][turn[0]])
                     if my_turn(view):
                         run.queued = True
-                        self._queue.append((run, self._decide(run, view), msg["version"]))
+                        act = self._decide(run, view, msg["holders"][turn[0]])
+                        self._queue.append((run, act, msg["version"]))
             if msg["status"] == "over" and not run.finished:
                 run.finished = True
                 if self.replace_finished:
@@ -197,7 +200,7 @@ class TableDriver:
             out.append((run, msg, version))
         return out
 
-    def _decide(self, run: TableRun, view: dict[str, Any]) -> dict[str, Any]:
+    def _decide(self, run: TableRun, view: dict[str, Any], holder: str) -> dict[str, Any]:
         game = view["game"]
         action = self.policy(view, run.rng)
         seat = view["seat"]
@@ -206,7 +209,7 @@ class TableDriver:
             "act",
             id=f"{run.id}-{game['version']}",
             table=run.id,
-            player=f"{run.id}-p{seat}",
+            player=holder,  # the seat's holder, as the view names it
             seat=seat,
             action=action,
         )

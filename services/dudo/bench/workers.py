@@ -299,7 +299,7 @@ def floor_rate(
             "act",
             id="x" * 20,
             table="f0",
-            player="f0-p0",
+            player=wire.public_id("f0-p0"),
             seat=0,
             action={"type": "bid", "quantity": 3, "face": 4},
         )

@@ -15,9 +15,10 @@ seat, how far it read its outbox) is a cache in its own Redis key
 and started again (same ``--id``), it reads its outbox from where it stopped,
 asks every table it plays for the latest views, and goes on in the channels.
 
-Who a player is: their nick on this IRC network (``player_of("irc/<network>",
-nick)``, nicks compared as IRC does). On a network where nicks are not
-registered, whoever takes a nick plays as it (docs/operations.md).
+Who a player is: whoever typed ``!join`` (or ``!new``), a new player of the
+deployment's, named by the handle the worker answers with; the seat follows that
+person's nick changes. A nick is not an identity: on a network where nicks are not
+registered, someone else may take it later (docs/security.md).
 """
 
 from __future__ import annotations
@@ -32,13 +33,11 @@ from typing import Any
 
 import msgpack
 import structlog
-from irc.strings import lower as fold
 from prometheus_client import CollectorRegistry, Counter, Gauge
 from prometheus_client.process_collector import ProcessCollector
 
 from .. import keys
 from ..connection import connect_async
-from ..gateway.identity import player_of
 from ..gateway.settings import default_gateway_id
 from ..gateway.streams import StreamSide
 from ..service import REDIS_DOWN, Backoff, Health
@@ -76,11 +75,9 @@ class ChatGateway(StreamSide):
         self.settings = settings
         self.log = log.bind(gateway=settings.gateway_id)
         self._init_streams()
-        network = settings.network or settings.server
         self.rooms = Rooms(
             settings.channels,
             message=self._message,
-            player_of=lambda nick: player_of(f"irc/{network}", fold(nick)),
             new_id=lambda: secrets.token_urlsafe(9).replace("_", "-"),
             lang=settings.lang,
             turn_seconds=settings.turn_seconds,

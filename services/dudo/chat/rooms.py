@@ -46,9 +46,9 @@ MAX_SEATS = 6
 PENDING_MAX = 4096  # unanswered requests remembered (who asked), the newest kept
 REMIND_MIN_MS = 5000  # a reminder comes at least this long before the clock runs out
 _PERSISTED = (
-    "channel", "lang", "table", "host", "preset", "bots", "nicks", "seats", "version",
-    "status", "round", "turn_key", "turn_player", "deadline", "reminded", "names", "dealt",
-    "start_by",
+    "channel", "lang", "table", "host", "opener", "preset", "bots", "nicks", "seats",
+    "version", "status", "round", "turn_key", "turn_player", "deadline", "reminded", "names",
+    "dealt", "start_by",
 )  # fmt: skip
 
 
@@ -69,11 +69,14 @@ class Room:
     channel: str
     lang: str = "en"
     table: str | None = None
-    host: str | None = None  # the player who opened the table (may !start it)
+    host: str | None = None  # the handle of the player who opened the table
+    opener: str | None = None  # their nick, as they typed !new
     preset: str = DEFAULT_PRESET
     bots: int = 0
-    nicks: dict[str, str] = field(default_factory=dict)  # player -> nick, our players only
-    seats: dict[str, int] = field(default_factory=dict)  # player -> seat
+    # Our players, by the handle the workers name them with (`joined`): their nick now
+    # (a seat follows its player through nick changes) and their seat.
+    nicks: dict[str, str] = field(default_factory=dict)  # handle -> nick
+    seats: dict[str, int] = field(default_factory=dict)  # handle -> seat
     version: int = 0  # the last view announced
     status: str | None = None
     round: int | None = None
@@ -134,13 +137,11 @@ class Rooms:
         channels: list[str],
         *,
         message: Callable[..., dict[str, Any]],
-        player_of: Callable[[str], str],
         new_id: Callable[[], str],
         lang: str = "en",
         turn_seconds: int = 60,
     ) -> None:
         self.message = message  # a stream message from this gateway (link.message)
-        self.player_of = player_of  # nick -> player id (the gateway's identity rule)
         self.new_id = new_id
         # A chat's tables run a turn clock (people drift away from a channel; the house
         # plays for them when it runs out); 0: none.
@@ -149,6 +150,7 @@ class Rooms:
         self.by_table: dict[str, Room] = {}
         self.pending: dict[str, tuple[str, str]] = {}  # message id -> (channel, nick)
         self.creates: dict[str, str] = {}  # a create's message id -> its table, until seen
+        self.joins: dict[str, str] = {}  # a join's message id -> its table, until answered
 
     # -- state --------------------------------------------------------------------------
 
@@ -180,7 +182,8 @@ class Rooms:
         room = self.rooms.get(fold(channel))
         if room is None:
             return Output()
-        player = room.player_of_nick(nick) or self.player_of(nick)
+        # The handle of this nick's seat, if it holds one here (None: not seated).
+        player = room.player_of_nick(nick)
         command = parse(text)
         if not text.lstrip().startswith("!"):
             # Plain chat: only a bid ("3 5") from the player whose turn it is is a move.
@@ -200,10 +203,12 @@ class Rooms:
         if room.table is None:
             return Output([(room.channel, say("no_table_here", room.lang))])
         if command == "join":
-            name = _name_of(nick)
-            msg = self._msg(room, "join", player=player, name=name)
+            if player is not None or self._joining(room, nick):
+                return Output()  # seated already, or on the way: one seat a person
+            # A new player of the deployment's: the nick is not an identity (another
+            # person may take it later); the seat follows this person's nick changes.
+            msg = self._msg(room, "join", name=_name_of(nick))
             self._expect(msg["id"], room.channel, nick)
-            room.nicks.setdefault(player, nick)
             return Output(send=[msg])
         if command == "table":
             return Output([(room.channel, self._table_line(room))])
@@ -243,7 +248,16 @@ class Rooms:
             if player is not None:
                 room.nicks[player] = new
 
-    def _new(self, room: Room, nick: str, player: str, asked: dict[str, Any]) -> Output:
+    def _joining(self, room: Room, nick: str) -> bool:
+        """Is a join of this nick at this room's table still unanswered?"""
+        folded = fold(nick)
+        return any(
+            fold(who) == folded and channel == room.channel
+            for message_id, (channel, who) in self.pending.items()
+            if message_id in self.joins
+        )
+
+    def _new(self, room: Room, nick: str, player: str | None, asked: dict[str, Any]) -> Output:
         """``!new [preset] [bots N] [dice D]``: a table for this channel, its opener seated."""
         if room.table is not None and room.status != "over":
             return Output([(room.channel, say("table_busy", room.lang, table=room.table))])
@@ -261,16 +275,19 @@ class Rooms:
         if room.table is not None:
             self.by_table.pop(room.table, None)
         table = f"irc{self.new_id()}"[:20]
-        fresh = Room(room.channel, room.lang, table, player, preset, bots, {player: nick})
+        fresh = Room(room.channel, room.lang, table, None, nick, preset, bots)
         self.rooms[fold(room.channel)] = fresh
         self.by_table[table] = fresh
         plan = [{"kind": "open"}] * (seats - bots) + [{"kind": "bot", "level": "normal"}] * bots
-        create = self._msg(fresh, "create", rules=wanted, seats=plan, host=player)
-        join = self._msg(fresh, "join", player=player, name=_name_of(nick))
+        # The host: the player the opener's join names (the same request key).
+        key = f"open-{self.new_id()}-{self.new_id()}"
+        create = self._msg(fresh, "create", rules=wanted, seats=plan, request=key)
+        join = self._msg(fresh, "join", name=_name_of(nick), request=key)
         watch = self._msg(fresh, "watch", on=True)
         for msg in (create, join):
             self._expect(msg["id"], fresh.channel, nick)
         self.creates[create["id"]] = table
+        self.joins[join["id"]] = table
         return Output(send=[create, join, watch])
 
     def _act(self, room: Room, nick: str, player: str, action: dict[str, Any]) -> Output:
@@ -293,6 +310,8 @@ class Rooms:
         self.pending[message_id] = (channel, nick)
         while len(self.pending) > PENDING_MAX:
             del self.pending[next(iter(self.pending))]
+        for gone in [i for i in self.joins if i not in self.pending]:
+            del self.joins[gone]
 
     def _msg(self, room: Room, kind: str, **fields: Any) -> dict[str, Any]:
         assert room.table is not None
@@ -332,12 +351,15 @@ class Rooms:
 
     def _seated(self, msg: dict[str, Any]) -> None:
         asked = self.pending.pop(msg["id"], None)
+        self.joins.pop(msg["id"], None)
         room = self.by_table.get(msg["table"])
         if room is None:
             return
-        player = msg["player"]
+        player = msg["player"]  # the handle the worker names this player by
         if asked is not None:
             room.nicks[player] = asked[1]
+            if room.host is None and asked[1] == room.opener:
+                room.host = player
         if player in room.nicks:  # ours (also: renumbered when the host started early)
             room.seats[player] = msg["seat"]
 
@@ -347,12 +369,10 @@ class Rooms:
         if asked is None or room is None:
             return Output()
         channel, nick = asked
+        self.joins.pop(msg.get("id") or "", None)
         if self.creates.pop(msg.get("id") or "", None) == room.table:
             self.by_table.pop(room.table or "", None)  # the table was never made
             room.table = None
-        player = msg.get("player")
-        if player is not None and player not in room.seats:
-            room.nicks.pop(player, None)  # a join refused: not ours after all
         line = say("refused", room.lang, who=nick, code=msg["code"], message=msg["message"])
         return Output([(channel, line)])
 
@@ -389,7 +409,7 @@ class Rooms:
 
         names = [p["name"] if p else None for p in view["players"]]
         if status == "open" and room.status is None:
-            host = room.nicks.get(room.host or "", "?")
+            host = room.nicks.get(room.host or "", room.opener or "?")
             line(say("opened", lang, host=host, table=room.table, preset=room.preset,
                      seats=len(names), bots=room.bots))  # fmt: skip
         elif status == "open":

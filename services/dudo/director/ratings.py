@@ -19,6 +19,7 @@ as long as their token, so they are rated for that long; bots are not rated.
 
 from __future__ import annotations
 
+import heapq
 import random
 from collections import deque
 from collections.abc import Mapping
@@ -29,6 +30,8 @@ from openskill.models import PlackettLuce, ThurstoneMostellerPart
 
 from .. import keys, wire
 from ..entity import Flush
+
+BOARD_MAX = 500  # players on the public leaderboard (GET /api/leaderboard?limit=...)
 
 FORMAT = 2  # 2: chip accounts
 FULL_MODEL_MAX = 64
@@ -143,7 +146,7 @@ class Ratings:
 
     def leaderboard(self, limit: int = 50) -> list[dict[str, Any]]:
         """The best ``limit`` players by ordinal (names and public handles only)."""
-        best = sorted(self.players.items(), key=lambda kv: -kv[1].ordinal)[:limit]
+        best = heapq.nlargest(limit, self.players.items(), key=lambda kv: kv[1].ordinal)
         return [
             {
                 "rank": i + 1,
@@ -166,7 +169,7 @@ class Ratings:
 
     @staticmethod
     def lobby_note(entity: str, entry: dict[str, Any] | None, version: int) -> bytes:
-        raise AssertionError("ratings are not listed")
+        return b""  # the board is read when asked for (GET /api/leaderboard): no news
 
     @staticmethod
     def timeout(entity: str, version: int) -> dict[str, Any]:
@@ -178,7 +181,9 @@ class Ratings:
             record=self.to_bytes() if changed else None,
             version=self.version,
             outputs=[],
-            lobby=False,
+            # The public board, by handle: what gateways may read (never the record, whose
+            # players are player ids), in the listing hash beside it.
+            lobby={"leaderboard": self.leaderboard(BOARD_MAX)} if changed else False,
             timer_remove=None,
             timer_add=None,
             finished=False,

@@ -178,13 +178,6 @@ class Stored(TournamentState):
         blob = stored.get(b"s")
         return cls.from_bytes(blob, stored) if blob is not None else None
 
-    @staticmethod
-    async def read_entrant(redis: Any, key: str, player: str) -> Entrant | None:
-        """One entrant, read from the tournament's record at ``key`` with an asyncio
-        client: one row, whatever the number of entrants."""
-        row = await redis.hget(key, ENTRANT_ROW + player)
-        return Entrant.from_row(wire.unpack(row)) if row else None
-
     @classmethod
     def _from_format_2(cls, raw: list[Any]) -> Tournament:
         """A record written before rows (everything in one field): read as the rows

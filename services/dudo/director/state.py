@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from .. import keys
+from ..authority import Authority
 from ..entity import RecentIds
 from .balance import Balancer
 from .standings import Entrant
@@ -28,6 +29,8 @@ class Context:
 
     table_partitions: int = keys.DEFAULT_PARTITIONS
     director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS
+    # The deployment's credentials (entrant tokens, player ids): the director's own.
+    authority: Authority = field(default_factory=Authority, compare=False)
 
 
 @dataclass
@@ -79,6 +82,13 @@ class TournamentState:
     _now: int = 0
     _last_broadcast: int = -BROADCAST_EVERY_MS
     _handles: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # handle -> player of every entrant, made at the first entrant token this process
+    # checks for the tournament, kept up with registrations after that (None: not made)
+    _by_handle: dict[str, str] | None = field(default=None, compare=False, repr=False)
+    # (version, the whole standings) last asked for by a gateway (`standings`)
+    _full_standings: tuple[int, dict[str, Any]] | None = field(
+        default=None, compare=False, repr=False
+    )
     _came_from: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _inboxes: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     # Rows to store with the next record (see to_rows): entrants who changed, came or

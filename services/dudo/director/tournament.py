@@ -83,9 +83,12 @@ class Tournament(Progress, Stored, Flushing):
             "payouts": list(msg["payouts"]),
             "bots": msg.get("bots"),
         }
-        tournament = cls(
-            id=tid, config=config, host=msg.get("host"), created=now, limits=limits or Context()
-        )
+        limits = limits or Context()
+        # The host: the deployment's own creates name it; a gateway's, by the creator's
+        # credential (the register that follows names the same player).
+        credential = any(msg.get(k) is not None for k in ("host", "identity", "request"))
+        host = limits.authority.player_for(msg, tid, "host") if credential else None
+        tournament = cls(id=tid, config=config, host=host, created=now, limits=limits)
         tournament.seen.add(msg["id"])
         tournament.subscribers.append(msg["gateway"])
         tournament.wake = config["start_at"]
@@ -98,6 +101,30 @@ class Tournament(Progress, Stored, Flushing):
         self.entrant_seq += 1
         entrant.number = self.entrant_seq
         self.entrants[entrant.player] = self.touch(entrant)
+        if self._by_handle is not None:
+            self._by_handle[wire.public_id(entrant.player)] = entrant.player
+
+    def _entrant_of(self, token: str) -> Entrant:
+        """The entrant an entrant token of this tournament names (by handle), or
+        :class:`WireError`: ``unauthorized`` (forged, foreign, expired), ``not_seated``
+        (no such entrant: unregistered since)."""
+        grant = self.limits.authority.check(token, {"entrant": self.id})
+        if self._by_handle is None:
+            self._by_handle = {wire.public_id(p): p for p in self.entrants}
+        player = self._by_handle.get(grant.player or "")
+        entrant = self.entrants.get(player) if player is not None else None
+        if entrant is None:
+            raise WireError(wire.NOT_SEATED, "that entrant is not registered")
+        return entrant
+
+    def _player_of(self, msg: dict[str, Any]) -> str:
+        """Who a message from a gateway names: the entrant of its ``token``; the
+        deployment's own name a ``player``."""
+        if msg.get("player") is not None:
+            return msg["player"]
+        if msg.get("token") is None:
+            raise WireError(wire.UNAUTHORIZED, "send the entrant token")
+        return self._entrant_of(msg["token"]).player
 
     # -- handling messages ------------------------------------------------------------
 
@@ -143,7 +170,7 @@ class Tournament(Progress, Stored, Flushing):
         raise WireError(wire.TABLE_EXISTS, f"tournament {self.id} already exists")
 
     def _on_register(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        player = msg["player"]
+        player = self.limits.authority.player_for(msg, self.id)
         if player not in self.entrants:
             if self.status != REGISTERING:
                 raise WireError(wire.GAME_STARTED, "registration is closed")
@@ -157,7 +184,7 @@ class Tournament(Progress, Stored, Flushing):
             self._ledger("lb", [[account, -buy_in], [pool_of(self.id), buy_in]])
         else:
             self._changed(msg)
-        self._ack(msg, on=True)
+        self._ack(msg, player, on=True)
         wanted = self.config["start_players"]
         if wanted is not None and len(self.entrants) >= wanted:
             self._start(rng)
@@ -165,9 +192,12 @@ class Tournament(Progress, Stored, Flushing):
     def _on_unregister(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         if self.status != REGISTERING:
             raise WireError(wire.GAME_STARTED, "the tournament has started")
-        entrant = self.entrants.pop(msg["player"], None)
+        player = self._player_of(msg)
+        entrant = self.entrants.pop(player, None)
         if entrant is not None:
             self._entrants_changed.add(entrant.player)  # its row goes
+            if self._by_handle is not None:
+                self._by_handle.pop(wire.public_id(player), None)
             self.pool -= entrant.paid  # the buy-in goes back
         self._changed(msg)
         if entrant is not None:
@@ -176,25 +206,25 @@ class Tournament(Progress, Stored, Flushing):
                 [account_of(entrant.player, entrant.bot), entrant.paid],
             ]
             self._ledger("lu", back)
-        self._ack(msg, on=False)
+        self._ack(msg, player, on=False)
 
-    def _ack(self, msg: dict[str, Any], *, on: bool) -> None:
-        self._direct.append(
-            (
-                msg["gateway"],
-                message(
-                    "registered",
-                    tournament=self.id,
-                    player=msg["player"],
-                    id=msg["id"],
-                    on=on,
-                    entrants=len(self.entrants),
-                ),
-            )
+    def _ack(self, msg: dict[str, Any], player: str, *, on: bool) -> None:
+        """``registered``: with the entrant token, the answer to a register."""
+        answer = message(
+            "registered",
+            tournament=self.id,
+            player=wire.public_id(player),
+            id=msg["id"],
+            on=on,
+            entrants=len(self.entrants),
         )
+        entrant = self.entrants.get(player)
+        if on and entrant is not None:
+            answer["token"] = self.limits.authority.token("entrant", self.id, player, entrant.name)
+        self._direct.append((msg["gateway"], answer))
 
     def _on_begin(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        if msg["player"] != self.host:
+        if self._player_of(msg) != self.host:
             raise WireError(wire.NOT_HOST, "only the host may begin the tournament")
         if self.status != REGISTERING:
             raise WireError(wire.GAME_STARTED, "the tournament has already started")
@@ -207,6 +237,8 @@ class Tournament(Progress, Stored, Flushing):
 
     def _on_subscribe(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         gateway = msg["gateway"]
+        if msg.get("token") is not None and msg["on"]:
+            self._follow(msg, gateway)
         if msg["on"] and gateway not in self.subscribers:
             self.subscribers.append(gateway)
         elif not msg["on"] and gateway in self.subscribers:
@@ -214,6 +246,38 @@ class Tournament(Progress, Stored, Flushing):
         self._changed(msg, visible=False)
         if msg["on"]:
             self._direct.append((gateway, self._standings_message()))
+
+    def _on_standings(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """The whole standings, to the gateway that asked (GET /api/tournaments/ID): built
+        once per version however many ask. Changes nothing."""
+        cached = self._full_standings
+        if cached is None or cached[0] != self.version:
+            cached = self._full_standings = (self.version, self.standings())
+        answer = message("tournament", tournament=self.id, version=self.version,
+                         standings=cached[1], id=msg["id"])  # fmt: skip
+        self._direct.append((msg["gateway"], answer))
+
+    def _follow(self, msg: dict[str, Any], gateway: str) -> None:
+        """An entrant's client says hello through ``gateway``: its seats are attached
+        there from now on, and the gateway learns where it sits (``entrant``)."""
+        entrant = self._entrant_of(msg["token"])
+        if entrant.gateway != gateway and entrant.bot is None:
+            entrant.gateway = gateway
+            self.touch(entrant)
+            self._changed(visible=False)
+        self._direct.append(
+            (
+                gateway,
+                message(
+                    "entrant",
+                    tournament=self.id,
+                    player=wire.public_id(entrant.player),
+                    id=msg["id"],
+                    table=entrant.table,
+                    seat=None,
+                ),
+            )
+        )
 
     # -- output -------------------------------------------------------------------------
 

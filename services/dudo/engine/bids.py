@@ -4,7 +4,7 @@ Both the validator (which explains *why* a bid is refused) and the legal-action
 listing (which tells a client the lowest legal quantity per face) call
 :func:`min_quantity`, so they cannot disagree.
 
-Raising (DESIGN §4.1): a higher quantity of any face, or the same quantity of a
+Raising (docs/rules.md, "Options"): a higher quantity of any face, or the same quantity of a
 higher face. When ones are wild they are special: switching to ones needs at
 least half the previous quantity rounded up, leaving ones needs at least twice
 plus one, ones to ones needs a higher quantity. When ones are not wild they are

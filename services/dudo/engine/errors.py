@@ -2,12 +2,12 @@
 
 An illegal action never changes the state: the engine validates completely
 before it mutates anything, and reports why with one of the published codes
-(DESIGN §4.2). Client developers match on ``code``; ``message`` is for people.
+(docs/rules.md, "Error codes"). Client developers match on ``code``; ``message`` is for people.
 """
 
 from __future__ import annotations
 
-# Rule error codes published in DESIGN §4.2. Outside code relies on these strings.
+# Rule error codes published in docs/rules.md ("Error codes"). Outside code relies on these strings.
 NOT_YOUR_TURN = "not_your_turn"
 BID_NOT_HIGHER = "bid_not_higher"
 BID_OUT_OF_RANGE = "bid_out_of_range"

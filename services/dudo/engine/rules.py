@@ -1,4 +1,4 @@
-"""Rules configuration: the four presets, overrides and validation (DESIGN §4.1).
+"""Rules configuration: the four presets, overrides and validation (docs/rules.md, "Options").
 
 A table is created with a rules object: a preset name plus overrides. The
 presets come from the seed documents; every difference between the seeds is
@@ -45,7 +45,7 @@ class Rules:
     palifico_wild_ones: bool = False
     loser_chooses_direction: bool = False
     turn_seconds: int = 0
-    # Extensions beyond DESIGN §4.1 (table options the engine carries for the
+    # Extensions beyond the first options (table options the engine carries for the
     # services; only ``stake`` and ``assisted`` change what the engine reports).
     assisted: bool = False
     bots_fill: bool = False

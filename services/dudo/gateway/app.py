@@ -3,9 +3,10 @@
 A gateway is thin and replaceable. It turns people's HTTP requests and
 WebSocket messages into stream messages on the tables' inboxes, and hands
 back, from its own outbox, the views of exactly the seats it hosts. It keeps
-no game state: a restarted gateway (or another instance, sharing the secret)
-picks up where this one was, because every seat token names a table and a
-player and the worker re-attaches the seat on ``join``.
+no game state and no credential of its own: a restarted gateway (or any other
+instance of the deployment) picks up where this one was, because every seat
+token is the deployment's, names a table and a player's handle, and the worker
+that checks it re-attaches the seat on ``join``.
 
 The code is in four places: this module (lifecycle, the outbox reader),
 :mod:`~dudo.gateway.http` (the HTTP API), :mod:`~dudo.gateway.sockets` (the
@@ -39,7 +40,6 @@ from .. import keys, wire
 from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
 from .http import HttpApi, json_errors
-from .identity import Identities, parse_apps
 from .limits import Counts, PerKey
 from .settings import ADJUSTABLE, GatewaySettings, default_gateway_id
 from .sockets import CLOSE_TIMEOUT, Sockets
@@ -60,10 +60,6 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
             secret = secrets.token_bytes(32)
             log.warning("gateway_secret_random", hint="set DUDO_GATEWAY_SECRET to share tokens")
         self.tokens = Tokens(secret)
-        apps = settings.apps
-        if apps is None:
-            apps = parse_apps(os.environ.get("DUDO_APPS", ""))
-        self.identities = Identities(apps)
         self._init_streams(redis_client)
         self._flags = dataclasses.replace(settings)  # what dudo admin limits falls back to
         self._limits_seen: dict[str, float] = {}
@@ -193,6 +189,19 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
         self.created[table] = future
         return future
 
+    async def _ask(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        """Send ``msg`` and wait for what answers it by its id (an error, or the answer
+        its kind has); None if nothing came in time. Redis failing raises."""
+        assert self.link is not None
+        reply = self._expect(msg["id"])
+        try:
+            await self.link.send(msg)
+            return await asyncio.wait_for(reply, self.settings.reply_timeout)
+        except TimeoutError:
+            return None
+        finally:
+            self._forget([msg["id"]])
+
     def _forget(self, ids: list[str], table: str | None = None) -> None:
         for message_id in ids:
             self.waiting.pop(message_id, None)
@@ -237,7 +246,7 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
             self._relay_error(msg)
         elif kind == "lobby":
             self.audience.relay_lobby(msg)
-        elif kind == "registered":
+        elif kind in ("registered", "entrant") or (kind == "tournament" and msg.get("id")):
             _settle(self.waiting, msg["id"], msg)
         elif kind == "tournament":
             _settle(self.created, f"t:{msg['tournament']}", msg)

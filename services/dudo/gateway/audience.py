@@ -5,11 +5,13 @@ No Redis and no HTTP here: the gateway hands every outbox message to an
 
 The rule that keeps dice private: a seat's private part goes to the connections
 of the **player** the worker names as its holder (``holders`` in the ``view``
-message), never to "whoever is on seat N". Seat numbers change hands (a player
-leaves before the start and another takes the seat; the host starts early and
+message: the player's public handle), never to "whoever is on seat N". Seat
+numbers change hands (a player leaves before the start and another takes the
+seat; the host starts early and
 seats are renumbered), so routing by number once sent one player's dice to
 another player's stale socket. A connection is registered under the (table,
-player) of its token when the worker confirms the seat, and dropped when the
+player handle) the worker confirms in ``joined`` for that connection's own hello,
+never on a token's word (a gateway cannot check one), and dropped when the
 player leaves, when the seat is attached to another gateway, or when it closes.
 """
 
@@ -138,7 +140,7 @@ class Audience:
         for conn in self.seated.get((table, player), ()):
             if conn.seat != seat:
                 conn.seat = seat
-                conn.welcome(table=table, seat=seat, player=wire.public_id(player))
+                conn.welcome(table=table, seat=seat, player=player)
 
     def player_left(self, msg: dict[str, Any], asked: tuple[Connection, str | None] | None) -> None:
         """The table confirmed that a player gave its seat up: each of the player's

@@ -112,6 +112,7 @@ class Connection:
         self.ws = ws
         self.id = secrets.token_hex(4)
         self.grant: Grant | None = None
+        self.token: str | None = None  # as the client gave it: relayed to the worker to check
         self.seat: int | None = None
         # The table it plays or watches: the token's, or, for an entrant, where the
         # tournament seats its player now (None between tables).

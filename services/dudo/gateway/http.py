@@ -23,7 +23,6 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from .. import keys, wire
 from ..engine import Rules, RulesConfigError
 from ..service import REDIS_DOWN
-from .identity import Identities, IdentityError
 from .limits import PerKey
 from .pwa import ICON_SIZES, NOT_SHELL, icon_png, manifest_bytes, service_worker
 
@@ -50,7 +49,6 @@ class HttpApi:
     redis: Any
     link: AsyncGatewayLink | None
     tokens: Tokens
-    identities: Identities
     metrics: Metrics
     creates: PerKey
     joins: PerKey
@@ -60,6 +58,9 @@ class HttpApi:
     if TYPE_CHECKING:
 
         def streams_status(self) -> dict[str, Any]: ...
+        def _expect(self, message_id: str) -> asyncio.Future[dict[str, Any]]: ...
+        def _expect_table(self, table: str) -> asyncio.Future[dict[str, Any]]: ...
+        def _forget(self, ids: list[str], table: str | None = None) -> None: ...
 
     async def index(self, _request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC / "index.html")
@@ -141,16 +142,15 @@ class HttpApi:
             if refused is not None:
                 return refused
         key, refused = _request_key(request, body)
+        refused = refused or _identity_refused(body)
         if refused is not None:
             return refused
-        # With a request key, a retry (through any gateway) names the same table and
-        # player: the create is then refused as a duplicate, the join finds its seat.
+        # With a request key, a retry (through any gateway of this app) names the same
+        # table and player: the create is then refused as a duplicate, the join finds
+        # its seat. Without one the creator's join still gets a key of our own, so a
+        # join whose answer is late can be claimed (_unsettled).
         table = self._new_id("table", key)
-        player = None
-        if name:
-            player, refused = self._player(body, "player", table, key)
-            if refused is not None:
-                return refused
+        credential = _credential(body, key or secrets.token_urlsafe(16))
         plan = [{"kind": "open"}] * (seats - len(bots)) + [
             {"kind": "bot", "level": level} for level in bots
         ]
@@ -161,23 +161,23 @@ class HttpApi:
             table=table,
             rules=rules,
             seats=plan,
-            **({"host": player} if player else {}),
+            **(credential if name else {}),  # the host: whom the creator's join names
         )
         refused = self._expect(create["id"])  # only an error answers a create
         try:
             if name:
                 join = self.link.message(
-                    "join", id=f"j-{player}-{secrets.token_hex(3)}", table=table,
-                    player=player, name=name,
+                    "join", id=f"j-{secrets.token_hex(6)}", table=table, name=name,
+                    **credential,
                 )  # fmt: skip
                 answer_to = self._expect(join["id"])  # joined, or error
                 await self.link.send(create, join)
             else:
                 answer_to = self._expect_table(table)  # the first view of the new table
                 await self.link.send(create)
-        except REDIS_DOWN:  # written or not, nobody can tell: the caller gets the token
+        except REDIS_DOWN:  # written or not, nobody can tell: the caller gets a claim
             self._forget([create["id"], join["id"] if name else ""], table)
-            return self._unsettled(table, player, name, wire.UNAVAILABLE)
+            return self._unsettled(table, credential if name else None, name, wire.UNAVAILABLE)
         try:
             done, _ = await asyncio.wait(
                 [refused, answer_to],
@@ -189,7 +189,7 @@ class HttpApi:
             exists = refused in done and key is not None and refused.result()["code"] in _EXISTS
             if refused in done and not exists:  # the create itself was refused
                 answer = refused.result()
-                return _http_error(400, answer["code"], answer["message"])
+                return _http_error(_status(answer["code"], 400), answer["code"], answer["message"])
             if exists and not name:
                 return web.json_response({"table": table}, status=201)
             if answer_to not in done:
@@ -197,14 +197,13 @@ class HttpApi:
         finally:
             self._forget([create["id"], join["id"] if name else ""], table)
         if answer_to not in done:
-            return self._unsettled(table, player, name, wire.TIMEOUT)
+            return self._unsettled(table, credential if name else None, name, wire.TIMEOUT)
         answer = answer_to.result()
         if answer["type"] == "error":
-            return _http_error(409, answer["code"], answer["message"])
+            return _http_error(_status(answer["code"], 409), answer["code"], answer["message"])
         result: dict[str, Any] = {"table": table}
         if name:
-            token = self.tokens.issue(table, player, name)
-            result.update(seat=answer["seat"], player=wire.public_id(player), token=token)
+            result.update(seat=answer["seat"], player=answer["player"], token=answer["token"])
         return web.json_response(result, status=201)
 
     async def join_table(self, request: web.Request) -> web.Response:
@@ -225,55 +224,38 @@ class HttpApi:
         if not keys.ID_PATTERN.fullmatch(table):
             return _http_error(404, wire.UNKNOWN_TABLE, "no such table")
         key, refused = _request_key(request, body)
+        refused = refused or _identity_refused(body)
         if refused is not None:
             return refused
         # With a request key (or an identity), a retry names the same player: it finds
-        # its seat.
-        player, refused = self._player(body, "player", table, key)
-        if refused is not None:
-            return refused
+        # its seat. Without, a key of our own: a late answer can still be claimed.
+        credential = _credential(body, key or secrets.token_urlsafe(16))
         assert self.link is not None
         join = self.link.message(
-            "join", id=f"j-{player}-{secrets.token_hex(3)}", table=table, player=player,
-            name=name, seat=seat,
+            "join", id=f"j-{secrets.token_hex(6)}", table=table, name=name, seat=seat,
+            **credential,
         )  # fmt: skip
         reply = self._expect(join["id"])
         try:
             await self.link.send(join)
             answer = await asyncio.wait_for(reply, self.settings.reply_timeout)
         except TimeoutError:
-            return self._unsettled(table, player, name, wire.TIMEOUT)
-        except REDIS_DOWN:  # written or not, nobody can tell: the caller gets the token
-            return self._unsettled(table, player, name, wire.UNAVAILABLE)
+            return self._unsettled(table, credential, name, wire.TIMEOUT)
+        except REDIS_DOWN:  # written or not, nobody can tell: the caller gets a claim
+            return self._unsettled(table, credential, name, wire.UNAVAILABLE)
         finally:
             self._forget([join["id"]])
         if answer["type"] == "error":
             status = 404 if answer["code"] == wire.UNKNOWN_TABLE else 409
-            return _http_error(status, answer["code"], answer["message"])
-        token = self.tokens.issue(table, player, name)
+            return _http_error(_status(answer["code"], status), answer["code"], answer["message"])
         return web.json_response(
             {
                 "table": table,
                 "seat": answer["seat"],
-                "player": wire.public_id(player),
-                "token": token,
+                "player": answer["player"],
+                "token": answer["token"],
             }
         )
-
-    def _player(
-        self, body: dict[str, Any], kind: str, *parts: str | None
-    ) -> tuple[str, web.Response | None]:
-        """Who this request plays as: the user an app's ``identity`` names (the same
-        player everywhere), else an anonymous player: derived from the request key in
-        ``parts`` if there is one (a retry is the same player), else a new one."""
-        identity = body.get("identity")
-        if identity is not None:
-            try:
-                return self.identities.player_for(identity), None
-            except IdentityError as exc:
-                return "", _http_error(401, wire.UNAUTHORIZED, str(exc))
-        key = parts[-1] if parts else None
-        return (self._derived(kind, *parts)[:12] if key else secrets.token_urlsafe(9)), None
 
     def _new_id(self, kind: str, key: str | None) -> str:
         """The id of a table or tournament a client creates: derived from its request key
@@ -281,27 +263,34 @@ class HttpApi:
         return self._derived(kind, key)[:11] if key else secrets.token_urlsafe(8)
 
     def _derived(self, kind: str, *parts: str | None) -> str:
-        """An id derived from a client's request key with the deployment's secret: the
-        same on every gateway, unguessable without the secret (it may be a player id)."""
+        """An id derived from a client's request key with this app's gateway secret: the
+        same on every gateway of the app, unguessable without the secret."""
         return self.tokens.derive("dudo-request/1", kind, *(p or "" for p in parts))
 
     def _unsettled(
-        self, table: str, player: str | None, name: str | None, code: str
+        self, table: str, credential: dict[str, str] | None, name: str | None, code: str
     ) -> web.Response:
         """A create or join whose outcome is unknown: no answer in time (504
         ``timeout``), or Redis failed while the request was being written (503
         ``unavailable``: it may have been written all the same). Never leave a seat
-        nobody can claim: the caller gets the token for the player it asked a seat
-        for, and ``hello`` with it settles the matter (a hello joins: it takes the
-        seat if the first join never happened, and finds it if it did)."""
+        nobody can claim: the caller gets a claim token for the join it asked for, and
+        ``hello`` with it settles the matter (it sends the join again under the same
+        request key: it takes the seat if the first join never happened, and finds it
+        if it did). With an identity, the same request again settles it (the identity
+        names the same player)."""
+        identity = credential is not None and "identity" in credential
         body: dict[str, Any] = {
             "code": code,
-            "message": "the request may or may not be applied: say hello with this token "
-            "to get your seat",
+            "message": "the request may or may not be applied: "
+            + (
+                "send it again (the same identity finds its seat)"
+                if identity
+                else "say hello with this token to get your seat"
+            ),
             "table": table,
         }
-        if player is not None:
-            body.update(player=wire.public_id(player), token=self.tokens.issue(table, player, name))
+        if credential is not None and not identity:
+            body["token"] = self.tokens.claim(table, credential["request"], name)
         response = web.json_response(body, status=504 if code == wire.TIMEOUT else 503)
         if code == wire.UNAVAILABLE:
             response.headers["Retry-After"] = "1"
@@ -312,13 +301,30 @@ class HttpApi:
         if refused is not None:
             return refused
         table = request.match_info["table"]
-        if not keys.ID_PATTERN.fullmatch(table) or not await self.redis.exists(
-            keys.table_of(table, self.settings.partitions)
-        ):
+        if not keys.ID_PATTERN.fullmatch(table):
             return _http_error(404, wire.UNKNOWN_TABLE, "no such table")
-        return web.json_response(
-            {"table": table, "token": self.tokens.issue(table, None, None, "watch")}
+        # Listed in the lobby (open, or a game being played) or, if not, known to its
+        # worker (a finished game): a gateway may ask, never read a table's record.
+        listed = await self.redis.hexists(
+            keys.lobby(keys.partition_of(table, self.settings.partitions)), table
         )
+        if not listed:
+            assert self.link is not None
+            ask = self.link.message("resync", id=f"w-{secrets.token_hex(6)}", table=table,
+                                    seat=None)  # fmt: skip
+            refused, seen = self._expect(ask["id"]), self._expect_table(table)
+            try:
+                await self.link.send(ask)
+                done, _ = await asyncio.wait(
+                    [refused, seen], timeout=self.settings.reply_timeout,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )  # fmt: skip
+            finally:
+                self._forget([ask["id"]], table)
+            if refused in done or not done:
+                code, status = (wire.UNKNOWN_TABLE, 404) if done else (wire.TIMEOUT, 504)
+                return _http_error(status, code, "no such table" if done else "no answer")
+        return web.json_response({"table": table, "token": self.tokens.watch(table)})
 
     def _too_fast(self, limit: PerKey, request: web.Request, what: str) -> web.Response | None:
         """429 with Retry-After if this address went past ``limit``."""
@@ -345,6 +351,29 @@ async def json_errors(request: web.Request, handler: Any) -> web.StreamResponse:
     except Exception:
         log.exception("request_failed", path=request.path)
         return _http_error(500, wire.INTERNAL, "the gateway failed; try again")
+
+
+def _identity_refused(body: dict[str, Any]) -> web.Response | None:
+    """A 401 for an ``identity`` that cannot be one (a worker checks the rest)."""
+    identity = body.get("identity")
+    if identity is None or (isinstance(identity, str) and 0 < len(identity) <= 2048):
+        return None
+    return _http_error(401, wire.UNAUTHORIZED, "identity must be a JWT of at most 2048 characters")
+
+
+def _credential(body: dict[str, Any], key: str) -> dict[str, str]:
+    """What names the player of a create, join or registration to the deployment: the
+    app's ``identity`` assertion if the client gave one (a worker checks it), and the
+    request key (the same key is the same request)."""
+    identity = body.get("identity")
+    if identity is not None:
+        return {"identity": identity, "request": key}
+    return {"request": key}
+
+
+def _status(code: str, otherwise: int) -> int:
+    """The HTTP status of a refusal: 401 for an identity or token that does not hold."""
+    return 401 if code == wire.UNAUTHORIZED else otherwise
 
 
 def _request_key(request: web.Request, body: dict[str, Any]) -> tuple[str | None, Any]:

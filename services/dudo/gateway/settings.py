@@ -22,12 +22,10 @@ class GatewaySettings:
     partitions: int = keys.DEFAULT_PARTITIONS
     director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS
     gateway_id: str = field(default_factory=default_gateway_id)
-    # Shared by every gateway of a deployment (tokens made by one work on all).
-    # None: DUDO_GATEWAY_SECRET, or a random one (tokens then die with the process).
+    # Shared by the instances of one app: its spectator and claim tokens, and table ids
+    # made from request keys (seat and entrant tokens are the deployment's, made by the
+    # workers). None: DUDO_GATEWAY_SECRET, or a random one (those die with the process).
     secret: bytes | None = None
-    # The apps whose signed identity assertions this gateway accepts (name -> secret;
-    # gateway/identity.py). None: DUDO_APPS (``web=<secret>,chat=<secret>``), or none.
-    apps: dict[str, bytes] | None = None
     rate_per_s: float = 20.0  # client messages per second per connection
     burst: int = 40
     reply_timeout: float = 5.0  # HTTP calls waiting for a worker's answer

@@ -2,11 +2,12 @@
 
 A mixin of :class:`~dudo.gateway.app.Gateway`, which holds the state used here
 (declared below). A connection says ``hello`` with a token; for a seat, the
-gateway writes a ``join`` for the token's player (the worker attaches the seat
+gateway writes a ``join`` with that token (the worker checks it, attaches the seat
 to this gateway and answers ``joined`` then the latest view) and registers the
 connection with the :class:`~dudo.gateway.audience.Audience` when ``joined``
-arrives. Everything the connection then sends is written with the token's
-table and player, never the client's.
+arrives: never on the token's word alone, which the gateway cannot check. Everything
+the connection then sends is written with the seat's table and its player's handle,
+never the client's.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import dataclasses
 import hashlib
 import json
 import secrets
@@ -25,7 +27,7 @@ import msgspec
 import structlog
 from aiohttp import WSMsgType, web
 
-from .. import keys, wire
+from .. import wire
 from ..service import REDIS_DOWN
 from .audience import Audience
 from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection, TurnWrites
@@ -189,13 +191,13 @@ class Sockets:
             self._error(conn, client_id, wire.UNAUTHORIZED, str(exc))
             return
         await self._detach(conn)
-        key = f"{grant.kind}:{grant.table}:{grant.player}"
+        key = f"{grant.kind}:{grant.table}:{grant.player or grant.request}"
         if self.by_token.get(key) >= self.settings.conns_per_token:
             conn.close_soon(CLOSE_TOO_MANY, "too many connections with this token")
             return
         self.by_token.add(key)
         conn.token_key = key
-        conn.grant, conn.seat = grant, None
+        conn.grant, conn.seat, conn.token = grant, None, token
         conn.table = None if grant.kind == "entrant" else grant.table
         assert self.link is not None
         if grant.kind == "entrant":
@@ -219,18 +221,19 @@ class Sockets:
         await self._join_seat(conn, grant.table)
 
     async def _join_seat(self, conn: Connection, table: str) -> None:
-        """(Re)join the token's player at ``table``, which attaches the seat to this
-        gateway. The worker answers `joined`, then the latest view in the same outbox
-        entry, so the connection is registered when `joined` is dispatched (see
-        _dispatch), before that view is relayed."""
+        """(Re)join with the token at ``table``, which attaches the seat to this
+        gateway (a claim token: the join it claims, sent again). The worker answers
+        `joined`, then the latest view in the same outbox entry, so the connection is
+        registered when `joined` is dispatched (see _dispatch), before that view is
+        relayed."""
         grant = conn.grant
         assert grant is not None and self.link is not None
+        if grant.kind == "claim":
+            credential = {"request": grant.request, "name": grant.name}
+        else:
+            credential = {"token": conn.token}
         join = self.link.message(
-            "join",
-            id=f"h-{conn.id}-{secrets.token_hex(3)}",
-            table=table,
-            player=grant.player,
-            name=grant.name,
+            "join", id=f"h-{conn.id}-{secrets.token_hex(3)}", table=table, **credential
         )
         self.hellos[join["id"]] = conn
         conn.hello = join["id"]
@@ -255,44 +258,49 @@ class Sockets:
 
     async def _hello_entrant(self, conn: Connection) -> None:
         """An entrant follows its player: standings of its tournament, and the seat at
-        whichever table the tournament has the player now (`moved` when that changes)."""
-        from ..director.tournament import Tournament
-
+        whichever table the tournament has the player now (`moved` when that changes).
+        The director checks the token first (``subscribe`` with it, answered by
+        ``entrant``): only then does this connection follow that player."""
         grant = conn.grant
         assert grant is not None and grant.player is not None and self.link is not None
         tournament = grant.table
-        if self.audience.follow(conn, tournament, grant.player):
-            await self.link.send(
-                self.link.message(
-                    "subscribe", id=f"s-{secrets.token_hex(4)}", tournament=tournament, on=True
-                )
-            )
-        entrant = await Tournament.read_entrant(
-            self.redis,
-            keys.tournament_of(tournament, self.settings.director_partitions),
-            grant.player,
-        )
-        if entrant is None or entrant.table is None:
+        subscribe = self.link.message(
+            "subscribe", id=f"s-{conn.id}-{secrets.token_hex(3)}", tournament=tournament,
+            on=True, token=conn.token,
+        )  # fmt: skip
+        answer = await self._ask(subscribe)
+        if answer is None:
+            self._error(conn, conn.hello_id, wire.TIMEOUT, "no director answered; say hello again")
+            return
+        if conn.grant is not grant:  # another hello (or the close) came meanwhile
+            return
+        if answer["type"] == "error":
+            conn.grant = None
+            self._error(conn, conn.hello_id, answer["code"], answer["message"])
+            return
+        self.audience.follow(conn, tournament, grant.player)
+        if answer["table"] is None:
             self._welcome_entrant(conn, None)
             return
-        await self._join_seat(conn, entrant.table)
+        await self._join_seat(conn, answer["table"])
 
     def _welcome_entrant(self, conn: Connection, seat: int | None) -> None:
         grant = conn.grant
         assert grant is not None and grant.player is not None
-        conn.welcome(
-            table=conn.table, seat=seat, player=wire.public_id(grant.player), tournament=grant.table
-        )
+        conn.welcome(table=conn.table, seat=seat, player=grant.player, tournament=grant.table)
 
     def _seated(self, conn: Connection, msg: dict[str, Any]) -> None:
-        """A hello's join succeeded: this connection now plays that seat (for its player)."""
+        """A hello's join succeeded: this connection now plays that seat (for its player,
+        whom the worker names by handle)."""
         grant = conn.grant
-        assert grant is not None and grant.player == msg["player"]
+        assert grant is not None
+        if grant.player != msg["player"]:  # a claim: the player is known from now on
+            grant = conn.grant = dataclasses.replace(grant, player=msg["player"])
         self.audience.seat(conn, msg["table"], msg["player"], msg["seat"])
         if grant.kind == "entrant":
             self._welcome_entrant(conn, conn.seat)
             return
-        conn.welcome(table=grant.table, seat=conn.seat, player=wire.public_id(grant.player))
+        conn.welcome(table=grant.table, seat=conn.seat, player=grant.player)
 
     def _act(self, conn: Connection, msg: dict[str, Any]) -> None:
         """Write a seat's action to its table's inbox, without waiting: the connection

@@ -93,6 +93,7 @@ class StreamSide:
             signer=key_of_url(s.redis_url, admin.USER_PREFIX),
         )
         self.own_key = self.link.signer is not None
+        self.link.confined = self.own_key  # a gateway user: it registers by its presence
         await self._refresh_signer()
         self.link.views = "frames" if s.frames else None
         self.reader = AsyncGatewayLink(self.reader_redis, s.gateway_id, s.partitions)

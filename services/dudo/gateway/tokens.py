@@ -1,48 +1,38 @@
-"""Seat and spectator tokens: who may play (or watch) what, signed by the gateways.
+"""The tokens a gateway handles: the deployment's, which it relays, and its own two kinds.
 
-A token is ``<payload>.<signature>``: the payload is base64url JSON
-``{"t": table, "p": player, "n": name, "k": "seat"|"watch", "e": expiry}``, the
-signature HMAC-SHA256 over it with the deployment's gateway secret. Every gateway
-instance of a deployment shares the secret, so a player can reconnect through any
-of them. A token names a table and a player, never a seat number: the seat comes
-from the table (it can change when the host starts early), so a token can only
-ever act for its own player at its own table.
+A seat or entrant token is the deployment's (:mod:`dudo.authority`): minted by the
+worker that seated the player (the director that registered the entrant), checked
+by the worker whenever a gateway presents it. A gateway holds no key to make or check
+one; it reads its payload (``t`` table or tournament, ``p`` the player's handle) to know
+where to send the client's hello, and the worker's answer says whether it holds.
+
+A gateway makes two kinds itself, signed with its app's secret (``DUDO_GATEWAY_SECRET``,
+shared by that app's instances): a spectator's (``watch``: the public view of a table,
+which grants nothing more) and a ``claim``, handed out when a join's answer did not
+come in time: it carries the request key of that join, and saying hello with it sends
+the join again (the same request key names the same player: it finds its seat, or
+takes one if the first join never happened).
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
-import json
 import time
-from dataclasses import dataclass
 
-# seat: play a seat at a table; watch: watch a table; entrant: play in a tournament
-# (``t`` is then the tournament: the player's table changes as the director moves them).
-KINDS = ("seat", "watch", "entrant")
+from ..authority import DEPLOYMENT_KINDS, Grant, make_token, read_token
+from ..authority import b64 as b64
+from ..authority import unb64 as unb64
+from ..wire import WireError
+
+__all__ = ["KINDS", "Grant", "TokenError", "Tokens", "b64", "signature", "unb64"]
+
+# seat, entrant: the deployment's; watch, claim: the gateway's own.
+KINDS = (*DEPLOYMENT_KINDS, "watch", "claim")
 
 
 class TokenError(Exception):
-    """Forged, damaged or expired."""
-
-
-@dataclass(frozen=True)
-class Grant:
-    table: str
-    player: str | None  # None for a spectator
-    name: str | None
-    kind: str  # "seat" or "watch"
-    expires: int
-
-
-def b64(data: bytes) -> str:
-    """base64url without padding (tokens and identity assertions)."""
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """Forged, damaged, expired, or of no kind a gateway takes."""
 
 
 def signature(secret: bytes, payload: str) -> str:
@@ -51,37 +41,41 @@ def signature(secret: bytes, payload: str) -> str:
 
 
 class Tokens:
+    """A gateway's own tokens, and reading the deployment's."""
+
     def __init__(self, secret: bytes, ttl_seconds: int = 7 * 24 * 3600) -> None:
         if len(secret) < 16:
             raise ValueError("the gateway secret must be at least 16 bytes")
         self.secret = secret
         self.ttl = ttl_seconds
 
-    def _sign(self, payload: str) -> str:
-        return signature(self.secret, payload)
-
     def derive(self, *parts: str) -> str:
         """A base64url HMAC of ``parts`` under the secret: the same on every gateway of
-        the deployment, unguessable without the secret."""
-        return self._sign("\0".join(parts))
+        the app, unguessable without the secret (a table id from a request key)."""
+        return signature(self.secret, "\0".join(parts))
 
-    def issue(self, table: str, player: str | None, name: str | None, kind: str = "seat") -> str:
-        body = {"t": table, "p": player, "n": name, "k": kind, "e": int(time.time()) + self.ttl}
-        # UTF-8, not \u escapes: a name of 32 emoji once made a token too long for hello.
-        payload = b64(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
-        return f"{payload}.{self._sign(payload)}"
+    def _issue(self, body: dict[str, object]) -> str:
+        return make_token(self.secret, {**body, "e": int(time.time()) + self.ttl})
+
+    def watch(self, table: str) -> str:
+        """A spectator's token for ``table``."""
+        return self._issue({"t": table, "p": None, "n": None, "k": "watch"})
+
+    def claim(self, table: str, request: str, name: str | None) -> str:
+        """A token that sends a join again: the join under request key ``request``."""
+        return self._issue({"t": table, "p": None, "n": name, "k": "claim", "r": request})
 
     def check(self, token: str) -> Grant:
-        payload, _, signature = token.partition(".")
-        if not payload or not hmac.compare_digest(signature, self._sign(payload)):
-            raise TokenError("bad token signature")
+        """What a token grants: our own kinds checked with our secret; the deployment's
+        read only (the worker checks them when the gateway presents them)."""
         try:
-            body = json.loads(unb64(payload))
-            grant = Grant(body["t"], body["p"], body["n"], body["k"], int(body["e"]))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise TokenError("malformed token") from exc
-        if grant.expires < time.time():
-            raise TokenError("expired token")
-        if grant.kind not in KINDS:
-            raise TokenError("unknown token kind")
+            grant = read_token(token)
+            if grant.kind in ("watch", "claim"):
+                grant = read_token(token, self.secret)
+                if grant.kind == "claim" and not grant.request:
+                    raise TokenError("malformed token")
+            elif grant.kind not in DEPLOYMENT_KINDS or grant.player is None:
+                raise TokenError("unknown token kind")
+        except WireError as exc:
+            raise TokenError(exc.message) from exc
         return grant

@@ -4,8 +4,9 @@ A mixin of :class:`~dudo.gateway.app.Gateway`. Requests become messages on the
 tournament's director inbox (``link.send`` routes them there); the answer comes
 back through this gateway's outbox: ``registered`` or an ``error`` by message id,
 and, for a create, the first ``tournament`` message (the creating gateway is
-subscribed to its standings). Registering returns an *entrant* token: the
-player's identity for the whole tournament, whichever table they sit at.
+subscribed to its standings). Registering returns an *entrant* token, which the
+director minted: the player's credential for the whole tournament, whichever table
+they sit at.
 """
 
 from __future__ import annotations
@@ -17,7 +18,15 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from .. import keys, wire
-from .http import _clean_name, _http_error, _json_body, _request_key
+from .http import (
+    _clean_name,
+    _credential,
+    _http_error,
+    _identity_refused,
+    _json_body,
+    _request_key,
+    _status,
+)
 from .tokens import TokenError
 
 if TYPE_CHECKING:
@@ -49,22 +58,23 @@ class TournamentApi:
         def _expect(self, message_id: str) -> asyncio.Future[dict[str, Any]]: ...
         def _forget(self, ids: list[str], table: str | None = None) -> None: ...
         def _new_id(self, kind: str, key: str | None) -> str: ...
-        def _player(
-            self, body: dict[str, Any], kind: str, *parts: str | None
-        ) -> tuple[str, web.Response | None]: ...
+        async def _ask(self, msg: dict[str, Any]) -> dict[str, Any] | None: ...
+        def _too_fast(self, limit: Any, request: web.Request, what: str) -> web.Response | None: ...
+
+    joins: Any
 
     async def leaderboard(self, request: web.Request) -> web.Response:
-        """``?limit=N`` (1..500, default 50): the best rated players."""
-        from ..director.ratings import Ratings
-
+        """``?limit=N`` (1..500, default 50): the best rated players, from the board the
+        ratings keeper publishes by handle (a gateway may not read the ratings record,
+        whose players are player ids)."""
         try:
             limit = int(request.query.get("limit", "50"))
         except ValueError:
             limit = 0
         if not 1 <= limit <= 500:
             return _http_error(400, wire.BAD_MESSAGE, "limit must be 1..500")
-        blob = await self.redis.hget(keys.RATINGS.record(0, keys.RATINGS_ID), "s")
-        board = Ratings.from_bytes(blob).leaderboard(limit) if blob else []
+        blob = await self.redis.hget(keys.RATINGS.lobby(0), keys.RATINGS_ID)
+        board = wire.unpack(blob)["leaderboard"][:limit] if blob else []
         return web.json_response({"leaderboard": board})
 
     async def list_tournaments(self, _request: web.Request) -> web.Response:
@@ -74,20 +84,25 @@ class TournamentApi:
         return web.json_response({"tournaments": found})
 
     async def tournament_standings(self, request: web.Request) -> web.Response:
-        """The whole standings (every place; a streamed message carries the best 100)."""
-        from ..director.tournament import Tournament
-
+        """The whole standings (every place; a streamed message carries the best 100), as
+        the director answers a ``standings`` request: by handle (a gateway may not read a
+        tournament's record, whose entrants are player ids)."""
         tid = request.match_info["tournament"]
-        state = None
-        if keys.ID_PATTERN.fullmatch(tid):
-            stored = await self.redis.hgetall(
-                keys.tournament_of(tid, self.settings.director_partitions)
-            )
-            state = Tournament.from_hash(stored)
-        if state is None:
+        if not keys.ID_PATTERN.fullmatch(tid):
             return _http_error(404, wire.UNKNOWN_TOURNAMENT, "no such tournament")
+        refused = self._too_fast(self.joins, request, "standings")
+        if refused is not None:
+            return refused
+        assert self.link is not None
+        ask = self.link.message("standings", id=f"st-{secrets.token_hex(6)}", tournament=tid)
+        answer = await self._ask(ask)
+        if answer is None:
+            return _http_error(504, wire.TIMEOUT, "no director answered in time")
+        if answer["type"] == "error":
+            status = 404 if answer["code"] == wire.UNKNOWN_TOURNAMENT else 409
+            return _http_error(status, answer["code"], answer["message"])
         return web.json_response(
-            {"tournament": tid, "version": state.version, "standings": state.standings()}
+            {"tournament": tid, "version": answer["version"], "standings": answer["standings"]}
         )
 
     async def create_tournament(self, request: web.Request) -> web.Response:
@@ -103,19 +118,16 @@ class TournamentApi:
             if refused is not None:
                 return refused
         key, refused = _request_key(request, body)
+        refused = refused or _identity_refused(body)
         if refused is not None:
             return refused
         tid = self._new_id("tournament", key)
         tid = tid.replace("-", "x").replace("_", "y")  # its tables are "<id>-<n>"
-        player = None
-        if host_name:
-            # Without a request key the host is still one player per tournament.
-            player, refused = self._player(body, "entrant", tid, key or "host")
-            if refused is not None:
-                return refused
+        # The host: whom the creator's registration names (the same credential).
+        credential = _credential(body, key or secrets.token_urlsafe(16)) if host_name else {}
         assert self.link is not None
         create = self.link.message(
-            "tournament_create", id=f"tc-{tid}", tournament=tid, host=player, **fields
+            "tournament_create", id=f"tc-{tid}", tournament=tid, **credential, **fields
         )
         try:
             wire.validate(create)
@@ -129,10 +141,10 @@ class TournamentApi:
             wire.TABLE_EXISTS,
         )
         if answer["type"] == "error" and not applied_before:
-            return _http_error(400, answer["code"], answer["message"])
+            return _http_error(_status(answer["code"], 400), answer["code"], answer["message"])
         result: dict[str, Any] = {"tournament": tid}
-        if host_name and player:
-            registered = await self._register(tid, player, host_name)
+        if host_name:
+            registered = await self._register(tid, credential, host_name)
             if isinstance(registered, web.Response):
                 return registered
             result.update(registered)
@@ -148,37 +160,32 @@ class TournamentApi:
         if refused is not None:
             return refused
         key, refused = _request_key(request, body)
-        if refused is not None:
-            return refused
-        player, refused = self._player(body, "entrant", tid, key)
+        refused = refused or _identity_refused(body)
         if refused is not None:
             return refused
         assert name is not None
-        registered = await self._register(tid, player, name)
+        registered = await self._register(
+            tid, _credential(body, key or secrets.token_urlsafe(16)), name
+        )
         if isinstance(registered, web.Response):
             return registered
         return web.json_response({"tournament": tid, **registered})
 
-    async def _register(self, tid: str, player: str, name: str) -> dict[str, Any] | web.Response:
+    async def _register(
+        self, tid: str, credential: dict[str, str], name: str
+    ) -> dict[str, Any] | web.Response:
         assert self.link is not None
         register = self.link.message(
-            "register", id=f"r-{player}", tournament=tid, player=player, name=name, bot=None
-        )
-        answer_at = self._expect(register["id"])
-        try:
-            await self.link.send(register)
-            answer = await asyncio.wait_for(answer_at, self.settings.reply_timeout)
-        except TimeoutError:
+            "register", id=f"r-{secrets.token_hex(6)}", tournament=tid, name=name, bot=None,
+            **credential,
+        )  # fmt: skip
+        answer = await self._ask(register)
+        if answer is None:
             return _http_error(504, wire.TIMEOUT, "no director answered in time")
-        finally:
-            self._forget([register["id"]])
-        if answer["type"] == "error" and answer["code"] != wire.DUPLICATE:
+        if answer["type"] == "error":
             status = 404 if answer["code"] == wire.UNKNOWN_TOURNAMENT else 409
-            return _http_error(status, answer["code"], answer["message"])
-        return {
-            "player": wire.public_id(player),
-            "token": self.tokens.issue(tid, player, name, "entrant"),
-        }
+            return _http_error(_status(answer["code"], status), answer["code"], answer["message"])
+        return {"player": answer["player"], "token": answer["token"]}
 
     async def begin_tournament(self, request: web.Request) -> web.Response:
         """Body: ``{token}`` (the host's entrant token): start now."""
@@ -188,17 +195,17 @@ class TournamentApi:
             grant = self.tokens.check(str(body.get("token", "")))
         except TokenError as exc:
             return _http_error(401, wire.UNAUTHORIZED, str(exc))
-        if grant.kind != "entrant" or grant.table != tid or grant.player is None:
+        if grant.kind != "entrant" or grant.table != tid:
             return _http_error(401, wire.UNAUTHORIZED, "not an entrant token of this tournament")
         assert self.link is not None
         begin = self.link.message(
-            "begin", id=f"b-{secrets.token_hex(4)}", tournament=tid, player=grant.player
+            "begin", id=f"b-{secrets.token_hex(4)}", tournament=tid, token=body["token"]
         )
         answer = await self._ask_director(begin, tid)
         if answer is None:
             return _http_error(504, wire.TIMEOUT, "no director answered in time")
         if answer["type"] == "error":
-            return _http_error(409, answer["code"], answer["message"])
+            return _http_error(_status(answer["code"], 409), answer["code"], answer["message"])
         return web.json_response({"tournament": tid, "standings": answer["standings"]})
 
     async def _ask_director(self, msg: dict[str, Any], tid: str) -> dict[str, Any] | None:

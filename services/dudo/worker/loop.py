@@ -33,6 +33,7 @@ batches), :mod:`~dudo.worker.delivery` (outboxes, timers) and
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import random
 import signal
@@ -43,12 +44,14 @@ import structlog
 from redis.exceptions import NoScriptError
 
 from .. import wire
+from ..authority import Authority
 from ..connection import (
     Batch,
     Client,
     connect,
     create_groups,
     ensure_partitions,
+    ensure_secrets,
     is_cluster,
     xread,
 )
@@ -104,6 +107,9 @@ class Worker(Membership, Processing, Delivery):
         self.live_gateways: list[str] = []
         self.frame_gateways: frozenset[str] = frozenset()
         self.verifier = Verifier()  # loaded with the first heartbeat, before any read
+        # The deployment's credentials (seat tokens, player ids, apps' identities), loaded
+        # at setup and every heartbeat; the entities reach it through their limits.
+        self.authority = Authority()
         self._looked_for: dict[str, float] = {}  # see Processing._unknown_writer
         self.rng = random.SystemRandom()
         self.stopping = False
@@ -123,13 +129,14 @@ class Worker(Membership, Processing, Delivery):
         self._slot_per_call = settings.slot_per_call or is_cluster(self.redis)
         self.log = log.bind(**{self.space.role: self.id})
         self.debug = self.log.is_enabled_for(logging.DEBUG)
-        self.limits = limits or Limits(
+        limits = limits or Limits(
             settings.open_ttl_ms,
             settings.idle_ttl_ms,
             settings.bot_grace_ms,
             partitions=settings.partitions,
             reveal_hold_ms=settings.reveal_hold_ms,
         )
+        self.limits = dataclasses.replace(limits, authority=self.authority)
         self.clock_offset = 0  # Redis server time minus ours (ms), measured every heartbeat
         self.metrics = LoopMetrics(self.space.role, settings.partitions)
         self._next_lag = 0.0  # when to sample the held inboxes' lag next (heartbeat)
@@ -143,6 +150,7 @@ class Worker(Membership, Processing, Delivery):
         if self.settings.table_partitions is not None:
             ensure_partitions(self.redis, self.settings.table_partitions)
         create_groups(self.redis, self.settings.partitions, self.space)
+        self.authority.load(ensure_secrets(self.redis))
         self.scripts.load()
         self.log.info(f"{self.space.role}_started", partitions=self.settings.partitions)
         if self.settings.seed is not None:

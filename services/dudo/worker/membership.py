@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import ResponseError
 
 from .. import keys
+from ..authority import Authority
 from ..connection import Batch
 from ..signing import Verifier
 from .assign import owned_by
@@ -38,6 +39,7 @@ class Membership:
     live_gateways: list[str]
     frame_gateways: frozenset[str]  # live gateways that take their views as `frames`
     verifier: Verifier  # who may have written an inbox entry (dudo.signing)
+    authority: Authority  # the deployment's credentials (dudo.authority)
     clock_offset: int
     stopping: bool
     health: Health
@@ -101,6 +103,14 @@ class Membership:
         )
         draining = self.space.draining
         batch.add(draining, lambda p: p.smembers(draining), ("SMEMBERS", draining))
+        for key in (keys.SECRETS, keys.APPS, keys.GATEWAY_APPS):  # dudo.authority's
+            batch.add(key, lambda p, key=key: p.hgetall(key), ("HGETALL", key))
+        # Admitted gateways register by their own presence key (none may write a
+        # registry): live while it is there, its value how it takes its views.
+        admitted = sorted(self.verifier.gateways)
+        for gateway in admitted:
+            at = keys.presence(gateway)
+            batch.add(at, lambda p, at=at: p.get(at), ("GET", at))
         owned = list(self.partitions.values())
         for part in owned:
             lease = self.space.lease(part.number)
@@ -124,18 +134,30 @@ class Membership:
             seconds, micros = int(clock[0]), int(clock[1])
             self.clock_offset = seconds * 1000 + micros // 1000 - (sent + now_ms()) // 2
         live = [w.decode() if isinstance(w, bytes) else w for w in results[1]]
-        self.live_gateways = [g.decode() if isinstance(g, bytes) else g for g in results[3]]
+        present = results[11 : 11 + len(admitted)]
+        views = {g: _text(v) for g, v in zip(admitted, present, strict=True)
+                 if v is not None and not isinstance(v, Exception)}  # fmt: skip
+        registered = [g.decode() if isinstance(g, bytes) else g for g in results[3]]
+        self.live_gateways = registered + [g for g in views if g not in registered]
         if results[4]:
             self._forget_gateways([_text(g) for g in results[4]], now - s.gateway_gc_ms)
         if not isinstance(results[5], Exception):
-            self.frame_gateways = frozenset(
-                _text(g) for g, how in _pairs(results[5]) if how == b"frames"
+            self.frame_gateways = (
+                frozenset(_text(g) for g, how in _pairs(results[5]) if how == b"frames")
+                | frozenset(g for g, how in views.items() if how == "frames")
             ) & frozenset(self.live_gateways)
         if not isinstance(results[6], Exception):
             # Who may have written an entry, and the key this process signs its own with.
             self.verifier = Verifier.from_hash(dict(_pairs(results[6])))
         drained = set() if isinstance(results[7], Exception) else {_text(w) for w in results[7]}
-        renewals, groups = results[8 : 8 + len(owned)], results[8 + len(owned) :]
+        secrets, apps, gateway_apps = results[8:11]
+        if not any(isinstance(r, Exception) for r in (secrets, apps, gateway_apps)):
+            self.authority.load(
+                dict(_pairs(secrets)), dict(_pairs(apps)), dict(_pairs(gateway_apps)),
+                admitted=set(self.verifier.gateways),
+            )  # fmt: skip
+        rest = results[11 + len(admitted) :]
+        renewals, groups = rest[: len(owned)], rest[len(owned) :]
         for part, found in zip(sample, groups, strict=True):
             self._sample_inbox(part.number, found)
         for part, renewed in zip(owned, renewals, strict=True):

@@ -38,7 +38,9 @@ class _Batch:
 
     partition: Partition
     acks: list[str] = field(default_factory=list)
-    dead: list[tuple[str, str, bytes]] = field(default_factory=list)
+    # (entry id, reason, the message, its signature): a dead letter keeps who wrote it,
+    # so a replay is the writer's entry again, never the deployment's (ops.replay)
+    dead: list[tuple[str, str, bytes, bytes]] = field(default_factory=list)
     outputs: list[tuple[str, bytes]] = field(default_factory=list)
     lobby: list[tuple[str, bytes]] = field(default_factory=list)  # (table, entry or b"")
     notes: list[bytes] = field(default_factory=list)  # `lobby` news for every gateway
@@ -60,9 +62,10 @@ class _Batch:
 class _Poison(Exception):
     """An entry that made our own code fail: it goes to the dead letters alone."""
 
-    def __init__(self, entry_id: str, payload: bytes, reason: str) -> None:
+    def __init__(self, entry_id: str, payload: bytes, signature: bytes, reason: str) -> None:
         super().__init__(reason)
         self.entry_id, self.payload, self.reason = entry_id, payload, reason
+        self.signature = signature
 
 
 # An entry naming a gateway whose key is not loaded (admitted since the last heartbeat)
@@ -114,17 +117,17 @@ class Processing:
 
     def _decoded(
         self, entries: dict[int, list[Entry]], direction: str
-    ) -> dict[int, list[tuple[str, bytes, Any]]]:
+    ) -> dict[int, list[tuple[str, bytes, Any, bytes]]]:
         verifier = self.verifier
         return {
             n: [
-                (eid, raw, _decode(raw, direction, verifier, signature))
+                (eid, raw, _decode(raw, direction, verifier, signature), signature)
                 for eid, raw, signature in got
             ]
             for n, got in entries.items()
         }
 
-    def _unknown_writer(self, decoded: dict[int, list[tuple[str, bytes, Any]]]) -> bool:
+    def _unknown_writer(self, decoded: dict[int, list[tuple[str, bytes, Any, bytes]]]) -> bool:
         """Was an entry refused for naming a gateway whose key is not loaded, one not
         looked for in the last RELOAD_KEYS_S? (Each name is looked for once a while:
         names nobody admitted cost one read of the keys per cycle at most.)"""
@@ -134,7 +137,7 @@ class Processing:
             del recent[name]
         unknown = False
         for items in decoded.values():
-            for _, raw, msg in items:
+            for _, raw, msg, _ in items:
                 if isinstance(msg, WireError) and msg.code == wire.UNAUTHORIZED:
                     with contextlib.suppress(Exception):
                         gateway = wire.unpack(raw).get("gateway")
@@ -150,7 +153,7 @@ class Processing:
     def _reload_keys(self) -> None:
         self.verifier = Verifier.from_hash(self.redis.hgetall(keys.GATEWAY_KEYS))
 
-    def _load_tables(self, decoded: dict[int, list[tuple[str, bytes, Any]]]) -> None:
+    def _load_tables(self, decoded: dict[int, list[tuple[str, bytes, Any, bytes]]]) -> None:
         """Fetch, in one round trip, every table these entries name that is not in memory."""
         wanted: list[tuple[Partition, str]] = []
         for number, items in decoded.items():
@@ -158,7 +161,7 @@ class Processing:
             if part is None:
                 continue
             seen: set[str] = set()
-            for _, _, msg in items:
+            for _, _, msg, _ in items:
                 if isinstance(msg, dict):
                     tid = msg[self.entity.KEY]
                     if tid not in part.tables and tid not in seen and self._owns(part, tid):
@@ -192,16 +195,16 @@ class Processing:
     def _owns(self, part: Partition, table_id: str) -> bool:
         return keys.partition_of(table_id, self.settings.partitions) == part.number
 
-    def _process(self, part: Partition, items: list[tuple[str, bytes, Any]]) -> _Batch:
+    def _process(self, part: Partition, items: list[tuple[str, bytes, Any, bytes]]) -> _Batch:
         batch = _Batch(part)
         entity = self.entity
         error_for = entity.error_for
         touched: dict[str, Entity] = {}
         now = self.now()
-        for entry_id, raw, msg in items:
+        for entry_id, raw, msg, signature in items:
             batch.acks.append(entry_id)
             if isinstance(msg, WireError):
-                batch.dead.append((entry_id, f"{msg.code}: {msg.message}", raw))
+                batch.dead.append((entry_id, f"{msg.code}: {msg.message}", raw, signature))
                 reply = error_for(msg.known, msg.code, msg.message)
                 if reply:
                     batch.outputs.append(reply)
@@ -210,7 +213,7 @@ class Processing:
             table = part.tables.get(tid)  # a table in memory is one this partition owns
             if table is None and not self._owns(part, tid):
                 reason = f"{entity.KEY} {tid} belongs to another partition"
-                batch.dead.append((entry_id, f"{wire.BAD_MESSAGE}: {reason}", raw))
+                batch.dead.append((entry_id, f"{wire.BAD_MESSAGE}: {reason}", raw, signature))
                 reply = error_for(msg, wire.BAD_MESSAGE, reason)
                 if reply:
                     batch.outputs.append(reply)
@@ -237,7 +240,7 @@ class Processing:
                 continue
             except Exception as exc:
                 self.log.exception("entry_failed", entry=entry_id, **_where(part, msg, entity.KEY))
-                raise _Poison(entry_id, raw, f"{wire.INTERNAL}: {exc!r}") from exc
+                raise _Poison(entry_id, raw, signature, f"{wire.INTERNAL}: {exc!r}") from exc
             touched[tid] = table
             if self.debug:
                 self.log.debug(
@@ -263,7 +266,9 @@ class Processing:
                 # The lobby hash is written by the commit (fenced); the news carries
                 # the table version, so a late copy from a paused owner is dropped.
                 batch.lobby.append((tid, wire.encode(entry) if entry is not None else b""))
-                batch.notes.append(entity.lobby_note(tid, entry, flush.version))
+                note = entity.lobby_note(tid, entry, flush.version)
+                if note:  # news for every gateway's lobby (none for a public board)
+                    batch.notes.append(note)
             if flush.timer_remove:
                 batch.timers_rm.append(flush.timer_remove)
             if flush.timer_add:
@@ -289,7 +294,7 @@ class Processing:
                 _Batch(
                     part,
                     acks=[poison.entry_id],
-                    dead=[(poison.entry_id, poison.reason, poison.payload)],
+                    dead=[(poison.entry_id, poison.reason, poison.payload, poison.signature)],
                 )
             ]
         )

@@ -156,16 +156,17 @@ READ = (
 local owner, group, consumer, count = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local max_deliveries = tonumber(ARGV[5])
 local function dead_letter(inbox, dead, e, times)
-  local payload = ''
+  local payload, signature = '', ''
   local fields = e[2]
   if fields then
     for i = 1, #fields, 2 do
       if fields[i] == 'm' then payload = fields[i + 1] end
+      if fields[i] == 's' then signature = fields[i + 1] end
     end
   end
   redis.call('XADD', dead, 'MAXLEN', '~', 10000, '*', 'entry', e[1],
              'reason', 'internal: read ' .. times .. ' times and never committed',
-             'm', payload)
+             'm', payload, 's', signature)
   redis.call('XACK', inbox, group, e[1])
   redis.call('XDEL', inbox, e[1])
 end
@@ -246,7 +247,7 @@ return result
 #   delivery record ('' = none)
 #   n, timer members to remove
 #   n, per timer: member, deadline
-#   n, per dead letter: entry id, reason, raw payload
+#   n, per dead letter: entry id, reason, raw payload, its signature ('' = none)
 #   n, per lobby change: table, entry ('' = no longer open)
 #   n, per outbox: the entry appended (messages delivered with the commit itself)
 #   n, per stream sent to: the entry appended and its signature ('' = none), never
@@ -274,7 +275,7 @@ local function commit_one(k, i)
   local record_at = i; i = i + 1
   local n_rm = tonumber(ARGV[i]); local rms = i + 1; i = i + 1 + n_rm
   local n_add = tonumber(ARGV[i]); local adds = i + 1; i = i + 1 + 2 * n_add
-  local n_dead = tonumber(ARGV[i]); local deads = i + 1; i = i + 1 + 3 * n_dead
+  local n_dead = tonumber(ARGV[i]); local deads = i + 1; i = i + 1 + 4 * n_dead
   local n_lobby = tonumber(ARGV[i]); local lobbies = i + 1; i = i + 1 + 2 * n_lobby
   local n_out = tonumber(ARGV[i]); local outs = i + 1; i = i + 1 + n_out
   local n_send = tonumber(ARGV[i]); local sends = i + 1; i = i + 1 + 2 * n_send
@@ -307,8 +308,9 @@ local function commit_one(k, i)
     redis.call('ZADD', timers, ARGV[adds + 2 * a + 1], ARGV[adds + 2 * a])
   end
   for d = 0, n_dead - 1 do
-    redis.call('XADD', dead, 'MAXLEN', '~', 10000, '*', 'entry', ARGV[deads + 3 * d],
-               'reason', ARGV[deads + 3 * d + 1], 'm', ARGV[deads + 3 * d + 2])
+    redis.call('XADD', dead, 'MAXLEN', '~', 10000, '*', 'entry', ARGV[deads + 4 * d],
+               'reason', ARGV[deads + 4 * d + 1], 'm', ARGV[deads + 4 * d + 2],
+               's', ARGV[deads + 4 * d + 3])
   end
   for l = 0, n_lobby - 1 do
     local tid, entry = ARGV[lobbies + 2 * l], ARGV[lobbies + 2 * l + 1]
@@ -391,7 +393,7 @@ def commit_section(
     record: bytes,
     timers_rm: list[str],
     timers_add: list[tuple[str, int]],
-    dead: list[tuple[str, str, bytes]],
+    dead: list[tuple[str, str, bytes, bytes]],
     lobby: list[tuple[str, bytes]],
     outboxes: Sequence[tuple[str, bytes]] = (),
     space: keys.Space = keys.TABLES,
@@ -426,8 +428,8 @@ def commit_section(
     for member, deadline in timers_add:
         args += [member, deadline]
     args.append(len(dead))
-    for entry_id, reason, raw in dead:
-        args += [entry_id, reason, raw]
+    for entry_id, reason, raw, written_by in dead:
+        args += [entry_id, reason, raw, written_by]
     args.append(len(lobby))
     for tid, entry in lobby:
         args += [tid, entry]
