@@ -219,7 +219,7 @@ def test_the_kustomizations_name_files_that_exist_and_every_role_is_deployed() -
         for doc in _documents(path):
             if doc["kind"] != "Kustomization":
                 kinds[f"{doc['kind']}/{doc['metadata']['name']}"] = path.name
-    for role in ("Deployment/worker", "Deployment/director", "Deployment/bots",
+    for role in ("Deployment/worker", "Deployment/director", "StatefulSet/bots",
                  "StatefulSet/web", "StatefulSet/irc", "StatefulSet/redis", "Job/dudo-setup",
                  "PodDisruptionBudget/worker", "PodDisruptionBudget/web",
                  "ScaledObject/worker"):  # fmt: skip

@@ -1,9 +1,9 @@
-"""The gateway's token bucket: what `retry_ms` promises, it keeps."""
+"""The token bucket (gateways' limits, workers' quotas): what `retry_ms` promises, it keeps."""
 
 from __future__ import annotations
 
-from dudo.gateway import limits
-from dudo.gateway.limits import Bucket
+from dudo import buckets
+from dudo.buckets import Bucket
 
 
 def test_waiting_what_the_bucket_says_is_always_enough(monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -11,7 +11,7 @@ def test_waiting_what_the_bucket_says_is_always_enough(monkeypatch) -> None:  # 
     refill lands a rounding error short of a whole token (clock arithmetic: 0.04 of a
     token, then the 0.048 s advertised, sum to 0.99999999999994)."""
     clock = [100.0]
-    monkeypatch.setattr(limits.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(buckets.time, "monotonic", lambda: clock[0])
     bucket = Bucket(rate=20.0, burst=1)
     assert bucket.allow()
     clock[0] += 0.002  # 0.04 of a token back

@@ -53,10 +53,13 @@ def user_of(gateway: str) -> str:
     return USER_PREFIX + gateway
 
 
-def gateway_rules(gateway: str, *, newer: bool = True) -> list[str]:
+def gateway_rules(
+    gateway: str, *, newer: bool = True, counts: tuple[int | None, int | None] = (None, None)
+) -> list[str]:
     """The ``ACL SETUSER`` rules of a gateway's user, after ``reset`` (no password);
-    ``newer``: for Redis 7.2 or later."""
-    k = keys.gateway_keys(gateway)
+    ``newer``: for Redis 7.2 or later; ``counts``: the deployment's table and director
+    partition counts (its inboxes, exactly), where known."""
+    k = keys.gateway_keys(gateway, *counts)
 
     def selector(commands: tuple[str, ...], patterns: tuple[str, ...], mode: str = "") -> str:
         return "(" + " ".join([*commands, *(f"{mode}~{p}" for p in patterns)]) + ")"
@@ -96,18 +99,19 @@ def add_gateway(
     if not keys.ID_PATTERN.fullmatch(app):
         raise ValueError(f"an app name is 1-64 of A-Z a-z 0-9 _ - (got {app!r})")
     user = user_of(gateway)
+    counts = partition_counts(client)
     key = signing.key_of_password(password).hex()
     old = client.hget(keys.GATEWAY_KEYS, gateway)
     rotated = old is not None and (old.decode() if isinstance(old, bytes) else old) != key
     for node in _nodes(client):  # ACLs are per node: on a Cluster, every node's
         try:
             node.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
-                                 *gateway_rules(gateway))  # fmt: skip
+                                 *gateway_rules(gateway, counts=counts))  # fmt: skip
         except ResponseError as exc:
             if "Unknown command" not in str(exc):
                 raise
             node.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
-                                 *gateway_rules(gateway, newer=False))  # fmt: skip
+                                 *gateway_rules(gateway, newer=False, counts=counts))  # fmt: skip
     client.hset(keys.GATEWAY_APPS, gateway, app)
     client.hset(keys.GATEWAY_KEYS, gateway, key)
     start_signing(client)
@@ -116,6 +120,14 @@ def add_gateway(
         for node in _nodes(client):
             node.execute_command("CLIENT", "KILL", "USER", user)
     return password
+
+
+def partition_counts(client: Any) -> tuple[int | None, int | None]:
+    """The deployment's table and director partition counts, as the first worker and
+    director stored them (None: not yet; the gateway may then append to any inbox of
+    the shape: add it again once they run, to hold it to those that exist)."""
+    found = client.hmget(keys.CONFIG, [keys.TABLES.config_field, keys.TOURNAMENTS.config_field])
+    return tuple(int(v) if v is not None else None for v in found)  # type: ignore[return-value]
 
 
 def start_signing(client: Any, wait_s: float = SIGN_BEFORE_CHECKING_S) -> None:

@@ -205,6 +205,8 @@ def _worker(args: argparse.Namespace) -> int:
         slow_cycle_ms=args.slow_ms,
         slot_per_call=args.slot_per_call,
         max_deliveries=args.max_deliveries,
+        gateway_entries_per_s=args.gateway_entries_per_s,
+        gateway_bytes_per_s=args.gateway_bytes_per_s,
         open_ttl_ms=int(args.open_ttl * 1000),
         idle_ttl_ms=int(args.idle_ttl * 1000),
         bot_grace_ms=int(args.bot_grace * 1000),
@@ -282,6 +284,19 @@ def _loop_arguments(p: argparse.ArgumentParser, partitions: int) -> None:
         type=int,
         default=5,
         help="an inbox entry read this many times without a commit is dead-lettered",
+    )
+    p.add_argument(
+        "--gateway-entries-per-s",
+        type=float,
+        default=5000.0,
+        help="entries one admitted gateway may write to this worker's partitions a second "
+        "(bursts of twice that; past it they are dropped; 0: no quota)",
+    )
+    p.add_argument(
+        "--gateway-bytes-per-s",
+        type=float,
+        default=8_000_000.0,
+        help="bytes of entries one admitted gateway may write a second (likewise)",
     )
     _process_arguments(p, "worker id", "host-pid-random")
 
@@ -665,6 +680,8 @@ LIMITS = (
     "hello_timeout",
     "conns_per_token",
     "conns_per_address",
+    "http_conns_per_address",
+    "request_timeout",
     "costly_every",
     "lobby_max",
     "trust_proxy",
@@ -689,6 +706,18 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
     limits.add_argument("--conns-per-token", type=int, default=4, help="open sockets per token")
     limits.add_argument(
         "--conns-per-address", type=int, default=256, help="open sockets per address"
+    )
+    limits.add_argument(
+        "--http-conns-per-address",
+        type=int,
+        default=512,
+        help="TCP connections (HTTP and WebSocket) per address (not with --trust-proxy)",
+    )
+    limits.add_argument(
+        "--request-timeout",
+        type=float,
+        default=10.0,
+        help="seconds a connection has to send a whole request",
     )
     limits.add_argument(
         "--costly-every", type=float, default=1.0, help="seconds between resyncs/lobby lists"

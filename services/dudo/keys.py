@@ -202,11 +202,58 @@ class GatewayKeys:
     liveness: tuple[str, ...]  # read only: who serves the tables
 
 
-def gateway_keys(gateway: str) -> GatewayKeys:
+def number_globs(count: int) -> list[str]:
+    """Glob patterns (Redis's: ``[a-b]`` classes) that match exactly the decimal numbers
+    0..count-1, as few as digits allow: 16 is ``[0-9]``, ``1[0-5]``."""
+    found: list[str] = []
+    top = count - 1
+    for width in range(1, len(str(max(top, 0))) + 1):
+        low = 0 if width == 1 else 10 ** (width - 1)
+        high = min(10**width - 1, top)
+        if low <= high:
+            found += _span(str(low), str(high))
+    return found
+
+
+def _span(low: str, high: str) -> list[str]:
+    """Globs for the numbers low..high, both of the same number of digits."""
+    if low == high:
+        return [low]
+    if len(low) == 1:
+        return [f"[{low}-{high}]"]
+    if low[0] == high[0]:
+        return [low[0] + rest for rest in _span(low[1:], high[1:])]
+    n = len(low) - 1
+    out: list[str] = []
+    first, last = int(low[0]), int(high[0])
+    if low[1:] != "0" * n:  # the part of low's leading digit
+        out += [low[0] + rest for rest in _span(low[1:], "9" * n)]
+        first += 1
+    tail: list[str] = []
+    if high[1:] != "9" * n:
+        tail = [high[0] + rest for rest in _span("0" * n, high[1:])]
+        last -= 1
+    if first <= last:
+        digit = str(first) if first == last else f"[{first}-{last}]"
+        out.append(digit + "[0-9]" * n)
+    return out + tail
+
+
+def gateway_keys(
+    gateway: str, partitions: int | None = None, director_partitions: int | None = None
+) -> GatewayKeys:
+    """With the deployment's partition counts, the inboxes a gateway may append to are
+    exactly those that exist (none a worker never reads); without, any of the shape."""
+
+    def inboxes(space: Space, count: int | None) -> list[str]:
+        if count is None:
+            return [f"{PREFIX}:{{{space.tag}*}}:in"]
+        return [f"{PREFIX}:{{{space.tag}{n}}}:in" for n in number_globs(count)]
+
     return GatewayKeys(
         inboxes=(
-            f"{PREFIX}:{{{TABLES.tag}*}}:in",
-            f"{PREFIX}:{{{TOURNAMENTS.tag}*}}:in",
+            *inboxes(TABLES, partitions),
+            *inboxes(TOURNAMENTS, director_partitions),
         ),
         own=(outbox(gateway),),
         memory=(gateway_memory(gateway),),

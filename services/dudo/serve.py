@@ -21,6 +21,7 @@ from .bots.service import BotService
 from .connection import connect
 from .director.run import director, ratings_keeper
 from .gateway.app import Gateway, GatewaySettings
+from .gateway.guard import serve as serve_guarded
 from .keys import DEFAULT_DIRECTOR_PARTITIONS, DEFAULT_PARTITIONS
 from .redis_server import RedisServer, find_binary, redis_version
 from .table import Limits
@@ -150,7 +151,7 @@ def serve(
     which = f" embedded, {embedded.what}" if embedded is not None else ""
     print(f"Dudo is running: open {where}  (Redis: {url}{which})", flush=True)
     try:
-        web.run_app(app, host=host, port=port, print=None, shutdown_timeout=3)
+        serve_guarded(app, gateway.guard, host=host, port=port, shutdown_timeout=3)
     finally:
         worker.stop()
         tournaments.stop()

@@ -95,14 +95,16 @@ def _app(server: RedisServer, client: redis.Redis, name: str) -> App:
 def d(redis_server: RedisServer, real_redis: redis.Redis) -> Iterator[Deployment]:
     """The deployment, with web (honest) and club (the attacker's) admitted."""
     client = real_redis
-    admin.start_signing(client, wait_s=0)  # nothing of ours runs yet: check from now on
-    web, club = _app(redis_server, client, "web"), _app(redis_server, client, "club")
-    settings = WorkerSettings(partitions=P, worker_id="w1", seed=3)
+    # A small quota, so that a flood shows (dudo.worker.quota).
+    settings = WorkerSettings(partitions=P, worker_id="w1", seed=3, gateway_entries_per_s=50)
     worker = Worker(settings, client=client)
     loop = director(WorkerSettings(partitions=D, worker_id="d1", seed=3), P, client, pace_ms=0)
     keeper = ratings_keeper(WorkerSettings(worker_id="r1"), client)
     for each in (worker, loop, keeper):
-        each.setup()
+        each.setup()  # the partition counts stored: a gateway's user gets those inboxes
+    admin.start_signing(client, wait_s=0)  # nothing of ours runs yet: check from now on
+    web, club = _app(redis_server, client, "web"), _app(redis_server, client, "club")
+    for each in (worker, loop, keeper):
         each.heartbeat()
     yield Deployment(redis_server, client, worker, loop, keeper, web, club)
     for app in (web, club):

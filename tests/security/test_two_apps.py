@@ -225,3 +225,34 @@ def test_a_new_password_closes_the_old_ones_connections(d: Deployment) -> None:
     admin.add_gateway(d.admin, d.club.gateway, app="club")
     with pytest.raises(redis.exceptions.ConnectionError):
         d.club.client.ping()  # its connection closed; the old password opens no other
+
+
+def test_a_gateway_writes_only_inboxes_that_exist(d: Deployment) -> None:
+    """Item 6: the club's user may append to the deployment's inboxes, and to no other
+    key of their shape (none that a worker never reads, where a flood would only
+    grow Redis)."""
+    d.club.client.xadd(keys.inbox(P - 1), {"m": b"x"})
+    d.club.client.xadd(keys.TOURNAMENTS.inbox(1), {"m": b"x"})
+    for key in (keys.inbox(P), keys.inbox(99), "dudo:{p01}:in", keys.TOURNAMENTS.inbox(2)):
+        with pytest.raises(NoPermissionError):
+            d.club.client.xadd(key, {"m": b"x"})
+
+
+def test_a_flooding_gateway_is_dropped_over_its_quota_and_others_play_on(
+    d: Deployment,
+) -> None:
+    """Item 6: the club writes 400 entries at once (its quota here: 50 a second, bursts
+    of 100): the worker drops what is over, before any table sees it, without dead
+    letters, tells the club (once a second at most), and web's move goes through."""
+    _seat_ana_and_ben(d)
+    d.web.send("join", id="j3", table="t1", name="Cid", request="cid-secret-key-1")
+    d.pump()
+    flood = [d.club.link.message("resync", id=f"f{i}", table="t1", seat=None)
+             for i in range(400)]  # fmt: skip
+    d.club.link.send(*flood)
+    dropped = d.worker.metrics.quota_dropped._value.get()
+    play_out(d, d.web, "t1")  # web plays on, through the flood
+    assert d.worker.metrics.quota_dropped._value.get() - dropped >= 250
+    assert d.dead("t1") == []  # nothing of it dead-lettered
+    told = [m for m in d.club.seen if m["type"] == "error" and m["code"] == wire.RATE_LIMITED]
+    assert 1 <= len(told) <= 5 and "over its quota" in told[0]["message"]

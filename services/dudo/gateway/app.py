@@ -39,6 +39,7 @@ from aiohttp import WSCloseCode, web
 from .. import keys, wire
 from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
+from .guard import ConnectionGuard, serve
 from .http import HttpApi, json_errors
 from .limits import Counts, PerKey
 from .settings import ADJUSTABLE, GatewaySettings, default_gateway_id
@@ -60,6 +61,10 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
             secret = secrets.token_bytes(32)
             log.warning("gateway_secret_random", hint="set DUDO_GATEWAY_SECRET to share tokens")
         self.tokens = Tokens(secret)
+        self.guard = ConnectionGuard(
+            per_address=None if settings.trust_proxy else settings.http_conns_per_address,
+            request_timeout=settings.request_timeout,
+        )
         self._init_streams(redis_client)
         self._flags = dataclasses.replace(settings)  # what dudo admin limits falls back to
         self._limits_seen: dict[str, float] = {}
@@ -85,7 +90,9 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
     # -- lifecycle ------------------------------------------------------------------
 
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 1024, middlewares=[json_errors])
+        app = web.Application(
+            client_max_size=64 * 1024, middlewares=[self.guard.middleware, json_errors]
+        )
         app.add_routes(
             [
                 web.get("/", self.index),
@@ -268,6 +275,8 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
         now = time.perf_counter()
         if self.audience.relay_view(msg):
             self._observe_latency(table, msg["version"], now)
+        if msg["status"] == "over":  # nothing will be applied there any more: no latency
+            self.timing.pop(table, None)  # to wait for (each refusal pops its act)
 
     def _observe_latency(self, table: str, version: int, now: float) -> None:
         """Actions sent before this version are applied (or refused): time them, forget them."""
@@ -295,8 +304,21 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
         if act is not None:
             conn, client_id = act
             self._error(conn, client_id, msg["code"], msg["message"])
+            self._untime(msg.get("table"), message_id)
             return
         self.audience.relay_error(msg)
+
+    def _untime(self, table: str | None, message_id: str) -> None:
+        """A request answered by a refusal: no view will show it (after game over, none
+        comes at all), so it is not waited for (each stayed in memory for good)."""
+        pending = self.timing.get(table or "")
+        if pending is None:
+            return
+        kept = [item for item in pending if item[2] != message_id]
+        if kept:
+            self.timing[table or ""] = kept
+        else:
+            del self.timing[table or ""]
 
 
 def _settle(waiters: dict[str, asyncio.Future[dict[str, Any]]], key: str, msg: Any) -> bool:
@@ -312,13 +334,7 @@ def _settle(waiters: dict[str, asyncio.Future[dict[str, Any]]], key: str, msg: A
 def run(settings: GatewaySettings) -> None:
     """Serve until SIGTERM/SIGINT (aiohttp then runs the graceful shutdown)."""
     gateway = Gateway(settings)
-    web.run_app(
-        gateway.app(),
-        host=settings.host,
-        port=settings.port,
-        print=None,
-        shutdown_timeout=5,
-    )
+    serve(gateway.app(), gateway.guard, host=settings.host, port=settings.port)
 
 
 def _text(value: Any) -> str:

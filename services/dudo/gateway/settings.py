@@ -46,6 +46,10 @@ class GatewaySettings:
     hello_timeout: float = 10.0  # a connection must say hello (or watch the lobby) by then
     conns_per_token: int = 4  # sockets one token may hold open at once
     conns_per_address: int = 256  # sockets one address may hold open at once
+    # TCP connections (HTTP and WebSocket) one address may hold at once, and the seconds
+    # a connection has to send a whole request (dudo.gateway.guard: slowloris)
+    http_conns_per_address: int = 512
+    request_timeout: float = 10.0
     costly_every: float = 1.0  # one resync or lobby listing per connection per this long
     lobby_max: int = 500  # open tables listed at most (the emptiest first)
     trust_proxy: bool = False  # the client address is X-Forwarded-For's first (behind a proxy)

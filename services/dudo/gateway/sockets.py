@@ -433,6 +433,9 @@ class Sockets:
 
     async def _disconnect(self, conn: Connection) -> None:
         await self._detach(conn)
+        # Its requests' answers have nobody to go to: forget them (and their timings).
+        for message_id in [m for m, (c, _) in self.acts.items() if c is conn]:
+            del self.acts[message_id]
 
     def _error(
         self, conn: Connection, message_id: str | None, code: str, text: str, **extra: Any

@@ -62,6 +62,7 @@ class TournamentApi:
         def _too_fast(self, limit: Any, request: web.Request, what: str) -> web.Response | None: ...
 
     joins: Any
+    creates: Any
 
     async def leaderboard(self, request: web.Request) -> web.Response:
         """``?limit=N`` (1..500, default 50): the best rated players, from the board the
@@ -108,6 +109,9 @@ class TournamentApi:
     async def create_tournament(self, request: web.Request) -> web.Response:
         """Body: the ``tournament_create`` fields (rules, seats, format, ...), and an
         optional ``host`` name: the creator then registers and may ``begin`` it early."""
+        refused = self._too_fast(self.creates, request, "tournaments")
+        if refused is not None:
+            return refused
         body = await _json_body(request)
         fields = {key: body.get(key, default) for key, default in CREATE_DEFAULTS.items()}
         if "name" in body:
@@ -152,6 +156,9 @@ class TournamentApi:
 
     async def register_tournament(self, request: web.Request) -> web.Response:
         """Body: ``{name, request?}``: an entrant token for the whole tournament."""
+        refused = self._too_fast(self.joins, request, "registrations")
+        if refused is not None:
+            return refused
         tid = request.match_info["tournament"]
         if not keys.ID_PATTERN.fullmatch(tid):
             return _http_error(404, wire.UNKNOWN_TOURNAMENT, "no such tournament")

@@ -46,6 +46,10 @@ class WorkerSettings:
     # One partition per script call even on a standalone Redis, for proxies that,
     # like a Cluster, refuse scripts over several hash slots (a Cluster always is).
     slot_per_call: bool = False
+    # What one admitted gateway's entries may cost this worker (dudo.worker.quota):
+    # entries and bytes a second (bursts of twice that); past it they are dropped. 0: none.
+    gateway_entries_per_s: float = 5000.0
+    gateway_bytes_per_s: float = 8_000_000.0
     # An inbox entry read this many times without being committed (each read
     # followed by a crash, a lost lease or a failed commit) is dead-lettered.
     max_deliveries: int = 5

@@ -73,6 +73,7 @@ from .delivery import Delivery, fan_out, outbox_entries
 from .membership import Membership
 from .metrics import REGISTRY, LoopMetrics
 from .process import Processing, _Batch
+from .quota import Quota
 from .scripts import (
     Scripts,
     commit_call,
@@ -107,6 +108,7 @@ class Worker(Membership, Processing, Delivery):
         self.live_gateways: list[str] = []
         self.frame_gateways: frozenset[str] = frozenset()
         self.verifier = Verifier()  # loaded with the first heartbeat, before any read
+        self.quota = Quota(settings.gateway_entries_per_s, settings.gateway_bytes_per_s)
         # The deployment's credentials (seat tokens, player ids, apps' identities), loaded
         # at setup and every heartbeat; the entities reach it through their limits.
         self.authority = Authority()

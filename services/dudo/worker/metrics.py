@@ -35,6 +35,12 @@ _ENTRIES = Counter(
     "dudo_entries_total", "inbox entries applied (committed)", ["role"], registry=REGISTRY
 )
 _DEAD = Counter("dudo_dead_letters_total", "entries dead-lettered", ["role"], registry=REGISTRY)
+_QUOTA = Counter(
+    "dudo_quota_dropped_total",
+    "entries of admitted gateways dropped over their quota (dudo.worker.quota)",
+    ["role"],
+    registry=REGISTRY,
+)
 _COMMIT = Histogram(
     "dudo_commit_seconds",
     "a commit's round trip (the fenced commit script of a cycle)",
@@ -73,6 +79,7 @@ class LoopMetrics:
         _TOTAL.labels(role).set(partitions)
         self.entries = _ENTRIES.labels(role)
         self.dead = _DEAD.labels(role)
+        self.quota_dropped = _QUOTA.labels(role)
         self.commit = _COMMIT.labels(role)
         self.owned = _OWNED.labels(role)
         self.taken = _LEASES.labels(role, "taken")

@@ -24,6 +24,8 @@ from ..reports import Report, report_sends
 from ..signing import Verifier
 from ..wire import WireError
 from .common import Entry, Partition
+from .metrics import LoopMetrics
+from .quota import Quota, QuotaExceeded
 from .scripts import Write
 
 if TYPE_CHECKING:
@@ -85,6 +87,8 @@ class Processing:
     limits: Limits
     frame_gateways: frozenset[str]
     verifier: Verifier
+    quota: Quota  # what each admitted gateway may cost this worker
+    metrics: LoopMetrics
     _looked_for: dict[str, float]  # gateway names without a key, and when looked for
     rng: random.Random
     log: Any
@@ -98,9 +102,11 @@ class Processing:
         direction = self.entity.DIRECTION
         decoded = self._decoded(entries, direction)
         if self.verifier.active and self._unknown_writer(decoded):
-            # A gateway admitted since the last heartbeat: its key, now, and judge again.
+            # A gateway admitted since the last heartbeat: its key, now, and judge again
+            # the entries refused for want of it (only those: the others were counted
+            # against their gateways' quotas already).
             self._reload_keys()
-            decoded = self._decoded(entries, direction)
+            decoded = self._decoded(entries, direction, decoded)
         self._load_tables(decoded)
         batches: list[_Batch] = []
         for number, items in decoded.items():
@@ -116,12 +122,28 @@ class Processing:
             self._commit(batches, phases)
 
     def _decoded(
-        self, entries: dict[int, list[Entry]], direction: str
+        self,
+        entries: dict[int, list[Entry]],
+        direction: str,
+        before: dict[int, list[tuple[str, bytes, Any, bytes]]] | None = None,
     ) -> dict[int, list[tuple[str, bytes, Any, bytes]]]:
+        """Each entry decoded and judged (who wrote it, its gateway's quota); with
+        ``before``, only the entries it refused as unauthorized are judged again."""
         verifier = self.verifier
+        quota = self.quota if verifier.active else None
+        if before is not None:
+            return {
+                n: [
+                    (eid, raw, _decode(raw, direction, verifier, signature, quota), signature)
+                    if isinstance(msg, WireError) and msg.code == wire.UNAUTHORIZED
+                    else (eid, raw, msg, signature)
+                    for eid, raw, msg, signature in got
+                ]
+                for n, got in before.items()
+            }
         return {
             n: [
-                (eid, raw, _decode(raw, direction, verifier, signature), signature)
+                (eid, raw, _decode(raw, direction, verifier, signature, quota), signature)
                 for eid, raw, signature in got
             ]
             for n, got in entries.items()
@@ -203,6 +225,12 @@ class Processing:
         now = self.now()
         for entry_id, raw, msg, signature in items:
             batch.acks.append(entry_id)
+            if isinstance(msg, QuotaExceeded):  # dropped: never a dead letter (a flood)
+                self.metrics.quota_dropped.inc()
+                reply = error_for(msg.known, msg.code, msg.message) if msg.tell else None
+                if reply:
+                    batch.outputs.append(reply)
+                continue
             if isinstance(msg, WireError):
                 batch.dead.append((entry_id, f"{msg.code}: {msg.message}", raw, signature))
                 reply = error_for(msg.known, msg.code, msg.message)
@@ -306,7 +334,7 @@ def _where(part: Partition, msg: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _decode(
-    raw: bytes, direction: str, verifier: Verifier, signature: bytes
+    raw: bytes, direction: str, verifier: Verifier, signature: bytes, quota: Quota | None = None
 ) -> dict[str, Any] | WireError:
     # An entry our own processes signed is checked for its shape only (wire.decode_own);
     # any other is checked field by field, then, where entries are checked, for who
@@ -324,4 +352,10 @@ def _decode(
     if refused is not None:
         # Dead-lettered, and answered to nobody: the gateway it names did not send it.
         return WireError(wire.UNAUTHORIZED, refused)
+    if quota is not None:  # the gateway that signed it (checked): within its quota?
+        over = quota.refusal(msg["gateway"], len(raw))
+        if over is not None:
+            over.known = {"gateway": msg["gateway"], "id": msg.get("id"),
+                          "table": msg.get("table")}  # fmt: skip
+            return over
     return msg
