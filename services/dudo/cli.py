@@ -420,6 +420,10 @@ def _irc(args: argparse.Namespace) -> int:
         channels=args.channel or ["#dudo"],
         lang=args.lang,
         network=args.network,
+        app=args.app,
+        identity_key=os.environ.get("DUDO_IRC_IDENTITY_KEY") or None,
+        nick_lines_per_s=args.nick_lines_per_s,
+        channel_lines_per_s=args.channel_lines_per_s,
         turn_seconds=args.turn_seconds,
         lines_per_s=args.lines_per_s,
         burst=args.burst,
@@ -876,7 +880,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     irc.add_argument("--lang", choices=("en", "es", "de"), default="en", help="channels' language")
     irc.add_argument(
-        "--network", help="whose nicks these are, for player identity (default: the host)"
+        "--network", help="whose accounts these are, for player identity (default: the host)"
+    )
+    irc.add_argument(
+        "--app",
+        help="its app (dudo admin gateway add --app): with $DUDO_IRC_IDENTITY_KEY, the app's "
+        "private key, a player logged in to an account is one player everywhere",
+    )
+    irc.add_argument(
+        "--nick-lines-per-s", type=float, default=1.0, help="lines heard per nick (bursts x5)"
+    )
+    irc.add_argument(
+        "--channel-lines-per-s", type=float, default=5.0, help="lines heard per channel"
     )
     irc.add_argument(
         "--turn-seconds", type=int, default=60, help="the turn clock of its tables (0: none)"

@@ -97,6 +97,8 @@ WORDS: dict[str, dict[str, str]] = {
         "refused": "{who}: refused ({code}): {message}",
         "lang_set": "Language: English",
         "back": "Back: table {table} goes on",
+        "seat_left": "{who} left: the house plays their seat (a nick is not a seat: whoever "
+        "takes it next is someone else)",
     },
     "es": {
         "help": "comandos: <cantidad> <pinta> (una puja, p. ej. 3 5 o 3 quinas) · dudo · "
@@ -170,6 +172,8 @@ WORDS: dict[str, dict[str, str]] = {
         "refused": "{who}: rechazado ({code}): {message}",
         "lang_set": "Idioma: español",
         "back": "De vuelta: sigue la mesa {table}",
+        "seat_left": "{who} se fue: la casa juega su asiento (quien tome ese nick después es "
+        "otra persona)",
     },
     "de": {
         "help": "Befehle: <Anzahl> <Augen> (ein Gebot, z. B. 3 5 oder 3 Fünfer) · dudo · "
@@ -243,6 +247,8 @@ WORDS: dict[str, dict[str, str]] = {
         "refused": "{who}: abgelehnt ({code}): {message}",
         "lang_set": "Sprache: Deutsch",
         "back": "Zurück: Tisch {table} geht weiter",
+        "seat_left": "{who} ist gegangen: das Haus spielt den Platz (wer den Nick danach "
+        "nimmt, ist jemand anderes)",
     },
 }
 HELP = WORDS["en"]["help"]

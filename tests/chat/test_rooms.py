@@ -347,3 +347,43 @@ def test_a_second_start_goes_at_once_and_is_refused_while_too_few_sit() -> None:
     said = channel(h.seat_bots())  # the start was refused: no start pending any more
     assert not any("The game begins" in t for t in said) and h.table().status == "open"
     assert any("The game begins" in t for t in channel(h.type("Ana", "!start")))
+
+
+def test_a_nick_that_left_is_not_its_seat_any_more() -> None:
+    """Issue 29, item 9: Ana quits; whoever takes her nick afterwards is someone else:
+    refused as unseated, the table unchanged (the house plays her seat by its clock)."""
+    h = Harness()
+    h.type("Ana", "!new classic bots 1 dice 2")
+    h.type("Ana", "!start")
+    room = h.rooms.rooms[CHANNEL]
+    out = h.rooms.gone("Ana", None)  # QUIT
+    assert channel(out.lines) == [
+        "Ana left: the house plays their seat (a nick is not a seat: whoever takes it next "
+        "is someone else)"
+    ]
+    version = h.table().version
+    for line in ("!dudo", "1 2", "!leave", "!odds"):
+        said = channel(h.type("Ana", line))  # another person, the same nick
+        assert not said or said == ["Ana: you have no seat at this table (!join)"], said
+    assert h.table().version == version and room.player_of_nick("Ana") is None
+    assert h.rooms.gone("Ben", "#elsewhere").lines == []  # nobody of ours
+
+
+def test_a_seat_taken_with_an_account_is_the_accounts_whatever_the_nick() -> None:
+    """Where the network has accounts, a seat is its account's: played under any nick
+    by whoever is logged in to it, never by someone else with the same nick; and with
+    the gateway's app key, the player is the account's identity (one player everywhere)."""
+    h = Harness()
+    identities: list[str] = []
+    h.rooms.identity_of = lambda account: identities.append(account) or None  # type: ignore[func-returns-value]
+    h.type("Ana", "!new classic bots 1 dice 2")
+    room = h.rooms.rooms[CHANNEL]
+    h.run(h.rooms.command(CHANNEL, "Ben", "!join", "ben-account"))
+    assert identities == ["ben-account"]
+    (ben,) = room.accounts
+    assert room.accounts == {ben: "ben-account"} and room.nicks[ben] == "Ben"
+    h.type("Ana", "!start")
+    h.rooms.gone("Ben", None)  # his connection dropped: the seat is the account's still
+    assert room.player_of_nick("Ben") is None  # not for a Ben who is not logged in
+    assert room.player_of_nick("Ben", "someone-else") is None
+    assert room.player_of_nick("Benji", "ben-account") == ben  # back, under another nick

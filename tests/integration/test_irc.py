@@ -305,3 +305,37 @@ def test_redis_restarts_mid_game_and_the_channel_plays_on(
     finally:
         group.stop_all()
         own.stop()
+
+
+def test_whoever_takes_a_nick_after_its_player_quit_is_someone_else(
+    deployment: tuple[Workers, str], irc_server: IrcServer
+) -> None:
+    """Issue 29, item 9: on a network without accounts a nick is not an identity. Ana
+    holds a seat and quits; Eve takes the nick "ana": her moves are not Ana's, she is
+    told so, and no die of Ana's seat ever reaches her. A nick change keeps the seat."""
+    workers, url = deployment
+    workers.irc("irc-1", irc_server.address, "--channel", "#dudo", "--turn-seconds", "0",
+                url=url)  # fmt: skip
+    ana = IrcPerson(irc_server.port, "ana", "#dudo")
+    ben = IrcPerson(irc_server.port, "ben", "#dudo")
+    ana.say("#dudo", "!new classic bots 1 dice 2")
+    ana.wait_for(r"ana opens table")
+    ben.say("#dudo", "!join")
+    ana.wait_for(r"ben joins")
+    ana.say("#dudo", "!start")
+    ana.wait_for(r"The game begins: ana, ben, ")
+    ben._send("NICK benji")  # the seat follows a nick change
+    ana.close()
+    ben.wait_for(r"ana left: the house plays their seat")
+    eve = IrcPerson(irc_server.port, "ana", "#dudo")
+    eve.say("#dudo", "!dudo")
+    eve.wait_for(r"ana: you have no seat at this table")
+    eve.say("#dudo", "!odds")
+    eve.wait_for(r"ana: you have no seat at this table")
+    time.sleep(1.0)
+    assert not any(t == "ana" for _, t, _ in eve.seen)  # nothing private, ever
+    ben.nick = "benji"
+    ben.say("#dudo", "!odds")  # and Ben, as benji, still holds his seat: answered privately
+    ben.wait_for(lambda sender, target, text: target == "benji")
+    eve.close()
+    ben.close()

@@ -33,13 +33,16 @@ from typing import Any
 
 import msgpack
 import structlog
+from irc.strings import lower as fold
 from prometheus_client import CollectorRegistry, Counter, Gauge
 from prometheus_client.process_collector import ProcessCollector
 
 from .. import keys
+from ..buckets import PerKey
 from ..connection import connect_async
 from ..gateway.settings import default_gateway_id
 from ..gateway.streams import StreamSide
+from ..identity import sign_identity
 from ..service import REDIS_DOWN, Backoff, Health
 from .irc import IrcClient
 from .rooms import Output, Rooms
@@ -68,6 +71,16 @@ class ChatSettings:
     gateway_id: str = field(default_factory=default_gateway_id)
     heartbeat: float = 2.0
     frames: bool = False  # views as `view` messages: a chat renders text, not client JSON
+    # What one nick, and one channel, may make the gateway do: lines heard a second
+    # (bursts of five times that); past it they are ignored (flooding nicks once held a
+    # channel's answers 46 s back).
+    nick_lines_per_s: float = 1.0
+    channel_lines_per_s: float = 5.0
+    # Where the network has accounts: this gateway's app and the private key its
+    # identities are signed with (dudo.identity): a logged-in player is then the same
+    # player at every table, rated as one. None: every seat a new player.
+    app: str | None = None
+    identity_key: str | None = None
 
 
 class ChatGateway(StreamSide):
@@ -75,9 +88,11 @@ class ChatGateway(StreamSide):
         self.settings = settings
         self.log = log.bind(gateway=settings.gateway_id)
         self._init_streams()
+        network = settings.network or settings.server
         self.rooms = Rooms(
             settings.channels,
             message=self._message,
+            identity_of=lambda account: self._identity(network, account),
             new_id=lambda: secrets.token_urlsafe(9).replace("_", "-"),
             lang=settings.lang,
             turn_seconds=settings.turn_seconds,
@@ -93,6 +108,11 @@ class ChatGateway(StreamSide):
             lines_per_s=settings.lines_per_s,
             burst=settings.burst,
             on_nick=self.rooms.nick_changed,
+            on_gone=lambda nick, channel: self._emit(self.rooms.gone(nick, channel)),
+        )
+        self.per_nick = PerKey(settings.nick_lines_per_s, 5 * settings.nick_lines_per_s, 10_000)
+        self.per_channel = PerKey(
+            settings.channel_lines_per_s, 5 * settings.channel_lines_per_s, 1_000
         )
         self.registry = CollectorRegistry()  # served at /metrics with its health
         ProcessCollector(registry=self.registry)
@@ -103,6 +123,11 @@ class ChatGateway(StreamSide):
             lambda: len(self.irc.queue)
         )
         self.commands = Counter("dudo_irc_commands_total", "lines heard in channels", registry=r)
+        self.ignored = Counter(
+            "dudo_irc_ignored_total", "lines ignored: a nick or channel over its rate", registry=r
+        )
+        Gauge("dudo_irc_dropped_lines", "lines not said: the queue was full", registry=r
+              ).set_function(lambda: self.irc.dropped)  # fmt: skip
         self.health = Health("irc", registry=r)
         self.memory = keys.gateway_memory(settings.gateway_id)
         self._stored: bytes | None = None
@@ -208,17 +233,31 @@ class ChatGateway(StreamSide):
         assert self.link is not None
         return self.link.message(kind, **fields)
 
-    def _heard(self, target: str, nick: str, text: str) -> None:
+    def _heard(self, target: str, nick: str, text: str, account: str | None = None) -> None:
         """A line from IRC: in a channel, a command; in private, a command for the one
-        table this nick plays (if it plays exactly one)."""
+        table this person plays (if they play exactly one). A nick or a channel past its
+        rate is not listened to until it slows down."""
         if self.link is None:
             return
         self.log.debug("heard", target=target, nick=nick, text=text[:200])
         self.commands.inc()
-        if target.startswith(("#", "&")):
-            self._emit(self.rooms.command(target, nick, text), reply_to=(target, nick))
+        channel = target.startswith(("#", "&"))
+        if not self.per_nick.allow(fold(nick)) or (
+            channel and not self.per_channel.allow(fold(target))
+        ):
+            self.ignored.inc()
+            return
+        if channel:
+            out = self.rooms.command(target, nick, text, account)
+            self._emit(out, reply_to=(target, nick))
         else:
-            self._emit(self.rooms.private(nick, text), reply_to=(nick, nick))
+            self._emit(self.rooms.private(nick, text, account), reply_to=(nick, nick))
+
+    def _identity(self, network: str, account: str) -> str | None:
+        """The identity of ``account`` of this network, signed with our app's key."""
+        if self.settings.app is None or self.settings.identity_key is None:
+            return None
+        return sign_identity(self.settings.app, self.settings.identity_key, f"{network}:{account}")
 
     async def _dispatch(self, msg: dict[str, Any]) -> None:
         out = self.rooms.on_message(msg)

@@ -15,10 +15,16 @@ service needs around it:
   together are joined into one message, and a long text is split at its
   separators to fit IRC's 512 bytes;
 - **lenient decoding**: a peer's bytes that are not UTF-8 are read as Latin-1,
-  never an exception.
+  never an exception;
+- **a bounded queue**: at most ``MAX_QUEUED`` lines wait (flooding nicks once delayed a
+  channel's answers by 46 s); past it a line is dropped, and counted;
+- **accounts**: where the network has them (IRCv3 ``account-tag``, asked for after
+  registration), each line says which account its sender is logged in as.
 
-What arrives is handed to ``on_message(target, nick, text)``: ``target`` is the
-channel, or our own nick for a private message.
+What arrives is handed to ``on_message(target, nick, text, account)``: ``target`` is
+the channel, or our own nick for a private message; ``account`` the sender's account,
+or None. ``on_gone(nick, channel)``: a nick left a channel (``channel`` None: it quit
+the network), so whoever takes that nick later is someone else.
 """
 
 from __future__ import annotations
@@ -45,6 +51,10 @@ MAX_TEXT_BYTES = 400  # of a PRIVMSG's text: 512 with our prefix, the target and
 SEPARATOR = " · "
 SILENT_PING_S = 60.0  # the server said nothing this long: we ping it
 SILENT_DROP_S = 150.0  # ... and drop the connection if it still says nothing
+MAX_QUEUED = 200  # lines waiting for the pace at most (past it, new lines are dropped)
+# What we ask the server for (IRCv3), where it has them: the sender's account on every
+# line, and account changes.
+CAPABILITIES = ("account-tag", "account-notify", "extended-join")
 
 
 class _Connection(AioConnection):
@@ -109,19 +119,22 @@ class IrcClient:
         port: int,
         nick: str,
         channels: list[str],
-        on_message: Callable[[str, str, str], None],
+        on_message: Callable[[str, str, str, str | None], None],
         *,
         tls: bool = False,
         password: str | None = None,
         lines_per_s: float = 2.0,
         burst: int = 5,
         on_nick: Callable[[str, str], None] = lambda old, new: None,
+        on_gone: Callable[[str, str | None], None] = lambda nick, channel: None,
     ) -> None:
         self.host, self.port, self.tls, self.password = host, port, tls, password
         self.wanted_nick = nick
         self.channels = list(channels)
         self.on_message = on_message
         self.on_nick = on_nick
+        self.on_gone = on_gone
+        self.dropped = 0  # lines not said: the queue was full
         self.pacer = Pacer(lines_per_s, burst)
         self.queue: deque[tuple[str, str]] = deque()  # (target, text), in order
         self.registered = False  # welcomed by the server (and channels asked for)
@@ -149,6 +162,9 @@ class IrcClient:
                 if len(joined.encode()) <= MAX_TEXT_BYTES:
                     self.queue[-1] = (target, joined)
                     continue
+            if len(self.queue) >= MAX_QUEUED:
+                self.dropped += 1
+                continue
             self.queue.append((target, line))
         self._wake.set()
 
@@ -167,6 +183,7 @@ class IrcClient:
             ("join", self._joined),
             ("part", self._parted),
             ("kick", self._kicked),
+            ("quit", self._quit),
             ("nick", self._nick),
             ("disconnect", self._disconnected),
             ("all_raw_messages", self._heard_something),
@@ -274,6 +291,8 @@ class IrcClient:
 
     def _welcome(self, conn: Any, event: Any) -> None:
         log.info("irc_registered", nick=conn.get_nickname())
+        with contextlib.suppress(Exception):  # refused or unknown: no accounts, that is all
+            conn.send_raw("CAP REQ :" + " ".join(CAPABILITIES))
         for channel in self.channels:
             conn.join(channel)
         self.registered = True
@@ -287,21 +306,33 @@ class IrcClient:
     def _message(self, conn: Any, event: Any) -> None:
         nick = NickMask(event.source).nick
         target = event.target if event.type == "pubmsg" else conn.get_nickname()
-        self.on_message(target, nick, event.arguments[0] if event.arguments else "")
+        account = next(
+            (t.get("value") for t in event.tags or () if t.get("key") == "account"), None
+        )
+        text = event.arguments[0] if event.arguments else ""
+        self.on_message(target, nick, text, account or None)
 
     def _joined(self, conn: Any, event: Any) -> None:
         if NickMask(event.source).nick == conn.get_nickname():
             self.joined.add(event.target.lower())
 
     def _parted(self, conn: Any, event: Any) -> None:
-        if NickMask(event.source).nick == conn.get_nickname():
+        nick = NickMask(event.source).nick
+        if nick == conn.get_nickname():
             self.joined.discard(event.target.lower())
+        else:
+            self.on_gone(nick, event.target)
 
     def _kicked(self, conn: Any, event: Any) -> None:
         if event.arguments and event.arguments[0] == conn.get_nickname():
             self.joined.discard(event.target.lower())
             log.warning("irc_kicked", channel=event.target)
             asyncio.get_running_loop().call_later(10.0, _rejoin, conn, event.target)
+        elif event.arguments:
+            self.on_gone(event.arguments[0], event.target)
+
+    def _quit(self, conn: Any, event: Any) -> None:
+        self.on_gone(NickMask(event.source).nick, None)
 
     def _nick(self, conn: Any, event: Any) -> None:
         self.on_nick(NickMask(event.source).nick, event.target)

@@ -46,7 +46,7 @@ MAX_SEATS = 6
 PENDING_MAX = 4096  # unanswered requests remembered (who asked), the newest kept
 REMIND_MIN_MS = 5000  # a reminder comes at least this long before the clock runs out
 _PERSISTED = (
-    "channel", "lang", "table", "host", "opener", "preset", "bots", "nicks", "seats",
+    "channel", "lang", "table", "host", "opener", "preset", "bots", "nicks", "seats", "accounts",
     "version", "status", "round", "turn_key", "turn_player", "deadline", "reminded", "names",
     "dealt", "start_by",
 )  # fmt: skip
@@ -77,6 +77,10 @@ class Room:
     # (a seat follows its player through nick changes) and their seat.
     nicks: dict[str, str] = field(default_factory=dict)  # handle -> nick
     seats: dict[str, int] = field(default_factory=dict)  # handle -> seat
+    # Seats taken by someone logged in to an account (IRCv3): handle -> account. Such a
+    # seat is the account's, whatever the nick; any other follows its nick until the
+    # nick leaves (then nobody here plays it: a nick is not an identity).
+    accounts: dict[str, str] = field(default_factory=dict)
     version: int = 0  # the last view announced
     status: str | None = None
     round: int | None = None
@@ -108,9 +112,19 @@ class Room:
         players = self.public["players"] if self.public is not None else []
         return sum(1 for p in players if p and p.get("bot"))
 
-    def player_of_nick(self, nick: str) -> str | None:
+    def player_of_nick(self, nick: str, account: str | None = None) -> str | None:
+        """The handle of the seat this person holds here: by account when they are
+        logged in to the one it was taken with; else by nick, for a seat not taken
+        with an account."""
+        if account is not None:
+            found = next((p for p, a in self.accounts.items() if a == account), None)
+            if found is not None and found in self.nicks:
+                return found
         folded = fold(nick)
-        return next((p for p, n in self.nicks.items() if fold(n) == folded), None)
+        return next(
+            (p for p, n in self.nicks.items() if fold(n) == folded and p not in self.accounts),
+            None,
+        )
 
 
 def public_of(msg: dict[str, Any]) -> dict[str, Any]:
@@ -138,17 +152,22 @@ class Rooms:
         *,
         message: Callable[..., dict[str, Any]],
         new_id: Callable[[], str],
+        identity_of: Callable[[str], str | None] = lambda account: None,
         lang: str = "en",
         turn_seconds: int = 60,
     ) -> None:
         self.message = message  # a stream message from this gateway (link.message)
         self.new_id = new_id
+        # An account's identity (a JWT of this gateway's app, when it has a key): the
+        # same player at every table and tournament, rated as one.
+        self.identity_of = identity_of
         # A chat's tables run a turn clock (people drift away from a channel; the house
         # plays for them when it runs out); 0: none.
         self.turn_seconds = turn_seconds
         self.rooms: dict[str, Room] = {fold(c): Room(c, lang) for c in channels}
         self.by_table: dict[str, Room] = {}
         self.pending: dict[str, tuple[str, str]] = {}  # message id -> (channel, nick)
+        self.logged: dict[str, str] = {}  # a join's message id -> its sender's account
         self.creates: dict[str, str] = {}  # a create's message id -> its table, until seen
         self.joins: dict[str, str] = {}  # a join's message id -> its table, until answered
 
@@ -177,13 +196,14 @@ class Rooms:
 
     # -- what people type -------------------------------------------------------------------
 
-    def command(self, channel: str, nick: str, text: str) -> Output:
-        """A line typed in one of our channels."""
+    def command(self, channel: str, nick: str, text: str, account: str | None = None) -> Output:
+        """A line typed in one of our channels (``account``: the sender's, where the
+        network has accounts)."""
         room = self.rooms.get(fold(channel))
         if room is None:
             return Output()
-        # The handle of this nick's seat, if it holds one here (None: not seated).
-        player = room.player_of_nick(nick)
+        # The handle of this person's seat, if they hold one here (None: not seated).
+        player = room.player_of_nick(nick, account)
         command = parse(text)
         if not text.lstrip().startswith("!"):
             # Plain chat: only a bid ("3 5") from the player whose turn it is is a move.
@@ -194,7 +214,7 @@ class Rooms:
         if command is None:
             return Output()
         if isinstance(command, dict) and command.get("command") == "new":
-            return self._new(room, nick, player, command)
+            return self._new(room, nick, player, command, account)
         if isinstance(command, dict) and command.get("command") == "lang":
             room.lang = command["lang"] if command["lang"] in LANGS else room.lang
             return Output([(room.channel, say("lang_set", room.lang))])
@@ -207,8 +227,9 @@ class Rooms:
                 return Output()  # seated already, or on the way: one seat a person
             # A new player of the deployment's: the nick is not an identity (another
             # person may take it later); the seat follows this person's nick changes.
-            msg = self._msg(room, "join", name=_name_of(nick))
-            self._expect(msg["id"], room.channel, nick)
+            msg = self._msg(room, "join", name=_name_of(nick), **self._credential(account))
+            self._expect(msg["id"], room.channel, nick, account)
+            self.joins[msg["id"]] = room.table
             return Output(send=[msg])
         if command == "table":
             return Output([(room.channel, self._table_line(room))])
@@ -232,15 +253,40 @@ class Rooms:
             return self._act(room, nick, player, command)
         return Output([(room.channel, say("chat_help", room.lang))])
 
-    def private(self, nick: str, text: str) -> Output:
-        """A private message: a command for the one table this nick plays, if it plays
+    def private(self, nick: str, text: str, account: str | None = None) -> Output:
+        """A private message: a command for the one table this person plays, if they play
         exactly one (answers meant for the channel go there); else the help."""
-        playing = [r for r in self.rooms.values() if r.player_of_nick(nick) in r.seats]
+        playing = [r for r in self.rooms.values() if r.player_of_nick(nick, account) in r.seats]
         if len(playing) != 1:
             lang = next(iter(self.rooms.values())).lang if self.rooms else "en"
             return Output([(nick, say("chat_help", lang))])
         line = text.strip()
-        return self.command(playing[0].channel, nick, line if line.startswith("!") else f"!{line}")
+        return self.command(
+            playing[0].channel, nick, line if line.startswith("!") else f"!{line}", account
+        )
+
+    def gone(self, nick: str, channel: str | None) -> Output:
+        """``nick`` left ``channel`` (None: the network). A seat that follows that nick
+        is nobody's here from now on (the table's clock plays it): whoever takes the
+        nick next is someone else. A seat taken with an account stays the account's."""
+        out = Output()
+        folded = fold(nick)
+        for room in self.rooms.values():
+            if channel is not None and fold(channel) != fold(room.channel):
+                continue
+            for handle, held in list(room.nicks.items()):
+                if fold(held) != folded or handle in room.accounts:
+                    continue
+                del room.nicks[handle]
+                if room.status in (None, "open", "playing"):
+                    out.lines.append((room.channel, say("seat_left", room.lang, who=held)))
+        return out
+
+    def _credential(self, account: str | None) -> dict[str, str]:
+        """How a join names its player: the account's identity where there is one (one
+        player everywhere); else a new player of the deployment's."""
+        identity = self.identity_of(account) if account is not None else None
+        return {"identity": identity} if identity else {}
 
     def nick_changed(self, old: str, new: str) -> None:
         for room in self.rooms.values():
@@ -257,7 +303,14 @@ class Rooms:
             if message_id in self.joins
         )
 
-    def _new(self, room: Room, nick: str, player: str | None, asked: dict[str, Any]) -> Output:
+    def _new(
+        self,
+        room: Room,
+        nick: str,
+        player: str | None,
+        asked: dict[str, Any],
+        account: str | None = None,
+    ) -> Output:
         """``!new [preset] [bots N] [dice D]``: a table for this channel, its opener seated."""
         if room.table is not None and room.status != "over":
             return Output([(room.channel, say("table_busy", room.lang, table=room.table))])
@@ -279,13 +332,14 @@ class Rooms:
         self.rooms[fold(room.channel)] = fresh
         self.by_table[table] = fresh
         plan = [{"kind": "open"}] * (seats - bots) + [{"kind": "bot", "level": "normal"}] * bots
-        # The host: the player the opener's join names (the same request key).
+        # The host: the player the opener's join names (the same identity or request key).
         key = f"open-{self.new_id()}-{self.new_id()}"
-        create = self._msg(fresh, "create", rules=wanted, seats=plan, request=key)
-        join = self._msg(fresh, "join", name=_name_of(nick), request=key)
+        credential = self._credential(account) or {"request": key}
+        create = self._msg(fresh, "create", rules=wanted, seats=plan, **credential)
+        join = self._msg(fresh, "join", name=_name_of(nick), **credential)
         watch = self._msg(fresh, "watch", on=True)
         for msg in (create, join):
-            self._expect(msg["id"], fresh.channel, nick)
+            self._expect(msg["id"], fresh.channel, nick, account)
         self.creates[create["id"]] = table
         self.joins[join["id"]] = table
         return Output(send=[create, join, watch])
@@ -304,14 +358,20 @@ class Rooms:
         self._expect(msg["id"], room.channel, nick)
         return Output(send=[msg])
 
-    def _expect(self, message_id: str, channel: str, nick: str) -> None:
+    def _expect(
+        self, message_id: str, channel: str, nick: str, account: str | None = None
+    ) -> None:
         """Remember who asked, until the answer (a refusal, ``joined``, or a view that
         applied it); the oldest are forgotten past PENDING_MAX (answers never sent)."""
         self.pending[message_id] = (channel, nick)
+        if account is not None:
+            self.logged[message_id] = account
         while len(self.pending) > PENDING_MAX:
             del self.pending[next(iter(self.pending))]
-        for gone in [i for i in self.joins if i not in self.pending]:
-            del self.joins[gone]
+        for stale in [i for i in self.joins if i not in self.pending]:
+            del self.joins[stale]
+        for stale in [i for i in self.logged if i not in self.pending]:
+            del self.logged[stale]
 
     def _msg(self, room: Room, kind: str, **fields: Any) -> dict[str, Any]:
         assert room.table is not None
@@ -345,6 +405,7 @@ class Rooms:
             if room is not None:
                 room.nicks.pop(msg["player"], None)
                 room.seats.pop(msg["player"], None)
+                room.accounts.pop(msg["player"], None)
         elif kind == "error":
             return self._error(msg)
         return Output()
@@ -356,8 +417,11 @@ class Rooms:
         if room is None:
             return
         player = msg["player"]  # the handle the worker names this player by
+        account = self.logged.pop(msg["id"], None)
         if asked is not None:
             room.nicks[player] = asked[1]
+            if account is not None:
+                room.accounts[player] = account
             if room.host is None and asked[1] == room.opener:
                 room.host = player
         if player in room.nicks:  # ours (also: renumbered when the host started early)
