@@ -70,6 +70,9 @@ class RedisServer:
     binary: str
     folder: Path
     aof: bool = False  # append-only file, fsync every second (what a deployment runs)
+    # Users (dudo admin gateway add) kept in an ACL file in ``folder``: they outlive a
+    # restart, as a deployment's must.
+    aclfile: bool = False
     # SIGTERM it when the thread that started it dies (Linux): for `dudo serve`, which
     # starts it from its main thread; not for callers that restart it from others.
     die_with_parent: bool = False
@@ -86,6 +89,10 @@ class RedisServer:
             self.port = free_port()
         self.folder.mkdir(parents=True, exist_ok=True)
         persistence = ["--appendonly", "yes", "--appendfsync", "everysec"] if self.aof else []
+        if self.aclfile:
+            users = self.folder / "users.acl"
+            users.touch()
+            persistence += ["--aclfile", str(users)]
         self.proc = subprocess.Popen(
             [
                 self.binary,

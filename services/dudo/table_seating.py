@@ -212,6 +212,11 @@ class TableSeating:
     def _on_start(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         if self.host is None or msg["player"] != wire.public_id(self.host):
             raise WireError(wire.NOT_HOST, "only the host may start the table")
+        # The host's handle is public (views, the lobby): only the gateway the host's
+        # seat is attached to speaks for the host.
+        index = self._seat_of(self.host)
+        if index is None or self.seats[index].gateway != msg["gateway"]:
+            raise WireError(wire.NOT_HOST, "only the host's own connection may start the table")
         if self.status != OPEN:
             raise WireError(wire.GAME_STARTED, "the game has already started")
         taken = [i for i, s in enumerate(self.seats) if s.taken]

@@ -38,4 +38,9 @@ def test_a_short_chaos_run_loses_doubles_and_leaks_nothing(tmp_path: Path) -> No
         "kill_worker", "pause_worker", "kill_gateway", "restart_redis", "drop_clients"
     }  # fmt: skip
     assert all(r["max"] < 30 for r in result["recovery_s"].values()), result["recovery_s"]
+    # A hostile gateway (another app, its Redis password in hand) wrote all along:
+    # nothing of it was applied for a seat it did not hold, nothing private reached it.
+    hostile = result["hostile_gateway"]
+    assert hostile["sent"] > 200 and hostile["refused_answered"] > 0, hostile
+    assert (hostile["applied"], hostile["leaked"]) == (0, 0), hostile["problems"]
     assert result["ok"] is True and done.returncode == 0

@@ -47,6 +47,8 @@ class Fleet:
     # one's (a benchmark comparing commits with one load generator); None: this one.
     code: str | None = None
     serial: int = 0
+    # Gateways admitted with a Redis user of their own: their URLs (the rest: the admin's)
+    users: dict[str, str] = field(default_factory=dict)
 
     # -- Redis -------------------------------------------------------------------------
 
@@ -62,7 +64,7 @@ class Fleet:
             found = find_binary()
             if found is None:
                 raise SystemExit("no redis-server on PATH (or give --redis URL)")
-            self.redis_server = RedisServer(found[0], self.folder / "redis", aof=True)
+            self.redis_server = RedisServer(found[0], self.folder / "redis", aof=True, aclfile=True)
         self.redis_url = self.redis_server.start()
         return self.redis_url
 
@@ -113,7 +115,8 @@ class Fleet:
         """A gateway (the same port again when restarted); returns its base URL."""
         port = self.ports.setdefault(name, free_port())
         self.spawn(
-            name, "gateway", "--redis", str(self.redis_url), "--port", str(port),
+            name, "gateway", "--redis", self.users.get(name, str(self.redis_url)), "--port",
+            str(port),
             "--partitions", str(self.partitions), "--id", name, "--log-level", "warning",
             *ONE_ADDRESS, "--reply-timeout", "3", *self.gateway_flags,
         )  # fmt: skip

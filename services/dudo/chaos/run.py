@@ -5,11 +5,14 @@ are played by scripted WebSocket clients through ``gateways`` gateways, while
 every few seconds one fault strikes: a worker killed (``kill -9``) or frozen past
 its lease (``SIGSTOP``), a gateway killed, Redis restarted (our own
 ``redis-server`` only, with its append-only file), a share of the client
-connections cut. Processes that die are replaced as an orchestrator would.
+connections cut. Processes that die are replaced as an orchestrator would. All the
+while a hostile gateway (an app of its own, its Redis password in hand,
+:mod:`dudo.chaos.hostile`) writes entries acting for seats it was never handed.
 Then the faults stop, every game is played to its end, and the audit
 (:mod:`dudo.chaos.audit`) checks every table against a replay from its secret.
 
-The result is one JSON object: actions sent, applied, lost, doubled, leaks, the
+The result is one JSON object: actions sent, applied, lost, doubled, leaks, what of
+the hostile gateway's entries was applied or leaked to it (both must be 0), the
 longest stall of any table, and per kind of fault how long until every table
 in play had moved again.
 """
@@ -26,13 +29,16 @@ from typing import Any
 
 import aiohttp
 
+from .. import keys
 from ..bench.common import fresh_redis
 from ..connection import connect
 from .audit import audit
 from .fleet import Fleet, temporary_folder
+from .hostile import Hostile, admitted
 from .players import Players, TableRun
 
 KINDS = ("kill_worker", "pause_worker", "kill_gateway", "restart_redis", "drop_clients")
+HOSTILE = "chaos-hostile"  # the hostile gateway's id (an app of its own)
 RECOVERY_LIMIT = 90.0  # seconds: a table not moving again by then counts as this long
 
 
@@ -62,12 +68,23 @@ def run(
         for _ in range(workers):
             fleet.start_worker()
         names = [f"chaos-gw-{i}" for i in range(gateways)]
+        hostile = None
+        if fleet.owns_redis:  # apps admitted, one of them hostile (an external Redis: not)
+            admin_client = connect(url)
+            deadline = time.monotonic() + 30  # the workers stored the partition count
+            while admin_client.hget(keys.CONFIG, "partitions") is None:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("no worker stored the partition count")
+                time.sleep(0.1)
+            fleet.users = admitted(admin_client, names, HOSTILE, url)
+            hostile = Hostile(fleet.users[HOSTILE], HOSTILE, partitions, names,
+                              random.Random(rng.random()))  # fmt: skip
         bases = [fleet.start_gateway(name) for name in names]
         for name in names:
             fleet.wait_gateway(name)
         result = asyncio.run(
             _play(fleet, bases, rng, seconds=seconds, tables=tables, every=fault_every,
-                  settle=settle)
+                  settle=settle, hostile=hostile)
         )  # fmt: skip
         runs: dict[str, TableRun] = result.pop("_runs")
         verdict = audit(connect(url), runs, partitions)
@@ -75,7 +92,13 @@ def run(
         alive = fleet.alive()
         fleet.stop()
     players: Players = result.pop("_players")
-    ok = verdict.ok and not players.leaks and "create_failed" not in players.errors
+    hostile_report = hostile.report() if hostile is not None else None
+    ok = (
+        verdict.ok
+        and not players.leaks
+        and "create_failed" not in players.errors
+        and (hostile_report is None or not (hostile_report["applied"] or hostile_report["leaked"]))
+    )
     return {
         "seconds": round(time.monotonic() - started, 1),
         "chaos_seconds": seconds,
@@ -91,6 +114,9 @@ def run(
         "views": players.views,
         "max_stall_s": round(max((r.max_stall for r in runs.values()), default=0.0), 2),
         "faults": result["faults"],
+        # entries of a hostile gateway (another app's, its Redis password in hand):
+        # applied for a seat it did not hold, private parts it got (both must be 0)
+        "hostile_gateway": hostile_report or "off (an external Redis: no apps admitted)",
         "recovery_s": result["recovery"],
         "client_reconnects": players.reconnects,
         "errors": dict(sorted(players.errors.items())),
@@ -111,6 +137,7 @@ async def _play(
     tables: int,
     every: tuple[float, float],
     settle: float,
+    hostile: Hostile | None = None,
 ) -> dict[str, Any]:
     async with aiohttp.ClientSession() as session:
         players = Players(bases, random.Random(rng.random()))  # faults keep their own
@@ -148,6 +175,8 @@ async def _play(
             recovery[kind].append(min(time.monotonic() - since, RECOVERY_LIMIT))
 
         helpers = [asyncio.create_task(resend()), asyncio.create_task(replace_finished())]
+        if hostile is not None:  # all through the storm, and the games' ends after it
+            helpers.append(asyncio.create_task(hostile.run(until=stop_at + settle)))
         kinds = [k for k in KINDS if k != "restart_redis" or fleet.redis_server is not None]
         order: list[str] = []
         while time.monotonic() < stop_at:
