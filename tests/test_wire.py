@@ -212,3 +212,11 @@ def test_client_example_matches_schema(path: Path) -> None:
 
 def test_every_client_message_type_has_an_example() -> None:
     assert {load(p)["type"] for p in CLIENT_EXAMPLES} == set(CLIENT_MESSAGES)
+
+
+def test_a_version_of_true_is_not_version_1() -> None:
+    """msgpack's true is Python's True, and True == 1: the check once let it through."""
+    with pytest.raises(wire.WireError) as info:
+        wire.decode(msgpack.packb({"v": True, "type": "watch", "id": "i", "table": "t",
+                                   "gateway": "g", "on": True}))  # fmt: skip
+    assert info.value.code == wire.UNSUPPORTED_VERSION

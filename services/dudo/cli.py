@@ -107,6 +107,7 @@ def _bench(args: argparse.Namespace) -> int:
             load=args.load,
             servers_from=args.servers_from,
             skeleton=args.skeleton,
+            admitted=args.admitted,
         )
     elif args.target == "exploitability":
         from .bench import exploitability
@@ -1079,6 +1080,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--unsigned",
         action="store_true",
         help="tournament: entries unsigned (as before any gateway has a user of its own)",
+    )
+    bench.add_argument(
+        "--admitted",
+        action="store_true",
+        help="path: the gateways admitted as apps (own Redis users, entries signed and "
+        "checked), as deploy/ runs them",
     )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(func=_bench)

@@ -337,7 +337,7 @@ def validator(messages: dict[str, Message]) -> Callable[[Any], dict[str, Any]]:
             raise WireError(BAD_MESSAGE, "a message must be a map")
         try:
             version = message.get("v")
-            if version != PROTOCOL_VERSION:
+            if version != PROTOCOL_VERSION or isinstance(version, bool):  # True == 1
                 raise WireError(
                     UNSUPPORTED_VERSION, f"v must be {PROTOCOL_VERSION}, got {version!r}"
                 )
@@ -758,6 +758,7 @@ def decode_own(data: bytes, *, direction: str = "in") -> dict[str, Any]:
             isinstance(kind, str)
             and kind in _TYPES_OF[direction]
             and message.get("v") == PROTOCOL_VERSION
+            and not isinstance(message.get("v"), bool)
             and _REQUIRED[kind] <= message.keys()
             and all(isinstance(message[key], str) for key in _REQUIRED_STRINGS[kind])
         ):

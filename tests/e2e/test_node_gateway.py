@@ -131,7 +131,8 @@ def careless_gateway(client: redis.Redis, gateway: str, seconds: float) -> None:
                     action = ({"type": "bid", "quantity": legal["bid"][faces[0] - 1],
                                "face": faces[0]} if faces else {"type": "dudo"})  # fmt: skip
                     n += 1
-                    link.send(link.message("act", id=f"a{n}", table="care1", player="pc",
+                    link.send(link.message("act", id=f"a{n}", table="care1",
+                                           player=wire.public_id("pc"),  # as joined names it
                                            seat=mine[0]["seat"], action=action))  # fmt: skip
 
 

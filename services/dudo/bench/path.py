@@ -234,6 +234,7 @@ def run(
     load: str = "node",
     servers_from: str | None = None,
     skeleton: bool = False,
+    admitted: bool = False,
 ) -> dict[str, Any]:
     """Measure; ``embedded`` (``auto``, ``redis-server`` or ``fakeredis``) runs one
     ``dudo serve`` instead of separate processes; ``redis_url`` uses that Redis (empty,
@@ -241,7 +242,9 @@ def run(
     frames; ``codec`` msgpack needs the Python ones); ``servers_from``: another
     checkout's ``services/`` folder, whose code the server processes run (to
     compare commits driven by the same load generator); ``skeleton``: the same
-    path with :mod:`dudo.bench.skeleton`'s gateway and worker, no game in them."""
+    path with :mod:`dudo.bench.skeleton`'s gateway and worker, no game in them;
+    ``admitted``: the gateways are admitted apps, as deploy/ runs them (a Redis user
+    each, every entry signed, checked, counted against its gateway's quota)."""
     if load not in ("node", "python"):
         raise ValueError(f"load must be node or python, not {load!r}")
     if load == "node" and codec != "json":
@@ -273,6 +276,8 @@ def run(
             url = fleet.start_redis()
             fresh_redis(url, partitions, flush=flush, bench="path")
             names = [fleet.start_worker() for _ in range(workers)]
+            if admitted:
+                fleet.admit([f"gateway-{i + 1}" for i in range(gateways)], "bench")
             bases = [fleet.start_gateway(f"gateway-{i + 1}") for i in range(gateways)]
             for i in range(gateways):
                 fleet.wait_gateway(f"gateway-{i + 1}", timeout=60)
@@ -287,7 +292,8 @@ def run(
                     ),
                 }
             )
-            shape = {"workers": workers, "gateways": gateways, "redis": redis_version(url)}
+            shape = {"workers": workers, "gateways": gateways, "redis": redis_version(url),
+                     "admitted": admitted}  # fmt: skip
         if load == "node":
             got = _run_node(bases, roles, tables, seats, seconds)
         else:

@@ -122,6 +122,26 @@ class Fleet:
         )  # fmt: skip
         return f"http://127.0.0.1:{port}"
 
+    def admit(self, names: list[str], app: str) -> None:
+        """Give these gateways Redis users of their own, of app ``app``, as a deployment
+        admits an app (entries signed and checked from then on); once the workers stored
+        the partition count (the users' inboxes are those)."""
+        from .. import admin, keys
+        from ..connection import connect
+
+        client = connect(str(self.redis_url))
+        try:
+            deadline = time.monotonic() + 30
+            while client.hget(keys.CONFIG, "partitions") is None:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("no worker stored the partition count")
+                time.sleep(0.1)
+            for name in names:
+                password = admin.add_gateway(client, name, app=app)
+                self.users[name] = admin.url_for(str(self.redis_url), name, password)
+        finally:
+            client.close()
+
     def wait_gateway(self, name: str, timeout: float = 30) -> None:
         wait_ready(f"http://127.0.0.1:{self.ports[name]}", self.procs[name], timeout=timeout)
 

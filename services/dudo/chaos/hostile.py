@@ -134,14 +134,3 @@ class Hostile:
         }
 
 
-def admitted(client: Any, gateways: list[str], hostile: str, url: str) -> dict[str, str]:
-    """Admit the run's gateways (app ``chaos``) and the hostile one (app ``rogue``):
-    each gets its own Redis user; their URLs."""
-    from .. import admin
-
-    users = {}
-    for name in [*gateways, hostile]:
-        password = admin.add_gateway(client, name, app="rogue" if name == hostile else "chaos")
-        users[name] = admin.url_for(url, name, password)
-    return users
-

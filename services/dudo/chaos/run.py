@@ -29,12 +29,11 @@ from typing import Any
 
 import aiohttp
 
-from .. import keys
 from ..bench.common import fresh_redis
 from ..connection import connect
 from .audit import audit
 from .fleet import Fleet, temporary_folder
-from .hostile import Hostile, admitted
+from .hostile import Hostile
 from .players import Players, TableRun
 
 KINDS = ("kill_worker", "pause_worker", "kill_gateway", "restart_redis", "drop_clients")
@@ -70,13 +69,8 @@ def run(
         names = [f"chaos-gw-{i}" for i in range(gateways)]
         hostile = None
         if fleet.owns_redis:  # apps admitted, one of them hostile (an external Redis: not)
-            admin_client = connect(url)
-            deadline = time.monotonic() + 30  # the workers stored the partition count
-            while admin_client.hget(keys.CONFIG, "partitions") is None:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("no worker stored the partition count")
-                time.sleep(0.1)
-            fleet.users = admitted(admin_client, names, HOSTILE, url)
+            fleet.admit(names, "chaos")
+            fleet.admit([HOSTILE], "rogue")
             hostile = Hostile(fleet.users[HOSTILE], HOSTILE, partitions, names,
                               random.Random(rng.random()))  # fmt: skip
         bases = [fleet.start_gateway(name) for name in names]
