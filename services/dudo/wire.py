@@ -825,11 +825,11 @@ def public_id(player: str) -> str:
     """The handle under which a player is shown to others: ``host`` in views and the
     lobby, ``player`` in ``welcome`` and the HTTP answers.
 
-    A player id is what a gateway names to act for a seat, so it is a secret
-    between the player's client, its gateway and the workers; it never appears
-    where others can read it. The handle is one-way: base64url of
-    SHA-256("dudo-player/1:" + id), first 16 characters. A client compares it
-    with the ``player`` of its ``welcome`` to know whether it is the host.
+    A player id is the deployment's own name for a player and never leaves it
+    (docs/security.md): gateways and clients see only this handle, which grants
+    nothing. It is one-way: base64url of SHA-256("dudo-player/1:" + id), first
+    16 characters. A client compares it with the ``player`` of its ``welcome``
+    to know whether it is the host.
     """
     digest = hashlib.sha256(f"dudo-player/1:{player}".encode()).digest()
     return base64.urlsafe_b64encode(digest).decode()[:16]
