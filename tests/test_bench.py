@@ -132,6 +132,20 @@ def test_servers_from_another_checkout_run_that_checkouts_code(tmp_path: Path) -
     assert f"from {fake / '__init__.py'}" in said and "'worker'" in said
 
 
+def test_another_checkouts_gateways_are_admitted_by_that_checkouts_admin(tmp_path: Path) -> None:
+    """`--servers-from DIR --admitted`: DIR's own `admin.add_gateway` makes the users (its
+    ACL rules and keys are what its gateways and workers expect), not this checkout's."""
+    fake = tmp_path / "services" / "dudo"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "connection.py").write_text("def connect(url):\n    return url\n")
+    (fake / "admin.py").write_text(
+        "def add_gateway(client, name):\n    return f'pw-of-{name}-at-{client}'\n"
+    )
+    fleet = Fleet(tmp_path / "run", code=str(tmp_path / "services"), redis_url="redis://h:1/0")
+    assert fleet._admit_with_code("gateway-1") == "pw-of-gateway-1-at-redis://h:1/0"
+
+
 def test_the_skeletons_views_are_client_views_of_the_published_shape() -> None:
     """What the skeleton sends its clients is a real `view` by the schema, so the path
     it measures carries what ours does, byte for byte about as much."""

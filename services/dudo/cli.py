@@ -1085,7 +1085,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--admitted",
         action="store_true",
         help="path: the gateways admitted as apps (own Redis users, entries signed and "
-        "checked), as deploy/ runs them",
+        "checked), as deploy/ runs them; with --servers-from, that checkout admits them",
     )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(func=_bench)

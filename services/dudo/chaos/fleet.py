@@ -82,14 +82,19 @@ class Fleet:
         """``python -m dudo ARGS`` (or another of our modules) as process ``name``,
         its output in ``name.log``."""
         log = open(self.folder / f"{name}.log", "ab")  # noqa: SIM115 - lives with the process
-        env = {**os.environ, "DUDO_GATEWAY_SECRET": self.secret}
-        if self.code is not None:
-            env["PYTHONPATH"] = os.pathsep.join([self.code, env.get("PYTHONPATH", "")])
         proc = subprocess.Popen(
-            [sys.executable, "-m", module, *args], stdout=log, stderr=log, env=env
+            [sys.executable, "-m", module, *args], stdout=log, stderr=log, env=self._env()
         )
         self.procs[name] = proc
         return proc
+
+    def _env(self) -> dict[str, str]:
+        """The processes' environment: the gateways' secret, and :attr:`code` first on
+        the import path where it is set."""
+        env = {**os.environ, "DUDO_GATEWAY_SECRET": self.secret}
+        if self.code is not None:
+            env["PYTHONPATH"] = os.pathsep.join([self.code, env.get("PYTHONPATH", "")])
+        return env
 
     def start_worker(self) -> str:
         self.serial += 1
@@ -137,10 +142,27 @@ class Fleet:
                     raise RuntimeError("no worker stored the partition count")
                 time.sleep(0.1)
             for name in names:
-                password = admin.add_gateway(client, name, app=app)
+                if self.code is None:
+                    password = admin.add_gateway(client, name, app=app)
+                else:  # another checkout's processes: its own admin admits them, as its
+                    password = self._admit_with_code(name)  # deployments would (its ACL)
                 self.users[name] = admin.url_for(str(self.redis_url), name, password)
         finally:
             client.close()
+
+    def _admit_with_code(self, name: str) -> str:
+        """``name`` admitted by :attr:`code`'s own ``admin.add_gateway`` (its users'
+        rules, its keys); its password."""
+        assert self.code is not None
+        script = (
+            "import sys; from dudo import admin; from dudo.connection import connect; "
+            "print(admin.add_gateway(connect(sys.argv[1]), sys.argv[2]))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(self.redis_url), name],
+            capture_output=True, text=True, env=self._env(), timeout=60, check=True,
+        )  # fmt: skip
+        return done.stdout.strip().splitlines()[-1]
 
     def wait_gateway(self, name: str, timeout: float = 30) -> None:
         wait_ready(f"http://127.0.0.1:{self.ports[name]}", self.procs[name], timeout=timeout)
