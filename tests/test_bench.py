@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -13,13 +14,15 @@ from dudo.chaos.fleet import Fleet
 from .servers import RedisServer, require_binary
 
 
-def _bench(*args: str) -> dict:
+def _bench(*args: str, tmp: Path | None = None) -> dict:
+    env = {**os.environ, "TMPDIR": str(tmp)} if tmp is not None else None
     out = subprocess.run(
         [sys.executable, "-m", "dudo", "bench", *args, "--json"],
         check=True,
         capture_output=True,
         text=True,
         timeout=180,
+        env=env,
     ).stdout
     return json.loads(out)
 
@@ -90,11 +93,16 @@ def test_bench_gateway_plays_through_websockets_and_prints_the_published_fields(
     assert result["errors"] == {}
 
 
-def test_bench_path_drives_workers_and_gateways_and_prints_the_published_fields() -> None:
+def test_bench_path_drives_workers_and_gateways_and_prints_the_published_fields(
+    tmp_path: Path,
+) -> None:
     require_binary()
     result = _bench(
-        "path", "--tables", "2", "--seconds", "2", "--workers", "2", "--gateways", "2"
+        "path", "--tables", "2", "--seconds", "2", "--workers", "2", "--gateways", "2",
+        tmp=tmp_path,
     )  # fmt: skip
+    # its processes' folder (logs, Redis's files: ~60 MB a run) is gone once it worked
+    assert list(tmp_path.iterdir()) == []
     assert result["bench"] == "path" and result["workers"] == 2 and result["gateways"] == 2
     assert result["moves"] > 0 and result["moves_per_s"] > 0 and result["errors"] == {}
     assert 0 < result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]

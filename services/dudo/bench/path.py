@@ -35,6 +35,7 @@ import platform
 import shutil
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -299,8 +300,13 @@ def run(
         else:
             got = asyncio.run(_run_python(bases, roles, tables, seats, seconds, codec))
         result = _figures(got)
+    except BaseException:
+        print(f"dudo bench path: the processes' logs are in {fleet.folder}", file=sys.stderr)
+        raise
     finally:
         fleet.stop()
+    if folder is None:  # a run's Redis files reach ~60 MB: nothing to keep from one that worked
+        shutil.rmtree(fleet.folder, ignore_errors=True)
     return {
         "bench": "path",
         "tables": tables,

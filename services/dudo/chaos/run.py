@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import shutil
 import statistics
 import time
 from collections import Counter, defaultdict
@@ -93,6 +94,8 @@ def run(
         and "create_failed" not in players.errors
         and (hostile_report is None or not (hostile_report["applied"] or hostile_report["leaked"]))
     )
+    if ok and folder is None:  # the logs stay; Redis's files (tens of MB) go
+        shutil.rmtree(where / "redis", ignore_errors=True)
     return {
         "seconds": round(time.monotonic() - started, 1),
         "chaos_seconds": seconds,
