@@ -9,7 +9,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from . import wire
-from .bots.policies import HOUSE_POLICY, LEVELS
+from .bots.levels import HOUSE_POLICY, LEVELS
 from .engine import OVER, action_from_dict, seat_view
 
 if TYPE_CHECKING:

@@ -8,7 +8,8 @@ import pytest
 
 from dudo.bots.arena import play
 from dudo.bots.hard import Belief, count_distribution, hands, posterior
-from dudo.bots.policies import POLICIES, baseline, exact_is_most_likely, strength
+from dudo.bots.levels import POLICIES
+from dudo.bots.policies import baseline, exact_is_most_likely, strength
 from dudo.engine import Bid, Rules, new_game, preset, seat_view
 from dudo.engine.bids import min_quantity
 from dudo.engine.odds import at_least

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dudo.bots import solver
-from dudo.bots.policies import POLICIES
+from dudo.bots.levels import POLICIES
 from dudo.engine import new_game, preset
 
 

@@ -30,7 +30,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from dudo.bots.policies import POLICIES, my_turn
+from dudo.bots.levels import POLICIES
+from dudo.bots.policies import my_turn
 
 from ..integration.procs import Workers
 from ..servers import RedisServer

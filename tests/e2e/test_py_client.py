@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from dudo.bots.policies import LEVELS
+from dudo.bots.levels import LEVELS
 from dudo.client import DudoApi, DudoConnection, DudoError
 from dudo.client.examples.bot import choose
 from dudo.engine.rules import PRESETS_ORDER

@@ -23,7 +23,8 @@ from pathlib import Path
 import aiohttp
 import redis
 
-from dudo.bots.policies import POLICIES, my_turn
+from dudo.bots.levels import POLICIES
+from dudo.bots.policies import my_turn
 from dudo.link import GatewayLink
 
 from ..integration.procs import Workers

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import wire
-from ..bots.policies import POLICIES, my_turn
+from ..bots.levels import POLICIES
+from ..bots.policies import my_turn
 from ..link import GatewayLink
 
 

@@ -25,8 +25,8 @@ from typing import Any
 
 from ..engine import OVER, Rules, action_from_dict, new_game, seat_view
 from .endgame import ENDGAMES
-from .policies import POLICIES, Policy
-from .service import LEVELS
+from .levels import LEVELS, POLICIES
+from .policies import Policy
 
 MAX_ACTIONS = 5000
 

@@ -171,32 +171,3 @@ def my_turn(view: View) -> bool:
     """Is it this seat's turn (to bid, call or choose the direction)?"""
     game = view.get("game")
     return bool(game) and game["phase"] != "over" and game["turn"] == view["seat"]
-
-
-def _hard(view: View, rng: random.Random) -> dict[str, Any]:
-    from .hard import hard  # hard builds on this module
-
-    return hard(view, rng)
-
-
-def _hard_blind(view: View, rng: random.Random) -> dict[str, Any]:
-    from .hard import hard_blind
-
-    return hard_blind(view, rng)
-
-
-POLICIES: dict[str, Policy] = {
-    "random": random_policy,
-    "baseline": baseline,
-    "hard": _hard,
-    "hard-blind": _hard_blind,  # an ablation for docs/bots.md: hard without inference
-}
-HOUSE_POLICY: Policy = baseline
-
-# What each bot level plays (the bot service's seats, and a tournament's bots the
-# table plays itself).
-LEVELS: dict[str, Policy] = {
-    "easy": POLICIES["random"],
-    "normal": POLICIES["baseline"],
-    "hard": POLICIES["hard"],
-}

@@ -5,7 +5,7 @@ The bot service (service.py) fills the seats a table sets aside for bots from in
 the deployment, over the stream protocol. This is the other way in: a bot that any
 gateway takes for an ordinary client. It creates a table (with house bots), joins one,
 plays the seat of a token, or registers for a tournament and plays its tables one after
-the other as the director moves it. Same policies (policies.LEVELS), same library an
+the other as the director moves it. Same policies (levels.LEVELS), same library an
 outside developer uses, so it doubles as a load and soak client for a deployment.
 """
 
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..client import DudoApi, DudoConnection, DudoError
-from .policies import LEVELS, my_turn
+from .levels import LEVELS
+from .policies import my_turn
 
 RETRIES_PER_VIEW = 2  # refused moves tried again from the same view before waiting
 

@@ -28,7 +28,8 @@ from ..admin import internal_key
 from ..connection import Client
 from ..link import GatewayLink
 from ..service import Health, run_until_stopped
-from .policies import LEVELS, my_turn
+from .levels import LEVELS
+from .policies import my_turn
 
 log = structlog.get_logger("dudo.bots")
 
