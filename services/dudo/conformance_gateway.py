@@ -30,7 +30,6 @@ from typing import Any
 
 from . import keys, wire
 from .connection import xread
-from .worker.common import _text
 
 TRIM_BOUND = 200  # entries an outbox may keep while its gateway reads it
 DUPLICATE_AFTER_S = 0.3  # the copy of a view follows the original this much later
@@ -97,12 +96,12 @@ class _Watch:
         """Append the copies due by ``until``, noting their ids (never judged again)."""
         while self.due and self.due[0][0] <= until:
             _, packed = self.due.pop(0)
-            self.copies.add(_text(client.xadd(outbox, {wire.ENTRY_FIELD: packed})))
+            self.copies.add(keys.as_text(client.xadd(outbox, {wire.ENTRY_FIELD: packed})))
 
     def read(self, client: Any, outbox: str, last: str, block: int | None) -> str:
         for _stream, entries in xread(client, {outbox: last}, count=100, block=block) or []:
             for entry_id, fields in entries:
-                last = _text(entry_id)
+                last = keys.as_text(entry_id)
                 self.entries += 1
                 if last in self.copies:
                     continue  # our own copy of a delivery
@@ -179,4 +178,4 @@ def _dead_of(client: Any, gateway: str, since: dict[int, str | None]) -> list[st
 
 def _last_id(client: Any, stream: str) -> str | None:
     got = client.xrevrange(stream, count=1)
-    return _text(got[0][0]) if got else None
+    return keys.as_text(got[0][0]) if got else None

@@ -51,6 +51,12 @@ RATERS = f"{PREFIX}:raters"  # zset: processes keeping the ratings -> last heart
 LIMITS = f"{PREFIX}:limits"
 
 
+def as_text(value: bytes | str | int) -> str:
+    """A key, field or value as Redis returned it (bytes, or str where the client
+    decodes) as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def partition_of(table_id: str, partitions: int) -> int:
     """The partition that owns ``table_id`` (or a tournament id, among the director's)."""
     return zlib.crc32(table_id.encode("utf-8")) % partitions

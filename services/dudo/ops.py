@@ -31,9 +31,6 @@ from .table import Table
 
 log = structlog.get_logger("dudo.admin")
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
 
 def partition_count(client: Any, space: keys.Space = keys.TABLES) -> int:
     found = client.hget(keys.CONFIG, space.config_field)
@@ -58,9 +55,9 @@ def partitions(client: Any, space: keys.Space = keys.TABLES) -> list[dict[str, A
     rows = []
     for n in range(count):
         lease, length, groups, dead, listed = replies[5 * n : 5 * n + 5]
-        generation, owner, expires = [*_text(lease or b"0||0").split("|"), "", ""][:3]
+        generation, owner, expires = [*keys.as_text(lease or b"0||0").split("|"), "", ""][:3]
         listing = groups if isinstance(groups, list) else []
-        group = next((g for g in listing if _text(g["name"]) == space.group), {})
+        group = next((g for g in listing if keys.as_text(g["name"]) == space.group), {})
         live = bool(owner) and int(expires or 0) > now
         rows.append(
             {
@@ -172,7 +169,7 @@ def replay(client: Any, partition: int, entry_id: str, space: keys.Space = keys.
     new_id = client.xadd(space.inbox(partition), entry)
     client.xdel(space.dead_letters(partition), entry_id)
     log.info("dead_letter_replayed", partition=partition, entry=entry_id, reason=letter["reason"])
-    return _text(new_id)
+    return keys.as_text(new_id)
 
 
 def _letter(partition: int, entry_id: Any, fields: dict[bytes, bytes]) -> dict[str, Any]:
@@ -184,13 +181,13 @@ def _letter(partition: int, entry_id: Any, fields: dict[bytes, bytes]) -> dict[s
             kind, table = msg.get("type"), msg.get("table") or msg.get("tournament")
     except Exception:
         pass
-    ms = int(_text(entry_id).split("-")[0])
+    ms = int(keys.as_text(entry_id).split("-")[0])
     return {
         "partition": partition,
-        "id": _text(entry_id),
+        "id": keys.as_text(entry_id),
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms / 1000)),
-        "reason": _text(fields.get(b"reason", b"")),
-        "entry": _text(fields.get(b"entry", b"")),
+        "reason": keys.as_text(fields.get(b"reason", b"")),
+        "entry": keys.as_text(fields.get(b"entry", b"")),
         "type": kind,
         "table": table,
     }
@@ -212,13 +209,13 @@ def drain(client: Any, worker: str, *, on: bool = True, space: keys.Space = keys
 
 
 def draining(client: Any, space: keys.Space = keys.TABLES) -> list[str]:
-    return sorted(_text(w) for w in client.smembers(space.draining))
+    return sorted(keys.as_text(w) for w in client.smembers(space.draining))
 
 
 def limits(client: Any) -> dict[str, float]:
     """The gateways' limits set for the whole deployment (each gateway's own flags
     stand for the rest)."""
-    return {_text(k): float(v) for k, v in client.hgetall(keys.LIMITS).items()}
+    return {keys.as_text(k): float(v) for k, v in client.hgetall(keys.LIMITS).items()}
 
 
 def set_limits(client: Any, changes: dict[str, str | None]) -> dict[str, float]:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from .keys import as_text
 from .wire import ENTRY_FIELD
 
 INTERNAL = "*"  # the internal key's field in keys.GATEWAY_KEYS
@@ -114,7 +115,7 @@ class Verifier:
     @classmethod
     def from_hash(cls, stored: Mapping[Any, Any]) -> Verifier:
         """From ``HGETALL dudo:gateway_keys`` (hex keys; bytes or str either way)."""
-        text = {_text(k): _text(v) for k, v in stored.items()}
+        text = {as_text(k): as_text(v) for k, v in stored.items()}
         internal = text.pop(INTERNAL, None)
         checking = text.pop(CHECKING, None) is not None
         return cls(
@@ -160,6 +161,3 @@ class Verifier:
                 return f"a gateway may not name a player id ({kind}.{name}): send a credential"
         return None
 
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

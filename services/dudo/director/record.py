@@ -18,7 +18,7 @@ in memory.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import msgspec
 
@@ -27,9 +27,6 @@ from ..entity import RecentIds
 from .balance import Balancer, TableCount
 from .standings import Entrant
 from .state import RUNNING, TournamentState
-
-if TYPE_CHECKING:
-    from .tournament import Tournament
 
 FORMAT = 3  # 3: entrants and tables in rows of their own (fields e:<player>, t:<table>)
 ENTRANT_ROW = "e:"  # + player id: that entrant's row in the record's hash
@@ -114,7 +111,7 @@ class Stored(TournamentState):
         return {b"s": self.to_bytes(), **rows}
 
     @classmethod
-    def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Tournament:
+    def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Self:
         """The tournament from its record and rows (a hash's fields as read from Redis;
         others, such as ``v`` and ``s``, are ignored)."""
         raw = wire.unpack(data)
@@ -173,13 +170,13 @@ class Stored(TournamentState):
         return t
 
     @classmethod
-    def from_hash(cls, stored: Mapping[bytes, bytes]) -> Tournament | None:
+    def from_hash(cls, stored: Mapping[bytes, bytes]) -> Self | None:
         """The tournament from its whole hash as read (HGETALL), None if there is none."""
         blob = stored.get(b"s")
         return cls.from_bytes(blob, stored) if blob is not None else None
 
     @classmethod
-    def _from_format_2(cls, raw: list[Any]) -> Tournament:
+    def _from_format_2(cls, raw: list[Any]) -> Self:
         """A record written before rows (everything in one field): read as the rows
         it would have had, all of them to be written with the next commit."""
         (_, tid, config, host, version, status, chunks, balancer, reported, heat,

@@ -40,8 +40,9 @@ from .. import keys, wire
 from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
 from .guard import ConnectionGuard, serve
-from .http import HttpApi, json_errors
+from .http import HttpApi
 from .limits import Counts, PerKey
+from .requests import json_errors
 from .settings import ADJUSTABLE, GatewaySettings, default_gateway_id
 from .sockets import CLOSE_TIMEOUT, Sockets
 from .streams import StreamSide
@@ -164,7 +165,7 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
 
     async def _on_heartbeat(self) -> None:
         raw = await self.redis.hgetall(keys.LIMITS)
-        found = {_text(k): float(v) for k, v in raw.items() if _text(k) in ADJUSTABLE}
+        found = {keys.as_text(k): float(v) for k, v in raw.items() if keys.as_text(k) in ADJUSTABLE}
         if found != self._limits_seen:
             self._limits_seen = found
             self.apply_limits(found)
@@ -335,7 +336,3 @@ def run(settings: GatewaySettings) -> None:
     """Serve until SIGTERM/SIGINT (aiohttp then runs the graceful shutdown)."""
     gateway = Gateway(settings)
     serve(gateway.app(), gateway.guard, host=settings.host, port=settings.port)
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

@@ -10,8 +10,6 @@ unsettled answer (503, 504) carries the seat token that ``hello`` settles.
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +23,15 @@ from ..engine import Rules, RulesConfigError
 from ..service import REDIS_DOWN
 from .limits import PerKey
 from .pwa import ICON_SIZES, NOT_SHELL, icon_png, manifest_bytes, service_worker
+from .requests import (
+    credential_of,
+    error_response,
+    identity_refusal,
+    json_body,
+    name_of,
+    refusal_response,
+    request_key_of,
+)
 
 if TYPE_CHECKING:
     from ..link import AsyncGatewayLink
@@ -39,7 +46,6 @@ STATIC_FILES = {p.name: p for p in STATIC.iterdir() if p.is_file() and p.name no
 # still answers offline); the worker's own script must never be kept stale.
 NO_CACHE = {"Cache-Control": "no-cache"}
 _EXISTS = (wire.DUPLICATE, wire.TABLE_EXISTS)  # a create that was applied before
-_REQUEST_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")  # a client's idempotency key
 
 
 class HttpApi:
@@ -70,7 +76,7 @@ class HttpApi:
         them, never joined to a path (a 5,000-character name used to answer 500)."""
         path = STATIC_FILES.get(request.match_info["name"])
         if path is None:
-            return _http_error(404, "not_found", "no such file")
+            return error_response(404, "not_found", "no such file")
         return web.FileResponse(path)
 
     async def web_manifest(self, _request: web.Request) -> web.Response:
@@ -87,7 +93,7 @@ class HttpApi:
     async def icon(self, request: web.Request) -> web.Response:
         size = request.match_info["size"]
         if not size.isdigit() or int(size) not in ICON_SIZES:
-            return _http_error(404, "not_found", "no such icon")
+            return error_response(404, "not_found", "no such icon")
         return web.Response(body=icon_png(int(size)), content_type="image/png")
 
     async def healthz(self, _request: web.Request) -> web.Response:
@@ -123,26 +129,26 @@ class HttpApi:
         refused = self._too_fast(self.creates, request, "tables")
         if refused is not None:
             return refused
-        body = await _json_body(request)
+        body = await json_body(request)
         rules = body.get("rules", {})
         try:
             Rules.from_dict(rules)
         except RulesConfigError as exc:
-            return _http_error(400, wire.BAD_RULES, str(exc))
+            return error_response(400, wire.BAD_RULES, str(exc))
         seats, bots = body.get("seats", 4), body.get("bots", [])
         if not isinstance(seats, int) or isinstance(seats, bool) or not 2 <= seats <= 6:
-            return _http_error(400, wire.BAD_MESSAGE, "seats must be 2..6")
+            return error_response(400, wire.BAD_MESSAGE, "seats must be 2..6")
         if not isinstance(bots, list) or not all(b in wire.BOT_LEVELS for b in bots):
-            return _http_error(400, wire.BAD_MESSAGE, f"bots must be levels {wire.BOT_LEVELS}")
+            return error_response(400, wire.BAD_MESSAGE, f"bots must be levels {wire.BOT_LEVELS}")
         if len(bots) >= seats:
-            return _http_error(400, wire.BAD_MESSAGE, "leave at least one seat for people")
+            return error_response(400, wire.BAD_MESSAGE, "leave at least one seat for people")
         name = body.get("name")
         if name is not None:
-            name, refused = _clean_name(name)
+            name, refused = name_of(name)
             if refused is not None:
                 return refused
-        key, refused = _request_key(request, body)
-        refused = refused or _identity_refused(body)
+        key, refused = request_key_of(request, body)
+        refused = refused or identity_refusal(body)
         if refused is not None:
             return refused
         # With a request key, a retry (through any gateway of this app) names the same
@@ -150,7 +156,7 @@ class HttpApi:
         # its seat. Without one the creator's join still gets a key of our own, so a
         # join whose answer is late can be claimed (_unsettled).
         table = self._new_id("table", key)
-        credential = _credential(body, key or secrets.token_urlsafe(16))
+        credential = credential_of(body, key or secrets.token_urlsafe(16))
         plan = [{"kind": "open"}] * (seats - len(bots)) + [
             {"kind": "bot", "level": level} for level in bots
         ]
@@ -189,7 +195,7 @@ class HttpApi:
             exists = refused in done and key is not None and refused.result()["code"] in _EXISTS
             if refused in done and not exists:  # the create itself was refused
                 answer = refused.result()
-                return _http_error(_status(answer["code"], 400), answer["code"], answer["message"])
+                return refusal_response(answer, 400)
             if exists and not name:
                 return web.json_response({"table": table}, status=201)
             if answer_to not in done:
@@ -200,7 +206,7 @@ class HttpApi:
             return self._unsettled(table, credential if name else None, name, wire.TIMEOUT)
         answer = answer_to.result()
         if answer["type"] == "error":
-            return _http_error(_status(answer["code"], 409), answer["code"], answer["message"])
+            return refusal_response(answer, 409)
         result: dict[str, Any] = {"table": table}
         if name:
             result.update(seat=answer["seat"], player=answer["player"], token=answer["token"])
@@ -212,24 +218,24 @@ class HttpApi:
         if refused is not None:
             return refused
         table = request.match_info["table"]
-        body = await _json_body(request)
-        name, refused = _clean_name(body.get("name"))
+        body = await json_body(request)
+        name, refused = name_of(body.get("name"))
         if refused is not None:
             return refused
         seat = body.get("seat")
         if seat is not None and (
             not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 5
         ):
-            return _http_error(400, wire.BAD_MESSAGE, "seat must be an integer 0..5")
+            return error_response(400, wire.BAD_MESSAGE, "seat must be an integer 0..5")
         if not keys.ID_PATTERN.fullmatch(table):
-            return _http_error(404, wire.UNKNOWN_TABLE, "no such table")
-        key, refused = _request_key(request, body)
-        refused = refused or _identity_refused(body)
+            return error_response(404, wire.UNKNOWN_TABLE, "no such table")
+        key, refused = request_key_of(request, body)
+        refused = refused or identity_refusal(body)
         if refused is not None:
             return refused
         # With a request key (or an identity), a retry names the same player: it finds
         # its seat. Without, a key of our own: a late answer can still be claimed.
-        credential = _credential(body, key or secrets.token_urlsafe(16))
+        credential = credential_of(body, key or secrets.token_urlsafe(16))
         assert self.link is not None
         join = self.link.message(
             "join", id=f"j-{secrets.token_hex(6)}", table=table, name=name, seat=seat,
@@ -247,7 +253,7 @@ class HttpApi:
             self._forget([join["id"]])
         if answer["type"] == "error":
             status = 404 if answer["code"] == wire.UNKNOWN_TABLE else 409
-            return _http_error(_status(answer["code"], status), answer["code"], answer["message"])
+            return refusal_response(answer, status)
         return web.json_response(
             {
                 "table": table,
@@ -302,7 +308,7 @@ class HttpApi:
             return refused
         table = request.match_info["table"]
         if not keys.ID_PATTERN.fullmatch(table):
-            return _http_error(404, wire.UNKNOWN_TABLE, "no such table")
+            return error_response(404, wire.UNKNOWN_TABLE, "no such table")
         # Listed in the lobby (open, or a game being played) or, if not, known to its
         # worker (a finished game): a gateway may ask, never read a table's record.
         listed = await self.redis.hexists(
@@ -323,7 +329,7 @@ class HttpApi:
                 self._forget([ask["id"]], table)
             if refused in done or not done:
                 code, status = (wire.UNKNOWN_TABLE, 404) if done else (wire.TIMEOUT, 504)
-                return _http_error(status, code, "no such table" if done else "no answer")
+                return error_response(status, code, "no such table" if done else "no answer")
         return web.json_response({"table": table, "token": self.tokens.watch(table)})
 
     def _too_fast(self, limit: PerKey, request: web.Request, what: str) -> web.Response | None:
@@ -332,84 +338,6 @@ class HttpApi:
         if bucket.allow():
             return None
         self.metrics.errors.labels(wire.RATE_LIMITED).inc()
-        response = _http_error(429, wire.RATE_LIMITED, f"too many {what} from your address")
+        response = error_response(429, wire.RATE_LIMITED, f"too many {what} from your address")
         response.headers["Retry-After"] = str(max(1, round(bucket.wait())))
         return response
-
-
-@web.middleware
-async def json_errors(request: web.Request, handler: Any) -> web.StreamResponse:
-    """Unexpected failures answer JSON like every other error (code ``internal``)."""
-    try:
-        return await handler(request)
-    except web.HTTPException:
-        raise
-    except REDIS_DOWN:
-        response = _http_error(503, wire.UNAVAILABLE, "the game service is unreachable; retry")
-        response.headers["Retry-After"] = "1"
-        return response
-    except Exception:
-        log.exception("request_failed", path=request.path)
-        return _http_error(500, wire.INTERNAL, "the gateway failed; try again")
-
-
-def _identity_refused(body: dict[str, Any]) -> web.Response | None:
-    """A 401 for an ``identity`` that cannot be one (a worker checks the rest)."""
-    identity = body.get("identity")
-    if identity is None or (isinstance(identity, str) and 0 < len(identity) <= 2048):
-        return None
-    return _http_error(401, wire.UNAUTHORIZED, "identity must be a JWT of at most 2048 characters")
-
-
-def _credential(body: dict[str, Any], key: str) -> dict[str, str]:
-    """What names the player of a create, join or registration to the deployment: the
-    app's ``identity`` assertion if the client gave one (a worker checks it), and the
-    request key (the same key is the same request)."""
-    identity = body.get("identity")
-    if identity is not None:
-        return {"identity": identity, "request": key}
-    return {"request": key}
-
-
-def _status(code: str, otherwise: int) -> int:
-    """The HTTP status of a refusal: 401 for an identity or token that does not hold."""
-    return 401 if code == wire.UNAUTHORIZED else otherwise
-
-
-def _request_key(request: web.Request, body: dict[str, Any]) -> tuple[str | None, Any]:
-    """The client's idempotency key (body ``request`` or header ``Idempotency-Key``):
-    the same key makes a retried create or join the same request."""
-    key = body.get("request", request.headers.get("Idempotency-Key"))
-    if key is None:
-        return None, None
-    if not isinstance(key, str) or not _REQUEST_KEY.fullmatch(key):
-        return None, _http_error(400, wire.BAD_MESSAGE, "request must be 8..64 of [A-Za-z0-9_-]")
-    return key, None
-
-
-def _clean_name(name: Any) -> tuple[str | None, web.Response | None]:
-    """The name cleaned as every worker wants it, or a 400 saying why not."""
-    try:
-        return wire.clean_name(name), None
-    except wire.WireError as exc:
-        return None, _http_error(400, exc.code, exc.message)
-
-
-async def _json_body(request: web.Request) -> dict[str, Any]:
-    try:
-        body = await request.json()
-    except Exception:
-        raise web.HTTPBadRequest(
-            text=json.dumps({"code": wire.BAD_MESSAGE, "message": "the body must be JSON"}),
-            content_type="application/json",
-        ) from None
-    if not isinstance(body, dict):
-        raise web.HTTPBadRequest(
-            text=json.dumps({"code": wire.BAD_MESSAGE, "message": "the body must be an object"}),
-            content_type="application/json",
-        )
-    return body
-
-
-def _http_error(status: int, code: str, message: str) -> web.Response:
-    return web.json_response({"code": code, "message": message}, status=status)

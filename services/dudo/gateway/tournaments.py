@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from .. import keys, wire
-from .http import (
-    _clean_name,
-    _credential,
-    _http_error,
-    _identity_refused,
-    _json_body,
-    _request_key,
-    _status,
+from .requests import (
+    credential_of,
+    error_response,
+    identity_refusal,
+    json_body,
+    name_of,
+    refusal_response,
+    request_key_of,
 )
 from .tokens import TokenError
 
@@ -73,7 +73,7 @@ class TournamentApi:
         except ValueError:
             limit = 0
         if not 1 <= limit <= 500:
-            return _http_error(400, wire.BAD_MESSAGE, "limit must be 1..500")
+            return error_response(400, wire.BAD_MESSAGE, "limit must be 1..500")
         blob = await self.redis.hget(keys.RATINGS.lobby(0), keys.RATINGS_ID)
         board = wire.unpack(blob)["leaderboard"][:limit] if blob else []
         return web.json_response({"leaderboard": board})
@@ -90,7 +90,7 @@ class TournamentApi:
         tournament's record, whose entrants are player ids)."""
         tid = request.match_info["tournament"]
         if not keys.ID_PATTERN.fullmatch(tid):
-            return _http_error(404, wire.UNKNOWN_TOURNAMENT, "no such tournament")
+            return error_response(404, wire.UNKNOWN_TOURNAMENT, "no such tournament")
         refused = self._too_fast(self.joins, request, "standings")
         if refused is not None:
             return refused
@@ -98,10 +98,10 @@ class TournamentApi:
         ask = self.link.message("standings", id=f"st-{secrets.token_hex(6)}", tournament=tid)
         answer = await self._ask(ask)
         if answer is None:
-            return _http_error(504, wire.TIMEOUT, "no director answered in time")
+            return error_response(504, wire.TIMEOUT, "no director answered in time")
         if answer["type"] == "error":
             status = 404 if answer["code"] == wire.UNKNOWN_TOURNAMENT else 409
-            return _http_error(status, answer["code"], answer["message"])
+            return error_response(status, answer["code"], answer["message"])
         return web.json_response(
             {"tournament": tid, "version": answer["version"], "standings": answer["standings"]}
         )
@@ -112,23 +112,23 @@ class TournamentApi:
         refused = self._too_fast(self.creates, request, "tournaments")
         if refused is not None:
             return refused
-        body = await _json_body(request)
+        body = await json_body(request)
         fields = {key: body.get(key, default) for key, default in CREATE_DEFAULTS.items()}
         if "name" in body:
             fields["name"] = body["name"]
         host_name = body.get("host")
         if host_name is not None:
-            host_name, refused = _clean_name(host_name)
+            host_name, refused = name_of(host_name)
             if refused is not None:
                 return refused
-        key, refused = _request_key(request, body)
-        refused = refused or _identity_refused(body)
+        key, refused = request_key_of(request, body)
+        refused = refused or identity_refusal(body)
         if refused is not None:
             return refused
         tid = self._new_id("tournament", key)
         tid = tid.replace("-", "x").replace("_", "y")  # its tables are "<id>-<n>"
         # The host: whom the creator's registration names (the same credential).
-        credential = _credential(body, key or secrets.token_urlsafe(16)) if host_name else {}
+        credential = credential_of(body, key or secrets.token_urlsafe(16)) if host_name else {}
         assert self.link is not None
         create = self.link.message(
             "tournament_create", id=f"tc-{tid}", tournament=tid, **credential, **fields
@@ -136,16 +136,16 @@ class TournamentApi:
         try:
             wire.validate(create)
         except wire.WireError as exc:
-            return _http_error(400, exc.code, exc.message)
+            return error_response(400, exc.code, exc.message)
         answer = await self._ask_director(create, tid)
         if answer is None:
-            return _http_error(504, wire.TIMEOUT, "no director answered in time")
+            return error_response(504, wire.TIMEOUT, "no director answered in time")
         applied_before = key is not None and answer.get("code") in (
             wire.DUPLICATE,
             wire.TABLE_EXISTS,
         )
         if answer["type"] == "error" and not applied_before:
-            return _http_error(_status(answer["code"], 400), answer["code"], answer["message"])
+            return refusal_response(answer, 400)
         result: dict[str, Any] = {"tournament": tid}
         if host_name:
             registered = await self._register(tid, credential, host_name)
@@ -161,18 +161,18 @@ class TournamentApi:
             return refused
         tid = request.match_info["tournament"]
         if not keys.ID_PATTERN.fullmatch(tid):
-            return _http_error(404, wire.UNKNOWN_TOURNAMENT, "no such tournament")
-        body = await _json_body(request)
-        name, refused = _clean_name(body.get("name"))
+            return error_response(404, wire.UNKNOWN_TOURNAMENT, "no such tournament")
+        body = await json_body(request)
+        name, refused = name_of(body.get("name"))
         if refused is not None:
             return refused
-        key, refused = _request_key(request, body)
-        refused = refused or _identity_refused(body)
+        key, refused = request_key_of(request, body)
+        refused = refused or identity_refusal(body)
         if refused is not None:
             return refused
         assert name is not None
         registered = await self._register(
-            tid, _credential(body, key or secrets.token_urlsafe(16)), name
+            tid, credential_of(body, key or secrets.token_urlsafe(16)), name
         )
         if isinstance(registered, web.Response):
             return registered
@@ -188,31 +188,31 @@ class TournamentApi:
         )  # fmt: skip
         answer = await self._ask(register)
         if answer is None:
-            return _http_error(504, wire.TIMEOUT, "no director answered in time")
+            return error_response(504, wire.TIMEOUT, "no director answered in time")
         if answer["type"] == "error":
             status = 404 if answer["code"] == wire.UNKNOWN_TOURNAMENT else 409
-            return _http_error(_status(answer["code"], status), answer["code"], answer["message"])
+            return refusal_response(answer, status)
         return {"player": answer["player"], "token": answer["token"]}
 
     async def begin_tournament(self, request: web.Request) -> web.Response:
         """Body: ``{token}`` (the host's entrant token): start now."""
         tid = request.match_info["tournament"]
-        body = await _json_body(request)
+        body = await json_body(request)
         try:
             grant = self.tokens.check(str(body.get("token", "")))
         except TokenError as exc:
-            return _http_error(401, wire.UNAUTHORIZED, str(exc))
+            return error_response(401, wire.UNAUTHORIZED, str(exc))
         if grant.kind != "entrant" or grant.table != tid:
-            return _http_error(401, wire.UNAUTHORIZED, "not an entrant token of this tournament")
+            return error_response(401, wire.UNAUTHORIZED, "not an entrant token of this tournament")
         assert self.link is not None
         begin = self.link.message(
             "begin", id=f"b-{secrets.token_hex(4)}", tournament=tid, token=body["token"]
         )
         answer = await self._ask_director(begin, tid)
         if answer is None:
-            return _http_error(504, wire.TIMEOUT, "no director answered in time")
+            return error_response(504, wire.TIMEOUT, "no director answered in time")
         if answer["type"] == "error":
-            return _http_error(_status(answer["code"], 409), answer["code"], answer["message"])
+            return refusal_response(answer, 409)
         return web.json_response({"tournament": tid, "standings": answer["standings"]})
 
     async def _ask_director(self, msg: dict[str, Any], tid: str) -> dict[str, Any] | None:

@@ -88,12 +88,9 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _newer(a: str, b: str) -> bool:
+def newer_id(a: str, b: str) -> bool:
     """Is stream id ``a`` after ``b``?"""
     ma, _, sa = a.partition("-")
     mb, _, sb = b.partition("-")
     return (int(ma), int(sa or 0)) > (int(mb), int(sb or 0))
 
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

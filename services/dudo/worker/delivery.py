@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .. import keys, wire
 from ..connection import Batch
 from ..signing import entry_fields, signature
-from .common import Partition, _text
+from .common import Partition
 
 if TYPE_CHECKING:
     from ..entity import Entity
@@ -115,8 +115,10 @@ class Delivery:
             if not rows:
                 return
             self.log.info("redelivering", partition=number, records=len(rows))
-            self._unsent.extend((number, _text(rid), fields[b"d"], None) for rid, fields in rows)
-            start = "(" + _text(rows[-1][0])
+            self._unsent.extend(
+                (number, keys.as_text(rid), fields[b"d"], None) for rid, fields in rows
+            )
+            start = "(" + keys.as_text(rows[-1][0])
 
     def fire_timers(self) -> set[int]:
         """Turn every expired turn clock of an owned partition into an inbox entry;
@@ -143,7 +145,7 @@ class Delivery:
             n = part.number
             args: list[Any] = [self.id, part.generation]
             for member in members:
-                name = _text(member)
+                name = keys.as_text(member)
                 tid, _, version = name.rpartition("|")
                 entry = wire.encode(self.entity.timeout(tid, int(version)))
                 args += [name, entry, signature(self.signer, entry)]

@@ -43,7 +43,7 @@ from typing import Any
 import structlog
 from redis.exceptions import NoScriptError
 
-from .. import wire
+from .. import keys, wire
 from ..authority import Authority
 from ..connection import (
     Batch,
@@ -64,15 +64,14 @@ from .common import (
     Entry,
     Partition,
     WorkerSettings,
-    _newer,
-    _text,
     default_worker_id,
+    newer_id,
     now_ms,
 )
 from .delivery import Delivery, fan_out, outbox_entries
 from .membership import Membership
 from .metrics import REGISTRY, LoopMetrics
-from .process import Processing, _Batch
+from .process import PartitionBatch, Processing
 from .quota import Quota
 from .scripts import (
     Scripts,
@@ -306,10 +305,10 @@ class Worker(Membership, Processing, Delivery):
         streams = {self.space.inbox(n): p.newest for n, p in self.partitions.items()}
         woken: set[int] = set()
         for stream, entries in xread(self.redis, streams, count=1, block=block) or []:
-            number = self.space.partition_of_inbox(_text(stream))
+            number = self.space.partition_of_inbox(keys.as_text(stream))
             part = self.partitions.get(number)
             if part is not None and entries:
-                part.newest = _text(entries[-1][0])
+                part.newest = keys.as_text(entries[-1][0])
                 woken.add(number)
         # The next read needs only these: any other inbox got nothing newer than what
         # was read, and what arrives meanwhile wakes the next wait at once.
@@ -384,19 +383,19 @@ class Worker(Membership, Processing, Delivery):
             self._lost(part.number, "fenced read")
             return []
         if isinstance(flat, (bytes, str)):  # the inbox or its group is gone: remake it
-            self.log.error("inbox_broken", partition=part.number, error=_text(flat))
+            self.log.error("inbox_broken", partition=part.number, error=keys.as_text(flat))
             self._repair_inbox(part)
             return []
         more = int(flat[0])  # pending entries may remain after these
         got = [
             (
-                _text(flat[i]),
+                keys.as_text(flat[i]),
                 flat[i + 1] if isinstance(flat[i + 1], bytes) else b"",
                 flat[i + 2] if isinstance(flat[i + 2], bytes) else b"",
             )
             for i in range(1, len(flat), 3)
         ]
-        if got and _newer(got[-1][0], part.newest):
+        if got and newer_id(got[-1][0], part.newest):
             part.newest = got[-1][0]
         if part.mode == "pending" and not more:
             part.mode = "new"  # every pending entry has been handed out
@@ -414,7 +413,9 @@ class Worker(Membership, Processing, Delivery):
 
     # -- committing -------------------------------------------------------------------
 
-    def _commit(self, batches: list[_Batch], phases: dict[str, float] | None = None) -> None:
+    def _commit(
+        self, batches: list[PartitionBatch], phases: dict[str, float] | None = None
+    ) -> None:
         """Commit every partition's batch in one round trip: a few partitions per
         script call on a standalone Redis, one per call on a Cluster (see
         :func:`~dudo.worker.scripts.commit_groups`)."""
@@ -495,7 +496,7 @@ class Worker(Membership, Processing, Delivery):
                 part.tables.pop(tid, None)
                 part.stored.pop(tid, None)
             if b.record:
-                delivered.append((part.number, _text(result[1]), b.record, b.content))
+                delivered.append((part.number, keys.as_text(result[1]), b.record, b.content))
         if phases is not None:
             phases["commit"] = time.monotonic() - mark
         # Delivered at the start of the next cycle, in the same round trip as its read.

@@ -19,7 +19,7 @@ from ..authority import Authority
 from ..connection import Batch
 from ..signing import Verifier
 from .assign import owned_by
-from .common import Partition, _text, now_ms
+from .common import Partition, now_ms
 from .metrics import LAG_EVERY_S
 
 if TYPE_CHECKING:
@@ -135,21 +135,23 @@ class Membership:
             self.clock_offset = seconds * 1000 + micros // 1000 - (sent + now_ms()) // 2
         live = [w.decode() if isinstance(w, bytes) else w for w in results[1]]
         present = results[11 : 11 + len(admitted)]
-        views = {g: _text(v) for g, v in zip(admitted, present, strict=True)
+        views = {g: keys.as_text(v) for g, v in zip(admitted, present, strict=True)
                  if v is not None and not isinstance(v, Exception)}  # fmt: skip
         registered = [g.decode() if isinstance(g, bytes) else g for g in results[3]]
         self.live_gateways = registered + [g for g in views if g not in registered]
         if results[4]:
-            self._forget_gateways([_text(g) for g in results[4]], now - s.gateway_gc_ms)
+            self._forget_gateways([keys.as_text(g) for g in results[4]], now - s.gateway_gc_ms)
         if not isinstance(results[5], Exception):
             self.frame_gateways = (
-                frozenset(_text(g) for g, how in _pairs(results[5]) if how == b"frames")
+                frozenset(keys.as_text(g) for g, how in _pairs(results[5]) if how == b"frames")
                 | frozenset(g for g, how in views.items() if how == "frames")
             ) & frozenset(self.live_gateways)
         if not isinstance(results[6], Exception):
             # Who may have written an entry, and the key this process signs its own with.
             self.verifier = Verifier.from_hash(dict(_pairs(results[6])))
-        drained = set() if isinstance(results[7], Exception) else {_text(w) for w in results[7]}
+        drained = (
+            set() if isinstance(results[7], Exception) else {keys.as_text(w) for w in results[7]}
+        )
         secrets, apps, gateway_apps = results[8:11]
         if not any(isinstance(r, Exception) for r in (secrets, apps, gateway_apps)):
             self.authority.load(
@@ -186,8 +188,8 @@ class Membership:
         if isinstance(groups, Exception):
             return
         for group in groups:
-            info = {_text(k): v for k, v in _pairs(group)}
-            if _text(info.get("name", b"")) == self.space.group:
+            info = {keys.as_text(k): v for k, v in _pairs(group)}
+            if keys.as_text(info.get("name", b"")) == self.space.group:
                 lag = info.get("lag")
                 self.metrics.inbox(
                     number, int(lag) if lag is not None else None, int(info["pending"])
@@ -224,7 +226,7 @@ class Membership:
             info = self.redis.xinfo_stream(self.space.inbox(number))
         except ResponseError:  # no inbox: the first read says so, and it is remade
             return
-        part.newest = _text(info.get("last-generated-id") or info.get(b"last-generated-id"))
+        part.newest = keys.as_text(info.get("last-generated-id") or info.get(b"last-generated-id"))
 
     def _release(self, number: int) -> None:
         part = self.partitions.pop(number, None)

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class _Batch:
+class PartitionBatch:
     """One partition's share of a cycle, ready to commit."""
 
     partition: Partition
@@ -108,7 +108,7 @@ class Processing:
             self._reload_keys()
             decoded = self._decoded(entries, direction, decoded)
         self._load_tables(decoded)
-        batches: list[_Batch] = []
+        batches: list[PartitionBatch] = []
         for number, items in decoded.items():
             part = self.partitions.get(number)
             if part is None:
@@ -217,8 +217,10 @@ class Processing:
     def _owns(self, part: Partition, table_id: str) -> bool:
         return keys.partition_of(table_id, self.settings.partitions) == part.number
 
-    def _process(self, part: Partition, items: list[tuple[str, bytes, Any, bytes]]) -> _Batch:
-        batch = _Batch(part)
+    def _process(
+        self, part: Partition, items: list[tuple[str, bytes, Any, bytes]]
+    ) -> PartitionBatch:
+        batch = PartitionBatch(part)
         entity = self.entity
         error_for = entity.error_for
         touched: dict[str, Entity] = {}
@@ -319,7 +321,7 @@ class Processing:
         part.mode = "pending"
         self._commit(
             [
-                _Batch(
+                PartitionBatch(
                     part,
                     acks=[poison.entry_id],
                     dead=[(poison.entry_id, poison.reason, poison.payload, poison.signature)],
