@@ -1,4 +1,6 @@
-"""The layering the design promises: the engine imports no I/O, clock or global RNG."""
+"""The layering the design promises: the engine imports no I/O, clock or global RNG;
+every ``dudo.*`` import runs down the layers (LAYERS); no import circles; no module
+imports another's private name."""
 
 from __future__ import annotations
 
@@ -43,3 +45,254 @@ def test_engine_imports_no_io_clock_or_rng() -> None:
             assert root not in FORBIDDEN, f"{path.name} imports {name}"
             if root == "dudo":
                 assert name.startswith(ALLOWED_PROJECT), f"{path.name} imports {name}"
+
+
+# -- the layers of the whole package ----------------------------------------------------
+
+
+def _names(text: str) -> set[str]:
+    return set(text.split())
+
+
+# Each layer and what it may import besides itself (of this project; any library is its
+# own business). Bottom first: a layer may import only layers above it in this table.
+# docs/architecture.md's "Layers" points here.
+LAYERS: dict[str, set[str]] = {
+    "engine": set(),  # the rules of one game: pure
+    "client": set(),  # the official Python client: aiohttp only, nothing of ours
+    "wire": {"engine"},  # the published protocols, key names, entry signatures
+    "bots": {"engine"},  # a seat's view in, an action out
+    "text": {"engine"},  # a table as text, typed commands as actions
+    "auth": {"wire"},  # the deployment's credentials; an app's identities
+    "entity": {"wire"},  # what the partition loop hosts, and what entities send
+    "table": {"engine", "wire", "bots", "auth", "entity"},  # one table (an entity)
+    "director": {"engine", "wire", "auth", "entity"},  # tournaments and ratings
+    "infra": {"wire", "auth"},  # Redis clients, outages, logs, local processes, buckets
+    "worker": {"wire", "auth", "entity", "infra"},  # the partition loop: hosts ANY entity
+    "link": {"wire", "auth", "infra"},  # a gateway's side of the streams, its tokens
+    "gateway": {"engine", "wire", "infra", "link"},  # the web gateway
+    "chat": {"engine", "wire", "auth", "text", "infra", "link"},  # the IRC gateway
+    # the programs `dudo` starts: the one place that composes the layers
+    "run": _names(
+        "engine wire bots text auth entity table director infra worker link gateway chat client"
+    ),
+    "ops": _names("engine wire auth entity table director infra worker"),
+    "conformance": {"engine", "wire", "infra", "client"},
+    # measurements and fault runs: everything below but each other
+    "bench": _names(
+        "engine wire bots auth entity table director infra worker link gateway client run ops"
+    ),
+    "chaos": _names(
+        "engine wire bots auth entity table director infra worker link gateway client run ops"
+    ),
+    "cli": set(),  # filled below: everything
+}
+LAYERS["cli"] = set(LAYERS) - {"cli"}
+
+# Where each module lives, by the longest matching prefix (the folders will say it
+# alone once every module sits in its layer's package: issue 30).
+PLACES: dict[str, str] = {
+    "dudo.engine": "engine",
+    "dudo.client": "client",
+    "dudo.wire": "wire", "dudo.wire_spec": "wire", "dudo.keys": "wire",
+    "dudo.signing": "wire", "dudo.view_text": "wire", "dudo.protocol_reference": "wire",
+    "dudo.gateway.messages": "wire",
+    "dudo.bots": "bots", "dudo.bots.service": "run", "dudo.bots.remote": "run",
+    "dudo.play_text": "text",
+    "dudo.authority": "auth", "dudo.identity": "auth",
+    "dudo.entity": "entity", "dudo.reports": "entity", "dudo.results": "entity",
+    "dudo.table": "table", "dudo.table_clocks": "table", "dudo.table_output": "table",
+    "dudo.table_seating": "table", "dudo.tournament_table": "table",
+    "dudo.director": "director", "dudo.director.run": "run",
+    "dudo.resp": "infra", "dudo.connection": "infra", "dudo.service": "infra",
+    "dudo.log": "infra", "dudo.redis_server": "infra", "dudo.runtime": "infra",
+    "dudo.buckets": "infra",
+    "dudo.worker": "worker",
+    "dudo.link": "link", "dudo.gateway.streams": "link", "dudo.gateway.tokens": "link",
+    "dudo.gateway": "gateway",
+    "dudo.chat": "chat",
+    "dudo.serve": "run", "dudo.play": "run",
+    "dudo.admin": "ops", "dudo.ops": "ops",
+    "dudo.conformance": "conformance", "dudo.conformance_client": "conformance",
+    "dudo.conformance_gateway": "conformance", "dudo.conformance_proxy": "conformance",
+    "dudo.bench": "bench",
+    "dudo.chaos": "chaos",
+    "dudo": "cli",  # dudo.cli, dudo.admin_cli, dudo.__main__, the package itself
+}  # fmt: skip
+
+# Imports that still run against the layers, each to be untangled (issue 30). The test
+# fails when one is gone, so that this list only ever shrinks: delete the line.
+DEBTS: dict[tuple[str, str], str] = {
+    ("dudo.worker.common", "dudo.table"): "the loop's settings hold the table's limits",
+    ("dudo.worker.loop", "dudo.table"): "the loop's default entity is the table",
+    ("dudo.worker.process", "dudo.table"): "type of the entities a partition holds",
+    ("dudo.gateway.streams", "dudo.admin"): "the signing keys' reads belong in infra",
+    ("dudo.bots.service", "dudo.admin"): "the signing keys' reads belong in infra",
+    ("dudo.chat.gateway", "dudo.gateway.settings"): "default_gateway_id belongs in link",
+    ("dudo.ops", "dudo.gateway.settings"): "the adjustable limits' names belong in wire",
+    ("dudo.chaos.run", "dudo.bench.common"): "bench and chaos share a fleet: infra",
+    ("dudo.chaos.fleet", "dudo.bench.common"): "bench and chaos share a fleet: infra",
+    ("dudo.bench.path", "dudo.chaos.fleet"): "bench and chaos share a fleet: infra",
+    ("dudo.bench.tournament", "dudo.chaos.fleet"): "bench and chaos share a fleet: infra",
+    ("dudo.conformance_client", "dudo.bench.common"): "wait_ready belongs in infra",
+}
+# Import circles between modules not yet broken (each a sorted tuple of its modules).
+CIRCLES: set[tuple[str, ...]] = {
+    # one table over five modules whose mixins import the class they extend
+    ("dudo.table", "dudo.table_clocks", "dudo.table_output", "dudo.table_seating",
+     "dudo.tournament_table"),
+}  # fmt: skip
+
+SERVICES = Path(__file__).resolve().parents[1] / "services"
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in (SERVICES / "dudo").rglob("*.py"):
+        parts = list(path.relative_to(SERVICES).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, str]]]:
+    """Every module's ``dudo.*`` imports (at the top, inside functions, for type checks
+    alike) as modules of this package; and the ``(module, name)`` of every import of a
+    private name (``_x``) from another module."""
+    modules = _modules()
+    edges: dict[str, set[str]] = {}
+    private: list[tuple[str, str]] = []
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name.split(".")[0] == "dudo")
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    source = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    source = node.module or ""
+                if source.split(".")[0] != "dudo":
+                    continue
+                for alias in node.names:
+                    if f"{source}.{alias.name}" in modules:
+                        found.add(f"{source}.{alias.name}")  # a module imported by name
+                    else:
+                        found.add(source)
+                        if alias.name.startswith("_"):
+                            private.append((name, f"{source}.{alias.name}"))
+        edges[name] = {m for m in found if m in modules and m != name}
+    return edges, private
+
+
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        place = PLACES.get(".".join(parts[:n]))
+        if place is not None:
+            return place
+    raise AssertionError(f"{module} has no place in PLACES")
+
+
+def circles(edges: dict[str, set[str]]) -> set[tuple[str, ...]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: set[tuple[str, ...]] = set()
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.add(tuple(sorted(group)))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_every_module_has_a_layer_and_every_layer_a_rule() -> None:
+    edges, _ = import_graph()
+    assert set(LAYERS["cli"]) | {"cli"} == set(LAYERS)
+    order = list(LAYERS)
+    for n, (layer, allowed) in enumerate(LAYERS.items()):  # so the layers make no circle
+        assert allowed <= set(order[:n]), f"{layer} may import a layer after it"
+    for module in edges:
+        assert layer_of(module) in LAYERS
+
+
+def test_no_import_runs_against_the_layers() -> None:
+    edges, _ = import_graph()
+    found = {
+        (src, dst)
+        for src, targets in edges.items()
+        for dst in targets
+        if layer_of(dst) != layer_of(src) and layer_of(dst) not in LAYERS[layer_of(src)]
+    }
+    new = sorted(found - set(DEBTS))
+    assert not new, "imports against the layers: " + ", ".join(
+        f"{s} ({layer_of(s)}) -> {d} ({layer_of(d)})" for s, d in new
+    )
+    paid = sorted(set(DEBTS) - found)
+    assert not paid, f"untangled, so delete from DEBTS: {paid}"
+
+
+def test_no_import_circles() -> None:
+    found = circles(import_graph()[0])
+    assert found <= CIRCLES, f"new import circles: {sorted(found - CIRCLES)}"
+    assert found >= CIRCLES, f"broken, so delete from CIRCLES: {sorted(CIRCLES - found)}"
+
+
+def test_no_module_imports_another_modules_private_name() -> None:
+    _, private = import_graph()
+    assert private == [], private
+
+
+def layers_table() -> str:
+    """LAYERS as docs/architecture.md shows it, bottom first."""
+    lines = ["| layer | may import |", "|---|---|"]
+    for layer, allowed in LAYERS.items():
+        shown = (
+            "everything"
+            if layer == "cli"
+            else ", ".join(name for name in LAYERS if name in allowed)
+        )
+        lines.append(f"| {layer} | {shown or '(nothing of ours)'} |")
+    return "\n".join(lines)
+
+
+def test_the_architecture_page_shows_these_layers() -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "architecture.md").read_text(
+        encoding="utf-8"
+    )
+    begin, end = "<!-- layers:begin -->\n", "\n<!-- layers:end -->"
+    shown = page[page.index(begin) + len(begin) : page.index(end)]
+    assert shown == layers_table(), (
+        "docs/architecture.md's layers differ: run `python -m tests.test_architecture`"
+    )
+
+
+if __name__ == "__main__":  # rewrite the page's copy of the layers
+    _page = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+    _text = _page.read_text(encoding="utf-8")
+    _begin, _end = "<!-- layers:begin -->\n", "\n<!-- layers:end -->"
+    _head, _rest = _text.split(_begin, 1)
+    _page.write_text(_head + _begin + layers_table() + _end + _rest.split(_end, 1)[1])
