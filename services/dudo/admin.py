@@ -25,7 +25,6 @@ import base64
 import hmac
 import json
 import secrets
-import time
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -33,11 +32,7 @@ from redis.exceptions import ResponseError
 
 from . import keys, signing
 from .connection import is_cluster
-
-USER_PREFIX = "gateway-"
-# The first admission: our processes read the new key at their heartbeats (a gateway's
-# every 2 s, a bot service's every second, a worker's every half): then checking starts.
-SIGN_BEFORE_CHECKING_S = 3.0
+from .keyring import start_signing
 
 # Commands any connection makes: the handshake, pings, what redis-py sends, and the
 # probe for a Redis Cluster (dudo.connection.cluster_enabled);
@@ -50,7 +45,7 @@ def user_of(gateway: str) -> str:
     """The Redis user of gateway ``gateway``."""
     if not keys.ID_PATTERN.fullmatch(gateway):
         raise ValueError(f"a gateway name is 1-64 of A-Z a-z 0-9 _ - (got {gateway!r})")
-    return USER_PREFIX + gateway
+    return keys.USER_PREFIX + gateway
 
 
 def gateway_rules(
@@ -130,16 +125,6 @@ def partition_counts(client: Any) -> tuple[int | None, int | None]:
     return tuple(int(v) if v is not None else None for v in found)  # type: ignore[return-value]
 
 
-def start_signing(client: Any, wait_s: float = SIGN_BEFORE_CHECKING_S) -> None:
-    """From now on workers check who signed every inbox entry (dudo.signing): the first
-    time, once every process of ours has had ``wait_s`` to read the key and sign with
-    it (0 where none runs yet: a benchmark setting up its Redis)."""
-    client.hsetnx(keys.GATEWAY_KEYS, signing.INTERNAL, signing.new_internal_key())
-    if not client.hexists(keys.GATEWAY_KEYS, signing.CHECKING):
-        time.sleep(wait_s)
-        client.hset(keys.GATEWAY_KEYS, signing.CHECKING, "1")
-
-
 def revoke_gateway(client: Any, gateway: str) -> bool:
     """Delete the gateway's user; Redis closes its connections at once. False if none."""
     removed = False
@@ -174,17 +159,10 @@ def apps(client: Any) -> dict[str, list[str]]:
     return dict(sorted(found.items()))
 
 
-def internal_key(client: Any) -> bytes | None:
-    """The deployment's own signing key, if gateways have users (None: nothing is
-    signed or checked). For processes that connect as an admin: workers, directors,
-    bot services, tools that write inbox entries."""
-    return signing.key_from_hex(client.hget(keys.GATEWAY_KEYS, signing.INTERNAL))
-
-
 def gateways(client: Any) -> list[str]:
     """The gateways that have a user of their own."""
     names = [u.decode() if isinstance(u, bytes) else u for u in client.acl_users()]
-    return sorted(n[len(USER_PREFIX) :] for n in names if n.startswith(USER_PREFIX))
+    return sorted(n[len(keys.USER_PREFIX) :] for n in names if n.startswith(keys.USER_PREFIX))
 
 
 def derived_password(secret: str, gateway: str) -> str:

@@ -49,6 +49,21 @@ RATERS = f"{PREFIX}:raters"  # zset: processes keeping the ratings -> last heart
 # hash: gateway limit -> value, set for every gateway by `dudo admin limits` (each
 # gateway's own flags stand for the limits not set here)
 LIMITS = f"{PREFIX}:limits"
+# An admitted gateway's Redis user: this prefix and its name (dudo.admin makes them)
+USER_PREFIX = "gateway-"
+# The limits `dudo admin limits set` may change for every gateway of a deployment at
+# once, while they run (stored in LIMITS): each with its type and range.
+ADJUSTABLE_LIMITS: dict[str, tuple[type, float, float]] = {
+    "rate_per_s": (float, 0.1, 10_000),
+    "burst": (int, 1, 100_000),
+    "creates_per_min": (float, 0.0, 1e9),
+    "joins_per_min": (float, 0.0, 1e9),
+    "conns_per_token": (int, 1, 1_000),
+    "conns_per_address": (int, 1, 1_000_000),
+    "costly_every": (float, 0.0, 3600),
+    "lobby_max": (int, 1, 100_000),
+    "send_queue": (int, 1, 100_000),
+}
 
 
 def as_text(value: bytes | str | int) -> str:

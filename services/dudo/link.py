@@ -14,6 +14,9 @@ but the I/O.
 from __future__ import annotations
 
 import asyncio
+import os
+import secrets
+import socket
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +25,11 @@ from . import keys, wire
 from .connection import Client, fast, xread
 from .resp import AsyncResp
 from .signing import entry_fields
+
+
+def default_gateway_id() -> str:
+    """A gateway's id where none is given: unique per process (host, pid, random)."""
+    return f"gw-{socket.gethostname()[:20]}-{os.getpid()}-{secrets.token_hex(2)}".replace(".", "-")
 
 
 class _LinkBase:

@@ -25,7 +25,6 @@ import structlog
 
 from . import keys, wire
 from .engine import public_view
-from .gateway.settings import ADJUSTABLE
 from .signing import SIGNATURE_FIELD
 from .table import Table
 
@@ -223,11 +222,11 @@ def set_limits(client: Any, changes: dict[str, str | None]) -> dict[str, float]:
     its next heartbeat, to its connections too. ValueError names what is refused."""
     checked: dict[str, float] = {}
     for name, value in changes.items():
-        if name not in ADJUSTABLE:
-            raise ValueError(f"unknown limit {name!r}; known: {', '.join(ADJUSTABLE)}")
+        if name not in keys.ADJUSTABLE_LIMITS:
+            raise ValueError(f"unknown limit {name!r}; known: {', '.join(keys.ADJUSTABLE_LIMITS)}")
         if value is None:
             continue
-        kind, low, high = ADJUSTABLE[name]
+        kind, low, high = keys.ADJUSTABLE_LIMITS[name]
         try:
             number = kind(value)
         except ValueError:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import redis
 
-from dudo import admin, keys, signing, wire
+from dudo import admin, keyring, keys, signing, wire
 from dudo.conformance_gateway import check
 from dudo.connection import xread
 from dudo.link import GatewayLink
@@ -108,7 +108,7 @@ def test_a_node_gateway_plays_a_whole_game_as_its_own_redis_user(
 def careless_gateway(client: redis.Redis, gateway: str, seconds: float) -> None:
     """A gateway that gets two things wrong: it acts on every view of its turn, even one
     delivered twice, and it never trims its outbox."""
-    link = GatewayLink(client, gateway, 8, signer=admin.internal_key(client))
+    link = GatewayLink(client, gateway, 8, signer=keyring.internal_key(client))
     link.register()
     link.send(
         link.message("create", id="c", table="care1", rules={"preset": "classic"},

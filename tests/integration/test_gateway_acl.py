@@ -17,7 +17,7 @@ import pytest
 import redis
 from redis.exceptions import AuthenticationError, NoPermissionError, ResponseError
 
-from dudo import admin, keys, wire
+from dudo import admin, keyring, keys, wire
 from dudo.bots.remote import run as play_remote
 
 from ..servers import RedisServer, free_port
@@ -74,7 +74,7 @@ def test_a_gateway_under_its_own_user_serves_a_whole_game(
         assert denied(admin_client, admin.user_of("gw-a")) == []  # nothing it needed refused
         # Every entry was checked, and each bore its writer's signature: the gateway's,
         # the bot service's and the worker's own (dudo.signing).
-        assert admin.internal_key(admin_client) is not None
+        assert keyring.internal_key(admin_client) is not None
         assert [admin_client.xlen(keys.dead_letters(p)) for p in range(8)] == [0] * 8
         assert admin_client.pttl(keys.presence("gw-a")) > 0  # registered itself, and only
     finally:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import redis
 
-from dudo import admin, keys, wire
+from dudo import admin, keyring, keys, wire
 from dudo.bots.policies import baseline, my_turn
 from dudo.director.run import director, ratings_keeper
 from dudo.identity import new_key, public_jwks
@@ -102,7 +102,7 @@ def d(redis_server: RedisServer, real_redis: redis.Redis) -> Iterator[Deployment
     keeper = ratings_keeper(WorkerSettings(worker_id="r1"), client)
     for each in (worker, loop, keeper):
         each.setup()  # the partition counts stored: a gateway's user gets those inboxes
-    admin.start_signing(client, wait_s=0)  # nothing of ours runs yet: check from now on
+    keyring.start_signing(client, wait_s=0)  # nothing of ours runs yet: check from now on
     web, club = _app(redis_server, client, "web"), _app(redis_server, client, "club")
     for each in (worker, loop, keeper):
         each.heartbeat()

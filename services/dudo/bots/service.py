@@ -24,8 +24,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 from prometheus_client.process_collector import ProcessCollector
 
 from .. import wire
-from ..admin import internal_key
 from ..connection import Client
+from ..keyring import internal_key
 from ..link import GatewayLink
 from ..service import Health, run_until_stopped
 from .levels import LEVELS

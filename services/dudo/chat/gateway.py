@@ -40,9 +40,9 @@ from prometheus_client.process_collector import ProcessCollector
 from .. import keys
 from ..buckets import PerKey
 from ..connection import connect_async
-from ..gateway.settings import default_gateway_id
 from ..gateway.streams import StreamSide
 from ..identity import sign_identity
+from ..link import default_gateway_id
 from ..service import REDIS_DOWN, Backoff, Health
 from .irc import IrcClient
 from .rooms import Output, Rooms

@@ -37,13 +37,14 @@ import structlog
 from aiohttp import WSCloseCode, web
 
 from .. import keys, wire
+from ..link import default_gateway_id
 from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
 from .guard import ConnectionGuard, serve
 from .http import HttpApi
 from .limits import Counts, PerKey
 from .requests import json_errors
-from .settings import ADJUSTABLE, GatewaySettings, default_gateway_id
+from .settings import GatewaySettings
 from .sockets import CLOSE_TIMEOUT, Sockets
 from .streams import StreamSide
 from .tokens import Tokens
@@ -165,7 +166,11 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
 
     async def _on_heartbeat(self) -> None:
         raw = await self.redis.hgetall(keys.LIMITS)
-        found = {keys.as_text(k): float(v) for k, v in raw.items() if keys.as_text(k) in ADJUSTABLE}
+        found = {
+            keys.as_text(k): float(v)
+            for k, v in raw.items()
+            if keys.as_text(k) in keys.ADJUSTABLE_LIMITS
+        }
         if found != self._limits_seen:
             self._limits_seen = found
             self.apply_limits(found)
@@ -174,7 +179,7 @@ class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
         """The deployment's limits over this gateway's own flags (a limit unset returns
         to its flag), for new connections and those already open."""
         s = self.settings
-        for name, (kind, _, _) in ADJUSTABLE.items():
+        for name, (kind, _, _) in keys.ADJUSTABLE_LIMITS.items():
             setattr(s, name, kind(found.get(name, getattr(self._flags, name))))
         for per_key, per_min in ((self.creates, s.creates_per_min), (self.joins, s.joins_per_min)):
             per_key.rate, per_key.burst = per_min / 60, per_min

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import secrets
-import socket
 from dataclasses import dataclass, field
 
 from .. import keys
-
-
-def default_gateway_id() -> str:
-    return f"gw-{socket.gethostname()[:20]}-{os.getpid()}-{secrets.token_hex(2)}".replace(".", "-")
+from ..link import default_gateway_id
 
 
 @dataclass
@@ -53,18 +47,3 @@ class GatewaySettings:
     costly_every: float = 1.0  # one resync or lobby listing per connection per this long
     lobby_max: int = 500  # open tables listed at most (the emptiest first)
     trust_proxy: bool = False  # the client address is X-Forwarded-For's first (behind a proxy)
-
-
-# The limits `dudo admin limits set` may change for every gateway of a deployment at
-# once, while they run (stored in keys.LIMITS): each with its type and range.
-ADJUSTABLE: dict[str, tuple[type, float, float]] = {
-    "rate_per_s": (float, 0.1, 10_000),
-    "burst": (int, 1, 100_000),
-    "creates_per_min": (float, 0.0, 1e9),
-    "joins_per_min": (float, 0.0, 1e9),
-    "conns_per_token": (int, 1, 1_000),
-    "conns_per_address": (int, 1, 1_000_000),
-    "costly_every": (float, 0.0, 3600),
-    "lobby_max": (int, 1, 100_000),
-    "send_queue": (int, 1, 100_000),
-}

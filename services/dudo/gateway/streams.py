@@ -20,7 +20,7 @@ import contextlib
 import time
 from typing import Any
 
-from .. import admin, keys, signing
+from .. import keys, signing
 from ..connection import ConfigMismatch, connect, connect_async, ensure_partitions, fast
 from ..link import AsyncGatewayLink
 from ..runtime import quiet_collector, settle_heap
@@ -90,7 +90,7 @@ class StreamSide:
             s.partitions,
             s.director_partitions,
             # Under a Redis user of its own it signs every entry (dudo.signing).
-            signer=key_of_url(s.redis_url, admin.USER_PREFIX),
+            signer=key_of_url(s.redis_url, keys.USER_PREFIX),
         )
         self.own_key = self.link.signer is not None
         self.link.confined = self.own_key  # a gateway user: it registers by its presence
