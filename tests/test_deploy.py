@@ -22,8 +22,8 @@ import redis
 import yaml
 
 from dudo import admin, keys
-from dudo.bench.common import wait_ready
 from dudo.bots.remote import run as play_remote
+from dudo.fleet import wait_ready
 
 from .compose import Topology, interpolate, load
 from .integration.procs import Workers, ready, wait_for

@@ -38,9 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .bench.common import wait_ready
 from .client import DudoApi, DudoConnection, DudoError
 from .conformance_proxy import FaultProxy
+from .fleet import wait_ready
 from .redis_server import RedisServer, find_binary, free_port
 
 TURN_SECONDS = 12  # the client's clock: running out means the house bot played for it

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dudo.bench.common import wait_ready
+from dudo.fleet import wait_ready
 
 from ..servers import RedisServer, free_port
 

@@ -20,8 +20,10 @@ import subprocess
 import sys
 from typing import Any
 
+from ..fleet import ONE_ADDRESS, fresh_redis, stop, wait_ready
 from ..keys import DEFAULT_PARTITIONS
-from .common import ONE_ADDRESS, free_port, fresh_redis, percentile, stop, wait_ready
+from ..redis_server import free_port
+from .common import percentile
 from .players import Players, measure
 
 SEATS = 4

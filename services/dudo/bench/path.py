@@ -40,10 +40,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..chaos.fleet import Fleet, temporary_folder
+from ..fleet import ONE_ADDRESS, Fleet, fresh_redis, temporary_folder, wait_ready
 from ..keys import DEFAULT_PARTITIONS
-from ..redis_server import redis_version
-from .common import ONE_ADDRESS, free_port, fresh_redis, percentile, wait_ready
+from ..redis_server import free_port, redis_version
+from .common import percentile
 from .players import Players, measure
 
 TICK = os.sysconf("SC_CLK_TCK")

@@ -30,14 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import keys, wire
-from ..chaos.fleet import Fleet, temporary_folder
 from ..connection import create_groups, ensure_partitions
 from ..director.prizes import split_pool
 from ..director.tournament import OVER, Tournament
+from ..fleet import Fleet, fresh_redis, temporary_folder
 from ..keyring import internal_key, start_signing
 from ..signing import entry_fields
 from ..table import Table
-from .common import fresh_redis
 from .path import process_cpu
 
 DIRECTOR_PARTITIONS = 4

@@ -40,6 +40,7 @@ from ..connection import (
     ensure_partitions,
     is_cluster,
 )
+from ..fleet import fresh_redis, stop
 from ..link import GatewayLink
 from ..runtime import quiet_collector, settle_heap
 from ..worker.scripts import (
@@ -51,7 +52,7 @@ from ..worker.scripts import (
     read_call,
     read_groups,
 )
-from .common import fresh_redis, percentile, stop
+from .common import percentile
 from .driver import TableDriver
 
 SEATS = 4

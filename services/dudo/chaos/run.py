@@ -30,10 +30,9 @@ from typing import Any
 
 import aiohttp
 
-from ..bench.common import fresh_redis
 from ..connection import connect
+from ..fleet import Fleet, fresh_redis, temporary_folder
 from .audit import audit
-from .fleet import Fleet, temporary_folder
 from .hostile import Hostile
 from .players import Players, TableRun
 

@@ -1,4 +1,4 @@
-"""The processes a chaos run plays on, and the faults it does to them.
+"""The processes a chaos run or a benchmark plays on, and the faults done to them.
 
 A :class:`Fleet` is a deployment on one machine: a Redis (its own
 ``redis-server`` with an append-only file, so it can be restarted, or one given
@@ -11,6 +11,7 @@ is ever repaired by hand.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import secrets
@@ -19,17 +20,71 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ..bench.common import ONE_ADDRESS, free_port, wait_ready
-from ..redis_server import RedisServer, find_binary
+from . import admin, keys
+from .connection import connect, create_groups, ensure_partitions
+from .redis_server import RedisServer, find_binary, free_port
 
 # Short leases: a dead or frozen worker's partitions move within ~2 s.
 # Short leases (faults are noticed soon); no reveal hold (scripted players read nothing).
 WORKER_FLAGS = [
     "--lease-ms", "2000", "--heartbeat", "0.25", "--dead-after-ms", "1200", "--reveal-hold", "0",
 ]  # fmt: skip
+
+
+# Gateway flags for scripted clients (benchmarks, chaos runs): they all come from this
+# machine, so the per-address limits are off.
+ONE_ADDRESS = [
+    "--creates-per-min",
+    "1e9",
+    "--joins-per-min",
+    "1e9",
+    "--conns-per-address",
+    "1000000",
+]
+
+
+def fresh_redis(url: str, partitions: int, *, flush: bool, bench: str) -> Any:
+    """A client for an empty Redis set up for ``partitions``; refuses a Redis with data
+    unless ``flush`` (benchmarks write the deployment's real key names)."""
+    client = connect(url)
+    if flush:
+        client.flushall()
+    elif client.dbsize():
+        raise SystemExit(f"dudo bench {bench} needs an empty Redis (or --flush, which erases it)")
+    ensure_partitions(client, partitions)
+    create_groups(client, partitions)
+    return client
+
+
+def wait_ready(base: str, proc: subprocess.Popen[Any] | None = None, timeout: float = 20) -> None:
+    """Wait until a gateway at ``base`` answers ``/readyz`` with ready."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/readyz", timeout=2) as response:
+                if json.load(response)["ready"]:
+                    return
+        except OSError:
+            pass
+        if (proc is not None and proc.poll() is not None) or time.monotonic() > deadline:
+            raise RuntimeError(f"the gateway at {base} did not become ready")
+        time.sleep(0.1)
+
+
+def stop(procs: list[subprocess.Popen[Any]]) -> None:
+    """SIGTERM every process, wait for them (up to 15 s each), kill what remains."""
+    for proc in procs:
+        proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 @dataclass
@@ -131,8 +186,6 @@ class Fleet:
         """Give these gateways Redis users of their own, of app ``app``, as a deployment
         admits an app (entries signed and checked from then on); once the workers stored
         the partition count (the users' inboxes are those)."""
-        from .. import admin, keys
-        from ..connection import connect
 
         client = connect(str(self.redis_url))
         try:
