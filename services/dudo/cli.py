@@ -208,10 +208,6 @@ def _worker(args: argparse.Namespace) -> int:
         max_deliveries=args.max_deliveries,
         gateway_entries_per_s=args.gateway_entries_per_s,
         gateway_bytes_per_s=args.gateway_bytes_per_s,
-        open_ttl_ms=int(args.open_ttl * 1000),
-        idle_ttl_ms=int(args.idle_ttl * 1000),
-        bot_grace_ms=int(args.bot_grace * 1000),
-        reveal_hold_ms=int(args.reveal_hold * 1000),
     )
     if args.id:
         settings.worker_id = args.id
@@ -223,7 +219,17 @@ def _worker(args: argparse.Namespace) -> int:
 
             run(settings, args.table_partitions, args.health_port)
             return 0
-        retry_until_ready(lambda: loops.append(Worker(settings)))
+        from .run import table_worker
+        from .table import Limits
+
+        limits = Limits(
+            open_ttl_ms=int(args.open_ttl * 1000),
+            idle_ttl_ms=int(args.idle_ttl * 1000),
+            bot_grace_ms=int(args.bot_grace * 1000),
+            reveal_hold_ms=int(args.reveal_hold * 1000),
+            partitions=settings.partitions,
+        )
+        retry_until_ready(lambda: loops.append(table_worker(settings, limits=limits)))
         loops[0].run(health_port=args.health_port)
     except ConfigMismatch as exc:
         print(f"dudo {role}: {exc}", file=sys.stderr)

@@ -24,8 +24,9 @@ from .gateway.app import Gateway, GatewaySettings
 from .gateway.guard import serve as serve_guarded
 from .keys import DEFAULT_DIRECTOR_PARTITIONS, DEFAULT_PARTITIONS
 from .redis_server import RedisServer, find_binary, redis_version
+from .run import table_worker
 from .table import Limits
-from .worker import Worker, WorkerSettings
+from .worker import WorkerSettings
 
 log = structlog.get_logger("dudo.serve")
 EMBEDDED_PARTITIONS = 2
@@ -104,7 +105,7 @@ def serve(
     # fakeredis runs Lua slowly: with it, few partitions keep a cycle short.
     partitions = EMBEDDED_PARTITIONS if fake else DEFAULT_PARTITIONS
     directors = 1 if fake else DEFAULT_DIRECTOR_PARTITIONS
-    worker = Worker(
+    worker = table_worker(
         WorkerSettings(redis_url=url, partitions=partitions, slow_cycle_ms=1000 if fake else 100),
         limits=Limits(
             partitions=partitions,

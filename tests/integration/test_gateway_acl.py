@@ -252,14 +252,15 @@ def test_a_gateway_user_cannot_act_as_another_gateway(
     signed with its own key and unsigned: the worker applies neither; the same leave
     written by gw-a through its user is applied."""
     from dudo.link import GatewayLink
+    from dudo.run import table_worker
     from dudo.signing import key_of_password
     from dudo.table import Table
-    from dudo.worker import Worker, WorkerSettings
+    from dudo.worker import WorkerSettings
 
     pa, pb = admin.add_gateway(admin_client, "gw-a"), admin.add_gateway(admin_client, "gw-b")
     a = GatewayLink(connect(redis_server, "gw-a", pa), "gw-a", 8, signer=key_of_password(pa))
     b = GatewayLink(connect(redis_server, "gw-b", pb), "gw-b", 8, signer=key_of_password(pb))
-    worker = Worker(WorkerSettings(partitions=8, worker_id="w1"), client=admin_client)
+    worker = table_worker(WorkerSettings(partitions=8, worker_id="w1"), client=admin_client)
     worker.setup()
     worker.heartbeat()
 

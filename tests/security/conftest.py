@@ -21,6 +21,7 @@ from dudo.director.run import director, ratings_keeper
 from dudo.identity import new_key, public_jwks
 from dudo.link import GatewayLink
 from dudo.log import configure
+from dudo.run import table_worker
 from dudo.signing import key_of_password
 from dudo.table import Table
 from dudo.worker import Worker, WorkerSettings
@@ -97,7 +98,7 @@ def d(redis_server: RedisServer, real_redis: redis.Redis) -> Iterator[Deployment
     client = real_redis
     # A small quota, so that a flood shows (dudo.worker.quota).
     settings = WorkerSettings(partitions=P, worker_id="w1", seed=3, gateway_entries_per_s=50)
-    worker = Worker(settings, client=client)
+    worker = table_worker(settings, client=client)
     loop = director(WorkerSettings(partitions=D, worker_id="d1", seed=3), P, client, pace_ms=0)
     keeper = ratings_keeper(WorkerSettings(worker_id="r1"), client)
     for each in (worker, loop, keeper):

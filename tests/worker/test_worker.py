@@ -13,6 +13,7 @@ from dudo.bench.driver import TableDriver
 from dudo.connection import ConfigMismatch, ensure_partitions
 from dudo.link import GatewayLink
 from dudo.log import configure
+from dudo.run import table_worker
 from dudo.table import Table
 from dudo.worker import Worker, WorkerSettings
 from dudo.worker.scripts import COMMIT_TABLES_PER_CALL, commit_groups
@@ -22,7 +23,7 @@ configure("warning")
 
 
 def make_worker(client: Any, name: str = "w1", **settings: Any) -> Worker:
-    worker = Worker(WorkerSettings(partitions=P, worker_id=name, **settings), client=client)
+    worker = table_worker(WorkerSettings(partitions=P, worker_id=name, **settings), client=client)
     worker.setup()
     worker.heartbeat()
     return worker
@@ -299,7 +300,7 @@ def test_turn_clock_expires_and_the_house_bot_plays(client: Any) -> None:
 def test_partition_count_mismatch_refuses_to_start(client: Any) -> None:
     ensure_partitions(client, 16)
     with pytest.raises(ConfigMismatch, match="16 partitions"):
-        Worker(WorkerSettings(partitions=8, worker_id="w"), client=client).setup()
+        table_worker(WorkerSettings(partitions=8, worker_id="w"), client=client).setup()
 
 
 def test_a_gateway_only_compares_the_partition_count_and_never_stores_it(client: Any) -> None:

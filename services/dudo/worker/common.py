@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 
 from .. import keys
-from ..table import DEFAULT_LIMITS, Table
+from ..entity import Entity
 
 
 def default_worker_id() -> str:
@@ -33,10 +33,6 @@ class WorkerSettings:
     outbox_ttl_ms: int = 3_600_000  # an outbox nobody delivers to for this long disappears
     gateway_gc_ms: int = 600_000  # a gateway silent this long is unregistered, its outbox deleted
     finished_ttl_ms: int = 3_600_000  # finished tables are kept this long
-    open_ttl_ms: int = DEFAULT_LIMITS.open_ttl_ms  # an open table unchanged this long closes
-    idle_ttl_ms: int = DEFAULT_LIMITS.idle_ttl_ms  # a clockless game with no move is abandoned
-    bot_grace_ms: int = DEFAULT_LIMITS.bot_grace_ms  # then the house bot plays a silent bot seat
-    reveal_hold_ms: int = DEFAULT_LIMITS.reveal_hold_ms  # a reveal holds clocks and bots
     idle_sleep_max: float = 0.005  # polling (Redis Cluster, fakeredis): longest sleep when idle
     idle_block_ms: int = 50  # standalone Redis: longest blocking wait for new entries
     # Reproducible randomness (dice secrets, first opener, house bot) derived
@@ -71,7 +67,7 @@ class Partition:
     number: int
     generation: int
     mode: str = "pending"  # "pending": claim and replay pending entries first; then "new"
-    tables: dict[str, Table] = field(default_factory=dict)
+    tables: dict[str, Entity] = field(default_factory=dict)  # by id: its tables or tournaments
     stored: dict[str, int] = field(default_factory=dict)  # table -> version in Redis
     delivered: list[str] = field(default_factory=list)  # delivery records to delete
     newest: str = "0-0"  # newest inbox entry id seen: idle waits block for anything later

@@ -1,11 +1,15 @@
-"""The table worker: one loop that owns partitions, applies their inbox entries, commits, delivers.
+"""The partition loop: owns partitions, applies their inbox entries, commits, delivers.
+
+It hosts any :class:`~dudo.entity.Entity` it is given: tables in a table worker
+(:func:`dudo.run.table_worker`), tournaments and the ratings in a director
+(:mod:`dudo.director.run`); it imports none of them.
 
 One cycle of :meth:`Worker.run_once`:
 
 1. **read**: for every owned partition, a fenced read script returns up to
    ``batch`` inbox entries (the read refuses if the lease moved on);
 2. **process**: decode each entry, load the tables not yet in memory, and let
-   each :class:`~dudo.table.Table` handle its messages, in inbox order;
+   each entity (a :class:`~dudo.table.Table`, say) handle its messages, in inbox order;
 3. **commit**: one Lua script per partition checks the lease generation and
    every table's version, writes the tables, updates the turn clocks,
    dead-letters what could not be processed, XACKs + deletes the entries and,
@@ -59,7 +63,6 @@ from ..entity import Entity
 from ..runtime import COUNT_EVERY_S, quiet_collector, settle_heap
 from ..service import Health, retry_until_ready, run_until_stopped
 from ..signing import Verifier
-from ..table import Limits, Table
 from .common import (
     Entry,
     Partition,
@@ -94,9 +97,14 @@ class Worker(Membership, Processing, Delivery):
         self,
         settings: WorkerSettings,
         client: Client | None = None,
-        entity: type[Entity] = Table,
+        *,
+        entity: type[Entity],
         limits: Any = None,
     ) -> None:
+        """A loop over ``settings.partitions`` partitions of ``settings.space`` hosting
+        ``entity`` (a table, a tournament, the ratings: composed by dudo.run and
+        dudo.director.run); ``limits``: what it hands every entity it loads (a
+        dataclass whose ``authority`` the loop fills with the deployment's), or None."""
         self.settings = settings
         self.entity = entity
         self.id = settings.worker_id
@@ -130,14 +138,9 @@ class Worker(Membership, Processing, Delivery):
         self._slot_per_call = settings.slot_per_call or is_cluster(self.redis)
         self.log = log.bind(**{self.space.role: self.id})
         self.debug = self.log.is_enabled_for(logging.DEBUG)
-        limits = limits or Limits(
-            settings.open_ttl_ms,
-            settings.idle_ttl_ms,
-            settings.bot_grace_ms,
-            partitions=settings.partitions,
-            reveal_hold_ms=settings.reveal_hold_ms,
+        self.limits = (
+            dataclasses.replace(limits, authority=self.authority) if limits is not None else None
         )
-        self.limits = dataclasses.replace(limits, authority=self.authority)
         self.clock_offset = 0  # Redis server time minus ours (ms), measured every heartbeat
         self.metrics = LoopMetrics(self.space.role, settings.partitions)
         self._next_lag = 0.0  # when to sample the held inboxes' lag next (heartbeat)

@@ -30,7 +30,6 @@ from .scripts import Write
 
 if TYPE_CHECKING:
     from ..entity import Entity
-    from ..table import Limits
     from .common import WorkerSettings
 
 
@@ -84,7 +83,7 @@ class Processing:
     redis: Any
     partitions: dict[int, Partition]
     entity: type[Entity]
-    limits: Limits
+    limits: Any  # what the loop hands every entity it loads (its entity's kind)
     frame_gateways: frozenset[str]
     verifier: Verifier
     quota: Quota  # what each admitted gateway may cost this worker
