@@ -14,115 +14,50 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from . import keys, wire
-from .authority import Authority
+from . import wire
 from .engine import (
     OVER,
     RuleError,
     Rules,
     RulesConfigError,
-    State,
     action_from_dict,
     from_bytes,
     rules_from_tuple,
     rules_tuple,
     to_bytes,
 )
-from .entity import SEEN_IDS, Flush, RecentIds, timer_change  # noqa: F401  (SEEN_IDS: re-exported)
+from .entity import SEEN_IDS, RecentIds
 from .results import account_of, ledger_send, message_id, result_send
 from .table_clocks import TableClocks
 from .table_output import TableOutput, error_for
-from .table_seating import Seat, TableSeating
+from .table_seating import TableSeating
+from .table_state import DEFAULT_LIMITS, DONE, OPEN, PLAYING, Limits, Seat, TableState
 from .tournament_table import TournamentSeats
 from .wire import WireError, message
 
+__all__ = [
+    "DEFAULT_LIMITS", "DONE", "OPEN", "PLAYING", "SEEN_IDS", "Limits", "RecentIds", "Seat", "Table",
+    "TableState", "error_for",
+]  # fmt: skip
+
 # 2 added `wake`, 3 the tournament fields, 4 `hold_until`; older records are still read
 FORMAT = 4
-OPEN, PLAYING, DONE = wire.TABLE_STATUSES
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How long a table may wait for something to happen (milliseconds).
-
-    Without these, an open table nobody joins and a game everyone walked away
-    from lived forever, and a bot seat whose bot service died was never played.
-    """
-
-    open_ttl_ms: int = 3_600_000  # an open table with no change for this long is closed
-    idle_ttl_ms: int = 7_200_000  # a game with no clock and no move for this long is abandoned
-    bot_grace_ms: int = 15_000  # a bot seat silent this long is played by the house bot
-    # A tournament's bot the table plays itself waits this long when people sit at the
-    # table (so they can follow), and not at all at a table of bots only.
-    house_think_ms: int = 800
-    # After a round's reveal, at a table where people sit, the next turn's clock, bots
-    # and the house wait this long, so everyone can read what happened (0: no hold).
-    reveal_hold_ms: int = 0
-    partitions: int = keys.DEFAULT_PARTITIONS  # the deployment's: to address its own inbox
-    # The deployment's credentials (dudo.authority): the worker's, refreshed at every
-    # heartbeat; random keys where a table is tested alone.
-    authority: Authority = field(default_factory=Authority, compare=False)
-
-
-DEFAULT_LIMITS = Limits()
 
 
 @dataclass
 class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
-    """One table (an :class:`~dudo.entity.Entity` of the worker's partitions)."""
+    """One table (an :class:`~dudo.entity.Entity` of the worker's partitions): its
+    state (:class:`~dudo.table_state.TableState`, declared once) with the behaviour of
+    its parts: seating, clocks, a tournament's seats, output; creation, storage and
+    the handlers here."""
 
     KEY: ClassVar[str] = "table"
     CREATES: ClassVar[frozenset[str]] = frozenset({"create"})
     DIRECTION: ClassVar[str] = "in"
     UNKNOWN: ClassVar[str] = wire.UNKNOWN_TABLE
-
-    id: str
-    rules: Rules
-    plan: list[dict[str, Any]]
-    seats: list[Seat]
-    host: str | None = None
-    version: int = 1
-    status: str = OPEN
-    watchers: list[str] = field(default_factory=list)
-    game: State | None = None
-    seen: RecentIds = field(default_factory=RecentIds)
-    deadline: int | None = None  # the turn clock, shown to players
-    created: int = 0
-    # When the table's timer fires if nothing happens first: the turn deadline, or
-    # the end of a bot seat's grace, of an open table's or an idle game's life.
-    wake: int | None = None
-    # Until when the reveal holds the clocks and bots (table_clocks.py), shown to
-    # clients as the view's `reveal_until`.
-    hold_until: int | None = None
-    # A tournament's table (dudo.tournament_table): its tournament and director
-    # partition, heats' `advance`, what waits for the end of the round, what was done.
-    tournament: str | None = None
-    director: int = 0
-    advance: int | None = None
-    order: list[Any] | None = None
-    order_done: int = 0
-    seat_seq: int = 0
-    arrivals: list[list[Any]] = field(default_factory=list)
-    # Transient, per batch: not persisted.
-    limits: Limits = field(default=DEFAULT_LIMITS, compare=False, repr=False)
-    timer_member: str | None = None
-    _events: list[dict[str, Any]] = field(default_factory=list)
-    _direct: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    _requests: list[tuple[str, int | None]] = field(default_factory=list)
-    # Acts applied this batch, by the gateway that sent them: its next view names them
-    # (`applied`), so a client learns its action went through, not only that the
-    # table changed.
-    _applied: dict[str, list[str]] = field(default_factory=dict)
-    _dirty: bool = False
-    _persist: bool = False
-    _lobby: bool = False
-    _reports: list[dict[str, Any]] = field(default_factory=list, compare=False)
-    _play_now: bool = field(default=False, compare=False)
-    _results: list[list[str]] | None = field(default=None, compare=False)
-    _last_report: int = field(default=0, compare=False)
 
     # -- creation and storage ---------------------------------------------------
 

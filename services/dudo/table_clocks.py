@@ -8,43 +8,16 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from . import wire
 from .bots.levels import HOUSE_POLICY, LEVELS
 from .engine import OVER, action_from_dict, seat_view
+from .table_state import DONE, OPEN, PLAYING, TableState
 
 if TYPE_CHECKING:
-    from .engine import Rules, State
-    from .table import Limits, Seat
-
-OPEN, PLAYING, DONE = wire.TABLE_STATUSES
+    pass
 
 
-class TableClocks:
+class TableClocks(TableState):
     """When the table wakes up by itself, and what it does then."""
-
-    id: str
-    version: int
-    rules: Rules
-    seats: list[Seat]
-    status: str
-    game: State | None
-    deadline: int | None
-    wake: int | None
-    hold_until: int | None
-    tournament: str | None
-    limits: Limits
-    _events: list[dict[str, Any]]
-    _lobby: bool
-    _play_now: bool
-
-    if TYPE_CHECKING:
-
-        def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None: ...
-        def _after_game_change(
-            self, events: list[dict[str, Any]], msg: dict[str, Any], now: int
-        ) -> None: ...
-        def _carry_out(self, out: list[str], now: int, *, round_end: bool) -> None: ...
-        def _house_played(self, seat: Seat) -> bool: ...
 
     def _timeout(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         """The table's timer fired, and nothing happened since it was set: a turn clock

@@ -12,48 +12,16 @@ from typing import TYPE_CHECKING, Any
 from . import wire
 from .engine import private_view, public_view, rules_dict
 from .entity import Flush, Flushing
+from .table_state import DONE, OPEN, PLAYING, TableState
 from .view_text import frames_message, public_piece
 from .wire import message
 
 if TYPE_CHECKING:
-    from .engine import Rules, State
-    from .reports import Report
-    from .table import Seat
-
-OPEN, PLAYING, DONE = wire.TABLE_STATUSES
+    pass
 
 
-class TableOutput(Flushing):
+class TableOutput(TableState, Flushing):
     """Views, replies and the lobby entry of one table."""
-
-    id: str
-    version: int
-    status: str
-    rules: Rules
-    plan: list[dict[str, Any]]
-    seats: list[Seat]
-    host: str | None
-    watchers: list[str]
-    game: State | None
-    deadline: int | None
-    hold_until: int | None
-    tournament: str | None
-    wake: int | None
-    timer_member: str | None
-    _events: list[dict[str, Any]]
-    _direct: list[tuple[str, dict[str, Any]]]
-    _requests: list[tuple[str, int | None]]
-    _applied: dict[str, list[str]]
-    _dirty: bool
-    _persist: bool
-    _lobby: bool
-
-    if TYPE_CHECKING:
-
-        def to_bytes(self) -> bytes: ...
-        def _reports_out(self) -> list[Report]: ...
-        def _house_move(self) -> list[tuple[str, bytes]]: ...
-        def _result_sends(self) -> list[tuple[str, bytes]]: ...
 
     def lobby_entry(self) -> dict[str, Any] | None:
         """The table as the lobby lists it: open (people may sit) or playing (people may

@@ -6,69 +6,19 @@ A mixin of :class:`~dudo.table.Table` (the fields it uses are declared there).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import wire
 from .engine import new_game
+from .table_state import OPEN, PLAYING, Seat, TableState
 from .wire import WireError, message
 
 if TYPE_CHECKING:
-    from .engine import Rules, State
-    from .entity import RecentIds
-    from .table import Limits
-
-OPEN, PLAYING, DONE = wire.TABLE_STATUSES
+    pass
 
 
-@dataclass(slots=True)
-class Seat:
-    """Who holds a seat, and where its views go."""
-
-    player: str | None = None
-    name: str | None = None
-    gateway: str | None = None
-    bot: str | None = None
-    away: bool = False
-
-    @property
-    def taken(self) -> bool:
-        return self.player is not None
-
-    @property
-    def handle(self) -> str | None:
-        """The holder's public handle: how gateways name and route the player (the
-        player id itself never leaves the deployment)."""
-        return wire.public_id(self.player) if self.player is not None else None
-
-    def public(self) -> dict[str, Any] | None:
-        if self.player is None:
-            return None
-        return {"name": self.name, "bot": self.bot, "away": self.away}
-
-
-class TableSeating:
+class TableSeating(TableState):
     """Seats, their holders and gateways, and the start of the game."""
-
-    id: str
-    rules: Rules
-    plan: list[dict[str, Any]]
-    seats: list[Seat]
-    host: str | None
-    status: str
-    game: State | None
-    seen: RecentIds
-    tournament: str | None
-    limits: Limits
-    _events: list[dict[str, Any]]
-    _direct: list[tuple[str, dict[str, Any]]]
-    _requests: list[tuple[str, int | None]]
-    _lobby: bool
-
-    if TYPE_CHECKING:
-
-        def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None: ...
-        def _rearm(self, now: int, *, reset: bool = True) -> None: ...
 
     def _seat_of(self, player: str) -> int | None:
         for i, seat in enumerate(self.seats):

@@ -23,54 +23,23 @@ from typing import TYPE_CHECKING, Any
 
 from . import keys, wire
 from .engine import OVER, RuleError, leavers, reseat, seated_game
+from .table_state import DONE, PLAYING, Seat, TableState
 from .wire import WireError, message
 
 if TYPE_CHECKING:
-    from .engine import Rules, State
     from .reports import Report
-    from .table import Seat
 
 
 REPORT_EVERY_MS = 2000
-_OPEN, PLAYING, DONE = wire.TABLE_STATUSES
 
 
-class TournamentSeats:
+class TournamentSeats(TableState):
     """Seat changes and reports for a table that belongs to a tournament."""
-
-    # Declared (and persisted) by Table.
-    id: str
-    version: int
-    status: str
-    seats: list[Seat]
-    rules: Rules
-    game: State | None
-    tournament: str | None
-    director: int
-    advance: int | None
-    order: list[Any] | None  # [seq, count or None]: carried out at the next round's end
-    order_done: int
-    seat_seq: int  # the last seat_in taken (its seq)
-    arrivals: list[list[Any]]  # [player, name, dice, gateway, bot, from], as they came
-    _events: list[dict[str, Any]]
-    _direct: list[tuple[str, dict[str, Any]]]
-    _reports: list[dict[str, Any]]
-    _last_report: int  # when this table last reported (ms; not stored: 0 after a load)
-    _play_now: bool
-    limits: Any
-
-    if TYPE_CHECKING:
-
-        def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None: ...
-        def _rearm(self, now: int, *, reset: bool = True) -> None: ...
-        def _close(self, now: int, why: str) -> None: ...
 
     # -- creation ---------------------------------------------------------------------
 
     def _seat_first_players(self, info: dict[str, Any], now: int, rng: random.Random) -> None:
         """Start a tournament table with its first players in its first seats."""
-        from .table import Seat
-
         players = info["players"]
         if len(players) > len(self.seats):
             raise WireError(wire.BAD_MESSAGE, f"{len(players)} players for {len(self.seats)} seats")
@@ -141,8 +110,6 @@ class TournamentSeats:
         """Carry out the pending order and arrivals (and, in heats, send the players who
         go through), report, and close the table if nobody is left. ``out``: players
         the round just ended eliminated (every round's end is reported)."""
-        from .table import Seat
-
         game = self.game
         assert game is not None
         alive = [s for s, c in enumerate(game.counts) if c > 0]
