@@ -37,12 +37,13 @@ import structlog
 from aiohttp import WSCloseCode, web
 
 from .. import keys, wire
+from ..buckets import PerKey
 from ..link import default_gateway_id
 from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
 from .guard import ConnectionGuard, serve
 from .http import HttpApi
-from .limits import Counts, PerKey
+from .limits import Counts
 from .requests import json_errors
 from .settings import GatewaySettings
 from .sockets import CLOSE_TIMEOUT, Sockets

@@ -21,8 +21,8 @@ from aiohttp import WSMsgType, web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from .. import wire
+from ..buckets import Bucket
 from ..view_text import encode_json
-from .limits import Bucket
 from .tokens import Grant
 
 if TYPE_CHECKING:

@@ -19,18 +19,17 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from .. import keys, wire
+from ..buckets import PerKey
 from ..engine import Rules, RulesConfigError
 from ..service import REDIS_DOWN
-from .limits import PerKey
 from .pwa import ICON_SIZES, NOT_SHELL, icon_png, manifest_bytes, service_worker
 from .requests import (
     credential_of,
     error_response,
-    identity_refusal,
     json_body,
     name_of,
+    read_credentials,
     refusal_response,
-    request_key_of,
 )
 
 if TYPE_CHECKING:
@@ -147,8 +146,7 @@ class HttpApi:
             name, refused = name_of(name)
             if refused is not None:
                 return refused
-        key, refused = request_key_of(request, body)
-        refused = refused or identity_refusal(body)
+        key, refused = read_credentials(request, body)
         if refused is not None:
             return refused
         # With a request key, a retry (through any gateway of this app) names the same
@@ -156,7 +154,7 @@ class HttpApi:
         # its seat. Without one the creator's join still gets a key of our own, so a
         # join whose answer is late can be claimed (_unsettled).
         table = self._new_id("table", key)
-        credential = credential_of(body, key or secrets.token_urlsafe(16))
+        credential = credential_of(body, key)
         plan = [{"kind": "open"}] * (seats - len(bots)) + [
             {"kind": "bot", "level": level} for level in bots
         ]
@@ -229,13 +227,12 @@ class HttpApi:
             return error_response(400, wire.BAD_MESSAGE, "seat must be an integer 0..5")
         if not keys.ID_PATTERN.fullmatch(table):
             return error_response(404, wire.UNKNOWN_TABLE, "no such table")
-        key, refused = request_key_of(request, body)
-        refused = refused or identity_refusal(body)
+        key, refused = read_credentials(request, body)
         if refused is not None:
             return refused
         # With a request key (or an identity), a retry names the same player: it finds
         # its seat. Without, a key of our own: a late answer can still be claimed.
-        credential = credential_of(body, key or secrets.token_urlsafe(16))
+        credential = credential_of(body, key)
         assert self.link is not None
         join = self.link.message(
             "join", id=f"j-{secrets.token_hex(6)}", table=table, name=name, seat=seat,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from typing import Any
 
 import structlog
@@ -17,8 +18,8 @@ from .. import wire
 from ..service import REDIS_DOWN
 
 __all__ = [
-    "REQUEST_KEY", "credential_of", "error_response", "identity_refusal", "json_body",
-    "json_errors", "name_of", "refusal_response", "request_key_of",
+    "REQUEST_KEY", "credential_of", "error_response", "json_body", "json_errors", "name_of",
+    "read_credentials", "refusal_response",
 ]  # fmt: skip
 
 log = structlog.get_logger("dudo.gateway")
@@ -41,7 +42,7 @@ async def json_errors(request: web.Request, handler: Any) -> web.StreamResponse:
         return error_response(500, wire.INTERNAL, "the gateway failed; try again")
 
 
-def identity_refusal(body: dict[str, Any]) -> web.Response | None:
+def _identity_refusal(body: dict[str, Any]) -> web.Response | None:
     """A 401 for an ``identity`` that cannot be one (a worker checks the rest)."""
     identity = body.get("identity")
     if identity is None or (isinstance(identity, str) and 0 < len(identity) <= 2048):
@@ -51,10 +52,12 @@ def identity_refusal(body: dict[str, Any]) -> web.Response | None:
     )
 
 
-def credential_of(body: dict[str, Any], key: str) -> dict[str, str]:
+def credential_of(body: dict[str, Any], key: str | None) -> dict[str, str]:
     """What names the player of a create, join or registration to the deployment: the
     app's ``identity`` assertion if the client gave one (a worker checks it), and the
-    request key (the same key is the same request)."""
+    request key (the same key is the same request; without the client's, one of our
+    own, so an answer that comes late can still be claimed)."""
+    key = key or secrets.token_urlsafe(16)
     identity = body.get("identity")
     if identity is not None:
         return {"identity": identity, "request": key}
@@ -68,15 +71,17 @@ def refusal_response(answer: dict[str, Any], status: int) -> web.Response:
     return error_response(401 if code == wire.UNAUTHORIZED else status, code, answer["message"])
 
 
-def request_key_of(request: web.Request, body: dict[str, Any]) -> tuple[str | None, Any]:
-    """The client's idempotency key (body ``request`` or header ``Idempotency-Key``):
-    the same key makes a retried create or join the same request."""
+def read_credentials(
+    request: web.Request, body: dict[str, Any]
+) -> tuple[str | None, web.Response | None]:
+    """The client's idempotency key (body ``request`` or header ``Idempotency-Key``;
+    None if it gave none): the same key makes a retried create, join or registration
+    the same request. Or why the request is refused: a malformed key (400), or an
+    ``identity`` that cannot be one (401)."""
     key = body.get("request", request.headers.get("Idempotency-Key"))
-    if key is None:
-        return None, None
-    if not isinstance(key, str) or not REQUEST_KEY.fullmatch(key):
+    if key is not None and (not isinstance(key, str) or not REQUEST_KEY.fullmatch(key)):
         return None, error_response(400, wire.BAD_MESSAGE, "request must be 8..64 of [A-Za-z0-9_-]")
-    return key, None
+    return key, _identity_refusal(body)
 
 
 def name_of(name: Any) -> tuple[str | None, web.Response | None]:

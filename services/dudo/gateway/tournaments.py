@@ -21,11 +21,10 @@ from .. import keys, wire
 from .requests import (
     credential_of,
     error_response,
-    identity_refusal,
     json_body,
     name_of,
+    read_credentials,
     refusal_response,
-    request_key_of,
 )
 from .tokens import TokenError
 
@@ -121,14 +120,13 @@ class TournamentApi:
             host_name, refused = name_of(host_name)
             if refused is not None:
                 return refused
-        key, refused = request_key_of(request, body)
-        refused = refused or identity_refusal(body)
+        key, refused = read_credentials(request, body)
         if refused is not None:
             return refused
         tid = self._new_id("tournament", key)
         tid = tid.replace("-", "x").replace("_", "y")  # its tables are "<id>-<n>"
         # The host: whom the creator's registration names (the same credential).
-        credential = credential_of(body, key or secrets.token_urlsafe(16)) if host_name else {}
+        credential = credential_of(body, key) if host_name else {}
         assert self.link is not None
         create = self.link.message(
             "tournament_create", id=f"tc-{tid}", tournament=tid, **credential, **fields
@@ -166,14 +164,11 @@ class TournamentApi:
         name, refused = name_of(body.get("name"))
         if refused is not None:
             return refused
-        key, refused = request_key_of(request, body)
-        refused = refused or identity_refusal(body)
+        key, refused = read_credentials(request, body)
         if refused is not None:
             return refused
         assert name is not None
-        registered = await self._register(
-            tid, credential_of(body, key or secrets.token_urlsafe(16)), name
-        )
+        registered = await self._register(tid, credential_of(body, key), name)
         if isinstance(registered, web.Response):
             return registered
         return web.json_response({"tournament": tid, **registered})
