@@ -29,8 +29,8 @@ from . import admin, keys
 from .connection import connect, create_groups, ensure_partitions
 from .redis_server import RedisServer, find_binary, free_port
 
-# Short leases: a dead or frozen worker's partitions move within ~2 s.
-# Short leases (faults are noticed soon); no reveal hold (scripted players read nothing).
+# Short leases: a dead or frozen worker's partitions move within ~2 s; no reveal hold
+# (scripted players read nothing).
 WORKER_FLAGS = [
     "--lease-ms", "2000", "--heartbeat", "0.25", "--dead-after-ms", "1200", "--reveal-hold", "0",
 ]  # fmt: skip

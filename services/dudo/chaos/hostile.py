@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import keys
 from ..authority import make_token
 from ..connection import connect_async
 from ..link import AsyncGatewayLink
@@ -50,7 +51,7 @@ class Hostile:
         """Write hostile entries until ``until`` (monotonic), reading its outbox."""
         client = connect_async(self.url)
         link = AsyncGatewayLink(client, self.gateway, self.partitions,
-                                signer=key_of_url(self.url, "gateway-"))  # fmt: skip
+                                signer=key_of_url(self.url, keys.USER_PREFIX))  # fmt: skip
         link.confined = True
         try:
             while time.monotonic() < until:
