@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from dudo.redis_server import find_binary
+from dudo.infra.redis_server import find_binary
 
 
 def require_binary(name: str = "redis-server") -> str:

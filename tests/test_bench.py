@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dudo.fleet import Fleet
+from dudo.ops.fleet import Fleet
 
 from .servers import RedisServer, require_binary
 

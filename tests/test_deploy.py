@@ -21,9 +21,10 @@ import pytest
 import redis
 import yaml
 
-from dudo import admin, keys
-from dudo.bots.remote import run as play_remote
-from dudo.fleet import wait_ready
+from dudo import keys
+from dudo.ops import admin
+from dudo.ops.fleet import wait_ready
+from dudo.run.remote_bot import run as play_remote
 
 from .compose import Topology, interpolate, load
 from .integration.procs import Workers, ready, wait_for
@@ -267,9 +268,9 @@ def _exported_names() -> set[str]:
     """Every sample name the processes' registries export (with _total, _bucket...)."""
     from prometheus_client import CollectorRegistry
 
-    from dudo.bots.service import BotService
     from dudo.chat.gateway import ChatGateway, ChatSettings
     from dudo.gateway.clients import Metrics
+    from dudo.run.bots import BotService
     from dudo.worker.metrics import REGISTRY, LoopMetrics
 
     LoopMetrics("worker", 16)  # label children, so every family has samples

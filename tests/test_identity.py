@@ -1,4 +1,4 @@
-"""Who a player is (dudo.authority, dudo.identity): apps' identities as JWTs checked
+"""Who a player is (dudo.auth.authority, dudo.auth.identity): apps' identities as JWTs checked
 against each app's public keys, keyed player ids, and the deployment's tokens."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from jwt.algorithms import ECAlgorithm, OKPAlgorithm
 
 from dudo import keys, wire
-from dudo.authority import Authority, make_token, read_token
-from dudo.identity import new_key, public_jwks, read_jwks, sign_identity
+from dudo.auth.authority import Authority, make_token, read_token
+from dudo.auth.identity import new_key, public_jwks, read_jwks, sign_identity
 from dudo.wire import WireError
 
 WEB, CHAT = new_key(), new_key()

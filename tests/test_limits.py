@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dudo import buckets
-from dudo.buckets import Bucket
+from dudo.infra import buckets
+from dudo.infra.buckets import Bucket
 
 
 def test_waiting_what_the_bucket_says_is_always_enough(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ import sys
 import pytest
 import structlog
 
-from dudo.log import configure
+from dudo.infra.log import configure
 
 
 def test_a_log_line_goes_to_the_current_stderr_even_after_the_old_one_closed(

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from dudo.play_text import (
+from dudo.text.lines import (
     FACE,
     FACES,
     LANGS,

@@ -1,4 +1,4 @@
-"""A worker commit's reports to directors (dudo.reports): one `reports` entry per
+"""A worker commit's reports to directors (dudo.entity.reports): one `reports` entry per
 tournament, in order, split only where an entry would be too big; and a director takes
 a `reports` entry exactly as it takes its reports one by one."""
 
@@ -11,7 +11,7 @@ import msgspec
 
 from dudo import keys, wire
 from dudo.director.tournament import Context, Tournament
-from dudo.reports import report_sends
+from dudo.entity.reports import report_sends
 from dudo.wire_spec import REPORTS_MAX
 
 RNG = random.Random(3)

@@ -1,4 +1,4 @@
-"""Garbage collection settings of the long-running processes (dudo.runtime)."""
+"""Garbage collection settings of the long-running processes (dudo.infra.runtime)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from dudo import runtime
+from dudo.infra import runtime
 
 
 class Loop:

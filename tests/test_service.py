@@ -9,7 +9,7 @@ import urllib.request
 
 import redis
 
-from dudo.service import Backoff, Health, run_until_stopped
+from dudo.infra.service import Backoff, Health, run_until_stopped
 
 
 def test_backoff_grows_with_jitter_up_to_its_cap_and_resets() -> None:

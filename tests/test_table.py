@@ -10,7 +10,8 @@ import msgpack
 import pytest
 
 from dudo import wire
-from dudo.table import SEEN_IDS, Limits, RecentIds, Table
+from dudo.entity import SEEN_IDS, RecentIds
+from dudo.table import Limits, Table
 
 NOW = 1_000_000
 h = wire.public_id  # how a gateway names a player it holds a seat for: its handle

@@ -1,4 +1,4 @@
-"""A tournament's table (dudo.tournament_table), without Redis: players arrive and leave
+"""A tournament's table (dudo.table.tournament), without Redis: players arrive and leave
 only at the end of a round, every round's end is reported, and nobody sees a die they
 should not."""
 
@@ -11,7 +11,7 @@ import msgpack
 
 from dudo import keys, wire
 from dudo.engine import OVER
-from dudo.reports import report_sends
+from dudo.entity.reports import report_sends
 from dudo.table import DONE, PLAYING, Table
 
 from .test_table import NOW, h, msg

@@ -1,5 +1,5 @@
 """``dudo admin``'s commands beyond gateway users: partitions, tables, dead letters,
-draining, limits (the work is :mod:`dudo.ops`; this module reads arguments and prints).
+draining, limits (the work is :mod:`dudo.ops.inspect`; this module reads arguments and prints).
 
 Every command takes ``--redis`` (an admin's URL; default ``$DUDO_REDIS_URL``) and
 prints a table for people, or with ``--json`` one JSON document for scripts.
@@ -54,8 +54,8 @@ def add_commands(sub: Any, default_redis: str) -> None:
 
 
 def _client(args: argparse.Namespace) -> Any:
-    from .connection import connect
-    from .log import configure
+    from .infra.connection import connect
+    from .infra.log import configure
 
     configure("info")  # what an operator did is logged, on stderr (stdout: the answer)
     return connect(args.redis)
@@ -71,7 +71,7 @@ def _say(args: argparse.Namespace, found: Any, lines: list[str]) -> int:
 
 
 def _partitions(args: argparse.Namespace) -> int:
-    from . import ops  # (what it needs, loaded only for this command)
+    from .ops import inspect as ops  # (what it needs, loaded only for this command)
 
     rows = ops.partitions(_client(args), _space(args))
     lines = [f"{'#':>3} {'owner':<24} {'gen':>5} {'lease':>6} {'inbox':>6} {'lag':>6} "
@@ -93,7 +93,7 @@ def _n(value: Any) -> str:
 
 
 def _table(args: argparse.Namespace) -> int:
-    from . import ops  # (what it needs, loaded only for this command)
+    from .ops import inspect as ops  # (what it needs, loaded only for this command)
 
     try:
         found = ops.inspect_table(_client(args), args.table, reveal=args.reveal)
@@ -125,7 +125,7 @@ def _table(args: argparse.Namespace) -> int:
 
 
 def _dead(args: argparse.Namespace) -> int:
-    from . import ops  # (what it needs, loaded only for this command)
+    from .ops import inspect as ops  # (what it needs, loaded only for this command)
 
     client, space = _client(args), _space(args)
     if args.action == "list":
@@ -153,7 +153,7 @@ def _dead(args: argparse.Namespace) -> int:
 
 
 def _drain(args: argparse.Namespace) -> int:
-    from . import ops  # (what it needs, loaded only for this command)
+    from .ops import inspect as ops  # (what it needs, loaded only for this command)
 
     client = _client(args)
     space = keys.TOURNAMENTS if args.director else keys.TABLES
@@ -164,7 +164,7 @@ def _drain(args: argparse.Namespace) -> int:
 
 
 def _limits(args: argparse.Namespace) -> int:
-    from . import ops  # (what it needs, loaded only for this command)
+    from .ops import inspect as ops  # (what it needs, loaded only for this command)
 
     client = _client(args)
     try:

@@ -17,7 +17,7 @@ from typing import Any
 
 def _conformance(args: argparse.Namespace) -> int:
     if args.paths[:1] == ["client"]:  # dudo conformance client [--] CMD ... {url} {token}
-        from .conformance_client import run as check_client
+        from .conformance.client import run as check_client
 
         command = args.paths[1:]
         if command[:1] == ["--"]:
@@ -42,8 +42,8 @@ def _conformance(args: argparse.Namespace) -> int:
 
 
 def _conformance_gateway(argv: list[str]) -> int:
-    from .conformance_gateway import check
-    from .connection import connect
+    from .conformance.gateway import check
+    from .infra.connection import connect
 
     p = argparse.ArgumentParser(
         prog="dudo conformance gateway",
@@ -68,7 +68,7 @@ REVEAL_HOLD_S = 3.0
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from .log import configure
+    from .infra.log import configure
 
     configure("warning")  # stdout is the figures' (--json): what is logged goes to stderr
     if args.target == "engine":
@@ -180,9 +180,9 @@ def _chaos(args: argparse.Namespace) -> int:
 
 def _worker(args: argparse.Namespace) -> int:
     """``dudo worker`` and ``dudo director``: one partition loop (tables or tournaments)."""
-    from .connection import ConfigMismatch
-    from .log import configure
-    from .service import retry_until_ready
+    from .infra.connection import ConfigMismatch
+    from .infra.log import configure
+    from .infra.service import retry_until_ready
     from .worker import Worker, WorkerSettings
 
     configure(args.log_level)
@@ -215,7 +215,7 @@ def _worker(args: argparse.Namespace) -> int:
     loops: list[Worker] = []
     try:  # connecting needs Redis (to tell a Cluster node): wait for it
         if role == "director":
-            from .director.run import run
+            from .run.director import run
 
             run(settings, args.table_partitions, args.health_port)
             return 0
@@ -332,7 +332,7 @@ def _process_arguments(
 def _identity(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .identity import sign_identity
+    from .auth.identity import sign_identity
 
     try:
         private = Path(args.key).read_text()
@@ -364,7 +364,7 @@ def _schemas(args: argparse.Namespace) -> int:
 
 def _gateway(args: argparse.Namespace) -> int:
     from .gateway.app import GatewaySettings, run
-    from .log import configure
+    from .infra.log import configure
 
     configure(args.log_level)
     settings = GatewaySettings(
@@ -391,8 +391,8 @@ def _run_gateway(command: str, run: Any, settings: Any) -> int:
     With ``$DUDO_REDIS_USER_SECRET`` it connects as its own Redis user, ``gateway-<id>``,
     with the password derived from that secret and its id (instances named when they
     start: ``dudo admin gateway add --derive-from-env``)."""
-    from . import admin
-    from .connection import ConfigMismatch
+    from .infra.connection import ConfigMismatch
+    from .ops import admin
 
     secret = os.environ.get("DUDO_REDIS_USER_SECRET")
     if secret:
@@ -410,7 +410,7 @@ def _run_gateway(command: str, run: Any, settings: Any) -> int:
 def _irc(args: argparse.Namespace) -> int:
     """``dudo irc``: the chat gateway (the IRC server password, if any: DUDO_IRC_PASSWORD)."""
     from .chat.gateway import ChatSettings, run
-    from .log import configure
+    from .infra.log import configure
 
     configure(args.log_level)
     host, _, port = args.server.rpartition(":")
@@ -445,10 +445,10 @@ def _irc(args: argparse.Namespace) -> int:
 def _bots(args: argparse.Namespace) -> int:
     import signal
 
-    from .bots.service import BotService
-    from .connection import ConfigMismatch, connect, ensure_partitions
-    from .log import configure
-    from .service import retry_until_ready
+    from .infra.connection import ConfigMismatch, connect, ensure_partitions
+    from .infra.log import configure
+    from .infra.service import retry_until_ready
+    from .run.bots import BotService
 
     configure(args.log_level)
     stopping: list[bool] = []
@@ -482,8 +482,8 @@ def _bots(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .log import configure
-    from .serve import serve
+    from .infra.log import configure
+    from .run.serve import serve
 
     configure(args.log_level, json=False)
     low, _, high = args.bot_think.partition(",")
@@ -500,7 +500,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from .play import main as play
+    from .run.play import main as play
 
     options = {
         "name": args.name,
@@ -531,8 +531,8 @@ def _rule_options(items: list[str] | None) -> dict[str, Any]:
 def _bot(args: argparse.Namespace) -> int:
     import asyncio
 
-    from .bots.remote import run
     from .client import DudoError
+    from .run.remote_bot import run
 
     low, _, high = args.think.partition(",")
     create = {
@@ -573,8 +573,9 @@ def _healthcheck(args: argparse.Namespace) -> int:
 def _admin_app(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from . import admin, identity
-    from .connection import connect
+    from .auth import identity
+    from .infra.connection import connect
+    from .ops import admin
 
     client = connect(args.redis)
     if args.action == "list":
@@ -612,8 +613,8 @@ def _admin_app(args: argparse.Namespace) -> int:
 
 
 def _admin_gateway(args: argparse.Namespace) -> int:
-    from . import admin
-    from .connection import connect
+    from .infra.connection import connect
+    from .ops import admin
 
     client = connect(args.redis)  # a Cluster node: users go to every node
     if args.action == "list":
@@ -659,7 +660,7 @@ def _admin_gateway(args: argparse.Namespace) -> int:
 
 def _arena(args: argparse.Namespace) -> int:
     from .bots.arena import run
-    from .log import configure
+    from .infra.log import configure
 
     configure("warning")  # stdout is the result's (--json)
 

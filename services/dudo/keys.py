@@ -36,7 +36,7 @@ GATEWAY_VIEWS = f"{PREFIX}:gateway_views"
 # deployment's own (dudo.signing); readable by the deployment only, never a gateway
 GATEWAY_KEYS = f"{PREFIX}:gateway_keys"
 # hash: "tokens" and "players" -> the deployment's own keys (hex) that sign seat and
-# entrant tokens and key player ids (dudo.authority); made once by the first worker
+# entrant tokens and key player ids (dudo.auth.authority); made once by the first worker
 # or director, readable by the deployment only, never a gateway
 SECRETS = f"{PREFIX}:secrets"
 # hash: app -> the JSON Web Key Set (public keys) its backend signs identities with
@@ -49,7 +49,7 @@ RATERS = f"{PREFIX}:raters"  # zset: processes keeping the ratings -> last heart
 # hash: gateway limit -> value, set for every gateway by `dudo admin limits` (each
 # gateway's own flags stand for the limits not set here)
 LIMITS = f"{PREFIX}:limits"
-# An admitted gateway's Redis user: this prefix and its name (dudo.admin makes them)
+# An admitted gateway's Redis user: this prefix and its name (dudo.ops.admin makes them)
 USER_PREFIX = "gateway-"
 # The limits `dudo admin limits set` may change for every gateway of a deployment at
 # once, while they run (stored in LIMITS): each with its type and range.

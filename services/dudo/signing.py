@@ -50,7 +50,7 @@ GATEWAY_SENDS = frozenset(
      "tournament_create", "register", "unregister", "begin", "subscribe", "standings"}
 )  # fmt: skip
 # Fields of those that only the deployment may fill: a player id (a gateway names its
-# players by credential: a token, an identity, a request key; dudo.authority), and the
+# players by credential: a token, an identity, a request key; dudo.auth.authority), and the
 # host of a table or tournament (the player the creator's credentials name).
 DEPLOYMENT_FIELDS = {
     "create": ("host",),

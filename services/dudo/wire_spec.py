@@ -62,7 +62,7 @@ TABLE = _id("table id; its partition is CRC-32(id) mod P")
 GATEWAY = _id("id of the gateway instance that sent it; replies go to its outbox")
 PLAYER = _id(
     "a player id: the deployment's own, never sent to or accepted from a gateway "
-    "(dudo.authority)"
+    "(docs/security.md)"
 )
 HANDLE = _id(
     "the player's public handle (wire.public_id), as `joined` named it: how a gateway "

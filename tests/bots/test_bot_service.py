@@ -7,7 +7,7 @@ import time
 import fakeredis
 import msgpack
 
-from dudo.bots.service import BotSeat, BotService
+from dudo.run.bots import BotSeat, BotService
 
 from ..test_table import NOW, person_and_bot
 

@@ -1,4 +1,4 @@
-"""Ratings (dudo.director.ratings, dudo.results): openskill over finished games and
+"""Ratings (dudo.director.ratings, dudo.entity.results): openskill over finished games and
 tournaments, each result applied once, people only."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from dudo import keys, wire
 from dudo.director.ratings import Ratings
 from dudo.director.tournament import Context, Tournament
-from dudo.results import ledger_send, result_send
+from dudo.entity.results import ledger_send, result_send
 
 from .test_tournament import create, send
 

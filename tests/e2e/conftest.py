@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dudo.fleet import wait_ready
+from dudo.ops.fleet import wait_ready
 
 from ..servers import RedisServer, free_port
 

@@ -9,7 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from dudo.conformance_client import run
+from dudo.conformance.client import run
 
 from ..servers import require_binary
 from .test_js_library import LIBRARY, node_flags

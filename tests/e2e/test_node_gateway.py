@@ -19,10 +19,12 @@ from typing import Any
 import pytest
 import redis
 
-from dudo import admin, keyring, keys, signing, wire
-from dudo.conformance_gateway import check
-from dudo.connection import xread
+from dudo import keys, signing, wire
+from dudo.conformance.gateway import check
+from dudo.infra import keyring
+from dudo.infra.connection import xread
 from dudo.link import GatewayLink
+from dudo.ops import admin
 
 from ..integration.procs import Workers
 from ..servers import RedisServer, require_binary

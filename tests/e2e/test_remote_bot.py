@@ -9,9 +9,9 @@ import subprocess
 import sys
 from typing import Any
 
-from dudo.bots.remote import run
 from dudo.client import DudoApi, DudoConnection
-from dudo.conformance_client import run as conformance
+from dudo.conformance.client import run as conformance
+from dudo.run.remote_bot import run
 
 
 def test_a_bot_creates_a_table_and_plays_it_to_the_end(served: str) -> None:

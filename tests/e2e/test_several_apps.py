@@ -17,7 +17,8 @@ from typing import Any
 import pexpect
 import redis
 
-from dudo import admin, keys
+from dudo import keys
+from dudo.ops import admin
 
 from ..integration.procs import Workers, wait_for
 from ..integration.test_gateway_acl import denied

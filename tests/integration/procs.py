@@ -15,7 +15,7 @@ from typing import Any
 import redis
 
 from dudo import keys
-from dudo.fleet import wait_ready
+from dudo.ops.fleet import wait_ready
 
 from ..servers import free_port
 

@@ -14,8 +14,9 @@ from typing import Any
 import aiohttp
 import redis
 
-from dudo import keys, ops, wire
+from dudo import keys, wire
 from dudo.link import GatewayLink
+from dudo.ops import inspect as ops
 
 from ..servers import RedisServer
 from .procs import P, Workers, owners, wait_for

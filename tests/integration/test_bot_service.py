@@ -9,9 +9,9 @@ from pathlib import Path
 import redis
 
 from dudo import keys
-from dudo.bots.service import BotService
-from dudo.connection import connect
+from dudo.infra.connection import connect
 from dudo.link import GatewayLink
+from dudo.run.bots import BotService
 from dudo.table import Table
 
 from .procs import P, Workers, owners, wait_for

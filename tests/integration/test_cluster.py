@@ -11,7 +11,7 @@ from redis.cluster import RedisCluster as ClusterClient
 
 from dudo import keys
 from dudo.bench.driver import TableDriver
-from dudo.connection import Batch, connect, is_cluster
+from dudo.infra.connection import Batch, connect, is_cluster
 from dudo.link import GatewayLink
 from dudo.table import Table
 
@@ -254,7 +254,7 @@ def _replica_of(conn: Any, node_id: str) -> str | None:
 def test_a_gateways_user_is_made_and_revoked_on_every_node(redis_cluster: RedisCluster) -> None:
     """ACLs are per node: `dudo admin gateway add` reaches them all (so a gateway can use
     any master, and a replica promoted by a failover knows it)."""
-    from dudo import admin
+    from dudo.ops import admin
 
     client = connect(redis_cluster.url)
     try:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import redis
 
+from dudo.infra.redis_server import RedisServer, find_binary
 from dudo.link import GatewayLink
-from dudo.redis_server import RedisServer, find_binary
 
 from ..worker.test_worker import make_worker, play_to_the_end, stored
 

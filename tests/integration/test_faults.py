@@ -23,10 +23,10 @@ import redis
 
 from dudo import keys, wire
 from dudo.bench.driver import TableDriver
-from dudo.connection import connect
 from dudo.engine import to_bytes
+from dudo.infra.connection import connect
+from dudo.infra.service import REDIS_DOWN
 from dudo.link import GatewayLink
-from dudo.service import REDIS_DOWN
 from dudo.table import Table
 
 from ..servers import RedisServer, free_port

@@ -17,8 +17,10 @@ import pytest
 import redis
 from redis.exceptions import AuthenticationError, NoPermissionError, ResponseError
 
-from dudo import admin, keyring, keys, wire
-from dudo.bots.remote import run as play_remote
+from dudo import keys, wire
+from dudo.infra import keyring
+from dudo.ops import admin
+from dudo.run.remote_bot import run as play_remote
 
 from ..servers import RedisServer, free_port
 from .procs import Workers, wait_for

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 import redis
 
-from dudo import admin, keys
+from dudo import keys
+from dudo.ops import admin
 
 from ..irc import IrcPerson, IrcServer
 from ..servers import RedisServer, free_port

@@ -1,4 +1,4 @@
-"""The lean hot-path client (dudo.resp) on a real redis-server: the same replies and
+"""The lean hot-path client (dudo.infra.resp) on a real redis-server: the same replies and
 errors as redis-py, pipelining, and what it does when Redis dies, pauses or restarts."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import redis
 import redis.asyncio as aioredis
 from redis import exceptions as rx
 
-from dudo.connection import Batch, fast, xread
-from dudo.resp import AsyncResp, Resp, options_of
-from dudo.service import REDIS_DOWN
+from dudo.infra.connection import Batch, fast, xread
+from dudo.infra.resp import AsyncResp, Resp, options_of
+from dudo.infra.service import REDIS_DOWN
 
 from ..servers import RedisServer
 
@@ -190,7 +190,7 @@ def test_async_a_paused_redis_fails_every_waiting_caller_then_recovers(tmp_path:
 
 def test_no_lean_client_for_fakeredis_or_a_cluster(fake_redis, redis_cluster) -> None:
     assert fast(fake_redis) is None
-    from dudo.connection import connect
+    from dudo.infra.connection import connect
 
     assert fast(connect(redis_cluster.url)) is None
 

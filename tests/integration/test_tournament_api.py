@@ -117,8 +117,8 @@ def test_an_apps_user_is_rated_as_one_player_across_tournaments(
     """Identity from the gateway: the user an app signs for is one player in every
     tournament (rated across them); the same user id of another app is someone
     else; a forged identity is refused and registers nobody."""
-    from dudo import admin
-    from dudo.identity import new_key, public_jwks, sign_identity
+    from dudo.auth.identity import new_key, public_jwks, sign_identity
+    from dudo.ops import admin
 
     web, chat = new_key(), new_key()  # each app's backend's private key
     admin.add_app(real_redis, "web", public_jwks(web))  # the deployment: public keys only

@@ -314,7 +314,7 @@ def test_one_action_traced_across_gateway_and_worker_logs_by_its_id(
     again when its view comes back (act_applied): one action, followed through."""
     import asyncio
 
-    from dudo.bots.remote import run as play_remote
+    from dudo.run.remote_bot import run as play_remote
 
     workers.start("t1", "--log-level", "debug")
     workers.bots("tb")

@@ -15,13 +15,15 @@ from typing import Any
 import pytest
 import redis
 
-from dudo import admin, keyring, keys, wire
+from dudo import keys, wire
+from dudo.auth.identity import new_key, public_jwks
 from dudo.bots.policies import baseline, my_turn
-from dudo.director.run import director, ratings_keeper
-from dudo.identity import new_key, public_jwks
+from dudo.infra import keyring
+from dudo.infra.log import configure
 from dudo.link import GatewayLink
-from dudo.log import configure
+from dudo.ops import admin
 from dudo.run import table_worker
+from dudo.run.director import director, ratings_keeper
 from dudo.signing import key_of_password
 from dudo.table import Table
 from dudo.worker import Worker, WorkerSettings

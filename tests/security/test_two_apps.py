@@ -13,9 +13,11 @@ import pytest
 import redis
 from redis.exceptions import NoPermissionError
 
-from dudo import admin, keys, ops, wire
-from dudo.authority import make_token
-from dudo.identity import sign_identity
+from dudo import keys, wire
+from dudo.auth.authority import make_token
+from dudo.auth.identity import sign_identity
+from dudo.ops import admin
+from dudo.ops import inspect as ops
 
 from .conftest import Deployment, P, handle, play_out
 
@@ -78,7 +80,7 @@ def test_an_identity_is_its_own_apps_and_a_player_id_cannot_be_computed(d: Deplo
     assert d.table("t1").seats[0].player == ana  # Ana's seat untouched
     import hashlib
 
-    from dudo.authority import b64
+    from dudo.auth.authority import b64
 
     unkeyed = "u-" + b64(hashlib.sha256(b"dudo-user/1\0web\0ana-42").digest())[:22]
     assert ana != unkeyed

@@ -186,7 +186,7 @@ def test_an_entry_we_signed_that_breaks_a_handler_is_dead_lettered_and_changes_n
     entry) breaks its handler, and is dead-lettered like any entry that breaks our code;
     the table is as before and the entries behind it are applied."""
     from dudo import signing
-    from dudo.keyring import internal_key, start_signing
+    from dudo.infra.keyring import internal_key, start_signing
 
     start_signing(client, wait_s=0)
     worker = make_worker(client)

@@ -13,8 +13,8 @@ from dudo import keys, signing, wire
 from dudo.bench.tournament import create_bot_tournament, players_at_two_tables
 from dudo.director.prizes import split_pool
 from dudo.director.ratings import Ratings
-from dudo.director.run import director, ratings_keeper
 from dudo.director.tournament import OVER, Tournament
+from dudo.run.director import director, ratings_keeper
 from dudo.table import Table
 from dudo.worker import WorkerSettings
 

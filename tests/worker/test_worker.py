@@ -10,9 +10,9 @@ import pytest
 
 from dudo import keys, wire
 from dudo.bench.driver import TableDriver
-from dudo.connection import ConfigMismatch, ensure_partitions
+from dudo.infra.connection import ConfigMismatch, ensure_partitions
+from dudo.infra.log import configure
 from dudo.link import GatewayLink
-from dudo.log import configure
 from dudo.run import table_worker
 from dudo.table import Table
 from dudo.worker import Worker, WorkerSettings

@@ -1,4 +1,4 @@
-"""What the benchmarks share beyond the fleet they run (dudo.fleet): percentiles."""
+"""What the benchmarks share beyond the fleet they run (dudo.ops.fleet): percentiles."""
 
 from __future__ import annotations
 

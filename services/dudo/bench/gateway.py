@@ -20,9 +20,9 @@ import subprocess
 import sys
 from typing import Any
 
-from ..fleet import ONE_ADDRESS, fresh_redis, stop, wait_ready
+from ..infra.redis_server import free_port
 from ..keys import DEFAULT_PARTITIONS
-from ..redis_server import free_port
+from ..ops.fleet import ONE_ADDRESS, fresh_redis, stop, wait_ready
 from .common import percentile
 from .players import Players, measure
 

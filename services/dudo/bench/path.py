@@ -40,9 +40,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..fleet import ONE_ADDRESS, Fleet, fresh_redis, temporary_folder, wait_ready
+from ..infra.redis_server import free_port, redis_version
 from ..keys import DEFAULT_PARTITIONS
-from ..redis_server import free_port, redis_version
+from ..ops.fleet import ONE_ADDRESS, Fleet, fresh_redis, temporary_folder, wait_ready
 from .common import percentile
 from .players import Players, measure
 

@@ -35,7 +35,7 @@ import msgpack
 import msgspec
 
 from ..bots.policies import baseline, ones_wild
-from ..runtime import quiet_collector, settle_heap
+from ..infra.runtime import quiet_collector, settle_heap
 
 
 def peer_policy(view: dict[str, Any], _rng: random.Random) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 client → gateway → Redis → worker → Redis → gateway → every client at the table,
 with the same libraries as ours (aiohttp's WebSocket, the lean Redis client of
-:mod:`dudo.resp`, msgspec) and nothing else: no rules, no fencing, no checks,
+:mod:`dudo.infra.resp`, msgspec) and nothing else: no rules, no fencing, no checks,
 no rate limits, no metrics. It speaks just enough of the client protocol for
 the path bench's load generator (``load.mjs``) to drive it unchanged:
 
@@ -40,8 +40,8 @@ import msgspec
 from aiohttp import web
 from redis.exceptions import ResponseError
 
-from ..connection import connect
-from ..resp import AsyncResp, Resp, options_of
+from ..infra.connection import connect
+from ..infra.resp import AsyncResp, Resp, options_of
 
 INBOX = "skeleton:in"
 OUTBOX = "skeleton:out"

@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import keys, wire
-from ..connection import create_groups, ensure_partitions
 from ..director.prizes import split_pool
 from ..director.tournament import OVER, Tournament
-from ..fleet import Fleet, fresh_redis, temporary_folder
-from ..keyring import internal_key, start_signing
+from ..infra.connection import create_groups, ensure_partitions
+from ..infra.keyring import internal_key, start_signing
+from ..ops.fleet import Fleet, fresh_redis, temporary_folder
 from ..signing import entry_fields
 from ..table import Table
 from .path import process_cpu

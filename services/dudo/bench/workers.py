@@ -33,16 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import keys, wire
-from ..connection import (
-    Batch,
-    Client,
-    create_groups,
-    ensure_partitions,
-    is_cluster,
-)
-from ..fleet import fresh_redis, stop
+from ..infra.connection import Batch, Client, create_groups, ensure_partitions, is_cluster
+from ..infra.runtime import quiet_collector, settle_heap
 from ..link import GatewayLink
-from ..runtime import quiet_collector, settle_heap
+from ..ops.fleet import fresh_redis, stop
 from ..worker.scripts import (
     Scripts,
     Write,

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import keys
-from ..authority import make_token
-from ..connection import connect_async
+from ..auth.authority import make_token
+from ..infra.connection import connect_async
 from ..link import AsyncGatewayLink
 from ..signing import key_of_url
 

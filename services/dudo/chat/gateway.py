@@ -38,12 +38,12 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 from prometheus_client.process_collector import ProcessCollector
 
 from .. import keys
-from ..buckets import PerKey
-from ..connection import connect_async
-from ..gateway.streams import StreamSide
-from ..identity import sign_identity
+from ..auth.identity import sign_identity
+from ..infra.buckets import PerKey
+from ..infra.connection import connect_async
+from ..infra.service import REDIS_DOWN, Backoff, Health
 from ..link import default_gateway_id
-from ..service import REDIS_DOWN, Backoff, Health
+from ..link.side import StreamSide
 from .irc import IrcClient
 from .rooms import Output, Rooms
 
@@ -77,7 +77,7 @@ class ChatSettings:
     nick_lines_per_s: float = 1.0
     channel_lines_per_s: float = 5.0
     # Where the network has accounts: this gateway's app and the private key its
-    # identities are signed with (dudo.identity): a logged-in player is then the same
+    # identities are signed with (dudo.auth.identity): a logged-in player is then the same
     # player at every table, rated as one. None: every seat a new player.
     app: str | None = None
     identity_key: str | None = None

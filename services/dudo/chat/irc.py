@@ -43,7 +43,7 @@ from irc.client_aio import AioConnection, AioReactor
 from irc.connection import AioFactory
 from jaraco.stream.buffer import LenientDecodingLineBuffer
 
-from ..service import Backoff
+from ..infra.service import Backoff
 
 log = structlog.get_logger("dudo.chat.irc")
 

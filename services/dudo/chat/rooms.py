@@ -27,7 +27,7 @@ from irc.strings import lower as fold
 
 from .. import wire
 from ..engine import Rules, RulesConfigError
-from ..play_text import (
+from ..text.lines import (
     LANGS,
     bid_text,
     dice_text,

@@ -14,7 +14,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from .. import keys
-from ..results import HOUSE, account_of, pool_of, result_send
+from ..entity.results import HOUSE, account_of, pool_of, result_send
 from ..wire import TableReport, message
 from .balance import Balancer, Decisions, first_seating
 from .prizes import split_pool

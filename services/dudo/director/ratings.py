@@ -62,7 +62,7 @@ class Ratings:
     id: str = keys.RATINGS_ID
     version: int = 0
     players: dict[str, Rated] = field(default_factory=dict)
-    accounts: dict[str, int] = field(default_factory=dict)  # chips (dudo.results)
+    accounts: dict[str, int] = field(default_factory=dict)  # chips (dudo.entity.results)
     applied: deque[str] = field(default_factory=lambda: deque(maxlen=RESULTS_REMEMBERED))
     limits: Any = field(default=None, compare=False, repr=False)
     timer_member: str | None = None

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from .. import keys
-from ..authority import Authority
+from ..auth.authority import Authority
 from ..entity import RecentIds
 from .balance import Balancer
 from .standings import Entrant

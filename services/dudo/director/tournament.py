@@ -1,7 +1,7 @@
 """A tournament: registration, the start, tables and their balancing, places and payouts.
 
 An :class:`~dudo.entity.Entity` of the director's partitions: the director is the
-worker's loop run over tournament partitions (:mod:`dudo.director.run`), so a
+worker's loop run over tournament partitions (:mod:`dudo.run.director`), so a
 tournament is leased, fenced, committed and taken over exactly like a table. It
 never touches a table itself: it creates tables and sends them ``seat_in`` and
 ``order`` messages (appended to their inboxes with its own commit), and learns
@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from .. import keys, wire
 from ..engine import Rules, RulesConfigError, rules_dict
 from ..entity import Flush, Flushing
-from ..results import account_of, ledger_send, message_id, pool_of
+from ..entity.results import account_of, ledger_send, message_id, pool_of
 from ..wire import TableReport, WireError, message
 from .prizes import PayoutError, check_payouts
 from .progress import Progress
@@ -282,7 +282,7 @@ class Tournament(Progress, Stored, Flushing):
     # -- output -------------------------------------------------------------------------
 
     def _ledger(self, kind: str, transfers: list[list[Any]]) -> None:
-        """Chips moving for this tournament, to the ratings keeper's ledger (dudo.results),
+        """Chips moving for this tournament, to the ratings keeper's ledger (dudo.entity.results),
         numbered by the tournament's version: each change moves chips at most once."""
         self._sends.extend(ledger_send(message_id(kind, self.id, self.version), transfers))
 

@@ -37,8 +37,10 @@ import structlog
 from aiohttp import WSCloseCode, web
 
 from .. import keys, wire
-from ..buckets import PerKey
+from ..infra.buckets import PerKey
 from ..link import default_gateway_id
+from ..link.side import StreamSide
+from ..link.tokens import Tokens
 from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
 from .guard import ConnectionGuard, serve
@@ -47,8 +49,6 @@ from .limits import Counts
 from .requests import json_errors
 from .settings import GatewaySettings
 from .sockets import CLOSE_TIMEOUT, Sockets
-from .streams import StreamSide
-from .tokens import Tokens
 from .tournaments import TournamentApi
 
 __all__ = ["Gateway", "GatewaySettings", "default_gateway_id", "run"]

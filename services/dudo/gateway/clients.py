@@ -21,9 +21,9 @@ from aiohttp import WSMsgType, web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from .. import wire
-from ..buckets import Bucket
+from ..infra.buckets import Bucket
+from ..link.tokens import Grant
 from ..view_text import encode_json
-from .tokens import Grant
 
 if TYPE_CHECKING:
     from .settings import GatewaySettings

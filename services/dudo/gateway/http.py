@@ -19,9 +19,9 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from .. import keys, wire
-from ..buckets import PerKey
 from ..engine import Rules, RulesConfigError
-from ..service import REDIS_DOWN
+from ..infra.buckets import PerKey
+from ..infra.service import REDIS_DOWN
 from .pwa import ICON_SIZES, NOT_SHELL, icon_png, manifest_bytes, service_worker
 from .requests import (
     credential_of,
@@ -34,9 +34,9 @@ from .requests import (
 
 if TYPE_CHECKING:
     from ..link import AsyncGatewayLink
+    from ..link.tokens import Tokens
     from .clients import Metrics
     from .settings import GatewaySettings
-    from .tokens import Tokens
 
 log = structlog.get_logger("dudo.gateway")
 STATIC = Path(__file__).parent / "static"

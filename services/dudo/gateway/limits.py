@@ -3,7 +3,7 @@ connection) may cost us.
 
 Without them one anonymous client created 1,000 tables in 1.4 s, one watch
 token opened any number of sockets, and a resync flood cost the workers real
-CPU. Every limit is a token bucket (a burst, then a steady rate: :mod:`dudo.buckets`,
+CPU. Every limit is a token bucket (a burst, then a steady rate: :mod:`dudo.infra.buckets`,
 shared with the workers' quotas) or a count (here), configured in
 :class:`~dudo.gateway.app.GatewaySettings` and listed in docs/operations.md. Nothing
 here touches Redis: limits are per gateway instance (a deployment with N gateways

@@ -15,7 +15,7 @@ import structlog
 from aiohttp import web
 
 from .. import wire
-from ..service import REDIS_DOWN
+from ..infra.service import REDIS_DOWN
 
 __all__ = [
     "REQUEST_KEY", "credential_of", "error_response", "json_body", "json_errors", "name_of",

@@ -28,18 +28,18 @@ import structlog
 from aiohttp import WSMsgType, web
 
 from .. import wire
-from ..service import REDIS_DOWN
+from ..infra.service import REDIS_DOWN
+from ..link.tokens import TokenError
 from .audience import Audience
 from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection, TurnWrites
 from .limits import Counts
 from .messages import MAX_CLIENT_BYTES, fast_client, validate_client
-from .tokens import TokenError
 
 if TYPE_CHECKING:
     from ..link import AsyncGatewayLink
+    from ..link.tokens import Tokens
     from .clients import Metrics
     from .settings import GatewaySettings
-    from .tokens import Tokens
 
 log = structlog.get_logger("dudo.gateway")
 _json_decode = msgspec.json.Decoder().decode  # C, UTF-8; several times json.loads' speed

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from .. import keys, wire
+from ..link.tokens import TokenError
 from .requests import (
     credential_of,
     error_response,
@@ -26,12 +27,11 @@ from .requests import (
     read_credentials,
     refusal_response,
 )
-from .tokens import TokenError
 
 if TYPE_CHECKING:
     from ..link import AsyncGatewayLink
+    from ..link.tokens import Tokens
     from .settings import GatewaySettings
-    from .tokens import Tokens
 
 # The `tournament_create` fields a client may give, with their defaults (`name` has
 # none: it must be given); the message is then checked whole by wire.validate.

@@ -1,10 +1,10 @@
 """A table worker: the partition loop (:mod:`dudo.worker`, which hosts any entity)
 hosting tables (:mod:`dudo.table`), with the tables' limits. ``dudo worker`` and
-``dudo serve`` start one; the director composes its own (:mod:`dudo.director.run`)."""
+``dudo serve`` start one; the director composes its own (:mod:`dudo.run.director`)."""
 
 from __future__ import annotations
 
-from ..connection import Client
+from ..infra.connection import Client
 from ..table import Limits, Table
 from ..worker import Worker, WorkerSettings
 

@@ -18,7 +18,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from .. import keys, wire
-from ..connection import Batch
+from ..infra.connection import Batch
 from ..signing import entry_fields, signature
 from .common import Partition
 

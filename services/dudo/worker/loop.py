@@ -2,7 +2,7 @@
 
 It hosts any :class:`~dudo.entity.Entity` it is given: tables in a table worker
 (:func:`dudo.run.table_worker`), tournaments and the ratings in a director
-(:mod:`dudo.director.run`); it imports none of them.
+(:mod:`dudo.run.director`); it imports none of them.
 
 One cycle of :meth:`Worker.run_once`:
 
@@ -48,8 +48,9 @@ import structlog
 from redis.exceptions import NoScriptError
 
 from .. import keys, wire
-from ..authority import Authority
-from ..connection import (
+from ..auth.authority import Authority
+from ..entity import Entity
+from ..infra.connection import (
     Batch,
     Client,
     connect,
@@ -59,9 +60,8 @@ from ..connection import (
     is_cluster,
     xread,
 )
-from ..entity import Entity
-from ..runtime import COUNT_EVERY_S, quiet_collector, settle_heap
-from ..service import Health, retry_until_ready, run_until_stopped
+from ..infra.runtime import COUNT_EVERY_S, quiet_collector, settle_heap
+from ..infra.service import Health, retry_until_ready, run_until_stopped
 from ..signing import Verifier
 from .common import (
     Entry,
@@ -103,7 +103,7 @@ class Worker(Membership, Processing, Delivery):
     ) -> None:
         """A loop over ``settings.partitions`` partitions of ``settings.space`` hosting
         ``entity`` (a table, a tournament, the ratings: composed by dudo.run and
-        dudo.director.run); ``limits``: what it hands every entity it loads (a
+        dudo.run.director); ``limits``: what it hands every entity it loads (a
         dataclass whose ``authority`` the loop fills with the deployment's), or None."""
         self.settings = settings
         self.entity = entity

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import ResponseError
 
 from .. import keys
-from ..authority import Authority
-from ..connection import Batch
+from ..auth.authority import Authority
+from ..infra.connection import Batch
 from ..signing import Verifier
 from .assign import owned_by
 from .common import Partition, now_ms
 from .metrics import LAG_EVERY_S
 
 if TYPE_CHECKING:
-    from ..service import Health
+    from ..infra.service import Health
     from .common import WorkerSettings
     from .metrics import LoopMetrics
     from .scripts import Scripts
@@ -39,7 +39,7 @@ class Membership:
     live_gateways: list[str]
     frame_gateways: frozenset[str]  # live gateways that take their views as `frames`
     verifier: Verifier  # who may have written an inbox entry (dudo.signing)
-    authority: Authority  # the deployment's credentials (dudo.authority)
+    authority: Authority  # the deployment's credentials (dudo.auth.authority)
     clock_offset: int
     stopping: bool
     health: Health
@@ -103,7 +103,7 @@ class Membership:
         )
         draining = self.space.draining
         batch.add(draining, lambda p: p.smembers(draining), ("SMEMBERS", draining))
-        for key in (keys.SECRETS, keys.APPS, keys.GATEWAY_APPS):  # dudo.authority's
+        for key in (keys.SECRETS, keys.APPS, keys.GATEWAY_APPS):  # dudo.auth.authority's
             batch.add(key, lambda p, key=key: p.hgetall(key), ("HGETALL", key))
         # Admitted gateways register by their own presence key (none may write a
         # registry): live while it is there, its value how it takes its views.

@@ -2,7 +2,7 @@
 
 One registry per process (a director runs its tournament loop and the ratings loop
 side by side: one ``/metrics``, the ``role`` label tells them apart), served with
-``/healthz`` and ``/readyz`` on the health port (:class:`dudo.service.Health`).
+``/healthz`` and ``/readyz`` on the health port (:class:`dudo.infra.service.Health`).
 deploy/prometheus/alerts.yaml and deploy/grafana/dudo.json are written against
 these names; tests/test_deploy.py checks every name they use is exported.
 

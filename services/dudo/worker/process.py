@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import keys, wire
-from ..connection import Batch
-from ..reports import Report, report_sends
+from ..entity.reports import Report, report_sends
+from ..infra.connection import Batch
 from ..signing import Verifier
 from ..wire import WireError
 from .common import Entry, Partition

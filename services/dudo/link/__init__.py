@@ -1,0 +1,6 @@
+"""A gateway's side of the streams: its inboxes out, its outbox in (:mod:`.link`), the
+reading task web and chat gateways share (:mod:`.side`), and seat tokens (:mod:`.tokens`)."""
+
+from .link import AsyncGatewayLink, GatewayLink, default_gateway_id
+
+__all__ = ["AsyncGatewayLink", "GatewayLink", "default_gateway_id"]

@@ -1,0 +1,211 @@
+"""``dudo admin``: what an operator does to a running deployment from the command line.
+
+Gateways (``dudo admin gateway add|revoke|list NAME``): each gateway (or each app's
+gateways) connects to Redis as a user of its own, ``gateway-NAME``, whose ACL lets it
+do what a gateway does and nothing more: append to the inboxes of tables and
+tournaments, read and trim its own outbox, read the public listings (tables,
+tournaments, the leaderboard), and keep its own heartbeat. It cannot read a table's record
+(the dice), a lease, the dead letters, an inbox (other gateways' players' moves) or
+another gateway's outbox, nor write anywhere else: Redis refuses (``NOPERM``).
+Which keys those are is :func:`dudo.keys.gateway_keys`; the commands, here.
+
+``add`` also stores the gateway's signing key (derived from its password) and, the
+first time, the deployment's own: from then on workers apply an inbox entry only if
+it is signed by the gateway it names or by the deployment (:mod:`dudo.signing`); and
+which app the gateway belongs to (``--app``, default its own name): it may present
+identities of that app's users only (:mod:`dudo.auth.authority`).
+
+Apps (``dudo admin app add|remove|list NAME``): an app's backend signs its users'
+identities with its own private key; the deployment keeps the public keys only.
+"""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import json
+import secrets
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from redis.exceptions import ResponseError
+
+from .. import keys, signing
+from ..infra.connection import is_cluster
+from ..infra.keyring import start_signing
+
+# Commands any connection makes: the handshake, pings, what redis-py sends, and the
+# probe for a Redis Cluster (dudo.infra.connection.cluster_enabled);
+# CLIENT SETINFO only exists from Redis 7.2 (older servers refuse to name it).
+_CONNECTION = ("+ping", "+hello", "+auth", "+select", "+client|setname", "+cluster|info")
+_SINCE_7_2 = ("+client|setinfo",)
+
+
+def user_of(gateway: str) -> str:
+    """The Redis user of gateway ``gateway``."""
+    if not keys.ID_PATTERN.fullmatch(gateway):
+        raise ValueError(f"a gateway name is 1-64 of A-Z a-z 0-9 _ - (got {gateway!r})")
+    return keys.USER_PREFIX + gateway
+
+
+def gateway_rules(
+    gateway: str, *, newer: bool = True, counts: tuple[int | None, int | None] = (None, None)
+) -> list[str]:
+    """The ``ACL SETUSER`` rules of a gateway's user, after ``reset`` (no password);
+    ``newer``: for Redis 7.2 or later; ``counts``: the deployment's table and director
+    partition counts (its inboxes, exactly), where known."""
+    k = keys.gateway_keys(gateway, *counts)
+
+    def selector(commands: tuple[str, ...], patterns: tuple[str, ...], mode: str = "") -> str:
+        return "(" + " ".join([*commands, *(f"{mode}~{p}" for p in patterns)]) + ")"
+
+    return [
+        "on",
+        "resetchannels",
+        "-@all",
+        *_CONNECTION,
+        *(_SINCE_7_2 if newer else ()),
+        selector(("+xadd",), k.inboxes, "%W"),
+        selector(
+            ("+xread", "+xrange", "+xrevrange", "+xlen", "+xtrim", "+xinfo|stream", "+exists"),
+            k.own,
+        ),
+        selector(
+            ("+hget", "+hgetall", "+hmget", "+hscan", "+hlen", "+hexists", "+exists"),
+            k.public,
+            "%R",
+        ),
+        selector(("+hget", "+hgetall", "+hset", "+hdel", "+del", "+exists"), k.memory),
+        selector(("+set", "+get", "+del", "+pexpire"), k.presence),
+        selector(("+zcount", "+zrangebyscore", "+zscore"), k.liveness, "%R"),
+    ]
+
+
+def add_gateway(
+    client: Any, gateway: str, password: str | None = None, app: str | None = None
+) -> str:
+    """Create (or reset) the gateway's user with a new password; returns the password.
+    Kept over a Redis restart only where Redis has an ACL file (saved here if so). A
+    new password closes the connections made with the old one (rotation: what a
+    leaked password opened is shut, not only what it could open from now on).
+    ``app``: whose users' identities it may present (default: an app of its own name)."""
+    password = password or secrets.token_urlsafe(24)
+    app = app or gateway
+    if not keys.ID_PATTERN.fullmatch(app):
+        raise ValueError(f"an app name is 1-64 of A-Z a-z 0-9 _ - (got {app!r})")
+    user = user_of(gateway)
+    counts = partition_counts(client)
+    key = signing.key_of_password(password).hex()
+    old = client.hget(keys.GATEWAY_KEYS, gateway)
+    rotated = old is not None and (old.decode() if isinstance(old, bytes) else old) != key
+    for node in _nodes(client):  # ACLs are per node: on a Cluster, every node's
+        try:
+            node.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
+                                 *gateway_rules(gateway, counts=counts))  # fmt: skip
+        except ResponseError as exc:
+            if "Unknown command" not in str(exc):
+                raise
+            node.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
+                                 *gateway_rules(gateway, newer=False, counts=counts))  # fmt: skip
+    client.hset(keys.GATEWAY_APPS, gateway, app)
+    client.hset(keys.GATEWAY_KEYS, gateway, key)
+    start_signing(client)
+    _save(client)
+    if rotated:
+        for node in _nodes(client):
+            node.execute_command("CLIENT", "KILL", "USER", user)
+    return password
+
+
+def partition_counts(client: Any) -> tuple[int | None, int | None]:
+    """The deployment's table and director partition counts, as the first worker and
+    director stored them (None: not yet; the gateway may then append to any inbox of
+    the shape: add it again once they run, to hold it to those that exist)."""
+    found = client.hmget(keys.CONFIG, [keys.TABLES.config_field, keys.TOURNAMENTS.config_field])
+    return tuple(int(v) if v is not None else None for v in found)  # type: ignore[return-value]
+
+
+def revoke_gateway(client: Any, gateway: str) -> bool:
+    """Delete the gateway's user; Redis closes its connections at once. False if none."""
+    removed = False
+    for node in _nodes(client):
+        removed = bool(node.execute_command("ACL", "DELUSER", user_of(gateway))) or removed
+    client.hdel(keys.GATEWAY_KEYS, gateway)  # its entries are refused from now on
+    client.hdel(keys.GATEWAY_APPS, gateway)
+    _save(client)
+    return removed
+
+
+def add_app(client: Any, app: str, jwks: dict[str, Any]) -> None:
+    """Register (or replace) the public keys app ``app``'s backend signs identities
+    with (a JWK set checked by :func:`dudo.auth.identity.read_jwks`). Workers take them at
+    their next heartbeat."""
+    if not keys.ID_PATTERN.fullmatch(app):
+        raise ValueError(f"an app name is 1-64 of A-Z a-z 0-9 _ - (got {app!r})")
+    client.hset(keys.APPS, app, json.dumps(jwks, separators=(",", ":")))
+
+
+def remove_app(client: Any, app: str) -> bool:
+    """Refuse app ``app``'s identities from the workers' next heartbeat."""
+    return bool(client.hdel(keys.APPS, app))
+
+
+def apps(client: Any) -> dict[str, list[str]]:
+    """Each registered app and the key ids of its key set."""
+    found = {}
+    for name, value in client.hgetall(keys.APPS).items():
+        text = name.decode() if isinstance(name, bytes) else name
+        found[text] = [k.get("kid", "?") for k in json.loads(value).get("keys", [])]
+    return dict(sorted(found.items()))
+
+
+def gateways(client: Any) -> list[str]:
+    """The gateways that have a user of their own."""
+    names = [u.decode() if isinstance(u, bytes) else u for u in client.acl_users()]
+    return sorted(n[len(keys.USER_PREFIX) :] for n in names if n.startswith(keys.USER_PREFIX))
+
+
+def derived_password(secret: str, gateway: str) -> str:
+    """Gateway ``gateway``'s password, derived from a secret its app's instances share.
+
+    For instances that get their ids only when they start (Kubernetes pods ``web-0``,
+    ``web-1``...): ``add`` makes each user's password from the secret, each instance
+    derives its own from its id, and no password is handed around. An instance could
+    derive its siblings' (they are one app: one trust); never another app's, whose
+    secret is another."""
+    mac = hmac.new(secret.encode(), f"dudo gateway password/1\0{gateway}".encode(), "sha256")
+    return base64.urlsafe_b64encode(mac.digest()).decode().rstrip("=")
+
+
+def url_for(redis_url: str, gateway: str, password: str) -> str:
+    """``redis_url`` with the gateway's user and password in it (what it connects with)."""
+    parts = urlsplit(redis_url)
+    host = parts.hostname or "127.0.0.1"
+    netloc = f"{quote(user_of(gateway), safe='')}:{quote(password, safe='')}@{host}"
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def acl_file(client: Any) -> bool:
+    """Does this Redis keep its users in an ACL file (so they outlive a restart)?"""
+    try:
+        found = client.config_get("aclfile")
+    except Exception:  # CONFIG refused to us: we cannot tell
+        return False
+    value = found.get("aclfile") or found.get(b"aclfile")
+    return bool(value)
+
+
+def _save(client: Any) -> None:
+    for node in _nodes(client):
+        if acl_file(node):
+            node.execute_command("ACL", "SAVE")
+
+
+def _nodes(client: Any) -> list[Any]:
+    """A client per node the users must exist on: this one, or on a Redis Cluster every
+    master and replica (a replica promoted by a failover must know the gateways)."""
+    if not is_cluster(client):
+        return [client]
+    return [client.get_redis_connection(node) for node in client.get_nodes()]

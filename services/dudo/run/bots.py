@@ -1,0 +1,241 @@
+"""The bot service: fills the seats tables set aside for bots, and plays them.
+
+It is an ordinary gateway: it registers, reads the lobby, takes bot seats
+with ``join`` (``bot`` set to the level), and acts through ``act`` entries
+when its seats' views say it is their turn. Workers never special-case it.
+One service plays any number of seats, across any number of tables.
+
+``dudo bots --redis URL`` runs it on its own; ``dudo serve`` runs one in process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+import random
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from prometheus_client import CollectorRegistry, Counter, Gauge
+from prometheus_client.process_collector import ProcessCollector
+
+from .. import wire
+from ..bots.levels import LEVELS
+from ..bots.policies import my_turn
+from ..infra.connection import Client
+from ..infra.keyring import internal_key
+from ..infra.service import Health, run_until_stopped
+from ..link import GatewayLink
+
+log = structlog.get_logger("dudo.bots")
+
+NAMES = ("Rocío", "Hugo", "Inés", "Mateo", "Greta", "Tomás", "Lía", "Bruno", "Olga", "Félix")
+
+
+@dataclass
+class BotSeat:
+    table: str
+    seat: int
+    player: str
+    level: str
+    version: int = 0  # last view version acted upon
+
+
+@dataclass
+class BotService:
+    client: Client
+    partitions: int
+    service_id: str = field(default_factory=lambda: f"bots-{secrets.token_hex(3)}")
+    think: tuple[float, float] = (0.0, 0.0)  # seconds a bot waits before acting (min, max)
+    rng: random.Random = field(default_factory=random.SystemRandom)
+    scan_every: float = 1.0
+
+    def __post_init__(self) -> None:
+        self.link = GatewayLink(self.client, self.service_id, self.partitions)
+        self.bots: dict[str, BotSeat] = {}  # player id -> the seat it plays
+        self.asked: dict[tuple[str, int], tuple[float, str]] = {}  # join sent: when, level
+        self.due: list[tuple[float, int, dict[str, Any]]] = []  # (time, n, act message)
+        self.counter = itertools.count()
+        self.stopping = False
+        self._next_scan = 0.0
+        self.log = log.bind(service=self.service_id)
+        # Its own page of metrics, served with its health (/metrics on --health-port).
+        self.registry = CollectorRegistry()
+        ProcessCollector(registry=self.registry)
+        Gauge("dudo_bots_seats", "bot seats played", registry=self.registry).set_function(
+            lambda: len(self.bots)
+        )
+        self.moves = Counter("dudo_bots_moves_total", "moves sent", registry=self.registry)
+        self.health = Health("bots", registry=self.registry)
+
+    # -- filling seats -----------------------------------------------------------------
+
+    def scan_lobby(self) -> None:
+        """Ask for every free bot seat of every open table."""
+        for table, entry in self.link.open_tables().items():
+            self.want(table, entry)
+
+    def want(self, table: str, entry: dict[str, Any] | None) -> None:
+        if not entry:
+            return
+        now = time.monotonic()
+        joins = []
+        for seat, level in entry.get("wants_bots", []):
+            asked = self.asked.get((table, seat))
+            if asked is not None and now - asked[0] < 5.0:
+                continue  # taken by us, or asked recently (a lost answer is asked again)
+            self.asked[(table, seat)] = (now, level if level in LEVELS else "normal")
+            player = f"bot-{secrets.token_hex(9)}"
+            name = NAMES[(sum(map(ord, table)) + seat) % len(NAMES)]
+            joins.append(
+                self.link.message(
+                    "join",
+                    id=f"bj-{player}",
+                    table=table,
+                    player=player,
+                    name=name,
+                    seat=seat,
+                    bot=level,
+                )
+            )
+        if joins:
+            self.link.send(*joins)
+
+    # -- playing ---------------------------------------------------------------------------
+
+    def step(self, block_ms: int | None = 50) -> int:
+        """Read what arrived, schedule decisions, send those that are due."""
+        now = time.monotonic()
+        if now >= self._next_scan:
+            self._next_scan = now + self.scan_every
+            self.link.register()
+            # A deployment's own process: it signs with the internal key, if there
+            # is one (gateways with users of their own: dudo.signing).
+            self.link.signer = internal_key(self.client)
+            self.scan_lobby()
+        wait = block_ms
+        if self.due:
+            until_due = max(0.0, self.due[0][0] - now)
+            wait = None if until_due < 0.001 else min(block_ms or 50, int(until_due * 1000) + 1)
+        messages = self.link.read(block_ms=wait, count=200)
+        for msg in messages:
+            kind = msg["type"]
+            if kind == "joined":
+                self._joined(msg)
+            elif kind == "lobby":
+                self.want(msg["table"], msg["entry"])
+            elif kind == "view":
+                self._on_view(msg)
+            elif kind == "error" and msg.get("code") not in (wire.DUPLICATE,):
+                self.log.info("bot_refused", table=msg.get("table"), code=msg.get("code"))
+        return self._send_due()
+
+    def _joined(self, msg: dict[str, Any]) -> None:
+        bot = self.bots.get(msg["player"])
+        if bot is not None:  # the host started early: same bot, new seat number
+            bot.seat = msg["seat"]
+            return
+        _, level = self.asked.pop((msg["table"], msg["seat"]), (0.0, "normal"))
+        self.bots[msg["player"]] = BotSeat(msg["table"], msg["seat"], msg["player"], level)
+
+    def _on_view(self, msg: dict[str, Any]) -> None:
+        # Private parts are matched to bots by the player holding them, never by seat
+        # number (seats change hands; see dudo.gateway.audience).
+        for private, holder in zip(msg["seats"], msg.get("holders") or (), strict=False):
+            bot = self.bots.get(holder) or self._adopt(msg, private["seat"], holder)
+            if bot is None or bot.table != msg["table"] or msg["version"] <= bot.version:
+                continue
+            bot.version = msg["version"]
+            bot.seat = private["seat"]
+            if msg["status"] == "over":
+                del self.bots[holder]
+                continue
+            view = wire.seat_snapshot(msg, private)
+            if not my_turn(view):
+                continue
+            action = LEVELS[bot.level](view, self.rng)
+            act = self.link.message(
+                "act",
+                id=f"{bot.player}.{view['game']['version']}",
+                table=bot.table,
+                player=bot.player,
+                seat=bot.seat,
+                action=action,
+            )
+            delay = self.rng.uniform(*self.think) if self.think[1] > 0 and _watched(msg) else 0.0
+            if msg.get("reveal_until"):  # a reveal holds the table: people read it first
+                delay = max(delay, msg["reveal_until"] / 1000 - time.time())
+            heapq.heappush(self.due, (time.monotonic() + delay, next(self.counter), act))
+
+    def _adopt(self, msg: dict[str, Any], seat: int, holder: str) -> BotSeat | None:
+        """A view for a bot seat attached to this service that it does not know: it is
+        ours from before a restart (same ``--id``). Take it up again at its level."""
+        info = msg["players"][seat] if seat < len(msg["players"]) else None
+        if not info or info.get("bot") not in LEVELS:
+            return None
+        bot = self.bots[holder] = BotSeat(msg["table"], seat, holder, info["bot"])
+        self.log.info("bot_adopted", table=msg["table"], seat=seat)
+        return bot
+
+    def _send_due(self) -> int:
+        now = time.monotonic()
+        ready = []
+        while self.due and self.due[0][0] <= now:
+            ready.append(heapq.heappop(self.due)[2])
+        if ready:
+            try:
+                self.link.send(*ready)
+                self.moves.inc(len(ready))
+            except Exception:  # not sent (or not known to be): send again after recovery
+                for act in ready:  # (an act that did arrive is refused as a duplicate)
+                    heapq.heappush(self.due, (now, next(self.counter), act))
+                raise
+        return len(ready)
+
+    def run(self) -> None:
+        """Play until :meth:`stop`; a Redis outage pauses the service, never ends it."""
+        self.log.info("bots_started")
+        try:
+            run_until_stopped(
+                self.step,
+                stopping=lambda: self.stopping,
+                health=self.health,
+                recover=self.recover,
+                log=self.log,
+            )
+        finally:
+            with contextlib.suppress(Exception):
+                self.link.deregister()
+            self.log.info("bots_stopped")
+
+    def rename(self, service_id: str) -> None:
+        """Use a fixed id (the gateway id seats are attached to)."""
+        self.service_id = service_id
+        self.link = GatewayLink(self.client, service_id, self.partitions)
+        self.log = log.bind(service=service_id)
+
+    def recover(self) -> None:
+        """After a failure: look at the lobby again soon; decisions already made wait
+        in ``due`` and go out when Redis is back (a duplicate is refused by id)."""
+        self._next_scan = 0.0
+
+    def stop(self) -> None:
+        self.stopping = True
+
+
+def _watched(view: dict[str, Any]) -> bool:
+    """Should bots take their think time here? Yes where a person still plays, and at
+    a table of bots only (the operator paces those); not where every person is out,
+    so an eliminated player watching sees the rest at full speed."""
+    game = view.get("game") or {}
+    counts = game.get("dice_counts") or []
+    people = [
+        counts[seat] if seat < len(counts) else 0
+        for seat, player in enumerate(view["players"])
+        if player is not None and player["bot"] is None
+    ]
+    return not people or any(dice > 0 for dice in people)

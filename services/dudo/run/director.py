@@ -1,0 +1,91 @@
+"""``dudo director``: the worker's loop, run over tournament partitions.
+
+A director is exactly a worker (:class:`~dudo.worker.Worker`: leases with fencing,
+the fenced commit script, timers, dead letters, health, retries) given the
+tournament key space and :class:`~dudo.director.tournament.Tournament` as the
+entity it hosts. Run as many as you like: they share the director partitions as
+workers share table partitions, and a director killed mid-tournament is replaced
+by another that takes its partitions over from Redis.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+
+from .. import keys
+from ..director.ratings import Ratings
+from ..director.tournament import Context, Tournament
+from ..infra.connection import Client
+from ..infra.service import retry_until_ready
+from ..worker import Worker, WorkerSettings
+
+# A director's cycles are at least this long when busy: reports batch up (its orders
+# wait for rounds' ends anyway), and its CPU per move falls (docs/tournaments.md).
+DIRECTOR_PACE_MS = 50.0
+# Tournament timers are start times, and the ratings have none: scanning for them
+# every 50 ms as a worker does for turn clocks was a quarter of a director's CPU in a
+# 1,000-player tournament (docs/tournaments.md). A start may come this much late.
+DIRECTOR_TIMER_S = 0.5
+# Neither waits for a turn clock, so an idle wait need not end every 50 ms as a
+# worker's does (it still ends at once when an entry comes, and for every timer scan
+# and heartbeat): fewer wake-ups of an idle director (docs/tournaments.md).
+DIRECTOR_IDLE_BLOCK_MS = 500
+RATINGS_TIMER_S = 3600.0
+
+
+def director(
+    settings: WorkerSettings,
+    table_partitions: int,
+    client: Client | None = None,
+    pace_ms: float = DIRECTOR_PACE_MS,
+) -> Worker:
+    """A director's loop: ``settings.partitions`` counts director partitions;
+    ``table_partitions`` is the deployment's table partition count."""
+    settings = replace(
+        settings,
+        space=keys.TOURNAMENTS,
+        table_partitions=table_partitions,
+        pace_ms=pace_ms,
+        timer_interval=max(settings.timer_interval, DIRECTOR_TIMER_S),
+        idle_block_ms=max(settings.idle_block_ms, DIRECTOR_IDLE_BLOCK_MS),
+        batch=max(settings.batch, 1024),
+    )
+    context = Context(table_partitions=table_partitions, director_partitions=settings.partitions)
+    return Worker(settings, client, entity=Tournament, limits=context)
+
+
+def ratings_keeper(settings: WorkerSettings, client: Client | None = None) -> Worker:
+    """The loop that keeps the ratings: one partition, so one holder at a time among the
+    directors (each runs one; the others stand by and take over if it dies)."""
+    settings = replace(
+        settings,
+        space=keys.RATINGS,
+        partitions=1,
+        table_partitions=None,
+        # Ratings never set a timer (Ratings.timeout refuses): scan for none.
+        timer_interval=RATINGS_TIMER_S,
+        idle_block_ms=max(settings.idle_block_ms, DIRECTOR_IDLE_BLOCK_MS),
+    )
+    return Worker(settings, client, entity=Ratings)
+
+
+def run(settings: WorkerSettings, table_partitions: int, health_port: int | None = None) -> None:
+    """``dudo director``: the tournament loop, and the ratings loop beside it in a thread,
+    until SIGTERM/SIGINT (both then hand their partitions back)."""
+    loops: list[Worker] = []
+    retry_until_ready(lambda: loops.append(director(settings, table_partitions)))
+    tournaments = loops[0]
+    keeper = ratings_keeper(settings)
+
+    def keep() -> None:
+        if retry_until_ready(keeper.setup, stopping=lambda: keeper.stopping, log=keeper.log):
+            keeper.run_forever()
+
+    thread = threading.Thread(target=keep, name="ratings", daemon=True)
+    thread.start()
+    try:
+        tournaments.run(health_port=health_port)
+    finally:
+        keeper.stop()
+        thread.join(timeout=10)

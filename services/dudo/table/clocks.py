@@ -1,0 +1,116 @@
+"""A table's clocks: the turn clock, a silent bot seat, an open or idle table's life.
+
+A mixin of :class:`~dudo.table.Table` (the fields it uses are declared there).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+from ..bots.levels import HOUSE_POLICY, LEVELS
+from ..engine import OVER, action_from_dict, seat_view
+from .state import DONE, OPEN, PLAYING, TableState
+
+if TYPE_CHECKING:
+    pass
+
+
+class TableClocks(TableState):
+    """When the table wakes up by itself, and what it does then."""
+
+    def _timeout(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """The table's timer fired, and nothing happened since it was set: a turn clock
+        ran out or a bot seat stayed silent (the house bot plays the seat in turn), or
+        the table outlived its limit (an open table closes, an idle game is abandoned)."""
+        game = self.game
+        if msg["version"] != self.version or self.status == DONE:
+            return  # the table moved on since the timer was set
+        if self.status == OPEN:
+            self._close(now, "expired")
+            return
+        assert game is not None
+        if self.tournament is not None and game.phase == OVER:
+            self._carry_out([], now, round_end=False)  # arrivals that waited a step
+            return
+        seat = game.turn
+        assert seat is not None
+        if self.deadline is None and self.seats[seat].bot is None:
+            self._close(now, "abandoned")
+            return
+        view = {"seat": seat, "game": seat_view(game, seat)}
+        level = self.seats[seat].bot
+        policy = LEVELS[level] if self.tournament is not None and level in LEVELS else HOUSE_POLICY
+        action = action_from_dict(policy(view, rng))
+        events = game.apply(seat, action)
+        self._events.append({"type": "house_bot", "seat": seat})
+        self._after_game_change(events, msg, now)
+
+    def _close(self, now: int, why: str) -> None:
+        """End a table that will not be played: it leaves the lobby, its record expires."""
+        self.status = DONE
+        self.deadline = None
+        self._lobby = True
+        self._events.append({"type": why})
+        self._changed()
+        self._rearm(now)
+
+    def _hold_for_reveal(self, events: list[dict[str, Any]], now: int) -> None:
+        """A round just ended (its ``reveal`` is among ``events``) and the game goes on:
+        hold the next turn's clock, bots and house for ``reveal_hold_ms`` when people
+        still play at the table, so that each of them can read the reveal before the next
+        round runs under it. People may act sooner; nothing else does."""
+        hold = self.limits.reveal_hold_ms
+        game = self.game
+        if hold <= 0 or game is None or game.phase == OVER:
+            return
+        if not any(event["type"] == "reveal" for event in events):
+            return
+        people = (
+            seat.player is not None and seat.bot is None and game.counts[i] > 0
+            for i, seat in enumerate(self.seats)
+        )  # still playing: once every person is out, the bots play on without pauses
+        if any(people):
+            self.hold_until = now + hold
+
+    def _rearm(self, now: int, *, reset: bool = True) -> None:
+        """Set the clocks after a change. The seat in turn gets turn_seconds (the
+        public ``deadline``); an away seat's turn is played by the house bot at once.
+        The timer (``wake``) fires at the deadline, or, without one, when a bot seat
+        in turn has been silent for ``bot_grace_ms`` (its bot service may be dead),
+        or when an open table or an idle game has outlived its limit. While a reveal
+        holds the table (``hold_until``), clocks start when the hold ends."""
+        game, limits = self.game, self.limits
+        if self.hold_until is not None and self.hold_until <= now:
+            self.hold_until = None
+        start = self.hold_until or now
+        if self.status == OPEN:
+            self.deadline, self.wake = None, now + limits.open_ttl_ms
+            return
+        if self.status != PLAYING or game is None or game.turn is None:
+            self.deadline = self.wake = None
+            return
+        seat = self.seats[game.turn]
+        if seat.away:
+            self.deadline = start
+        elif reset:
+            seconds = self.rules.turn_seconds
+            self.deadline = start + seconds * 1000 if seconds else None
+        if self.deadline is not None:
+            self.wake = self.deadline
+        elif self._house_played(seat):
+            # A tournament's bot with no bot service behind it is played by the table:
+            # at once at a table of such bots (a timeout entry sent to its own inbox with
+            # the commit, no timer), after a pause where people watch.
+            people = any(
+                s.player and not self._house_played(s) and game.counts[i] > 0
+                for i, s in enumerate(self.seats)
+            )  # people still playing: once all of them are out, bots play at full speed
+            if people:
+                self.wake = start + limits.house_think_ms
+            else:
+                self.wake, self._play_now = None, True
+        elif seat.bot is not None:
+            self.wake = start + limits.bot_grace_ms
+        else:
+            self.wake = now + limits.idle_ttl_ms

@@ -1,0 +1,213 @@
+"""Who sits where at a table: joining, leaving, attaching to a gateway, the start.
+
+A mixin of :class:`~dudo.table.Table` (the fields it uses are declared there).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+from .. import wire
+from ..engine import new_game
+from ..wire import WireError, message
+from .state import OPEN, PLAYING, Seat, TableState
+
+if TYPE_CHECKING:
+    pass
+
+
+class TableSeating(TableState):
+    """Seats, their holders and gateways, and the start of the game."""
+
+    def _seat_of(self, player: str) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat.player == player:
+                return i
+        return None
+
+    def _held(self, msg: dict[str, Any], *, attached: bool = True) -> Seat:
+        """The seat the message names, if the player it names (by handle) holds it, and
+        it came through the gateway the seat is attached to: the one that presented
+        the player's credential last (a gateway acts only for players handed to it)."""
+        index = msg["seat"]
+        if index >= len(self.seats) or self.seats[index].handle != msg["player"]:
+            raise WireError(wire.NOT_SEATED, f"{msg['player']} does not hold seat {index}")
+        seat = self.seats[index]
+        if attached and seat.gateway != msg["gateway"]:
+            raise WireError(wire.NOT_ATTACHED, f"seat {index} is attached to another gateway")
+        return seat
+
+    def _seat_of_token(self, token: str) -> int:
+        """The seat a seat token of this table (or an entrant token of its tournament)
+        names, by its holder's handle; :class:`WireError` if forged, foreign or
+        expired (``unauthorized``) or if that player sits here no more."""
+        grant = self.limits.authority.check(token, {"seat": self.id, "entrant": self.tournament})
+        for i, seat in enumerate(self.seats):
+            if seat.player is not None and seat.handle == grant.player:
+                return i
+        raise WireError(wire.NOT_SEATED, "the token's player holds no seat here")
+
+    def _joined(self, gateway: str, index: int, msg_id: str) -> None:
+        """Tell the gateway that joined: the seat, the holder's handle, the seat token."""
+        seat = self.seats[index]
+        assert seat.player is not None
+        token = self.limits.authority.token("seat", self.id, seat.player, seat.name)
+        self._direct.append(
+            (gateway, message("joined", table=self.id, seat=index, player=seat.handle,
+                              id=msg_id, token=token))
+        )  # fmt: skip
+
+    def _on_join(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        gateway = msg["gateway"]
+        token = msg.get("token")
+        if token is not None:
+            index: int | None = self._seat_of_token(token)
+            player = None
+        else:
+            player = self.limits.authority.player_for(msg, self.id)
+            index = self._seat_of(player)
+            # The same request is the same name too: a key alone (guessed, or reused by
+            # another client) does not take someone's seat.
+            if (
+                index is not None
+                and "request" in msg
+                and "identity" not in msg
+                and self.seats[index].name != msg.get("name")
+            ):
+                raise WireError(wire.UNAUTHORIZED, "that request key was used under another name")
+        if index is not None:  # coming back: same seat, now through this gateway
+            seat = self.seats[index]
+            was_away = seat.away
+            self._reattach(index, gateway)
+            seat.away = False
+            self._changed(msg, visible=was_away)
+            self._joined(gateway, index, msg["id"])
+            self._requests.append((gateway, index))
+            return
+        assert player is not None
+        if self.status != OPEN:
+            raise WireError(wire.GAME_STARTED, "the game has started; seats are closed")
+        if msg.get("name") is None:
+            raise WireError(wire.BAD_MESSAGE, "join.name: a new seat needs a name")
+        index = self._free_seat(msg.get("seat"), msg.get("bot"))
+        self.seats[index] = Seat(player, msg["name"], gateway, msg.get("bot"), False)
+        if self.host is None and msg.get("bot") is None:  # the first person to sit
+            self.host = player
+        self._changed(msg)
+        self._lobby = True
+        self._joined(gateway, index, msg["id"])
+        if all(seat.taken for seat in self.seats):
+            self._start(now, rng)
+
+    def _reattach(self, index: int, gateway: str) -> None:
+        """Deliver seat ``index``'s views to ``gateway`` from now on; the gateway that had
+        it is told, so that its connections of that player stop getting this table."""
+        seat = self.seats[index]
+        if seat.gateway is not None and seat.gateway != gateway:
+            self._direct.append(
+                (
+                    seat.gateway,
+                    message("detached", table=self.id, seat=index, player=seat.handle),
+                )
+            )
+        seat.gateway = gateway
+
+    def _free_seat(self, wanted: int | None, bot: str | None) -> int:
+        def allowed(i: int) -> bool:
+            return bot is not None or self.plan[i]["kind"] == "open"
+
+        if wanted is not None:
+            if wanted >= len(self.seats):
+                raise WireError(wire.SEAT_TAKEN, f"there is no seat {wanted}")
+            if self.seats[wanted].taken or not allowed(wanted):
+                raise WireError(wire.SEAT_TAKEN, f"seat {wanted} is not free for you")
+            return wanted
+        order = range(len(self.seats))
+        if bot is not None:  # bots take the seats set aside for bots first
+            order = sorted(order, key=lambda i: self.plan[i]["kind"] != "bot")
+        for i in order:
+            if not self.seats[i].taken and allowed(i):
+                return i
+        raise WireError(wire.TABLE_FULL, "no free seat")
+
+    def _on_leave(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        seat = self._held(msg)
+        index = msg["seat"]
+        if self.status == OPEN:
+            self.seats[index] = Seat()
+            if self.host == seat.player:
+                self.host = next((s.player for s in self.seats if s.taken), None)
+            self._lobby = True
+        elif self.status == PLAYING:
+            seat.away = True
+            self._rearm(now, reset=False)
+        self._changed(msg)
+        self._direct.append(
+            (
+                msg["gateway"],
+                message("left", table=self.id, seat=index, player=msg["player"], id=msg["id"]),
+            )
+        )
+
+    def _on_attach(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        # The deployment's own (dudo.signing refuses a gateway's): it names the player id.
+        index = msg["seat"]
+        if index >= len(self.seats) or self.seats[index].player != msg["player"]:
+            raise WireError(wire.NOT_SEATED, f"that player does not hold seat {index}")
+        self._reattach(index, msg["gateway"])
+        self._changed(msg, visible=False)
+        self._requests.append((msg["gateway"], msg["seat"]))
+
+    def _on_start(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        if self.host is None or msg["player"] != wire.public_id(self.host):
+            raise WireError(wire.NOT_HOST, "only the host may start the table")
+        # The host's handle is public (views, the lobby): only the gateway the host's
+        # seat is attached to speaks for the host.
+        index = self._seat_of(self.host)
+        if index is None or self.seats[index].gateway != msg["gateway"]:
+            raise WireError(wire.NOT_HOST, "only the host's own connection may start the table")
+        if self.status != OPEN:
+            raise WireError(wire.GAME_STARTED, "the game has already started")
+        taken = [i for i, s in enumerate(self.seats) if s.taken]
+        if self.rules.bots_fill and len(taken) < len(self.seats):
+            # Bots fill the empty seats (seed 003, Cacho): they become bot seats, the
+            # bot service takes them, and the game starts when the table is full.
+            # At the level of the table's other bots: the one its creator picked.
+            level = next((p["level"] for p in self.plan if p["kind"] == "bot"), "normal")
+            for i, seat in enumerate(self.seats):
+                if not seat.taken:
+                    self.plan[i] = {"kind": "bot", "level": level}
+            self._changed(msg)
+            self._lobby = True
+            return
+        if len(taken) < self.rules.min_players:
+            raise WireError(
+                wire.TOO_FEW_PLAYERS, f"{len(taken)} seated, {self.rules.min_players} needed"
+            )
+        # Open seats are dropped; players keep their order and learn their new seat.
+        self.seats = [self.seats[i] for i in taken]
+        self.plan = [self.plan[i] for i in taken]
+        for new, old in enumerate(taken):
+            seat = self.seats[new]
+            if new != old and seat.gateway is not None:
+                self._direct.append(
+                    (
+                        seat.gateway,
+                        message(
+                            "joined", table=self.id, seat=new, player=seat.handle, id=msg["id"]
+                        ),
+                    )
+                )
+        self._changed(msg)
+        self._start(now, rng)
+
+    def _start(self, now: int, rng: random.Random) -> None:
+        n = len(self.seats)
+        self.game = new_game(self.rules, n, rng.randbytes(32), opener=rng.randrange(n))
+        self.status = PLAYING
+        self._lobby = True
+        self._events.append(
+            {"type": "game_start", "opener": self.game.opener, "commitment": self.game.commitment}
+        )
+        self._rearm(now)

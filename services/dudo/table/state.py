@@ -1,0 +1,150 @@
+"""A table's state, declared once: the fields its parts share (plain data), and the
+calls they make of each other.
+
+:class:`~dudo.table.Table` is this state with its behaviour, in parts that each
+subclass it and so see the fields without listing them again (as
+:mod:`dudo.director.state` does for a tournament): seating
+(:mod:`dudo.table.seating`), clocks (:mod:`dudo.table.clocks`), a tournament's seats
+(:mod:`dudo.table.tournament`) and output (:mod:`dudo.table.output`). None of them
+imports the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .. import keys, wire
+from ..auth.authority import Authority
+from ..engine import Rules, State
+from ..entity import RecentIds
+
+if TYPE_CHECKING:
+    from ..entity.reports import Report
+
+__all__ = ["DEFAULT_LIMITS", "DONE", "OPEN", "PLAYING", "Limits", "Seat", "TableState"]
+
+OPEN, PLAYING, DONE = wire.TABLE_STATUSES
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long a table may wait for something to happen (milliseconds).
+
+    Without these, an open table nobody joins and a game everyone walked away
+    from lived forever, and a bot seat whose bot service died was never played.
+    """
+
+    open_ttl_ms: int = 3_600_000  # an open table with no change for this long is closed
+    idle_ttl_ms: int = 7_200_000  # a game with no clock and no move for this long is abandoned
+    bot_grace_ms: int = 15_000  # a bot seat silent this long is played by the house bot
+    # A tournament's bot the table plays itself waits this long when people sit at the
+    # table (so they can follow), and not at all at a table of bots only.
+    house_think_ms: int = 800
+    # After a round's reveal, at a table where people sit, the next turn's clock, bots
+    # and the house wait this long, so everyone can read what happened (0: no hold).
+    reveal_hold_ms: int = 0
+    partitions: int = keys.DEFAULT_PARTITIONS  # the deployment's: to address its own inbox
+    # The deployment's credentials (dudo.auth.authority): the worker's, refreshed at every
+    # heartbeat; random keys where a table is tested alone.
+    authority: Authority = field(default_factory=Authority, compare=False)
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(slots=True)
+class Seat:
+    """Who holds a seat, and where its views go."""
+
+    player: str | None = None
+    name: str | None = None
+    gateway: str | None = None
+    bot: str | None = None
+    away: bool = False
+
+    @property
+    def taken(self) -> bool:
+        return self.player is not None
+
+    @property
+    def handle(self) -> str | None:
+        """The holder's public handle: how gateways name and route the player (the
+        player id itself never leaves the deployment)."""
+        return wire.public_id(self.player) if self.player is not None else None
+
+    def public(self) -> dict[str, Any] | None:
+        if self.player is None:
+            return None
+        return {"name": self.name, "bot": self.bot, "away": self.away}
+
+
+@dataclass
+class TableState:
+    """Everything a table is; its record holds all but the transient part."""
+
+    id: str
+    rules: Rules
+    plan: list[dict[str, Any]]
+    seats: list[Seat]
+    host: str | None = None
+    version: int = 1
+    status: str = OPEN
+    watchers: list[str] = field(default_factory=list)
+    game: State | None = None
+    seen: RecentIds = field(default_factory=RecentIds)
+    deadline: int | None = None  # the turn clock, shown to players
+    created: int = 0
+    # When the table's timer fires if nothing happens first: the turn deadline, or
+    # the end of a bot seat's grace, of an open table's or an idle game's life.
+    wake: int | None = None
+    # Until when the reveal holds the clocks and bots (table_clocks.py), shown to
+    # clients as the view's `reveal_until`.
+    hold_until: int | None = None
+    # A tournament's table (dudo.table.tournament): its tournament and director
+    # partition, heats' `advance`, what waits for the end of the round, what was done.
+    tournament: str | None = None
+    director: int = 0
+    advance: int | None = None
+    order: list[Any] | None = None  # [seq, count or None]: carried out at the round's end
+    order_done: int = 0
+    seat_seq: int = 0  # the last seat_in taken (its seq)
+    # [player, name, dice, gateway, bot, from], as they came
+    arrivals: list[list[Any]] = field(default_factory=list)
+    # Transient, per batch: not persisted.
+    limits: Limits = field(default=DEFAULT_LIMITS, compare=False, repr=False)
+    timer_member: str | None = None
+    _events: list[dict[str, Any]] = field(default_factory=list)
+    _direct: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    _requests: list[tuple[str, int | None]] = field(default_factory=list)
+    # Acts applied this batch, by the gateway that sent them: its next view names them
+    # (`applied`), so a client learns its action went through, not only that the
+    # table changed.
+    _applied: dict[str, list[str]] = field(default_factory=dict)
+    _dirty: bool = False
+    _persist: bool = False
+    _lobby: bool = False
+    _reports: list[dict[str, Any]] = field(default_factory=list, compare=False)
+    _play_now: bool = field(default=False, compare=False)
+    _results: list[list[str]] | None = field(default=None, compare=False)
+    # when this table last reported (ms; not stored: 0 after a load)
+    _last_report: int = field(default=0, compare=False)
+
+    if TYPE_CHECKING:  # what the parts call of each other, each defined once in its part
+        # table.py
+        def to_bytes(self) -> bytes: ...
+        def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None: ...
+        def _after_game_change(
+            self, events: list[dict[str, Any]], msg: dict[str, Any], now: int
+        ) -> None: ...
+        def _result_sends(self) -> list[tuple[str, bytes]]: ...
+
+        # table_clocks.py
+        def _rearm(self, now: int, *, reset: bool = True) -> None: ...
+        def _close(self, now: int, why: str) -> None: ...
+
+        # tournament_table.py
+        def _house_played(self, seat: Seat) -> bool: ...
+        def _house_move(self) -> list[tuple[str, bytes]]: ...
+        def _carry_out(self, out: list[str], now: int, *, round_end: bool) -> None: ...
+        def _reports_out(self) -> list[Report]: ...

@@ -1,0 +1,325 @@
+"""One table's life around the engine: seating, start, leaving, clocks, and who gets which view.
+
+A :class:`Table` is pure data and logic, with no Redis in sight: the worker
+loads it, feeds it decoded inbox messages with :meth:`Table.handle`, then asks
+:meth:`Table.flush` for what to persist and deliver. Keeping this apart from the
+worker loop means every rule of the table protocol is testable without a
+server, and the worker is only I/O.
+
+Delivery rule: a seat's view goes only to the gateway that seat is attached
+to; spectator views go to gateways that asked to watch. Nothing else leaves.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .. import wire
+from ..engine import (
+    OVER,
+    RuleError,
+    Rules,
+    RulesConfigError,
+    action_from_dict,
+    from_bytes,
+    rules_from_tuple,
+    rules_tuple,
+    to_bytes,
+)
+from ..entity import RecentIds
+from ..entity.results import account_of, ledger_send, message_id, result_send
+from ..wire import WireError, message
+from .clocks import TableClocks
+from .output import TableOutput, error_for
+from .seating import TableSeating
+from .state import DEFAULT_LIMITS, DONE, OPEN, Limits, Seat
+from .tournament import TournamentSeats
+
+# 2 added `wake`, 3 the tournament fields, 4 `hold_until`; older records are still read
+FORMAT = 4
+
+
+@dataclass
+class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
+    """One table (an :class:`~dudo.entity.Entity` of the worker's partitions): its
+    state (:class:`~dudo.table.state.TableState`, declared once) with the behaviour of
+    its parts: seating, clocks, a tournament's seats, output; creation, storage and
+    the handlers here."""
+
+    KEY: ClassVar[str] = "table"
+    CREATES: ClassVar[frozenset[str]] = frozenset({"create"})
+    DIRECTION: ClassVar[str] = "in"
+    UNKNOWN: ClassVar[str] = wire.UNKNOWN_TABLE
+
+    # -- creation and storage ---------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        msg: dict[str, Any],
+        now: int,
+        limits: Limits = DEFAULT_LIMITS,
+        rng: random.Random | None = None,
+    ) -> Table:
+        """A new table from a validated ``create`` message (raises WireError): open, or,
+        for a tournament, playing at once with its first players (``rng`` deals)."""
+        try:
+            rules = Rules.from_dict(msg["rules"])
+        except RulesConfigError as exc:
+            raise WireError(wire.BAD_RULES, str(exc)) from exc
+        plan = [dict(spec) for spec in msg["seats"]]
+        if not rules.seats_allowed(len(plan)):
+            raise WireError(
+                wire.BAD_RULES,
+                f"these rules seat {rules.min_players}..{rules.max_players}, "
+                f"the plan has {len(plan)} seats",
+            )
+        # The host: the deployment's own creates name it; a gateway's, by the creator's
+        # credential (the join that follows names the same player); else the first to sit.
+        credential = any(msg.get(k) is not None for k in ("host", "identity", "request"))
+        table = cls(
+            id=msg["table"],
+            rules=rules,
+            plan=plan,
+            seats=[Seat() for _ in plan],
+            host=limits.authority.player_for(msg, msg["table"], "host") if credential else None,
+            created=now,
+            limits=limits,
+        )
+        table.seen.add(msg["id"])
+        table._dirty = table._persist = table._lobby = True
+        if "tournament" in msg:  # the director wants reports, not views
+            table._seat_first_players(msg["tournament"], now, rng or random.SystemRandom())
+        else:
+            table._requests.append((msg["gateway"], None))
+            table._rearm(now)
+        return table
+
+    def to_bytes(self) -> bytes:
+        return wire.encode(
+            [
+                FORMAT,
+                self.id,
+                self.version,
+                self.status,
+                rules_tuple(self.rules),
+                self.plan,
+                [[s.player, s.name, s.gateway, s.bot, s.away] for s in self.seats],
+                self.host,
+                self.watchers,
+                to_bytes(self.game) if self.game is not None else None,
+                "\n".join(self.seen),
+                self.deadline,
+                self.created,
+                self.wake,
+                [
+                    self.tournament,
+                    self.director,
+                    self.advance,
+                    self.order,
+                    self.order_done,
+                    self.seat_seq,
+                    self.arrivals,
+                ],
+                self.hold_until,
+            ]
+        )
+
+    @classmethod
+    def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Table:
+        raw = wire.unpack(data)
+        if not isinstance(raw, list) or raw[0] not in (1, 2, 3, FORMAT):
+            raise ValueError("unknown table record format")
+        if raw[0] == 1:  # before `wake`: the turn deadline was the only timer
+            raw = [*raw, raw[11]]
+        if raw[0] < 3:  # before tournaments
+            raw = [*raw, [None, 0, None, None, 0, 0, []]]
+        if raw[0] < 4:  # before the reveal's hold
+            raw = [*raw, None]
+        (
+            _,
+            tid,
+            version,
+            status,
+            rules,
+            plan,
+            seats,
+            host,
+            watchers,
+            game,
+            seen,
+            deadline,
+            created,
+            wake,
+            tournament,
+            hold_until,
+        ) = raw
+        table = cls(
+            id=tid,
+            rules=rules_from_tuple(tuple(rules)),
+            plan=plan,
+            seats=[Seat(*s) for s in seats],
+            host=host,
+            version=version,
+            status=status,
+            watchers=watchers,
+            game=from_bytes(game) if game is not None else None,
+            seen=RecentIds(seen.split("\n") if seen else ()),
+            deadline=deadline,
+            created=created,
+            wake=wake,
+            hold_until=hold_until,
+        )
+        (
+            table.tournament,
+            table.director,
+            table.advance,
+            table.order,
+            table.order_done,
+            table.seat_seq,
+            table.arrivals,
+        ) = tournament
+        table.timer_member = table._timer_name() if wake is not None else None
+        return table
+
+    # -- handling messages --------------------------------------------------------
+
+    def handle(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """Apply one validated inbox message. Refusals become error messages."""
+        kind = msg["type"]
+        if kind == "timeout":
+            self._timeout(msg, now, rng)
+            return
+        if msg["id"] in self.seen:
+            self._error(msg, wire.DUPLICATE, "this message id was already applied")
+            return
+        version = self.version
+        try:
+            getattr(self, f"_on_{kind}")(msg, now, rng)
+        except WireError as exc:
+            self._error(msg, exc.code, exc.message)
+        except RuleError as exc:
+            self._error(msg, exc.code, exc.message)
+        if self.status == OPEN and self.version != version:
+            self._rearm(now)  # an open table lives on while something happens at it
+
+    def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None:
+        if msg is not None:
+            self.seen.add(msg["id"])
+        self._persist = True
+        if visible:
+            self._dirty = True
+            self.version += 1
+
+    def _error(self, msg: dict[str, Any], code: str, text: str) -> None:
+        gateway = msg.get("gateway")
+        if gateway is None:
+            return
+        self._direct.append(
+            (
+                gateway,
+                message(
+                    "error",
+                    table=self.id,
+                    seat=msg.get("seat"),
+                    player=msg.get("player"),
+                    id=msg.get("id"),
+                    code=code,
+                    message=text,
+                ),
+            )
+        )
+
+    def _on_create(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        raise WireError(wire.TABLE_EXISTS, f"table {self.id} already exists")
+
+    def _on_act(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        if self.status == OPEN:
+            raise WireError(wire.GAME_NOT_STARTED, "the game has not started")
+        seat = self._held(msg)
+        assert self.game is not None
+        events = self.game.apply(msg["seat"], action_from_dict(msg["action"]))
+        seat.away = False
+        self._applied.setdefault(msg["gateway"], []).append(msg["id"])
+        self._after_game_change(events, msg, now)
+
+    def _on_resync(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        index = msg.get("seat")
+        if index is not None:
+            if "player" not in msg:
+                raise WireError(wire.NOT_SEATED, "a seat's view needs its player")
+            self._held(msg)
+        self._requests.append((msg["gateway"], index))
+
+    def _on_watch(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        gateway = msg["gateway"]
+        if msg["on"]:
+            if gateway not in self.watchers:
+                self.watchers.append(gateway)
+            self._requests.append((gateway, None))
+        elif gateway in self.watchers:
+            self.watchers.remove(gateway)
+        self._changed(msg, visible=False)
+
+    def _after_game_change(
+        self, events: list[dict[str, Any]], msg: dict[str, Any], now: int
+    ) -> None:
+        self._events.extend(events)
+        if self.tournament is not None:
+            # A tournament's table plays on until its director has taken everyone away.
+            self._changed(msg)
+            self._tournament_step(events, now)
+        else:
+            if self.game is not None and self.game.phase == OVER:
+                self.status = DONE
+                self._lobby = True  # no longer listed
+                self._results = self._ranking()
+            self._changed(msg)
+        self._hold_for_reveal(events, now)
+        self._rearm(now)
+
+    def _ranking(self) -> list[list[str]]:
+        """The people of a finished game, first to last (bots are not rated)."""
+        assert self.game is not None
+        ranking = []
+        for seat in self.game.standings():
+            holder = self.seats[seat]
+            if holder.player is not None and holder.bot is None:
+                ranking.append([holder.player, holder.name or ""])
+        return ranking
+
+    def _result_sends(self) -> list[tuple[str, bytes]]:
+        """The finished game's places for the ratings and, with a stake, its chips."""
+        ranking, self._results = self._results, None
+        if ranking is None:
+            return []
+        sends = result_send("table", self.id, ranking)
+        chips = self.game.chips() if self.game is not None else None
+        if chips:
+            moves = [
+                [account_of(seat.player or "", seat.bot), chips[i]]
+                for i, seat in enumerate(self.seats)
+                if seat.player is not None
+            ]
+            sends += ledger_send(message_id("ls", self.id), moves)
+        return sends
+
+    # -- what the partition loop asks of every entity --------------------------------
+
+    @staticmethod
+    def error_for(msg: dict[str, Any], code: str, text: str) -> tuple[str, bytes] | None:
+        return error_for(msg, code, text)
+
+    @staticmethod
+    def lobby_note(entity: str, entry: dict[str, Any] | None, version: int) -> bytes:
+        """News of an open table for every gateway's lobby (None: no longer open)."""
+        return wire.encode(wire.message("lobby", table=entity, entry=entry, version=version))
+
+    @staticmethod
+    def timeout(entity: str, version: int) -> dict[str, Any]:
+        """The inbox message a due timer becomes. Its id only has to be unique within
+        its table (a 64-character table id in it made it too long for the id field)."""
+        return wire.message("timeout", id=f"t:{version}", table=entity, version=version)

@@ -1,0 +1,258 @@
+"""A tournament's table: players come and go between rounds, and every round's end is reported.
+
+A mixin of :class:`~dudo.table.Table` (the fields it uses are declared there).
+The director (:mod:`dudo.director`) creates the table with its first players,
+then sends two kinds of control messages to its inbox:
+
+- ``seat_in``: a player arrives with the dice they bring;
+- ``order``: send ``count`` players away (``None``: all, the table breaks).
+
+Neither takes effect inside a round. Both wait for the end of the round in
+progress and are carried out in the same step as the action that ends it
+(:meth:`TournamentSeats._tournament_step`), so no player ever sees a view of the
+new round with the old seating; a table where no round is being played (its
+game halted or won) carries them out at once. Each such step is reported to the
+director with the commit that makes it (``Flush.sends``), so no report is lost
+when a worker dies.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+from .. import keys, wire
+from ..engine import OVER, RuleError, leavers, reseat, seated_game
+from ..wire import WireError, message
+from .state import DONE, PLAYING, Seat, TableState
+
+if TYPE_CHECKING:
+    from ..entity.reports import Report
+
+
+REPORT_EVERY_MS = 2000
+
+
+class TournamentSeats(TableState):
+    """Seat changes and reports for a table that belongs to a tournament."""
+
+    # -- creation ---------------------------------------------------------------------
+
+    def _seat_first_players(self, info: dict[str, Any], now: int, rng: random.Random) -> None:
+        """Start a tournament table with its first players in its first seats."""
+        players = info["players"]
+        if len(players) > len(self.seats):
+            raise WireError(wire.BAD_MESSAGE, f"{len(players)} players for {len(self.seats)} seats")
+        rules = self.rules
+        counts = [p["dice"] for p in players] + [0] * (len(self.seats) - len(players))
+        if any(dice > rules.max_dice for dice in counts):
+            raise WireError(wire.BAD_MESSAGE, f"a player brings more than {rules.max_dice} dice")
+        self.tournament = info["id"]
+        self.director = info["director"]
+        self.advance = info.get("advance")
+        for i, p in enumerate(players):
+            self.seats[i] = Seat(p["player"], p["name"], p.get("gateway"), p.get("bot"), False)
+            self._tell_moved(i, None)
+        self.game = seated_game(
+            rules, counts, rng.randbytes(32), opener=rng.randrange(len(players))
+        )
+        self.status = PLAYING
+        self._events.append(
+            {"type": "game_start", "opener": self.game.opener, "commitment": self.game.commitment}
+        )
+        self._queue_report([], [], [p["player"] for p in players], now)
+        self._rearm(now)
+
+    # -- the director's messages ------------------------------------------------------
+
+    def _tournament_only(self, msg: dict[str, Any]) -> None:
+        if self.tournament != msg["tournament"]:
+            raise WireError(wire.BAD_MESSAGE, f"table {self.id} is not in that tournament")
+
+    def _on_seat_in(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        self._tournament_only(msg)
+        if msg["seq"] <= self.seat_seq:
+            return  # a repeat of a move taken before (the director numbers them)
+        self.seat_seq = msg["seq"]
+        player = msg["player"]
+        self.arrivals.append(
+            [player, msg["name"], msg["dice"], msg.get("gateway"), msg.get("bot"), msg.get("from")]
+        )
+        self._changed(msg, visible=False)
+        if self._idle():
+            self._carry_out([], now, round_end=False)
+
+    def _on_order(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        self._tournament_only(msg)
+        seq = msg["seq"]
+        if seq <= self.order_done or (self.order is not None and seq <= self.order[0]):
+            return  # older than what this table already has
+        self.order = [seq, msg["count"]]
+        self._changed(msg, visible=False)
+        if self._idle():
+            self._carry_out([], now, round_end=False)
+
+    # -- round ends -------------------------------------------------------------------
+
+    def _tournament_step(self, events: list[dict[str, Any]], now: int) -> None:
+        """After an action: if it ended a round, carry out what waits and report."""
+        if not any(e["type"] == "reveal" for e in events):
+            return
+        assert self.game is not None
+        out = [self.seats[e["seat"]].player for e in events if e["type"] == "eliminated"]
+        self._carry_out([p for p in out if p is not None], now, round_end=True)
+
+    def _idle(self) -> bool:
+        """No round is being played: a change can happen now."""
+        return self.game is not None and self.game.phase == OVER
+
+    def _carry_out(self, out: list[str], now: int, *, round_end: bool) -> None:
+        """Carry out the pending order and arrivals (and, in heats, send the players who
+        go through), report, and close the table if nobody is left. ``out``: players
+        the round just ended eliminated (every round's end is reported)."""
+        game = self.game
+        assert game is not None
+        alive = [s for s, c in enumerate(game.counts) if c > 0]
+        leave: list[int] = []
+        if self.order is not None:
+            seq, count = self.order
+            keep_two = max(0, min(count or 0, len(alive) - 2))
+            leave = alive if count is None else leavers(game, keep_two)
+            self.order_done, self.order = seq, None
+        if self.advance is not None and 0 < len(alive) - len(leave) <= self.advance:
+            leave = alive  # heats: the last `advance` players standing go through
+        gone = set(leave)
+        # Arrivals take vacant seats first, then seats of players already out, but
+        # never the seat of a player who went out in this very step: they would not
+        # see the reveal of the round that put them out (their seat's view goes to
+        # its new holder). Such an arrival waits for the next round's end, or, if no
+        # round follows (the game stopped), for a wake-up this table sends itself.
+        just_out = {s for s, seat in enumerate(self.seats) if seat.player in set(out)}
+        free = sorted(
+            (s for s, c in enumerate(game.counts) if (c == 0 or s in gone) and s not in just_out),
+            key=lambda s: (s not in gone and self.seats[s].player is not None, s),
+        )
+        arriving, self.arrivals = self.arrivals[: len(free)], self.arrivals[len(free) :]
+        join = [(seat, a[2]) for seat, a in zip(free, arriving, strict=False)]
+        if not leave and not join:
+            self._wake_if_stuck()
+            # A round where nobody went out changes only dice counts: reported for the
+            # live standings, but at most every REPORT_EVERY_MS per table (bots play
+            # several rounds a second; people take longer than that over a round).
+            if round_end and (out or now - self._last_report >= REPORT_EVERY_MS):
+                self._queue_report(out, [], [], now)
+            return
+        left = [
+            {
+                "player": self.seats[s].player,
+                "name": self.seats[s].name,
+                "dice": game.counts[s],
+                "gateway": self.seats[s].gateway,
+                "bot": self.seats[s].bot,
+            }
+            for s in leave
+        ]
+        try:
+            self._events.extend(reseat(game, leave, join))
+        except RuleError as exc:  # never: we only get here between rounds
+            raise AssertionError(f"seat change refused: {exc}") from exc
+        for s in leave:
+            seat = self.seats[s]
+            if seat.gateway is not None:
+                self._direct.append(
+                    (seat.gateway, message("detached", table=self.id, seat=s, player=seat.handle))
+                )
+            self.seats[s] = Seat()
+        for (s, _), (player, name, _, gateway, bot, *origin) in zip(join, arriving, strict=True):
+            previous = self.seats[s]
+            if previous.player is not None and previous.gateway is not None:
+                self._direct.append(
+                    (
+                        previous.gateway,
+                        message("detached", table=self.id, seat=s, player=previous.handle),
+                    )
+                )
+            self.seats[s] = Seat(player, name, gateway, bot, False)
+            self._tell_moved(s, origin[0] if origin else None)
+        self._changed()
+        self._queue_report(out, left, [a[0] for a in arriving], now)
+        if not any(game.counts) and not self.arrivals:
+            self.status = DONE  # broken up: everyone has gone
+            self.deadline = None
+        self._rearm(now)
+        self._wake_if_stuck()
+
+    def _wake_if_stuck(self) -> None:
+        """Arrivals still wait and no round will end to seat them: wake this table up
+        (an entry to its own inbox, sent with the commit; see _house_move)."""
+        if self.arrivals and self._idle():
+            self._play_now = True
+
+    def _house_played(self, seat: Seat) -> bool:
+        """A tournament's bot with no bot service behind it: the table plays it."""
+        return self.tournament is not None and seat.bot is not None and seat.gateway is None
+
+    def _house_move(self) -> list[tuple[str, bytes]]:
+        """The house bot's next move (or, at a stopped game, the seating of arrivals that
+        waited a step) as an inbox entry of this table's own partition, appended with
+        this commit (taken in order with everything else, and only if nothing changed
+        the table first: it names the version)."""
+        if not self._play_now:
+            return []
+        self._play_now = False
+        if self.status != PLAYING:
+            return []
+        timeout = message("timeout", id=f"t:{self.version}", table=self.id, version=self.version)
+        inbox = keys.inbox(keys.partition_of(self.id, self.limits.partitions))
+        return [(inbox, wire.encode(timeout))]
+
+    def _tell_moved(self, seat: int, origin: str | None) -> None:
+        holder = self.seats[seat]
+        if holder.gateway is None or holder.player is None:
+            return
+        self._direct.append(
+            (
+                holder.gateway,
+                message(
+                    "moved",
+                    table=self.id,
+                    seat=seat,
+                    player=holder.handle,
+                    tournament=self.tournament,
+                    **{"from": origin},
+                ),
+            )
+        )
+
+    def _queue_report(
+        self, out: list[str], left: list[dict[str, Any]], joined: list[str], now: int
+    ) -> None:
+        self._last_report = now
+        game = self.game
+        assert game is not None
+        self._reports.append(
+            {
+                "seated": [
+                    [s.player, game.counts[i]]
+                    for i, s in enumerate(self.seats)
+                    if s.player is not None and game.counts[i] > 0
+                ],
+                "out": out,
+                "left": left,
+                "joined": joined,
+                "round": game.round_no,
+                "version": self.version,
+                "done": self.order_done,
+            }
+        )
+
+    def _reports_out(self) -> list[Report]:
+        """The reports of this batch, for the director's inbox (the partition loop
+        writes a commit's reports as one entry per tournament: dudo.entity.reports)."""
+        reports, self._reports = self._reports, []
+        if not reports or self.tournament is None:
+            return []
+        inbox = keys.TOURNAMENTS.inbox(self.director)
+        return [(inbox, self.tournament, {"table": self.id, **report}) for report in reports]
+
+    deadline: int | None
