@@ -10,7 +10,7 @@ import yaml
 from jsonschema import Draft7Validator
 
 from dudo import wire
-from dudo.gateway.messages import CLIENT_MESSAGES
+from dudo.wire.client import CLIENT_MESSAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTOCOL = ROOT / "protocol"

@@ -21,10 +21,10 @@ import pytest
 import redis
 import yaml
 
-from dudo import keys
 from dudo.ops import admin
 from dudo.ops.fleet import wait_ready
 from dudo.run.remote_bot import run as play_remote
+from dudo.wire import keys
 
 from .compose import Topology, interpolate, load
 from .integration.procs import Workers, ready, wait_for

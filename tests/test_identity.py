@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jwt.algorithms import ECAlgorithm, OKPAlgorithm
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.auth.authority import Authority, make_token, read_token
 from dudo.auth.identity import new_key, public_jwks, read_jwks, sign_identity
-from dudo.wire import WireError
+from dudo.wire import WireError, keys
 
 WEB, CHAT = new_key(), new_key()
 

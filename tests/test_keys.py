@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from dudo import keys
+from dudo.wire import keys
 
 
 def test_partition_is_crc32_mod_p_and_stable() -> None:

@@ -10,8 +10,9 @@ import fakeredis
 import pytest
 import redis
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.link import AsyncGatewayLink
+from dudo.wire import keys
 
 P = 4
 

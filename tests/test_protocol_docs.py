@@ -12,8 +12,8 @@ import yaml
 
 from dudo import wire
 from dudo.engine import RULE_ERROR_CODES
-from dudo.gateway.messages import CLIENT_MESSAGES
-from dudo.protocol_reference import BEGIN, END, sync
+from dudo.wire.client import CLIENT_MESSAGES
+from dudo.wire.reference import BEGIN, END, sync
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")

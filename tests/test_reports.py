@@ -9,10 +9,10 @@ from typing import Any
 
 import msgspec
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.director.tournament import Context, Tournament
 from dudo.entity.reports import report_sends
-from dudo.wire_spec import REPORTS_MAX
+from dudo.wire import REPORTS_MAX, keys
 
 RNG = random.Random(3)
 

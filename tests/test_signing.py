@@ -1,11 +1,12 @@
-"""Who wrote an inbox entry (dudo.signing): the rules a worker applies, without Redis."""
+"""Who wrote an inbox entry (dudo.wire.signing): the rules a worker applies, without Redis."""
 
 from __future__ import annotations
 
 import pytest
 
-from dudo import signing, wire
-from dudo.signing import Verifier, key_of_password, key_of_url, sign
+from dudo import wire
+from dudo.wire import signing
+from dudo.wire.signing import Verifier, key_of_password, key_of_url, sign
 
 INTERNAL, A, B = b"i" * 32, key_of_password("pass-a"), key_of_password("pass-b")
 KEYS = Verifier(INTERNAL, {"gw-a": A, "gw-b": B})

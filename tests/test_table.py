@@ -402,7 +402,7 @@ def test_a_frames_gateway_gets_the_same_snapshots_as_client_json_and_no_other_se
     """A gateway registered for `frames` gets, in place of its `view`, the client JSON of
     exactly its own seats (and nothing else: no other seat's piece, no player id but
     its holders'); a gateway that did not register still gets `view` messages."""
-    from dudo.view_text import SnapshotTexts
+    from dudo.wire.frames import SnapshotTexts
 
     run = Run(seats=3)
     run.seat_all(["gw-a", "gw-b", "gw-a"])

@@ -9,10 +9,11 @@ from typing import Any
 
 import msgpack
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.engine import OVER
 from dudo.entity.reports import report_sends
 from dudo.table import DONE, PLAYING, Table
+from dudo.wire import keys
 
 from .test_table import NOW, h, msg
 

@@ -16,7 +16,7 @@ from referencing import Registry, Resource
 from dudo import wire
 from dudo.cli import main
 from dudo.engine import Bid, new_game, preset, private_view, public_view, seat_view, spectator_view
-from dudo.gateway.messages import CLIENT_MESSAGES, validate_client
+from dudo.wire.client import CLIENT_MESSAGES, validate_client
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "protocol" / "schemas"

@@ -2,7 +2,7 @@
 but a typed error.
 
 A worker decodes every inbox entry with :func:`dudo.wire.decode`, a gateway every
-client message with :func:`dudo.gateway.messages.validate_client`, and both check
+client message with :func:`dudo.wire.client.validate_client`, and both check
 rules with :meth:`Rules.from_dict`. Any exception other than the typed ones would
 take the reading process down (issue 10, defect 2: a ``create`` whose
 ``rules.preset`` was a list stopped every worker in turn).
@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from dudo import wire
 from dudo.engine import Rules, RulesConfigError
-from dudo.gateway.messages import validate_client
+from dudo.wire.client import validate_client
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "protocol" / "examples"
 INBOX = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(EXAMPLES.glob("in-*.json"))]
@@ -80,7 +80,7 @@ def test_stream_decode_turns_any_value_into_a_typed_error(
     except wire.WireError as exc:
         assert exc.code in wire.DECODE_ERROR_CODES
         for key, value in exc.known.items():  # whatever is echoed back is safe to route by
-            assert wire._plausible(key, value)
+            assert wire.plausible(key, value)
     else:
         assert decoded["type"] in wire.INBOX_TYPES
         wire.encode(decoded)  # what passed can be written again
@@ -203,7 +203,7 @@ def test_the_fast_stream_decoder_answers_as_the_checker(
 ) -> None:
     message = _edge_mutate(base, data) if data.draw(st.booleans()) else _mutate(base, data)
     raw = msgpack.packb(message, use_bin_type=True)
-    assert _answer(wire._fast.msgpack, raw) == _answer(_slow_msgpack, raw)
+    assert _answer(wire.fast_check.msgpack, raw) == _answer(_slow_msgpack, raw)
 
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -211,7 +211,7 @@ def test_the_fast_stream_decoder_answers_as_the_checker(
 def test_the_fast_client_decoder_answers_as_the_checker(
     base: dict[str, Any], data: st.DataObject
 ) -> None:
-    from dudo.gateway.messages import fast_client
+    from dudo.wire.client import fast_client
 
     message = _edge_mutate(base, data) if data.draw(st.booleans()) else _mutate(base, data)
     try:
@@ -237,8 +237,8 @@ def test_the_fast_decoders_refuse_what_only_a_full_match_refuses() -> None:
     ]
     for message in cases:
         raw = msgpack.packb(message, use_bin_type=True)
-        verdict, _ = _answer(wire._fast.msgpack, raw)
-        assert verdict == "refused" and _answer(wire._fast.msgpack, raw) == _answer(
+        verdict, _ = _answer(wire.fast_check.msgpack, raw)
+        assert verdict == "refused" and _answer(wire.fast_check.msgpack, raw) == _answer(
             _slow_msgpack, raw
         ), message
     # a map with a key twice: the last one counts, and both must pass
@@ -248,7 +248,7 @@ def test_the_fast_decoders_refuse_what_only_a_full_match_refuses() -> None:
         n = len(act)  # the fields of act, one of them (seat) twice
         raw = bytes([0xDE]) + (n + 1).to_bytes(2, "big") + body[1:]
         raw += msgpack.packb("seat") + first + msgpack.packb("seat") + last
-        assert _answer(wire._fast.msgpack, raw) == _answer(_slow_msgpack, raw)
+        assert _answer(wire.fast_check.msgpack, raw) == _answer(_slow_msgpack, raw)
 
 
 @settings(max_examples=2000, deadline=None)
@@ -259,12 +259,12 @@ def test_the_fast_decoders_refuse_what_only_a_full_match_refuses() -> None:
 )
 def test_a_display_name_is_judged_clean_exactly_as_clean_name_leaves_it(text: str) -> None:
     """A display name in an entry must be one clean_name leaves unchanged; plain ASCII
-    is judged without the Unicode tables (wire._is_clean_name): the same answers."""
+    is judged without the Unicode tables (wire.is_clean_name): the same answers."""
     try:
         expected = wire.clean_name(text) == text
     except wire.WireError:
         expected = False
-    assert wire._is_clean_name(text) is expected
+    assert wire.is_clean_name(text) is expected
 
 
 NAME_EDGES = ["ana", "Ana María", "Zoë", "a  b", " a", "a ", "a\tb", "x" * 32, "x" * 33,
@@ -304,7 +304,7 @@ def test_display_names_at_any_depth_get_the_checkers_answer(
             target = target[step]
         target[path[-1]] = data.draw(NAMES)
     raw = msgpack.packb(message, use_bin_type=True)
-    assert _answer(wire._fast.msgpack, raw) == _answer(_slow_msgpack, raw)
+    assert _answer(wire.fast_check.msgpack, raw) == _answer(_slow_msgpack, raw)
 
 
 def _as_own(message: dict[str, Any]) -> dict[str, Any]:
@@ -316,7 +316,7 @@ def _as_own(message: dict[str, Any]) -> dict[str, Any]:
 
 def _direction_of(message: dict[str, Any]) -> str:
     kind = message.get("type")
-    return next((d for d, types in wire._TYPES_OF.items() if kind in types), "in")
+    return next((d for d, types in wire.TYPES_OF.items() if kind in types), "in")
 
 
 @settings(max_examples=700, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -351,7 +351,7 @@ def test_an_entry_of_ours_is_decoded_as_any_other_or_refused_by_its_shape(
     if unchanged or not isinstance(checked, wire.WireError):
         assert own == _as_own(checked)
     kind = own["type"]
-    assert kind in wire._TYPES_OF[direction] and own["v"] == wire.PROTOCOL_VERSION
+    assert kind in wire.TYPES_OF[direction] and own["v"] == wire.PROTOCOL_VERSION
     for key, spec in wire.MESSAGES[kind].fields.items():
         if spec.required:
             assert key in own

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from . import keys
+from .wire import keys
 
 
 def add_commands(sub: Any, default_redis: str) -> None:

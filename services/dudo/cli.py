@@ -347,8 +347,8 @@ def _schemas(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from . import wire
-    from .gateway.messages import CLIENT_MESSAGES
-    from .protocol_reference import sync
+    from .wire.client import CLIENT_MESSAGES
+    from .wire.reference import sync
 
     schemas = {**wire.json_schemas(), **wire.json_schemas(CLIENT_MESSAGES)}
     folder = Path(args.folder)

@@ -8,10 +8,11 @@ import time
 
 import pytest
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.director.ratings import Ratings
 from dudo.director.tournament import Context, Tournament
 from dudo.entity.results import ledger_send, result_send
+from dudo.wire import keys
 
 from .test_tournament import create, send
 

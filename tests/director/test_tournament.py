@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.director.tournament import OVER, REGISTERING, RUNNING, Context, Tournament
-from dudo.wire import WireError
+from dudo.wire import WireError, keys
 
 RNG = random.Random(4)
 

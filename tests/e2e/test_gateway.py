@@ -13,9 +13,9 @@ import msgpack
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from dudo import keys
 from dudo.engine import to_bytes
 from dudo.table import Table
+from dudo.wire import keys
 
 from ..servers import RedisServer
 
@@ -359,7 +359,7 @@ def test_spliced_snapshot_text_equals_the_snapshot() -> None:
     gateway spliced it from a `view` (pieces it encoded) or from the `frames` a worker
     encoded for it; and a frames message holds nothing a view for that gateway did not."""
     from dudo import wire
-    from dudo.view_text import SnapshotTexts, encode_json, frames_message
+    from dudo.wire.frames import SnapshotTexts, encode_json, frames_message
 
     root = Path(__file__).resolve().parents[2] / "protocol" / "examples"
     for name in ("out-view.json", "out-view-open.json", "out-view-spectator.json"):

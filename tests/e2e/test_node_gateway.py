@@ -19,12 +19,13 @@ from typing import Any
 import pytest
 import redis
 
-from dudo import keys, signing, wire
+from dudo import wire
 from dudo.conformance.gateway import check
 from dudo.infra import keyring
 from dudo.infra.connection import xread
 from dudo.link import GatewayLink
 from dudo.ops import admin
+from dudo.wire import keys, signing
 
 from ..integration.procs import Workers
 from ..servers import RedisServer, require_binary

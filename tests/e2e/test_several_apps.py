@@ -17,8 +17,8 @@ from typing import Any
 import pexpect
 import redis
 
-from dudo import keys
 from dudo.ops import admin
+from dudo.wire import keys
 
 from ..integration.procs import Workers, wait_for
 from ..integration.test_gateway_acl import denied

@@ -14,8 +14,8 @@ from typing import Any
 
 import redis
 
-from dudo import keys
 from dudo.ops.fleet import wait_ready
+from dudo.wire import keys
 
 from ..servers import free_port
 

@@ -14,9 +14,10 @@ from typing import Any
 import aiohttp
 import redis
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.link import GatewayLink
 from dudo.ops import inspect as ops
+from dudo.wire import keys
 
 from ..servers import RedisServer
 from .procs import P, Workers, owners, wait_for

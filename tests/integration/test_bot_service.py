@@ -8,11 +8,11 @@ from pathlib import Path
 
 import redis
 
-from dudo import keys
 from dudo.infra.connection import connect
 from dudo.link import GatewayLink
 from dudo.run.bots import BotService
 from dudo.table import Table
+from dudo.wire import keys
 
 from .procs import P, Workers, owners, wait_for
 

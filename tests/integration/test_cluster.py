@@ -9,11 +9,11 @@ from typing import Any
 
 from redis.cluster import RedisCluster as ClusterClient
 
-from dudo import keys
 from dudo.bench.driver import TableDriver
 from dudo.infra.connection import Batch, connect, is_cluster
 from dudo.link import GatewayLink
 from dudo.table import Table
+from dudo.wire import keys
 
 from ..servers import RedisCluster
 from .procs import Workers

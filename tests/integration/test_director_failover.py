@@ -9,7 +9,6 @@ import time
 
 import redis
 
-from dudo import keys
 from dudo.bench.tournament import (
     DIRECTOR_PARTITIONS,
     TOURNAMENT,
@@ -18,6 +17,7 @@ from dudo.bench.tournament import (
     players_at_two_tables,
 )
 from dudo.director.tournament import OVER, RUNNING
+from dudo.wire import keys
 
 from .procs import FAST, P, Workers, wait_for
 

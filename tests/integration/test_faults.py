@@ -21,13 +21,14 @@ import aiohttp
 import msgpack
 import redis
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.bench.driver import TableDriver
 from dudo.engine import to_bytes
 from dudo.infra.connection import connect
 from dudo.infra.service import REDIS_DOWN
 from dudo.link import GatewayLink
 from dudo.table import Table
+from dudo.wire import keys
 
 from ..servers import RedisServer, free_port
 from .procs import P, Workers, owners, ready, wait_for

@@ -17,10 +17,11 @@ import pytest
 import redis
 from redis.exceptions import AuthenticationError, NoPermissionError, ResponseError
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.infra import keyring
 from dudo.ops import admin
 from dudo.run.remote_bot import run as play_remote
+from dudo.wire import keys
 
 from ..servers import RedisServer, free_port
 from .procs import Workers, wait_for
@@ -75,7 +76,7 @@ def test_a_gateway_under_its_own_user_serves_a_whole_game(
         assert outcome.refused == 0, outcome.text()
         assert denied(admin_client, admin.user_of("gw-a")) == []  # nothing it needed refused
         # Every entry was checked, and each bore its writer's signature: the gateway's,
-        # the bot service's and the worker's own (dudo.signing).
+        # the bot service's and the worker's own (dudo.wire.signing).
         assert keyring.internal_key(admin_client) is not None
         assert [admin_client.xlen(keys.dead_letters(p)) for p in range(8)] == [0] * 8
         assert admin_client.pttl(keys.presence("gw-a")) > 0  # registered itself, and only
@@ -255,8 +256,8 @@ def test_a_gateway_user_cannot_act_as_another_gateway(
     written by gw-a through its user is applied."""
     from dudo.link import GatewayLink
     from dudo.run import table_worker
-    from dudo.signing import key_of_password
     from dudo.table import Table
+    from dudo.wire.signing import key_of_password
     from dudo.worker import WorkerSettings
 
     pa, pb = admin.add_gateway(admin_client, "gw-a"), admin.add_gateway(admin_client, "gw-b")

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import redis
 
-from dudo import keys
 from dudo.ops import admin
+from dudo.wire import keys
 
 from ..irc import IrcPerson, IrcServer
 from ..servers import RedisServer, free_port

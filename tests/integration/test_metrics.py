@@ -10,8 +10,8 @@ import urllib.request
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
-from dudo import keys
 from dudo.link import GatewayLink
+from dudo.wire import keys
 
 from ..servers import free_port
 from .procs import P, Workers, owners, wait_for

@@ -12,7 +12,7 @@ from typing import Any
 
 import redis
 
-from dudo import keys
+from dudo.wire import keys
 
 from .procs import FAST, P, Workers, wait_for
 

@@ -10,11 +10,12 @@ from typing import Any
 import msgpack
 import redis
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.bench.driver import TableDriver
 from dudo.engine import seat_view, to_bytes
 from dudo.link import GatewayLink
 from dudo.table import Table
+from dudo.wire import keys
 
 from .procs import P, Workers, owners, wait_for
 

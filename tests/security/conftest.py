@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import redis
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.auth.identity import new_key, public_jwks
 from dudo.bots.policies import baseline, my_turn
 from dudo.infra import keyring
@@ -24,8 +24,9 @@ from dudo.link import GatewayLink
 from dudo.ops import admin
 from dudo.run import table_worker
 from dudo.run.director import director, ratings_keeper
-from dudo.signing import key_of_password
 from dudo.table import Table
+from dudo.wire import keys
+from dudo.wire.signing import key_of_password
 from dudo.worker import Worker, WorkerSettings
 
 from ..servers import RedisServer

@@ -3,7 +3,7 @@ writes changes a seat it does not hold, and nothing it is sent holds another
 gateway's players' dice or player ids.
 
 The table and the worker's entry checks run as a worker runs them (wire decoding,
-dudo.signing's verdict, dudo.auth.authority's credentials, Table.handle and flush), without
+dudo.wire.signing's verdict, dudo.auth.authority's credentials, Table.handle and flush), without
 Redis: what Redis itself refuses the club's user is tests/security/test_two_apps.py's.
 The attacker knows everything public (the table, its players' handles), holds its own
 Redis password (it signs as club-1) and its app's key, may pretend to be web-1 in the
@@ -24,8 +24,8 @@ from dudo.auth.authority import Authority, make_token
 from dudo.auth.identity import new_key, public_jwks, sign_identity
 from dudo.bots.policies import baseline, my_turn
 from dudo.engine import private_view, public_view
-from dudo.signing import Verifier, key_of_password, sign
 from dudo.table import Limits, Table
+from dudo.wire.signing import Verifier, key_of_password, sign
 from dudo.worker.process import _decode
 
 WEB_KEY, CLUB_KEY = new_key(), new_key()

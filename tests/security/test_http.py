@@ -15,7 +15,7 @@ from typing import Any
 
 import redis
 
-from dudo import keys
+from dudo.wire import keys
 
 from ..integration.procs import FAST, Workers, wait_for
 from ..servers import RedisServer

@@ -13,11 +13,12 @@ import pytest
 import redis
 from redis.exceptions import NoPermissionError
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.auth.authority import make_token
 from dudo.auth.identity import sign_identity
 from dudo.ops import admin
 from dudo.ops import inspect as ops
+from dudo.wire import keys
 
 from .conftest import Deployment, P, handle, play_out
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from dudo import keys
 from dudo.gateway.audience import Audience
 from dudo.gateway.clients import Metrics
 from dudo.link import GatewayLink
+from dudo.wire import keys
 
 from .test_worker import P, make_worker, pump, stored
 

@@ -8,8 +8,9 @@ from typing import Any
 import msgpack
 import redis
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.link import GatewayLink
+from dudo.wire import keys
 
 from .test_worker import P, make_worker, pump, stored
 
@@ -185,8 +186,8 @@ def test_an_entry_we_signed_that_breaks_a_handler_is_dead_lettered_and_changes_n
     code wrote them): one that is wrong deeper down (a bug of ours, an older version's
     entry) breaks its handler, and is dead-lettered like any entry that breaks our code;
     the table is as before and the entries behind it are applied."""
-    from dudo import signing
     from dudo.infra.keyring import internal_key, start_signing
+    from dudo.wire import signing
 
     start_signing(client, wait_s=0)
     worker = make_worker(client)

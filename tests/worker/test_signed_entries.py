@@ -1,4 +1,4 @@
-"""Once an app has been admitted (dudo.signing): the worker applies an inbox entry only
+"""Once an app has been admitted (dudo.wire.signing): the worker applies an inbox entry only
 if its signature says who wrote it — the gateway it names, or the deployment itself.
 Games signed by their gateway play to the end; an entry that names another gateway,
 is unsigned, or is of a kind only the deployment writes, is dead-lettered and
@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dudo import keys, signing, wire
+from dudo import wire
 from dudo.link import GatewayLink
-from dudo.signing import key_of_password
+from dudo.wire import keys, signing
+from dudo.wire.signing import key_of_password
 
 from .test_worker import P, make_worker, play_to_the_end, pump, stored
 

@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from dudo import keys, signing, wire
+from dudo import wire
 from dudo.bench.tournament import create_bot_tournament, players_at_two_tables
 from dudo.director.prizes import split_pool
 from dudo.director.ratings import Ratings
 from dudo.director.tournament import OVER, Tournament
 from dudo.run.director import director, ratings_keeper
 from dudo.table import Table
+from dudo.wire import keys, signing
 from dudo.worker import WorkerSettings
 
 from .test_worker import P, make_worker

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.table import Table
+from dudo.wire import keys
 
 from .test_worker import P, make_worker
 

@@ -8,13 +8,14 @@ from typing import Any
 import msgpack
 import pytest
 
-from dudo import keys, wire
+from dudo import wire
 from dudo.bench.driver import TableDriver
 from dudo.infra.connection import ConfigMismatch, ensure_partitions
 from dudo.infra.log import configure
 from dudo.link import GatewayLink
 from dudo.run import table_worker
 from dudo.table import Table
+from dudo.wire import keys
 from dudo.worker import Worker, WorkerSettings
 from dudo.worker.scripts import COMMIT_TABLES_PER_CALL, commit_groups
 

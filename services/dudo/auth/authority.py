@@ -184,7 +184,7 @@ class Authority:
 
     def player_for(self, msg: dict[str, Any], scope: str, player_field: str = "player") -> str:
         """The player a join, register or create names: the player id the deployment
-        sent (``player_field``: a gateway's entry with one never gets here, dudo.signing
+        sent (``player_field``: a gateway's entry with one never gets here, dudo.wire.signing
         refuses it); else the user of an ``identity``; else the player of a
         ``request`` key at ``scope``; else a new player. :class:`WireError`
         ``unauthorized`` for an identity that does not hold."""

@@ -21,8 +21,8 @@ import sys
 from typing import Any
 
 from ..infra.redis_server import free_port
-from ..keys import DEFAULT_PARTITIONS
 from ..ops.fleet import ONE_ADDRESS, fresh_redis, stop, wait_ready
+from ..wire.keys import DEFAULT_PARTITIONS
 from .common import percentile
 from .players import Players, measure
 

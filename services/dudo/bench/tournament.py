@@ -29,14 +29,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import keys, wire
+from .. import wire
 from ..director.prizes import split_pool
 from ..director.tournament import OVER, Tournament
 from ..infra.connection import create_groups, ensure_partitions
 from ..infra.keyring import internal_key, start_signing
 from ..ops.fleet import Fleet, fresh_redis, temporary_folder
-from ..signing import entry_fields
 from ..table import Table
+from ..wire import keys
+from ..wire.signing import entry_fields
 from .path import process_cpu
 
 DIRECTOR_PARTITIONS = 4

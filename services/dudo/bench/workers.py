@@ -32,11 +32,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import keys, wire
+from .. import wire
 from ..infra.connection import Batch, Client, create_groups, ensure_partitions, is_cluster
 from ..infra.runtime import quiet_collector, settle_heap
 from ..link import GatewayLink
 from ..ops.fleet import fresh_redis, stop
+from ..wire import keys
 from ..worker.scripts import (
     Scripts,
     Write,

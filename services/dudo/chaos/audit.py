@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import keys
 from ..engine import RuleError, action_from_dict, new_game, to_bytes
 from ..table import Table
+from ..wire import keys
 from .players import TableRun
 
 

@@ -24,11 +24,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import keys
 from ..auth.authority import make_token
 from ..infra.connection import connect_async
 from ..link import AsyncGatewayLink
-from ..signing import key_of_url
+from ..wire import keys
+from ..wire.signing import key_of_url
 
 KINDS = ("act", "leave", "start", "resync", "join-player", "join-forged", "join-identity",
          "impersonate", "attach")  # fmt: skip

@@ -11,7 +11,7 @@ player shortly before.
 
 It holds no game: what it remembers (each channel's table, who holds which
 seat, how far it read its outbox) is a cache in its own Redis key
-(:func:`dudo.keys.gateway_memory`), stored after every batch it reads. Killed
+(:func:`dudo.wire.keys.gateway_memory`), stored after every batch it reads. Killed
 and started again (same ``--id``), it reads its outbox from where it stopped,
 asks every table it plays for the latest views, and goes on in the channels.
 
@@ -37,13 +37,13 @@ from irc.strings import lower as fold
 from prometheus_client import CollectorRegistry, Counter, Gauge
 from prometheus_client.process_collector import ProcessCollector
 
-from .. import keys
 from ..auth.identity import sign_identity
 from ..infra.buckets import PerKey
 from ..infra.connection import connect_async
 from ..infra.service import REDIS_DOWN, Backoff, Health
 from ..link import default_gateway_id
 from ..link.side import StreamSide
+from ..wire import keys
 from .irc import IrcClient
 from .rooms import Output, Rooms
 

@@ -28,8 +28,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import keys, wire
+from .. import wire
 from ..infra.connection import xread
+from ..wire import keys
 
 TRIM_BOUND = 200  # entries an outbox may keep while its gateway reads it
 DUPLICATE_AFTER_S = 0.3  # the copy of a view follows the original this much later

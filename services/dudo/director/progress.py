@@ -13,9 +13,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from .. import keys
 from ..entity.results import HOUSE, account_of, pool_of, result_send
-from ..wire import TableReport, message
+from ..wire import TableReport, keys, message
 from .balance import Balancer, Decisions, first_seating
 from .prizes import split_pool
 from .standings import Entrant

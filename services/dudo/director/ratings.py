@@ -28,8 +28,9 @@ from typing import Any, ClassVar
 
 from openskill.models import PlackettLuce, ThurstoneMostellerPart
 
-from .. import keys, wire
+from .. import wire
 from ..entity import Flush
+from ..wire import keys
 
 BOARD_MAX = 500  # players on the public leaderboard (GET /api/leaderboard?limit=...)
 

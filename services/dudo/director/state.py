@@ -13,9 +13,9 @@ from typing import Any
 
 import msgspec
 
-from .. import keys
 from ..auth.authority import Authority
 from ..entity import RecentIds
+from ..wire import keys
 from .balance import Balancer
 from .standings import Entrant
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from .. import keys, wire
+from .. import wire
 from ..engine import Rules, RulesConfigError, rules_dict
 from ..entity import Flush, Flushing
 from ..entity.results import account_of, ledger_send, message_id, pool_of
-from ..wire import TableReport, WireError, message
+from ..wire import TableReport, WireError, keys, message
 from .prizes import PayoutError, check_payouts
 from .progress import Progress
 from .record import Stored

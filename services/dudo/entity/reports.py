@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from .. import wire
-from ..wire_spec import REPORTS_MAX
+from ..wire.fields import REPORTS_MAX
 from .results import message_id
 
 # (the director's inbox, the tournament, the report: `table`, `version`, ... as
-# wire_spec.REPORT_FIELDS declares them)
+# wire.fields.REPORT_FIELDS declares them)
 Report = tuple[str, str, dict[str, Any]]
 
 

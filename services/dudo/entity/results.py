@@ -16,7 +16,8 @@ from __future__ import annotations
 import base64
 import hashlib
 
-from .. import keys, wire
+from .. import wire
+from ..wire import keys
 
 HOUSE = "house"
 

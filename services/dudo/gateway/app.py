@@ -17,7 +17,7 @@ which view). Routes:
 - ``GET /api/tables``: open tables; ``POST /api/tables``: create one (and take a
   seat); ``POST /api/tables/{id}/join``: take a seat; ``POST /api/tables/{id}/watch``:
   a spectator token;
-- ``GET /ws``: the WebSocket (client protocol in :mod:`dudo.gateway.messages`);
+- ``GET /ws``: the WebSocket (client protocol in :mod:`dudo.wire.client`);
 - ``GET /healthz``, ``/readyz``, ``/metrics``.
 """
 
@@ -36,11 +36,12 @@ from typing import Any
 import structlog
 from aiohttp import WSCloseCode, web
 
-from .. import keys, wire
+from .. import wire
 from ..infra.buckets import PerKey
 from ..link import default_gateway_id
 from ..link.side import StreamSide
 from ..link.tokens import Tokens
+from ..wire import keys
 from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
 from .guard import ConnectionGuard, serve

@@ -23,7 +23,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from .. import wire
 from ..infra.buckets import Bucket
 from ..link.tokens import Grant
-from ..view_text import encode_json
+from ..wire.frames import encode_json
 
 if TYPE_CHECKING:
     from .settings import GatewaySettings

@@ -18,10 +18,11 @@ import structlog
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from .. import keys, wire
+from .. import wire
 from ..engine import Rules, RulesConfigError
 from ..infra.buckets import PerKey
 from ..infra.service import REDIS_DOWN
+from ..wire import keys
 from .pwa import ICON_SIZES, NOT_SHELL, icon_png, manifest_bytes, service_worker
 from .requests import (
     credential_of,

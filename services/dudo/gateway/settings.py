@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import keys
 from ..link import default_gateway_id
+from ..wire import keys
 
 
 @dataclass

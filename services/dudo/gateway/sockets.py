@@ -30,10 +30,10 @@ from aiohttp import WSMsgType, web
 from .. import wire
 from ..infra.service import REDIS_DOWN
 from ..link.tokens import TokenError
+from ..wire.client import MAX_CLIENT_BYTES, fast_client, validate_client
 from .audience import Audience
 from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection, TurnWrites
 from .limits import Counts
-from .messages import MAX_CLIENT_BYTES, fast_client, validate_client
 
 if TYPE_CHECKING:
     from ..link import AsyncGatewayLink

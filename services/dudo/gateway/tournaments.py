@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from .. import keys, wire
+from .. import wire
 from ..link.tokens import TokenError
+from ..wire import keys
 from .requests import (
     credential_of,
     error_response,

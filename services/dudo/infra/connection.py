@@ -18,7 +18,8 @@ from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
-from .. import keys, wire
+from .. import wire
+from ..wire import keys
 from .resp import AsyncResp, Resp, options_of
 
 Client = Any  # redis.Redis | redis.cluster.RedisCluster (or fakeredis): same command API

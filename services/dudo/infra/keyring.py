@@ -1,4 +1,4 @@
-"""The deployment's signing keys as its processes read them from Redis (dudo.signing
+"""The deployment's signing keys as its processes read them from Redis (dudo.wire.signing
 says what they sign): the internal key its own processes sign with, and the switch
 that starts checking every inbox entry. Shared by the long-running processes (a bot
 service, a gateway connected as an admin), the operator's tools and benchmarks.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .. import keys, signing
+from ..wire import keys, signing
 
 __all__ = ["SIGN_BEFORE_CHECKING_S", "internal_key", "start_signing"]
 
@@ -19,7 +19,7 @@ SIGN_BEFORE_CHECKING_S = 3.0
 
 
 def start_signing(client: Any, wait_s: float = SIGN_BEFORE_CHECKING_S) -> None:
-    """From now on workers check who signed every inbox entry (dudo.signing): the first
+    """From now on workers check who signed every inbox entry (dudo.wire.signing): the first
     time, once every process of ours has had ``wait_s`` to read the key and sign with
     it (0 where none runs yet: a benchmark setting up its Redis)."""
     client.hsetnx(keys.GATEWAY_KEYS, signing.INTERNAL, signing.new_internal_key())

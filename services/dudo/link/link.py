@@ -21,10 +21,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .. import keys, wire
+from .. import wire
 from ..infra.connection import Client, fast, xread
 from ..infra.resp import AsyncResp
-from ..signing import entry_fields
+from ..wire import keys
+from ..wire.signing import entry_fields
 
 
 def default_gateway_id() -> str:
@@ -50,7 +51,7 @@ class _LinkBase:
         self.outbox = keys.outbox(gateway_id)
         self.last_id = "0-0"
         self.bytes_read = 0  # outbox payload bytes received, for benchmarks
-        # The key every entry is signed with (dudo.signing), where entries are checked.
+        # The key every entry is signed with (dudo.wire.signing), where entries are checked.
         self.signer = signer
         # Under a Redis user of its own (an admitted gateway): it registers by its own
         # presence key, the one registry it may write (keys.presence).

@@ -4,7 +4,7 @@ Every gateway of ours does the same things on the Redis side, and they are
 here once: wait for Redis at the start, check the partition count the workers
 stored, write to inboxes through a :class:`~dudo.link.AsyncGatewayLink` that
 signs its entries (with the key of its own Redis user, or the deployment's
-once an app was admitted: :mod:`dudo.signing`), register with a heartbeat,
+once an app was admitted: :mod:`dudo.wire.signing`), register with a heartbeat,
 count the live workers (for readiness), and read its own outbox forever,
 surviving outages with backoff, handing each message to ``_dispatch``.
 
@@ -20,11 +20,11 @@ import contextlib
 import time
 from typing import Any
 
-from .. import keys, signing
 from ..infra.connection import ConfigMismatch, connect, connect_async, ensure_partitions, fast
 from ..infra.runtime import quiet_collector, settle_heap
 from ..infra.service import REDIS_DOWN, Backoff
-from ..signing import key_of_url
+from ..wire import keys, signing
+from ..wire.signing import key_of_url
 from .link import AsyncGatewayLink
 
 WORKER_SILENCE_MS = 3000  # a worker whose heartbeat is older does not count as live
@@ -89,7 +89,7 @@ class StreamSide:
             s.gateway_id,
             s.partitions,
             s.director_partitions,
-            # Under a Redis user of its own it signs every entry (dudo.signing).
+            # Under a Redis user of its own it signs every entry (dudo.wire.signing).
             signer=key_of_url(s.redis_url, keys.USER_PREFIX),
         )
         self.own_key = self.link.signer is not None

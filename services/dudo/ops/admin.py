@@ -7,11 +7,11 @@ tournaments, read and trim its own outbox, read the public listings (tables,
 tournaments, the leaderboard), and keep its own heartbeat. It cannot read a table's record
 (the dice), a lease, the dead letters, an inbox (other gateways' players' moves) or
 another gateway's outbox, nor write anywhere else: Redis refuses (``NOPERM``).
-Which keys those are is :func:`dudo.keys.gateway_keys`; the commands, here.
+Which keys those are is :func:`dudo.wire.keys.gateway_keys`; the commands, here.
 
 ``add`` also stores the gateway's signing key (derived from its password) and, the
 first time, the deployment's own: from then on workers apply an inbox entry only if
-it is signed by the gateway it names or by the deployment (:mod:`dudo.signing`); and
+it is signed by the gateway it names or by the deployment (:mod:`dudo.wire.signing`); and
 which app the gateway belongs to (``--app``, default its own name): it may present
 identities of that app's users only (:mod:`dudo.auth.authority`).
 
@@ -30,9 +30,9 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from redis.exceptions import ResponseError
 
-from .. import keys, signing
 from ..infra.connection import is_cluster
 from ..infra.keyring import start_signing
+from ..wire import keys, signing
 
 # Commands any connection makes: the handshake, pings, what redis-py sends, and the
 # probe for a Redis Cluster (dudo.infra.connection.cluster_enabled);

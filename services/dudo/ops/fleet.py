@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import keys
 from ..infra.connection import connect, create_groups, ensure_partitions
 from ..infra.redis_server import RedisServer, find_binary, free_port
+from ..wire import keys
 from . import admin
 
 # Short leases: a dead or frozen worker's partitions move within ~2 s; no reveal hold

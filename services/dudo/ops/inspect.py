@@ -23,10 +23,11 @@ from typing import Any
 
 import structlog
 
-from .. import keys, wire
+from .. import wire
 from ..engine import public_view
-from ..signing import SIGNATURE_FIELD
 from ..table import Table
+from ..wire import keys
+from ..wire.signing import SIGNATURE_FIELD
 
 log = structlog.get_logger("dudo.ops.admin")
 

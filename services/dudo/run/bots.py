@@ -114,7 +114,7 @@ class BotService:
             self._next_scan = now + self.scan_every
             self.link.register()
             # A deployment's own process: it signs with the internal key, if there
-            # is one (gateways with users of their own: dudo.signing).
+            # is one (gateways with users of their own: dudo.wire.signing).
             self.link.signer = internal_key(self.client)
             self.scan_lobby()
         wait = block_ms

@@ -13,11 +13,11 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 
-from .. import keys
 from ..director.ratings import Ratings
 from ..director.tournament import Context, Tournament
 from ..infra.connection import Client
 from ..infra.service import retry_until_ready
+from ..wire import keys
 from ..worker import Worker, WorkerSettings
 
 # A director's cycles are at least this long when busy: reports batch up (its orders

@@ -21,8 +21,8 @@ from ..gateway.app import Gateway, GatewaySettings
 from ..gateway.guard import serve as serve_guarded
 from ..infra.connection import connect
 from ..infra.redis_server import RedisServer, find_binary, redis_version
-from ..keys import DEFAULT_DIRECTOR_PARTITIONS, DEFAULT_PARTITIONS
 from ..table import Limits
+from ..wire.keys import DEFAULT_DIRECTOR_PARTITIONS, DEFAULT_PARTITIONS
 from ..worker import WorkerSettings
 from . import table_worker
 from .bots import BotService

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from .. import wire
 from ..engine import private_view, public_view, rules_dict
 from ..entity import Flush, Flushing
-from ..view_text import frames_message, public_piece
 from ..wire import message
+from ..wire.frames import frames_message, public_piece
 from .state import DONE, OPEN, PLAYING, TableState
 
 if TYPE_CHECKING:

@@ -151,7 +151,7 @@ class TableSeating(TableState):
         )
 
     def _on_attach(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        # The deployment's own (dudo.signing refuses a gateway's): it names the player id.
+        # The deployment's own (dudo.wire.signing refuses a gateway's): it names the player id.
         index = msg["seat"]
         if index >= len(self.seats) or self.seats[index].player != msg["player"]:
             raise WireError(wire.NOT_SEATED, f"that player does not hold seat {index}")

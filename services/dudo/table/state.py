@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import keys, wire
+from .. import wire
 from ..auth.authority import Authority
 from ..engine import Rules, State
 from ..entity import RecentIds
+from ..wire import keys
 
 if TYPE_CHECKING:
     from ..entity.reports import Report

@@ -21,9 +21,9 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from .. import keys, wire
+from .. import wire
 from ..engine import OVER, RuleError, leavers, reseat, seated_game
-from ..wire import WireError, message
+from ..wire import WireError, keys, message
 from .state import DONE, PLAYING, Seat, TableState
 
 if TYPE_CHECKING:

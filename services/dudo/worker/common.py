@@ -8,8 +8,8 @@ import socket
 import time
 from dataclasses import dataclass, field
 
-from .. import keys
 from ..entity import Entity
+from ..wire import keys
 
 
 def default_worker_id() -> str:

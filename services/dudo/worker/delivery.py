@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from .. import keys, wire
+from .. import wire
 from ..infra.connection import Batch
-from ..signing import entry_fields, signature
+from ..wire import keys
+from ..wire.signing import entry_fields, signature
 from .common import Partition
 
 if TYPE_CHECKING:

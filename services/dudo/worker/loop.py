@@ -47,7 +47,7 @@ from typing import Any
 import structlog
 from redis.exceptions import NoScriptError
 
-from .. import keys, wire
+from .. import wire
 from ..auth.authority import Authority
 from ..entity import Entity
 from ..infra.connection import (
@@ -62,7 +62,8 @@ from ..infra.connection import (
 )
 from ..infra.runtime import COUNT_EVERY_S, quiet_collector, settle_heap
 from ..infra.service import Health, retry_until_ready, run_until_stopped
-from ..signing import Verifier
+from ..wire import keys
+from ..wire.signing import Verifier
 from .common import (
     Entry,
     Partition,

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import ResponseError
 
-from .. import keys
 from ..auth.authority import Authority
 from ..infra.connection import Batch
-from ..signing import Verifier
+from ..wire import keys
+from ..wire.signing import Verifier
 from .assign import owned_by
 from .common import Partition, now_ms
 from .metrics import LAG_EVERY_S
@@ -38,7 +38,7 @@ class Membership:
     partitions: dict[int, Partition]
     live_gateways: list[str]
     frame_gateways: frozenset[str]  # live gateways that take their views as `frames`
-    verifier: Verifier  # who may have written an inbox entry (dudo.signing)
+    verifier: Verifier  # who may have written an inbox entry (dudo.wire.signing)
     authority: Authority  # the deployment's credentials (dudo.auth.authority)
     clock_offset: int
     stopping: bool

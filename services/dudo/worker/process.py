@@ -18,11 +18,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import keys, wire
+from .. import wire
 from ..entity.reports import Report, report_sends
 from ..infra.connection import Batch
-from ..signing import Verifier
-from ..wire import WireError
+from ..wire import WireError, keys
+from ..wire.signing import Verifier
 from .common import Entry, Partition
 from .metrics import LoopMetrics
 from .quota import Quota, QuotaExceeded

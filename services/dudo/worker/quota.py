@@ -1,7 +1,7 @@
 """What one admitted gateway may cost a worker: entries and bytes per second.
 
 Any gateway may append to any inbox, and Redis cannot count who wrote what; the
-worker can, once the entry's signature says which gateway wrote it (dudo.signing).
+worker can, once the entry's signature says which gateway wrote it (dudo.wire.signing).
 So each worker keeps, per gateway, a token bucket of entries and one of bytes, and
 an entry past either is dropped before any table sees it: acked and deleted (never a
 dead letter, which a flood would fill), counted, and answered to its gateway at most

@@ -23,8 +23,8 @@ from typing import Any, ClassVar, NamedTuple
 
 from redis.exceptions import NoScriptError
 
-from .. import keys
-from ..signing import signature
+from ..wire import keys
+from ..wire.signing import signature
 
 
 class Write(NamedTuple):
@@ -74,7 +74,7 @@ local function try(...)
   return reply
 end
 -- Each entry as three values: its id, its message (field m) and its signature
--- (field s, '' if unsigned: dudo.signing).
+-- (field s, '' if unsigned: dudo.wire.signing).
 local function flatten(entries, out)
   for _, e in ipairs(entries) do
     local fields = e[2]

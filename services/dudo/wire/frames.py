@@ -21,14 +21,15 @@ from typing import Any
 
 import msgspec
 
-from . import wire
+from .codec import message
+from .views import GATEWAY_ONLY
 
 encode_json = msgspec.json.Encoder().encode  # compact JSON, UTF-8, as bytes
 
 
 def _head(view: dict[str, Any]) -> bytes:
-    # Not `seats`, `holders` nor `applied`: inside the gateway only (wire.GATEWAY_ONLY).
-    wrapper = {k: v for k, v in view.items() if k != "game" and k not in wire.GATEWAY_ONLY}
+    # Not `seats`, `holders` nor `applied`: inside the gateway only (GATEWAY_ONLY).
+    wrapper = {k: v for k, v in view.items() if k != "game" and k not in GATEWAY_ONLY}
     return encode_json(wrapper)[:-1]
 
 
@@ -74,7 +75,7 @@ def frames_message(view: dict[str, Any], public: bytes | None = None) -> dict[st
     a table does once for every gateway it delivers to)."""
     if public is None:
         public = public_piece(view["game"])
-    frames = wire.message(
+    frames = message(
         "frames",
         table=view["table"],
         version=view["version"],

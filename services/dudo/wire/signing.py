@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from .keys import as_text
-from .wire import ENTRY_FIELD
+from .spec import ENTRY_FIELD
 
 INTERNAL = "*"  # the internal key's field in keys.GATEWAY_KEYS
 # Set a few seconds after the internal key (by `dudo admin gateway add`): the

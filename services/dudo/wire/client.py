@@ -10,17 +10,9 @@ seat and player itself, so a client cannot name another.
 
 from __future__ import annotations
 
-from ..wire import (
-    BOT_LEVELS,
-    ID_RE,
-    LOBBY_ENTRY,
-    MESSAGE_ID_RE,
-    TABLE_STATUSES,
-    FastValidator,
-    Field,
-    Message,
-    validator,
-)
+from .checks import validator
+from .fast import FastValidator
+from .fields import BOT_LEVELS, ID_RE, LOBBY_ENTRY, MESSAGE_ID_RE, TABLE_STATUSES, Field, Message
 
 MAX_CLIENT_BYTES = 4096  # a client message larger than this gets `too_large`
 

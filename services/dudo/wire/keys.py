@@ -33,7 +33,7 @@ GATEWAYS = f"{PREFIX}:gateways"  # zset: gateway id -> last heartbeat (ms)
 # pieces (the `frames` message) instead of `view` messages
 GATEWAY_VIEWS = f"{PREFIX}:gateway_views"
 # hash: gateway id -> its key for signing inbox entries (hex), and "*" -> the
-# deployment's own (dudo.signing); readable by the deployment only, never a gateway
+# deployment's own (dudo.wire.signing); readable by the deployment only, never a gateway
 GATEWAY_KEYS = f"{PREFIX}:gateway_keys"
 # hash: "tokens" and "players" -> the deployment's own keys (hex) that sign seat and
 # entrant tokens and key player ids (dudo.auth.authority); made once by the first worker

@@ -1,0 +1,101 @@
+"""The published protocols: every message declared once, checked, encoded, documented.
+
+The stream protocol (gateways, workers, directors; ``v`` = :data:`PROTOCOL_VERSION`) is
+declared in :mod:`.fields` and by direction in :mod:`.inbox`, :mod:`.outbox` and
+:mod:`.tournaments` (:mod:`.spec` gathers them); the client protocol in :mod:`.client`.
+The same declarations drive
+
+- :func:`decode`: strict validation of what arrives (types, ranges, lengths, unknown
+  fields, a size cap), turning anything malformed into a :class:`WireError` with a
+  protocol error code (:mod:`.checks`, and its fast path in C, :mod:`.fast`);
+- :func:`json_schemas`: the JSON Schemas published in ``protocol/schemas/``
+  (:mod:`.schemas`; ``dudo schemas write`` regenerates them, a test checks they match),
+  and the generated reference of docs/protocol.md (:mod:`.reference`).
+
+Also here: every Redis key name (:mod:`.keys`), the signatures of stream entries
+(:mod:`.signing`), the views as gateways hand them on (:mod:`.views`, :mod:`.frames`).
+Inbox entries carry one message in the field ``m``; outbox entries a msgpack array of
+messages, so a worker sends one entry per gateway per batch.
+
+This face names what the rest of the project uses; the modules behind it say how.
+"""
+
+from .checks import Checker, plausible, validate, validator
+from .codec import (
+    TYPES_OF,
+    TableReport,
+    decode,
+    decode_own,
+    message,
+    pack_batch,
+    unpack_batch,
+)
+from .errors import (
+    BAD_MESSAGE,
+    BAD_RULES,
+    DECODE_ERROR_CODES,
+    DUPLICATE,
+    GAME_NOT_STARTED,
+    GAME_STARTED,
+    INTERNAL,
+    NOT_ATTACHED,
+    NOT_HOST,
+    NOT_SEATED,
+    PROTOCOL_ERROR_CODES,
+    RATE_LIMITED,
+    SEAT_TAKEN,
+    TABLE_EXISTS,
+    TABLE_FULL,
+    TIMEOUT,
+    TOO_FEW_PLAYERS,
+    TOO_LARGE,
+    TOURNAMENT_FULL,
+    UNAUTHORIZED,
+    UNAVAILABLE,
+    UNKNOWN_TABLE,
+    UNKNOWN_TOURNAMENT,
+    UNSUPPORTED_VERSION,
+    WireError,
+)
+from .fast import FastValidator, fast_check
+from .fields import (
+    BOT_LEVELS,
+    ID_RE,
+    LOBBY_ENTRY,
+    MESSAGE_ID_RE,
+    REPORTS_MAX,
+    TABLE_STATUSES,
+    Field,
+    Message,
+)
+from .names import NAME_MAX, clean_name, is_clean_name
+from .packing import encode, unpack
+from .schemas import SCHEMA_BASE, json_schemas, sync_schema_files
+from .spec import (
+    DIRECTOR_TYPES,
+    ENTRY_FIELD,
+    INBOX_TYPES,
+    MAX_INBOUND_BYTES,
+    MAX_RESULT_BYTES,
+    MESSAGES,
+    OUTBOX_TYPES,
+    PROTOCOL_VERSION,
+    RATINGS_TYPES,
+)
+from .views import GATEWAY_ONLY, public_id, seat_snapshot, seat_views, spectator_view
+
+__all__ = [
+    "BAD_MESSAGE", "BAD_RULES", "BOT_LEVELS", "DECODE_ERROR_CODES", "DIRECTOR_TYPES",
+    "DUPLICATE", "ENTRY_FIELD", "GAME_NOT_STARTED", "GAME_STARTED", "GATEWAY_ONLY", "ID_RE",
+    "INBOX_TYPES", "INTERNAL", "LOBBY_ENTRY", "MAX_INBOUND_BYTES", "MAX_RESULT_BYTES",
+    "MESSAGES", "MESSAGE_ID_RE", "NAME_MAX", "NOT_ATTACHED", "NOT_HOST", "NOT_SEATED",
+    "OUTBOX_TYPES", "PROTOCOL_ERROR_CODES", "PROTOCOL_VERSION", "RATE_LIMITED",
+    "RATINGS_TYPES", "REPORTS_MAX", "SCHEMA_BASE", "SEAT_TAKEN", "TABLE_EXISTS",
+    "TABLE_FULL", "TABLE_STATUSES", "TIMEOUT", "TOO_FEW_PLAYERS", "TOO_LARGE",
+    "TOURNAMENT_FULL", "TYPES_OF", "UNAUTHORIZED", "UNAVAILABLE", "UNKNOWN_TABLE",
+    "UNKNOWN_TOURNAMENT", "UNSUPPORTED_VERSION", "Checker", "FastValidator", "Field",
+    "Message", "TableReport", "WireError", "clean_name", "decode", "decode_own", "encode",
+    "fast_check", "is_clean_name", "json_schemas", "message", "pack_batch", "plausible",
+    "public_id", "seat_snapshot", "seat_views", "spectator_view", "sync_schema_files",
+    "unpack", "unpack_batch", "validate", "validator",
+]  # fmt: skip

@@ -1,0 +1,73 @@
+"""The stream protocol's error codes, and the error a message that cannot be accepted
+raises (:class:`WireError`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.errors import BAD_ACTION
+
+# Protocol error codes (the rule codes, docs/rules.md, come from the engine).
+BAD_MESSAGE = "bad_message"  # not msgpack/JSON, wrong types, unknown type or field
+TOO_LARGE = "too_large"  # over the size cap
+UNSUPPORTED_VERSION = "unsupported_version"
+BAD_RULES = "bad_rules"
+UNKNOWN_TABLE = "unknown_table"
+UNKNOWN_TOURNAMENT = "unknown_tournament"
+TOURNAMENT_FULL = "tournament_full"
+TABLE_EXISTS = "table_exists"
+TABLE_FULL = "table_full"
+SEAT_TAKEN = "seat_taken"
+NOT_SEATED = "not_seated"
+NOT_ATTACHED = "not_attached"  # the seat is attached to another gateway
+NOT_HOST = "not_host"
+GAME_NOT_STARTED = "game_not_started"
+GAME_STARTED = "game_started"
+TOO_FEW_PLAYERS = "too_few_players"
+DUPLICATE = "duplicate"  # an action id seen before: it took effect once already
+RATE_LIMITED = "rate_limited"  # gateway
+UNAUTHORIZED = "unauthorized"  # gateway: bad or foreign seat token
+UNAVAILABLE = "unavailable"  # gateway: Redis cannot be reached right now; retry
+TIMEOUT = "timeout"  # gateway: no worker answered in time; the request may still apply
+INTERNAL = "internal"
+
+PROTOCOL_ERROR_CODES = frozenset(
+    {
+        BAD_MESSAGE,
+        TOO_LARGE,
+        UNSUPPORTED_VERSION,
+        BAD_RULES,
+        UNKNOWN_TABLE,
+        UNKNOWN_TOURNAMENT,
+        TOURNAMENT_FULL,
+        TABLE_EXISTS,
+        TABLE_FULL,
+        SEAT_TAKEN,
+        NOT_SEATED,
+        NOT_ATTACHED,
+        NOT_HOST,
+        GAME_NOT_STARTED,
+        GAME_STARTED,
+        TOO_FEW_PLAYERS,
+        DUPLICATE,
+        RATE_LIMITED,
+        UNAUTHORIZED,
+        UNAVAILABLE,
+        TIMEOUT,
+        INTERNAL,
+    }
+)
+# What decoding a message can answer: a protocol code, or `bad_action` for a malformed
+# `action` (a rule code: docs/rules.md).
+DECODE_ERROR_CODES = PROTOCOL_ERROR_CODES | {BAD_ACTION}
+
+
+class WireError(Exception):
+    """A message that cannot be accepted. ``known`` holds the fields that could be read
+    (``id``, ``table``, ``gateway``...), so the error can still reach whoever sent it."""
+
+    def __init__(self, code: str, message: str, known: dict[str, Any] | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.known = known or {}

@@ -1,0 +1,169 @@
+"""The stream protocol's vocabulary: how a field and a message are declared
+(:class:`Field`, :class:`Message`), and the fields many messages share. The messages
+themselves are declared by direction in :mod:`.inbox`, :mod:`.outbox` and
+:mod:`.tournaments`; :mod:`.spec` gathers them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ID_RE = r"^[A-Za-z0-9_-]{1,64}$"
+MESSAGE_ID_RE = r"^[A-Za-z0-9_:.-]{1,64}$"
+BOT_LEVELS = ("easy", "normal", "hard")
+TABLE_STATUSES = ("open", "playing", "over")
+
+
+# -- declarations ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a message: its JSON type and constraints."""
+
+    kind: str  # "string", "integer", "boolean", "object", "array", "ref"
+    required: bool = True
+    nullable: bool = False
+    minimum: int | None = None
+    maximum: int | None = None
+    pattern: str | None = None
+    enum: tuple[str, ...] | None = None
+    items: Field | None = None
+    fields: dict[str, Field] | None = None  # for an object with known fields
+    ref: str | None = None  # a hand-written schema in protocol/schemas
+    display: bool = False  # a name shown to people: in the form clean_name leaves unchanged
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Message:
+    type: str
+    direction: str  # "in": gateway -> worker (inbox); "out": worker -> gateway (outbox)
+    doc: str
+    fields: dict[str, Field] = field(default_factory=dict)
+
+
+def id_field(doc: str, **kw: Any) -> Field:
+    return Field("string", pattern=ID_RE, doc=doc, **kw)
+
+
+def seat_field(doc: str = "seat number, 0-based", **kw: Any) -> Field:
+    return Field("integer", minimum=0, maximum=5, doc=doc, **kw)
+
+
+MSG_ID = Field(
+    "string", pattern=MESSAGE_ID_RE, doc="the sender's id for this message, unique per table"
+)
+TABLE = id_field("table id; its partition is CRC-32(id) mod P")
+GATEWAY = id_field("id of the gateway instance that sent it; replies go to its outbox")
+PLAYER = id_field(
+    "a player id: the deployment's own, never sent to or accepted from a gateway "
+    "(docs/security.md)"
+)
+HANDLE = id_field(
+    "the player's public handle (wire.public_id), as `joined` named it: how a gateway "
+    "names and routes its players; it grants nothing"
+)
+TOKEN = Field(
+    "string",
+    maximum=1024,
+    pattern=r"^[A-Za-z0-9_.-]+$",
+    doc="a seat or entrant token the deployment minted (`joined.token`, `registered.token`), "
+    "as the player's client handed it to the gateway",
+)
+IDENTITY = Field(
+    "string",
+    required=False,
+    maximum=2048,
+    doc="an identity JWT the gateway's own app signed for one of its users "
+    "(docs/security.md): the player is that user, the same everywhere",
+)
+REQUEST = Field(
+    "string",
+    required=False,
+    pattern=r"^[A-Za-z0-9_-]{8,64}$",
+    doc="a request key the client made up: the same key (through any gateway of the same "
+    "app) names the same player here, so a retried request is the same request",
+)
+SEAT_SPEC = Field(
+    "object",
+    fields={
+        "kind": Field("string", enum=("open", "bot"), doc="open for people, or a bot seat"),
+        "level": Field("string", enum=BOT_LEVELS, required=False, doc="bot strength"),
+    },
+)
+VIEW_VERSION = Field("integer", minimum=0, doc="table version, rises on every change")
+VIEW_STATUS = Field("string", enum=TABLE_STATUSES)
+PLAYER_INFO = Field(
+    "object",
+    nullable=True,
+    fields={
+        "name": Field("string", maximum=32, display=True, doc="display name"),
+        "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="bot level, or null"),
+        "away": Field("boolean", doc="left the table; the house bot plays for the seat"),
+    },
+)
+
+TOURNAMENT = id_field("the tournament; its director partition is CRC-32(id) mod D")
+DICE = Field("integer", minimum=1, maximum=10, doc="dice the player brings (they keep their count)")
+ENTRANT = Field(
+    "object",
+    fields={
+        "player": PLAYER,
+        "name": Field("string", maximum=32, display=True, doc="display name"),
+        "dice": DICE,
+        "gateway": id_field("the gateway the player's views go to, if known", nullable=True),
+        "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="bot level, or null"),
+    },
+)
+
+# What a tournament table reports to its director (`report`, and each of `reports`).
+REPORTS_MAX = 64  # reports in one `reports` entry (a worker writes more as several)
+REPORT_FIELDS: dict[str, Field] = {
+    "table": TABLE,
+    "version": Field("integer", minimum=0, doc="the table's version"),
+    "round": Field("integer", minimum=0, doc="rounds played at the table"),
+    "seated": Field(
+        "array",
+        maximum=6,
+        items=Field("array", minimum=2, maximum=2),
+        doc="[player, dice] for every player with dice at the table now",
+    ),
+    "done": Field(
+        "integer", minimum=0, doc="the last order carried out (its seq; 0: none)"
+    ),
+    "left": Field(
+        "array", maximum=6, items=ENTRANT, doc="players who left, with their dice"
+    ),
+    "joined": Field("array", maximum=6, items=PLAYER, doc="players who sat down"),
+    "out": Field(
+        "array",
+        maximum=6,
+        items=PLAYER,
+        doc="players who lost their last die, in the order it happened",
+    ),
+}
+
+# An open table as the lobby shows it (stream `lobby` news, the client's `lobby`, GET
+# /api/tables): one declaration for all three.
+LOBBY_ENTRY: dict[str, Field] = {
+    "status": Field(
+        "string",
+        required=False,
+        enum=("open", "playing"),
+        doc="open: seats may be taken; playing: the game runs (watch it). Absent: open",
+    ),
+    "preset": Field("string", maximum=32),
+    "seats": Field("integer", minimum=2, maximum=6),
+    "taken": Field("integer", minimum=0, maximum=6),
+    "bots": Field("integer", minimum=0, maximum=6),
+    "names": Field("array", maximum=6, items=Field("string", nullable=True, maximum=32)),
+    "rules": Field("ref", ref="rules.schema.json"),
+    "host": id_field("the host's public handle", nullable=True),
+    "wants_bots": Field(
+        "array",
+        maximum=6,
+        items=Field("array", minimum=2, maximum=2),
+        doc="free seats set aside for bots: [seat, level] pairs",
+    ),
+}

@@ -1,0 +1,216 @@
+"""The messages of the director's inboxes (direction ``director``: gateways and tables →
+a tournament's director) and of the ratings keeper's (direction ``ratings``)."""
+
+from __future__ import annotations
+
+from .fields import (
+    BOT_LEVELS,
+    GATEWAY,
+    IDENTITY,
+    MESSAGE_ID_RE,
+    MSG_ID,
+    PLAYER,
+    REPORT_FIELDS,
+    REPORTS_MAX,
+    REQUEST,
+    TOURNAMENT,
+    Field,
+    Message,
+    id_field,
+)
+
+DIRECTOR: list[Message] = [
+    Message(
+        "report",
+        "director",
+        "A tournament table's report to its director, written with the commit of the "
+        "step it describes: at the end of every round, and whenever players came or "
+        "went. Reports of one table rise in version; the director drops any version it "
+        "has already passed. Workers now send them gathered in `reports`; one alone is "
+        "still taken.",
+        {"id": MSG_ID, "tournament": TOURNAMENT, **REPORT_FIELDS},
+    ),
+    Message(
+        "reports",
+        "director",
+        "The reports of one worker commit for one tournament, in the order written "
+        "(each a `report` without `v`, `type`, `id` and `tournament`): one entry "
+        "where there were as many as the commit's tables reported (nine on average "
+        "in a 10,000-player tournament), each taken as a `report` alone would be.",
+        {
+            "id": MSG_ID,
+            "tournament": TOURNAMENT,
+            "reports": Field(
+                "array",
+                minimum=1,
+                maximum=REPORTS_MAX,
+                items=Field("object", fields=REPORT_FIELDS),
+                doc="the reports, oldest first",
+            ),
+        },
+    ),
+    Message(
+        "tournament_create",
+        "director",
+        "Create a tournament. It opens for registration and starts when `start.players` "
+        "have registered, at `start.at`, or when its host sends begin (with at least two "
+        "entrants, after bots fill it if `bots` says so).",
+        {
+            "id": MSG_ID,
+            "tournament": TOURNAMENT,
+            "gateway": GATEWAY,
+            "host": id_field(
+                "player allowed to begin it early (the deployment's own creates; a "
+                "gateway's creator is named by `identity` or `request`)",
+                nullable=True,
+                required=False,
+            ),
+            "identity": IDENTITY,
+            "request": REQUEST,
+            "name": Field("string", maximum=64, display=True, doc="shown to players"),
+            "rules": Field("ref", ref="rules.schema.json", doc="preset plus overrides"),
+            "seats": Field("integer", minimum=3, maximum=6, doc="seats per table"),
+            "format": Field("string", enum=("elimination", "heats")),
+            "advance": Field(
+                "integer",
+                nullable=True,
+                minimum=1,
+                maximum=2,
+                doc="heats: players of each table who go through (default: the most that "
+                "still makes every heat smaller, floor((seats + 1) / 2) - 1)",
+            ),
+            "start_players": Field(
+                "integer", nullable=True, minimum=2, doc="start once this many registered"
+            ),
+            "start_at": Field("integer", nullable=True, minimum=0, doc="start time, ms"),
+            "max_players": Field("integer", minimum=2, maximum=100_000),
+            "buy_in": Field("integer", minimum=0, maximum=1_000_000, doc="chips per entrant"),
+            "payouts": Field(
+                "array",
+                minimum=1,
+                maximum=100,
+                items=Field("integer", minimum=1, maximum=100),
+                doc="whole percentages of the pool for places 1, 2, ...; they add up to 100",
+            ),
+            "bots": Field(
+                "string",
+                enum=BOT_LEVELS,
+                nullable=True,
+                doc="at the start, bots of this level fill the last table's empty seats "
+                "(and any field below two); null: no bots",
+            ),
+        },
+    ),
+    Message(
+        "register",
+        "director",
+        "Register the player a credential names (`identity`, else `request`, else a new "
+        "player) while registration is open. A repeat changes nothing. The answer "
+        "`registered` carries the entrant token.",
+        {
+            "id": MSG_ID,
+            "tournament": TOURNAMENT,
+            "gateway": GATEWAY,
+            "identity": IDENTITY,
+            "request": REQUEST,
+            "player": id_field(PLAYER.doc, required=False),
+            "name": Field("string", maximum=32, display=True, doc="display name"),
+            "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="a bot client"),
+        },
+    ),
+    Message(
+        "unregister",
+        "director",
+        "Withdraw a registration before the start; the buy-in is returned.",
+        {
+            "id": MSG_ID,
+            "tournament": TOURNAMENT,
+            "gateway": GATEWAY,
+            "token": Field("string", required=False, maximum=1024, doc="the entrant token"),
+            "player": id_field(PLAYER.doc, required=False),
+        },
+    ),
+    Message(
+        "begin",
+        "director",
+        "The host starts the tournament now.",
+        {
+            "id": MSG_ID,
+            "tournament": TOURNAMENT,
+            "gateway": GATEWAY,
+            "token": Field(
+                "string", required=False, maximum=1024, doc="the host's entrant token"
+            ),
+            "player": id_field(PLAYER.doc, required=False),
+        },
+    ),
+    Message(
+        "subscribe",
+        "director",
+        "Start (on) or stop `tournament` messages to this gateway. With an entrant "
+        "`token`, also: that entrant follows through this gateway from now on (its "
+        "seats are attached here as it moves), answered with `entrant`.",
+        {
+            "id": MSG_ID,
+            "tournament": TOURNAMENT,
+            "gateway": GATEWAY,
+            "on": Field("boolean"),
+            "token": Field("string", required=False, maximum=1024, doc="an entrant token"),
+        },
+    ),
+    Message(
+        "standings",
+        "director",
+        "Send me this tournament's whole standings (every place, by handle): answered "
+        "with a `tournament` message quoting this id. A gateway may not read a "
+        "tournament's record, whose entrants are player ids.",
+        {"id": MSG_ID, "tournament": TOURNAMENT, "gateway": GATEWAY},
+    ),
+    Message(
+        "tournament_timeout",
+        "director",
+        "A tournament's timer fired (its start time). Applies only at this version.",
+        {"id": MSG_ID, "tournament": TOURNAMENT, "version": Field("integer", minimum=0)},
+    ),
+]
+
+RATINGS: list[Message] = [
+    Message(
+        "result",
+        "ratings",
+        "A finished game or tournament, for the ratings: its players from first to last "
+        "place (people only; bots are not rated). Written with the commit that ends it; "
+        "a repeat (same id) changes nothing.",
+        {
+            "id": Field("string", pattern=MESSAGE_ID_RE, doc="unique per result"),
+            "ratings": Field("string", enum=("ratings",), doc="the ratings entity"),
+            "source": Field("string", enum=("table", "tournament")),
+            "ranking": Field(
+                "array",
+                minimum=2,
+                maximum=100_000,
+                items=Field("array", minimum=2, maximum=2),
+                doc="[player, name] from first to last place",
+            ),
+        },
+    ),
+    Message(
+        "ledger",
+        "ratings",
+        "Chips moving between accounts (double entry: the amounts add up to 0): a "
+        "buy-in into a tournament's pool, its return, the payouts, a table's stake. "
+        "Accounts: a player id, `pool:<tournament>`, `house` (every bot). Written "
+        "with the commit that moves them; a repeat (same id) changes nothing.",
+        {
+            "id": Field("string", pattern=MESSAGE_ID_RE, doc="unique per movement"),
+            "ratings": Field("string", enum=("ratings",), doc="the ratings entity"),
+            "transfers": Field(
+                "array",
+                minimum=2,
+                maximum=100_000,
+                items=Field("array", minimum=2, maximum=2),
+                doc="[account, chips] pairs; chips are whole and add up to 0",
+            ),
+        },
+    ),
+]
