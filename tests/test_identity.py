@@ -18,7 +18,7 @@ from jwt.algorithms import ECAlgorithm, OKPAlgorithm
 from dudo import wire
 from dudo.auth.authority import Authority, make_token, read_token
 from dudo.auth.identity import new_key, public_jwks, read_jwks, sign_identity
-from dudo.wire import WireError, keys
+from dudo.wire import Refusal, keys
 
 WEB, CHAT = new_key(), new_key()
 
@@ -82,7 +82,7 @@ def _es256_key() -> tuple[object, dict[str, object]]:
 def test_bad_identities_are_refused_with_a_typed_reason(assertion: object, why: str) -> None:
     """Forged, foreign, expired, symmetric or unsigned, malformed however deeply: each
     is ``unauthorized`` with a reason, never another exception (it once answered 500)."""
-    with pytest.raises(WireError, match=why) as info:
+    with pytest.raises(Refusal, match=why) as info:
         authority().identity(assertion)
     assert info.value.code == wire.UNAUTHORIZED
 
@@ -91,7 +91,7 @@ def test_a_gateway_presents_its_own_apps_identities_only() -> None:
     auth = authority()
     ana = sign_identity("web", WEB, "ana")
     assert auth.player_for({"gateway": "web-1", "identity": ana}, "t1")
-    with pytest.raises(WireError, match="this gateway is of app chat"):
+    with pytest.raises(Refusal, match="this gateway is of app chat"):
         auth.player_for({"gateway": "chat-1", "identity": ana}, "t1")
     # The deployment's own gateways (not admitted) may present any app's.
     assert auth.player_for({"gateway": "ours", "identity": ana}, "t1") == auth.player_for(
@@ -106,7 +106,7 @@ def test_es256_keys_and_key_ids() -> None:
     token = jwt.encode(_claims(iss="shop"), key, algorithm="ES256", headers={"kid": "p256"})
     assert auth.identity(token) == ("shop", "42")
     other = jwt.encode(_claims(iss="shop"), key, algorithm="ES256", headers={"kid": "gone"})
-    with pytest.raises(WireError, match="signature"):
+    with pytest.raises(Refusal, match="signature"):
         auth.identity(other)
 
 
@@ -146,7 +146,7 @@ def test_tokens_are_the_deployments() -> None:
         make_token(auth.token_key, {**body, "t": 7}),  # malformed, signed
         "x" * 2000,
     ):
-        with pytest.raises(WireError) as info:
+        with pytest.raises(Refusal) as info:
             auth.check(bad, {"seat": "t1"})
         assert info.value.code == wire.UNAUTHORIZED
 
@@ -156,5 +156,5 @@ def test_tokens_are_the_deployments() -> None:
 def test_any_string_as_an_identity_or_token_is_a_typed_refusal(text: str) -> None:
     auth = authority()
     for check in (lambda: auth.identity(text), lambda: auth.check(text, {"seat": "t1"})):
-        with pytest.raises(WireError):
+        with pytest.raises(Refusal):
             check()

@@ -9,7 +9,7 @@ import pytest
 
 from dudo import wire
 from dudo.director.tournament import OVER, REGISTERING, RUNNING, Context, Tournament
-from dudo.wire import WireError, keys
+from dudo.wire import Refusal, keys
 
 RNG = random.Random(4)
 
@@ -110,7 +110,7 @@ def test_the_start_sends_one_create_per_table_to_the_tables_inbox() -> None:
     ],
 )
 def test_bad_tournaments_are_refused(fields: dict[str, Any], code: str) -> None:
-    with pytest.raises(WireError) as err:
+    with pytest.raises(Refusal) as err:
         Tournament.create(create(**fields), 0, Context())
     assert err.value.code == code
 

@@ -42,7 +42,7 @@ from typing import Any
 import jwt
 
 from .. import wire
-from ..wire import WireError
+from ..wire import Refusal
 
 TOKEN_TTL_S = 7 * 24 * 3600  # a seat or entrant token lives a week (docs/protocol.md)
 DEPLOYMENT_KINDS = ("seat", "entrant")  # the tokens the deployment mints
@@ -87,16 +87,16 @@ def make_token(key: bytes, body: dict[str, Any]) -> str:
 
 def read_token(token: str, key: bytes | None = None, now: float | None = None) -> Grant:
     """A token's grant: checked against ``key``, or read only (``key`` None: a gateway
-    routing by a deployment's token, which the worker checks). :class:`WireError`
+    routing by a deployment's token, which the worker checks). :class:`Refusal`
     ``unauthorized`` for anything forged, damaged, expired or malformed."""
     if not isinstance(token, str) or len(token) > 1024:
-        raise WireError(wire.UNAUTHORIZED, "a token is a string of at most 1024 characters")
+        raise Refusal(wire.UNAUTHORIZED, "a token is a string of at most 1024 characters")
     payload, _, signed = token.partition(".")
     if key is not None and (
         not payload
         or not hmac.compare_digest(signed.encode(), token_signature(key, payload).encode())
     ):
-        raise WireError(wire.UNAUTHORIZED, "bad token signature")
+        raise Refusal(wire.UNAUTHORIZED, "bad token signature")
     try:
         body = json.loads(unb64(payload))
         grant = Grant(
@@ -104,9 +104,9 @@ def read_token(token: str, key: bytes | None = None, now: float | None = None) -
             _text(body["k"]), int(body["e"]), _optional(body.get("r")),
         )  # fmt: skip
     except (ValueError, KeyError, TypeError, RecursionError) as exc:
-        raise WireError(wire.UNAUTHORIZED, "malformed token") from exc
+        raise Refusal(wire.UNAUTHORIZED, "malformed token") from exc
     if grant.expires < (time.time() if now is None else now):
-        raise WireError(wire.UNAUTHORIZED, "expired token")
+        raise Refusal(wire.UNAUTHORIZED, "expired token")
     return grant
 
 
@@ -186,7 +186,7 @@ class Authority:
         """The player a join, register or create names: the player id the deployment
         sent (``player_field``: a gateway's entry with one never gets here, dudo.wire.signing
         refuses it); else the user of an ``identity``; else the player of a
-        ``request`` key at ``scope``; else a new player. :class:`WireError`
+        ``request`` key at ``scope``; else a new player. :class:`Refusal`
         ``unauthorized`` for an identity that does not hold."""
         player = msg.get(player_field)
         if player is not None:
@@ -212,13 +212,13 @@ class Authority:
 
     def check(self, token: Any, scopes: Mapping[str, str | None]) -> Grant:
         """A token of ours, unexpired, of a kind in ``scopes`` for the table (or
-        tournament) it maps that kind to: its grant, or :class:`WireError`
+        tournament) it maps that kind to: its grant, or :class:`Refusal`
         ``unauthorized``."""
         grant = read_token(token, self.token_key)
         scope = scopes.get(grant.kind)
         if scope is None or grant.table != scope or grant.player is None:
             wanted = " or ".join(f"a {k} token of {v}" for k, v in scopes.items() if v)
-            raise WireError(wire.UNAUTHORIZED, f"not {wanted}")
+            raise Refusal(wire.UNAUTHORIZED, f"not {wanted}")
         return grant
 
     # -- identities ---------------------------------------------------------------------
@@ -226,24 +226,24 @@ class Authority:
     def identity(self, assertion: Any, app: str | None = None) -> tuple[str, str]:
         """(app, user) of an identity JWT its app's backend signed: ``iss`` the app,
         ``sub`` the user, ``exp`` required; with ``app``, only that app's. Anything
-        else, however malformed, is :class:`WireError` ``unauthorized``."""
+        else, however malformed, is :class:`Refusal` ``unauthorized``."""
         if not isinstance(assertion, str) or not 0 < len(assertion) <= ASSERTION_MAX:
-            raise WireError(
+            raise Refusal(
                 wire.UNAUTHORIZED, f"identity must be a JWT of at most {ASSERTION_MAX} characters"
             )
         try:
             issuer = jwt.decode(assertion, options={"verify_signature": False}).get("iss")
             header = jwt.get_unverified_header(assertion)
         except Exception as exc:  # not a JWT at all: deep JSON, bad base64, non-ASCII...
-            raise WireError(wire.UNAUTHORIZED, "identity is not a JWT") from exc
+            raise Refusal(wire.UNAUTHORIZED, "identity is not a JWT") from exc
         if not isinstance(issuer, str) or issuer not in self.apps:
-            raise WireError(wire.UNAUTHORIZED, "identity names no app this deployment knows (iss)")
+            raise Refusal(wire.UNAUTHORIZED, "identity names no app this deployment knows (iss)")
         if app is not None and issuer != app:
-            raise WireError(
+            raise Refusal(
                 wire.UNAUTHORIZED, f"identity of app {issuer}; this gateway is of app {app}"
             )
         if header.get("alg") not in ALGORITHMS:
-            raise WireError(
+            raise Refusal(
                 wire.UNAUTHORIZED, f"identity must be signed with {' or '.join(ALGORITHMS)}"
             )
         keys = self.apps[issuer].keys
@@ -258,14 +258,14 @@ class Authority:
                 )  # fmt: skip
                 break
             except jwt.ExpiredSignatureError as exc:
-                raise WireError(wire.UNAUTHORIZED, "identity has expired") from exc
+                raise Refusal(wire.UNAUTHORIZED, "identity has expired") from exc
             except Exception:
                 continue
         if claims is None:
-            raise WireError(wire.UNAUTHORIZED, "identity signature does not match the app's keys")
+            raise Refusal(wire.UNAUTHORIZED, "identity signature does not match the app's keys")
         user = claims.get("sub")
         if not isinstance(user, str) or not 1 <= len(user) <= USER_MAX:
-            raise WireError(wire.UNAUTHORIZED, f"identity sub must be a string of 1..{USER_MAX}")
+            raise Refusal(wire.UNAUTHORIZED, f"identity sub must be a string of 1..{USER_MAX}")
         return issuer, user
 
 

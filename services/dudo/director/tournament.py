@@ -16,13 +16,14 @@ with fresh dice, until the survivors fit one final table.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from .. import wire
 from ..engine import Rules, RulesConfigError, rules_dict
 from ..entity import Flush, Flushing
 from ..entity.results import account_of, ledger_send, message_id, pool_of
-from ..wire import TableReport, WireError, keys, message
+from ..wire import DudoError, Refusal, TableReport, keys, message
 from .prizes import PayoutError, check_payouts
 from .progress import Progress
 from .record import Stored
@@ -55,17 +56,17 @@ class Tournament(Progress, Stored, Flushing):
     ) -> Tournament:
         tid = msg["tournament"]
         if len(tid) > TOURNAMENT_ID_MAX:
-            raise WireError(wire.BAD_MESSAGE, f"a tournament id has 1..{TOURNAMENT_ID_MAX} chars")
+            raise Refusal(wire.BAD_MESSAGE, f"a tournament id has 1..{TOURNAMENT_ID_MAX} chars")
         try:
             rules = Rules.from_dict({**msg["rules"], "max_players": msg["seats"]})
             check_payouts(msg["payouts"])
         except (RulesConfigError, PayoutError) as exc:
-            raise WireError(wire.BAD_RULES, str(exc)) from exc
+            raise Refusal(wire.BAD_RULES, str(exc)) from exc
         advance = msg.get("advance")
         if msg["format"] == "heats":
             advance = advance or default_advance(msg["seats"])
             if advance > default_advance(msg["seats"]):
-                raise WireError(
+                raise Refusal(
                     wire.BAD_RULES,
                     f"with {msg['seats']} seats at most {default_advance(msg['seats'])} "
                     "per table can go through",
@@ -106,7 +107,7 @@ class Tournament(Progress, Stored, Flushing):
 
     def _entrant_of(self, token: str) -> Entrant:
         """The entrant an entrant token of this tournament names (by handle), or
-        :class:`WireError`: ``unauthorized`` (forged, foreign, expired), ``not_seated``
+        :class:`Refusal`: ``unauthorized`` (forged, foreign, expired), ``not_seated``
         (no such entrant: unregistered since)."""
         grant = self.limits.authority.check(token, {"entrant": self.id})
         if self._by_handle is None:
@@ -114,7 +115,7 @@ class Tournament(Progress, Stored, Flushing):
         player = self._by_handle.get(grant.player or "")
         entrant = self.entrants.get(player) if player is not None else None
         if entrant is None:
-            raise WireError(wire.NOT_SEATED, "that entrant is not registered")
+            raise Refusal(wire.NOT_SEATED, "that entrant is not registered")
         return entrant
 
     def _player_of(self, msg: dict[str, Any]) -> str:
@@ -123,7 +124,7 @@ class Tournament(Progress, Stored, Flushing):
         if msg.get("player") is not None:
             return msg["player"]
         if msg.get("token") is None:
-            raise WireError(wire.UNAUTHORIZED, "send the entrant token")
+            raise Refusal(wire.UNAUTHORIZED, "send the entrant token")
         return self._entrant_of(msg["token"]).player
 
     # -- handling messages ------------------------------------------------------------
@@ -148,8 +149,8 @@ class Tournament(Progress, Stored, Flushing):
             self._error(msg, wire.DUPLICATE, "this message id was already applied")
             return
         try:
-            getattr(self, f"_on_{kind}")(msg, now, rng)
-        except WireError as exc:
+            HANDLERS[kind](self, msg, now, rng)
+        except DudoError as exc:
             self._error(msg, exc.code, exc.message)
 
     def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None:
@@ -167,15 +168,15 @@ class Tournament(Progress, Stored, Flushing):
             self._direct.append((reply[0], wire.unpack(reply[1])))
 
     def _on_tournament_create(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        raise WireError(wire.TABLE_EXISTS, f"tournament {self.id} already exists")
+        raise Refusal(wire.TABLE_EXISTS, f"tournament {self.id} already exists")
 
     def _on_register(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         player = self.limits.authority.player_for(msg, self.id)
         if player not in self.entrants:
             if self.status != REGISTERING:
-                raise WireError(wire.GAME_STARTED, "registration is closed")
+                raise Refusal(wire.GAME_STARTED, "registration is closed")
             if len(self.entrants) >= self.config["max_players"]:
-                raise WireError(wire.TOURNAMENT_FULL, "the tournament is full")
+                raise Refusal(wire.TOURNAMENT_FULL, "the tournament is full")
             buy_in = self.config["buy_in"]
             self._enter(Entrant(player, msg["name"], msg["gateway"], msg.get("bot"), paid=buy_in))
             self.pool += buy_in
@@ -191,7 +192,7 @@ class Tournament(Progress, Stored, Flushing):
 
     def _on_unregister(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         if self.status != REGISTERING:
-            raise WireError(wire.GAME_STARTED, "the tournament has started")
+            raise Refusal(wire.GAME_STARTED, "the tournament has started")
         player = self._player_of(msg)
         entrant = self.entrants.pop(player, None)
         if entrant is not None:
@@ -225,11 +226,11 @@ class Tournament(Progress, Stored, Flushing):
 
     def _on_begin(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         if self._player_of(msg) != self.host:
-            raise WireError(wire.NOT_HOST, "only the host may begin the tournament")
+            raise Refusal(wire.NOT_HOST, "only the host may begin the tournament")
         if self.status != REGISTERING:
-            raise WireError(wire.GAME_STARTED, "the tournament has already started")
+            raise Refusal(wire.GAME_STARTED, "the tournament has already started")
         if len(self.entrants) < 2 and self.config["bots"] is None:
-            raise WireError(wire.TOO_FEW_PLAYERS, f"{len(self.entrants)} registered, 2 needed")
+            raise Refusal(wire.TOO_FEW_PLAYERS, f"{len(self.entrants)} registered, 2 needed")
         self._changed(msg)
         self._start(rng)
         # The answer to a begin: the standings, now running.
@@ -414,3 +415,20 @@ class Tournament(Progress, Stored, Flushing):
         result = self._flush(outputs, self._sends, finished=self.status == OVER, rows=rows)
         self._direct, self._sends = [], []
         return result
+
+
+Handler = Callable[[Tournament, dict[str, Any], int, random.Random], None]
+
+# What a tournament does with each message of its director's inbox
+# (wire.DIRECTOR_TYPES), taken once by its id; UNTRACKED ones are handled before the id
+# check (Tournament.handle): reports by their table's version, the timer by its own.
+# tests/test_handlers.py holds this table to the protocol's director types.
+HANDLERS: dict[str, Handler] = {
+    "tournament_create": Tournament._on_tournament_create,  # a second one: table_exists
+    "register": Tournament._on_register,
+    "unregister": Tournament._on_unregister,
+    "begin": Tournament._on_begin,
+    "subscribe": Tournament._on_subscribe,
+    "standings": Tournament._on_standings,
+}
+UNTRACKED = frozenset({"report", "reports", "tournament_timeout"})

@@ -14,7 +14,7 @@ Everything a client receives is a view or an event; both are plain data.
 
 from .actions import Action, Bid, Calza, Direction, Dudo, action_from_dict
 from .dice import commitment, roll, round_seed
-from .errors import RULE_ERROR_CODES, RuleError, RulesConfigError
+from .errors import RULE_ERROR_CODES, DudoError, RuleError, RulesConfigError
 from .observer import all_views, private_view, public_view, seat_view, spectator_view
 from .rules import PRESETS, Rules, preset, rules_dict, rules_from_tuple, rules_tuple
 from .seating import leavers, reseat, seated_game
@@ -32,6 +32,7 @@ __all__ = [
     "Calza",
     "Direction",
     "Dudo",
+    "DudoError",
     "RuleError",
     "Rules",
     "RulesConfigError",

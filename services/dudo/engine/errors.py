@@ -42,14 +42,26 @@ RULE_ERROR_CODES: frozenset[str] = frozenset(
 )
 
 
-class RuleError(Exception):
+class DudoError(Exception):
+    """The root of every refusal in the project: a published ``code`` that programs match
+    on and a ``message`` for people. Its branches: :class:`RuleError` (the game's rules,
+    here), ``WireError`` (a message that cannot be read) and ``Refusal`` (a table's or a
+    tournament's own rules), both in ``dudo.wire``. It lives in the bottom layer so that
+    every layer can raise a branch and every handler can catch the root
+    (docs/architecture.md, "Errors")."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class RuleError(DudoError):
     """An action refused by the rules. The state is unchanged."""
 
     def __init__(self, code: str, message: str) -> None:
         assert code in RULE_ERROR_CODES, code
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
 
 
 class RulesConfigError(ValueError):

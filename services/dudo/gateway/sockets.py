@@ -188,7 +188,7 @@ class Sockets:
         try:
             grant = self.tokens.check(token)
         except TokenError as exc:
-            self._error(conn, client_id, wire.UNAUTHORIZED, str(exc))
+            self._error(conn, client_id, exc.code, exc.message)
             return
         await self._detach(conn)
         key = f"{grant.kind}:{grant.table}:{grant.player or grant.request}"

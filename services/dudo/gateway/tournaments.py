@@ -197,7 +197,7 @@ class TournamentApi:
         try:
             grant = self.tokens.check(str(body.get("token", "")))
         except TokenError as exc:
-            return error_response(401, wire.UNAUTHORIZED, str(exc))
+            return error_response(401, exc.code, exc.message)
         if grant.kind != "entrant" or grant.table != tid:
             return error_response(401, wire.UNAUTHORIZED, "not an entrant token of this tournament")
         assert self.link is not None

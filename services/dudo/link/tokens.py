@@ -20,10 +20,11 @@ import hashlib
 import hmac
 import time
 
+from .. import wire
 from ..auth.authority import DEPLOYMENT_KINDS, Grant, make_token, read_token
 from ..auth.authority import b64 as b64
 from ..auth.authority import unb64 as unb64
-from ..wire import WireError
+from ..wire import DudoError, Refusal
 
 __all__ = ["KINDS", "Grant", "TokenError", "Tokens", "b64", "signature", "unb64"]
 
@@ -31,8 +32,11 @@ __all__ = ["KINDS", "Grant", "TokenError", "Tokens", "b64", "signature", "unb64"
 KINDS = (*DEPLOYMENT_KINDS, "watch", "claim")
 
 
-class TokenError(Exception):
-    """Forged, damaged, expired, or of no kind a gateway takes."""
+class TokenError(Refusal):
+    """Forged, damaged, expired, or of no kind a gateway takes: ``unauthorized``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(wire.UNAUTHORIZED, message)
 
 
 def signature(secret: bytes, payload: str) -> str:
@@ -76,6 +80,6 @@ class Tokens:
                     raise TokenError("malformed token")
             elif grant.kind not in DEPLOYMENT_KINDS or grant.player is None:
                 raise TokenError("unknown token kind")
-        except WireError as exc:
+        except DudoError as exc:
             raise TokenError(exc.message) from exc
         return grant

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import wire
 from ..engine import new_game
-from ..wire import WireError, message
+from ..wire import Refusal, message
 from .state import OPEN, PLAYING, Seat, TableState
 
 if TYPE_CHECKING:
@@ -32,21 +32,21 @@ class TableSeating(TableState):
         the player's credential last (a gateway acts only for players handed to it)."""
         index = msg["seat"]
         if index >= len(self.seats) or self.seats[index].handle != msg["player"]:
-            raise WireError(wire.NOT_SEATED, f"{msg['player']} does not hold seat {index}")
+            raise Refusal(wire.NOT_SEATED, f"{msg['player']} does not hold seat {index}")
         seat = self.seats[index]
         if attached and seat.gateway != msg["gateway"]:
-            raise WireError(wire.NOT_ATTACHED, f"seat {index} is attached to another gateway")
+            raise Refusal(wire.NOT_ATTACHED, f"seat {index} is attached to another gateway")
         return seat
 
     def _seat_of_token(self, token: str) -> int:
         """The seat a seat token of this table (or an entrant token of its tournament)
-        names, by its holder's handle; :class:`WireError` if forged, foreign or
+        names, by its holder's handle; :class:`Refusal` if forged, foreign or
         expired (``unauthorized``) or if that player sits here no more."""
         grant = self.limits.authority.check(token, {"seat": self.id, "entrant": self.tournament})
         for i, seat in enumerate(self.seats):
             if seat.player is not None and seat.handle == grant.player:
                 return i
-        raise WireError(wire.NOT_SEATED, "the token's player holds no seat here")
+        raise Refusal(wire.NOT_SEATED, "the token's player holds no seat here")
 
     def _joined(self, gateway: str, index: int, msg_id: str) -> None:
         """Tell the gateway that joined: the seat, the holder's handle, the seat token."""
@@ -75,7 +75,7 @@ class TableSeating(TableState):
                 and "identity" not in msg
                 and self.seats[index].name != msg.get("name")
             ):
-                raise WireError(wire.UNAUTHORIZED, "that request key was used under another name")
+                raise Refusal(wire.UNAUTHORIZED, "that request key was used under another name")
         if index is not None:  # coming back: same seat, now through this gateway
             seat = self.seats[index]
             was_away = seat.away
@@ -87,9 +87,9 @@ class TableSeating(TableState):
             return
         assert player is not None
         if self.status != OPEN:
-            raise WireError(wire.GAME_STARTED, "the game has started; seats are closed")
+            raise Refusal(wire.GAME_STARTED, "the game has started; seats are closed")
         if msg.get("name") is None:
-            raise WireError(wire.BAD_MESSAGE, "join.name: a new seat needs a name")
+            raise Refusal(wire.BAD_MESSAGE, "join.name: a new seat needs a name")
         index = self._free_seat(msg.get("seat"), msg.get("bot"))
         self.seats[index] = Seat(player, msg["name"], gateway, msg.get("bot"), False)
         if self.host is None and msg.get("bot") is None:  # the first person to sit
@@ -119,9 +119,9 @@ class TableSeating(TableState):
 
         if wanted is not None:
             if wanted >= len(self.seats):
-                raise WireError(wire.SEAT_TAKEN, f"there is no seat {wanted}")
+                raise Refusal(wire.SEAT_TAKEN, f"there is no seat {wanted}")
             if self.seats[wanted].taken or not allowed(wanted):
-                raise WireError(wire.SEAT_TAKEN, f"seat {wanted} is not free for you")
+                raise Refusal(wire.SEAT_TAKEN, f"seat {wanted} is not free for you")
             return wanted
         order = range(len(self.seats))
         if bot is not None:  # bots take the seats set aside for bots first
@@ -129,7 +129,7 @@ class TableSeating(TableState):
         for i in order:
             if not self.seats[i].taken and allowed(i):
                 return i
-        raise WireError(wire.TABLE_FULL, "no free seat")
+        raise Refusal(wire.TABLE_FULL, "no free seat")
 
     def _on_leave(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         seat = self._held(msg)
@@ -154,21 +154,21 @@ class TableSeating(TableState):
         # The deployment's own (dudo.wire.signing refuses a gateway's): it names the player id.
         index = msg["seat"]
         if index >= len(self.seats) or self.seats[index].player != msg["player"]:
-            raise WireError(wire.NOT_SEATED, f"that player does not hold seat {index}")
+            raise Refusal(wire.NOT_SEATED, f"that player does not hold seat {index}")
         self._reattach(index, msg["gateway"])
         self._changed(msg, visible=False)
         self._requests.append((msg["gateway"], msg["seat"]))
 
     def _on_start(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         if self.host is None or msg["player"] != wire.public_id(self.host):
-            raise WireError(wire.NOT_HOST, "only the host may start the table")
+            raise Refusal(wire.NOT_HOST, "only the host may start the table")
         # The host's handle is public (views, the lobby): only the gateway the host's
         # seat is attached to speaks for the host.
         index = self._seat_of(self.host)
         if index is None or self.seats[index].gateway != msg["gateway"]:
-            raise WireError(wire.NOT_HOST, "only the host's own connection may start the table")
+            raise Refusal(wire.NOT_HOST, "only the host's own connection may start the table")
         if self.status != OPEN:
-            raise WireError(wire.GAME_STARTED, "the game has already started")
+            raise Refusal(wire.GAME_STARTED, "the game has already started")
         taken = [i for i, s in enumerate(self.seats) if s.taken]
         if self.rules.bots_fill and len(taken) < len(self.seats):
             # Bots fill the empty seats (seed 003, Cacho): they become bot seats, the
@@ -182,7 +182,7 @@ class TableSeating(TableState):
             self._lobby = True
             return
         if len(taken) < self.rules.min_players:
-            raise WireError(
+            raise Refusal(
                 wire.TOO_FEW_PLAYERS, f"{len(taken)} seated, {self.rules.min_players} needed"
             )
         # Open seats are dropped; players keep their order and learn their new seat.

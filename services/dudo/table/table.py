@@ -13,14 +13,13 @@ to; spectator views go to gateways that asked to watch. Nothing else leaves.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .. import wire
 from ..engine import (
     OVER,
-    RuleError,
     Rules,
     RulesConfigError,
     action_from_dict,
@@ -31,7 +30,7 @@ from ..engine import (
 )
 from ..entity import RecentIds
 from ..entity.results import account_of, ledger_send, message_id, result_send
-from ..wire import WireError, message
+from ..wire import DudoError, Refusal, message
 from .clocks import TableClocks
 from .output import TableOutput, error_for
 from .seating import TableSeating
@@ -64,15 +63,15 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         limits: Limits = DEFAULT_LIMITS,
         rng: random.Random | None = None,
     ) -> Table:
-        """A new table from a validated ``create`` message (raises WireError): open, or,
+        """A new table from a validated ``create`` message (raises Refusal): open, or,
         for a tournament, playing at once with its first players (``rng`` deals)."""
         try:
             rules = Rules.from_dict(msg["rules"])
         except RulesConfigError as exc:
-            raise WireError(wire.BAD_RULES, str(exc)) from exc
+            raise Refusal(wire.BAD_RULES, str(exc)) from exc
         plan = [dict(spec) for spec in msg["seats"]]
         if not rules.seats_allowed(len(plan)):
-            raise WireError(
+            raise Refusal(
                 wire.BAD_RULES,
                 f"these rules seat {rules.min_players}..{rules.max_players}, "
                 f"the plan has {len(plan)} seats",
@@ -198,10 +197,8 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             return
         version = self.version
         try:
-            getattr(self, f"_on_{kind}")(msg, now, rng)
-        except WireError as exc:
-            self._error(msg, exc.code, exc.message)
-        except RuleError as exc:
+            HANDLERS[kind](self, msg, now, rng)
+        except DudoError as exc:  # the rules', the table's or a credential's refusal
             self._error(msg, exc.code, exc.message)
         if self.status == OPEN and self.version != version:
             self._rearm(now)  # an open table lives on while something happens at it
@@ -234,11 +231,11 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         )
 
     def _on_create(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
-        raise WireError(wire.TABLE_EXISTS, f"table {self.id} already exists")
+        raise Refusal(wire.TABLE_EXISTS, f"table {self.id} already exists")
 
     def _on_act(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         if self.status == OPEN:
-            raise WireError(wire.GAME_NOT_STARTED, "the game has not started")
+            raise Refusal(wire.GAME_NOT_STARTED, "the game has not started")
         seat = self._held(msg)
         assert self.game is not None
         events = self.game.apply(msg["seat"], action_from_dict(msg["action"]))
@@ -250,7 +247,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         index = msg.get("seat")
         if index is not None:
             if "player" not in msg:
-                raise WireError(wire.NOT_SEATED, "a seat's view needs its player")
+                raise Refusal(wire.NOT_SEATED, "a seat's view needs its player")
             self._held(msg)
         self._requests.append((msg["gateway"], index))
 
@@ -323,3 +320,23 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         """The inbox message a due timer becomes. Its id only has to be unique within
         its table (a 64-character table id in it made it too long for the id field)."""
         return wire.message("timeout", id=f"t:{version}", table=entity, version=version)
+
+
+Handler = Callable[[Table, dict[str, Any], int, random.Random], None]
+
+# What a table does with each message of its inbox (wire.INBOX_TYPES), taken once by its
+# id; a `timeout` (the table's own timer, no id) goes to TableClocks._timeout instead.
+# tests/test_handlers.py holds this table to the protocol's inbox types.
+HANDLERS: dict[str, Handler] = {
+    "create": Table._on_create,  # a second create of the same table: table_exists
+    "join": TableSeating._on_join,
+    "leave": TableSeating._on_leave,
+    "attach": TableSeating._on_attach,
+    "start": TableSeating._on_start,
+    "act": Table._on_act,
+    "resync": Table._on_resync,
+    "watch": Table._on_watch,
+    "seat_in": TournamentSeats._on_seat_in,
+    "order": TournamentSeats._on_order,
+}
+UNTRACKED = frozenset({"timeout"})  # handled before the id check: Table.handle

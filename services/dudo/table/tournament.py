@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import wire
 from ..engine import OVER, RuleError, leavers, reseat, seated_game
-from ..wire import WireError, keys, message
+from ..wire import Refusal, keys, message
 from .state import DONE, PLAYING, Seat, TableState
 
 if TYPE_CHECKING:
@@ -42,11 +42,11 @@ class TournamentSeats(TableState):
         """Start a tournament table with its first players in its first seats."""
         players = info["players"]
         if len(players) > len(self.seats):
-            raise WireError(wire.BAD_MESSAGE, f"{len(players)} players for {len(self.seats)} seats")
+            raise Refusal(wire.BAD_MESSAGE, f"{len(players)} players for {len(self.seats)} seats")
         rules = self.rules
         counts = [p["dice"] for p in players] + [0] * (len(self.seats) - len(players))
         if any(dice > rules.max_dice for dice in counts):
-            raise WireError(wire.BAD_MESSAGE, f"a player brings more than {rules.max_dice} dice")
+            raise Refusal(wire.BAD_MESSAGE, f"a player brings more than {rules.max_dice} dice")
         self.tournament = info["id"]
         self.director = info["director"]
         self.advance = info.get("advance")
@@ -67,7 +67,7 @@ class TournamentSeats(TableState):
 
     def _tournament_only(self, msg: dict[str, Any]) -> None:
         if self.tournament != msg["tournament"]:
-            raise WireError(wire.BAD_MESSAGE, f"table {self.id} is not in that tournament")
+            raise Refusal(wire.BAD_MESSAGE, f"table {self.id} is not in that tournament")
 
     def _on_seat_in(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         self._tournament_only(msg)

@@ -20,6 +20,7 @@ messages, so a worker sends one entry per gateway per batch.
 This face names what the rest of the project uses; the modules behind it say how.
 """
 
+from ..engine.errors import DudoError
 from .checks import Checker, plausible, validate, validator
 from .codec import (
     TYPES_OF,
@@ -55,6 +56,7 @@ from .errors import (
     UNKNOWN_TABLE,
     UNKNOWN_TOURNAMENT,
     UNSUPPORTED_VERSION,
+    Refusal,
     WireError,
 )
 from .fast import FastValidator, fast_check
@@ -89,13 +91,13 @@ __all__ = [
     "DUPLICATE", "ENTRY_FIELD", "GAME_NOT_STARTED", "GAME_STARTED", "GATEWAY_ONLY", "ID_RE",
     "INBOX_TYPES", "INTERNAL", "LOBBY_ENTRY", "MAX_INBOUND_BYTES", "MAX_RESULT_BYTES",
     "MESSAGES", "MESSAGE_ID_RE", "NAME_MAX", "NOT_ATTACHED", "NOT_HOST", "NOT_SEATED",
-    "OUTBOX_TYPES", "PROTOCOL_ERROR_CODES", "PROTOCOL_VERSION", "RATE_LIMITED",
-    "RATINGS_TYPES", "REPORTS_MAX", "SCHEMA_BASE", "SEAT_TAKEN", "TABLE_EXISTS",
-    "TABLE_FULL", "TABLE_STATUSES", "TIMEOUT", "TOO_FEW_PLAYERS", "TOO_LARGE",
-    "TOURNAMENT_FULL", "TYPES_OF", "UNAUTHORIZED", "UNAVAILABLE", "UNKNOWN_TABLE",
-    "UNKNOWN_TOURNAMENT", "UNSUPPORTED_VERSION", "Checker", "FastValidator", "Field",
-    "Message", "TableReport", "WireError", "clean_name", "decode", "decode_own", "encode",
-    "fast_check", "is_clean_name", "json_schemas", "message", "pack_batch", "plausible",
-    "public_id", "seat_snapshot", "seat_views", "spectator_view", "sync_schema_files",
-    "unpack", "unpack_batch", "validate", "validator",
+    "OUTBOX_TYPES", "PROTOCOL_ERROR_CODES", "PROTOCOL_VERSION", "RATE_LIMITED", "RATINGS_TYPES",
+    "REPORTS_MAX", "SCHEMA_BASE", "SEAT_TAKEN", "TABLE_EXISTS", "TABLE_FULL", "TABLE_STATUSES",
+    "TIMEOUT", "TOO_FEW_PLAYERS", "TOO_LARGE", "TOURNAMENT_FULL", "TYPES_OF", "UNAUTHORIZED",
+    "UNAVAILABLE", "UNKNOWN_TABLE", "UNKNOWN_TOURNAMENT", "UNSUPPORTED_VERSION", "Checker",
+    "DudoError", "FastValidator", "Field", "Message", "Refusal", "TableReport", "WireError",
+    "clean_name", "decode", "decode_own", "encode", "fast_check", "is_clean_name",
+    "json_schemas", "message", "pack_batch", "plausible", "public_id", "seat_snapshot",
+    "seat_views", "spectator_view", "sync_schema_files", "unpack", "unpack_batch", "validate",
+    "validator"
 ]  # fmt: skip

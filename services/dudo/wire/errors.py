@@ -1,11 +1,13 @@
-"""The stream protocol's error codes, and the error a message that cannot be accepted
-raises (:class:`WireError`)."""
+"""The protocols' error codes, and two branches of the error tree: :class:`WireError` (a
+message that cannot be read) and :class:`Refusal` (a table's or tournament's refusal of
+one that can). Their root, ``DudoError``, and the rules' branch, ``RuleError``, are the
+engine's."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..engine.errors import BAD_ACTION
+from ..engine.errors import BAD_ACTION, DudoError
 
 # Protocol error codes (the rule codes, docs/rules.md, come from the engine).
 BAD_MESSAGE = "bad_message"  # not msgpack/JSON, wrong types, unknown type or field
@@ -62,12 +64,21 @@ PROTOCOL_ERROR_CODES = frozenset(
 DECODE_ERROR_CODES = PROTOCOL_ERROR_CODES | {BAD_ACTION}
 
 
-class WireError(Exception):
-    """A message that cannot be accepted. ``known`` holds the fields that could be read
-    (``id``, ``table``, ``gateway``...), so the error can still reach whoever sent it."""
+class WireError(DudoError):
+    """A message that cannot be read: malformed, too large, of an unknown type or version.
+    ``known`` holds the fields that could be read (``id``, ``table``, ``gateway``...), so
+    the error can still reach whoever sent it."""
 
     def __init__(self, code: str, message: str, known: dict[str, Any] | None = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
         self.known = known or {}
+
+
+class Refusal(DudoError):
+    """A well-formed message that a table or a tournament refuses by its own rules (the
+    seat is taken, the game has started, only the host may start): nothing changed. The
+    game's own refusals are the engine's ``RuleError``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        assert code in PROTOCOL_ERROR_CODES, code
+        super().__init__(code, message)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .. import wire
 from ..entity.reports import Report, report_sends
 from ..infra.connection import Batch
-from ..wire import WireError, keys
+from ..wire import DudoError, WireError, keys
 from ..wire.signing import Verifier
 from .common import Entry, Partition
 from .metrics import LoopMetrics
@@ -262,7 +262,7 @@ class Processing:
                         continue
                 else:
                     table.handle(msg, now, rng)
-            except WireError as exc:
+            except DudoError as exc:  # a create refused (an entity's handle answers its own)
                 reply = error_for(msg, exc.code, exc.message)
                 if reply:
                     batch.outputs.append(reply)
