@@ -90,15 +90,7 @@ LAYERS: dict[str, set[str]] = {
 }
 LAYERS["cli"] = set(LAYERS) - {"cli"}
 
-# A module's layer is the package it sits in (dudo.<layer>...). PLACES names the few that
-# sit elsewhere, until they move into their layer's package (issue 30); the test below
-# fails when one of them has moved, so that this table only ever shrinks.
-PLACES: dict[str, str] = {
-    "dudo.wire": "wire", "dudo.wire.spec": "wire", "dudo.wire.keys": "wire",
-    "dudo.wire.signing": "wire", "dudo.wire.frames": "wire", "dudo.wire.reference": "wire",
-    "dudo.wire.client": "wire",
-    "dudo.cli": "cli", "dudo.admin_cli": "cli",
-}  # fmt: skip
+# A module's layer is the package it sits in (dudo.<layer>...): the folders are the layers.
 ENTRY = {"dudo", "dudo.__main__"}  # the package and `python -m dudo`: the command line
 
 # Imports that still run against the layers, each to be untangled (issue 30). The test
@@ -155,13 +147,9 @@ def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, str]]]:
 def layer_of(module: str) -> str:
     if module in ENTRY:
         return "cli"
-    parts = module.split(".")
-    for n in range(len(parts), 1, -1):
-        place = PLACES.get(".".join(parts[:n]))
-        if place is not None:
-            return place
-    if parts[1] in LAYERS:
-        return parts[1]
+    layer = module.split(".")[1]
+    if layer in LAYERS:
+        return layer
     raise AssertionError(f"{module} sits in no layer's package")
 
 
@@ -209,12 +197,10 @@ def test_every_module_has_a_layer_and_every_layer_a_rule() -> None:
 
 def test_every_module_sits_in_its_layers_package() -> None:
     modules = set(import_graph()[0])
-    stray = sorted(
-        m for m in modules - ENTRY if m.split(".")[1] not in LAYERS and m not in PLACES
-    )
+    stray = sorted(m for m in modules - ENTRY if m.split(".")[1] not in LAYERS)
     assert not stray, f"modules outside the layers' packages: {stray}"
-    moved = sorted(set(PLACES) - modules)
-    assert not moved, f"moved into their packages, so delete from PLACES: {moved}"
+    flat = sorted(m for m, path in _modules().items() if path.parent.name == "dudo")
+    assert flat == ["dudo", "dudo.__main__"], f"flat modules: {flat}"
 
 
 def test_no_import_runs_against_the_layers() -> None:

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dudo.ops.fleet import Fleet
 
 from .servers import RedisServer, require_binary
@@ -140,14 +142,20 @@ def test_servers_from_another_checkout_run_that_checkouts_code(tmp_path: Path) -
     assert f"from {fake / '__init__.py'}" in said and "'worker'" in said
 
 
-def test_another_checkouts_gateways_are_admitted_by_that_checkouts_admin(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layered", [True, False], ids=["in-layers", "flat"])
+def test_another_checkouts_gateways_are_admitted_by_that_checkouts_admin(
+    tmp_path: Path, layered: bool
+) -> None:
     """`--servers-from DIR --admitted`: DIR's own `admin.add_gateway` makes the users (its
-    ACL rules and keys are what its gateways and workers expect), not this checkout's."""
+    ACL rules and keys are what its gateways and workers expect), not this checkout's;
+    DIR may be laid out in layers (dudo.ops, dudo.infra) or flat, as before them."""
     fake = tmp_path / "services" / "dudo"
-    fake.mkdir(parents=True)
-    (fake / "__init__.py").write_text("")
-    (fake / "connection.py").write_text("def connect(url):\n    return url\n")
-    (fake / "admin.py").write_text(
+    ops, infra = (fake / "ops", fake / "infra") if layered else (fake, fake)
+    for folder in {fake, ops, infra}:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "__init__.py").write_text("")
+    (infra / "connection.py").write_text("def connect(url):\n    return url\n")
+    (ops / "admin.py").write_text(
         "def add_gateway(client, name):\n    return f'pw-of-{name}-at-{client}'\n"
     )
     fleet = Fleet(tmp_path / "run", code=str(tmp_path / "services"), redis_url="redis://h:1/0")

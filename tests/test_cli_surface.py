@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from dudo.cli import build_parser
+from dudo.cli import Environment, build_parser
 
 SNAPSHOT = Path(__file__).resolve().parent / "data" / "cli_surface.txt"
 
@@ -88,6 +88,78 @@ def test_every_commands_help_prints(path: tuple[str, ...]) -> None:
         main([*path, "--help"])
     assert done.value.code == 0
     assert out.getvalue().startswith("usage: dudo")
+
+
+def parsed(*argv: str, env: Environment | None = None) -> argparse.Namespace:
+    from dudo.cli.check import normalized
+
+    return build_parser(env or Environment()).parse_args(normalized(list(argv)))
+
+
+def test_conformance_paths_still_replay_rules_vectors() -> None:
+    """`dudo conformance PATH...` keeps working beside the kits' real subcommands."""
+    args = parsed("conformance", "protocol/vectors", "more.json")
+    assert args.kit == "rules" and args.paths == ["protocol/vectors", "more.json"]
+    assert parsed("conformance", "rules", "x.json").paths == ["x.json"]
+    client = parsed("conformance", "client", "--", "node", "bot.js", "{url}", "{token}")
+    assert client.kit == "client" and client.command[-3:] == ["bot.js", "{url}", "{token}"]
+    gateway = parsed("conformance", "gateway", "--gateway", "gw1", "--seconds", "3")
+    assert (gateway.kit, gateway.gateway, gateway.seconds) == ("gateway", "gw1", 3.0)
+
+
+def test_bench_targets_read_their_own_options_with_their_own_defaults() -> None:
+    tournament = parsed("bench", "tournament")
+    assert (tournament.seats, tournament.workers, tournament.preset) == (6, 2, "classic")
+    # Before the targets had parsers of their own, `--seats 4` meant the default 6 here.
+    assert parsed("bench", "tournament", "--seats", "4", "--workers", "1").seats == 4
+    assert parsed("bench", "path").tables == 10 and parsed("bench", "workers").tables == 1000
+    assert parsed("bench", "exploitability").preset == "liars-dice"
+    assert parsed("bench", "engine").preset == "classic"
+    with pytest.raises(SystemExit):  # a flag another target reads is refused, not ignored
+        parsed("bench", "engine", "--clients", "5")
+
+
+def test_defaults_come_from_the_environment_read_once() -> None:
+    env = Environment.read(
+        {"DUDO_REDIS_URL": "redis://r:1/0", "DUDO_ID": "w7", "DUDO_HEALTH_PORT": "9001",
+         "DUDO_IRC_TLS": "yes", "DUDO_GATEWAY_SECRET": "s" * 20}
+    )  # fmt: skip
+    worker = parsed("worker", env=env)
+    assert (worker.redis, worker.id, worker.health_port) == ("redis://r:1/0", "w7", 9001)
+    assert parsed("irc", env=env).tls is True
+    assert parsed("admin", "partitions", env=env).redis == "redis://r:1/0"
+    assert env.gateway_secret == b"s" * 20
+    with pytest.raises(ValueError, match="DUDO_HEALTH_PORT"):
+        Environment.read({"DUDO_HEALTH_PORT": "eighty"})
+
+
+def test_a_malformed_environment_is_a_clear_exit_not_a_traceback() -> None:
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "dudo", "healthcheck"],
+        cwd=root, env={**os.environ, "DUDO_HEALTH_PORT": "eighty"},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip() == "dudo: $DUDO_HEALTH_PORT must be a port number, not 'eighty'"
+
+
+def test_only_the_command_line_reads_the_environment() -> None:
+    """Settings are read once, at the edge (dudo.cli.environment): below the command line,
+    os.environ appears only where a process we start is handed a copy of it."""
+    import ast
+
+    services = Path(__file__).resolve().parents[1] / "services" / "dudo"
+    found = set()
+    for path in services.rglob("*.py"):
+        where = path.relative_to(services)
+        if where.parts[0] in ("cli", "client"):  # the edge; the client is its own package
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv"):
+                found.add(str(where))
+    children = {"ops/fleet.py", "conformance/client.py", "bench/gateway.py"}
+    assert found == children, sorted(found ^ children)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import os
 import secrets
 import time
 from collections import defaultdict
@@ -60,7 +59,7 @@ log = structlog.get_logger("dudo.gateway")
 class Gateway(HttpApi, TournamentApi, Sockets, StreamSide):
     def __init__(self, settings: GatewaySettings, redis_client: Any = None) -> None:
         self.settings = settings
-        secret = settings.secret or os.environ.get("DUDO_GATEWAY_SECRET", "").encode() or None
+        secret = settings.secret  # the command line's: $DUDO_GATEWAY_SECRET (dudo.cli)
         if secret is None:
             secret = secrets.token_bytes(32)
             log.warning("gateway_secret_random", hint="set DUDO_GATEWAY_SECRET to share tokens")

@@ -208,8 +208,14 @@ class Fleet:
         """``name`` admitted by :attr:`code`'s own ``admin.add_gateway`` (its users'
         rules, its keys); its password."""
         assert self.code is not None
-        script = (
-            "import sys; from dudo import admin; from dudo.infra.connection import connect; "
+        script = (  # that checkout's layout: in layers (dudo.ops, dudo.infra), or flat
+            "import sys\n"
+            "try:\n"
+            "    from dudo.ops import admin\n"
+            "    from dudo.infra.connection import connect\n"
+            "except ImportError:\n"
+            "    from dudo import admin\n"
+            "    from dudo.connection import connect\n"
             "print(admin.add_gateway(connect(sys.argv[1]), sys.argv[2]))"
         )
         done = subprocess.run(

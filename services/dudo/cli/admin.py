@@ -1,8 +1,10 @@
-"""``dudo admin``'s commands beyond gateway users: partitions, tables, dead letters,
-draining, limits (the work is :mod:`dudo.ops.inspect`; this module reads arguments and prints).
+"""``dudo admin``: operating a running deployment. Gateways' Redis users and apps' keys
+(the work is :mod:`dudo.ops.admin`); partitions, tables, dead letters, draining and the
+gateways' limits (:mod:`dudo.ops.inspect`). This module reads arguments and prints.
 
-Every command takes ``--redis`` (an admin's URL; default ``$DUDO_REDIS_URL``) and
-prints a table for people, or with ``--json`` one JSON document for scripts.
+Every command takes ``--redis`` (an admin's URL; default ``$DUDO_REDIS_URL``); those that
+look into the deployment print a table for people, or with ``--json`` one JSON document
+for scripts.
 """
 
 from __future__ import annotations
@@ -12,11 +14,147 @@ import json
 import sys
 from typing import Any
 
-from .wire import keys
+from ..wire import keys
+from .environment import Environment
 
 
-def add_commands(sub: Any, default_redis: str) -> None:
-    """The subcommands of ``dudo admin`` this module serves."""
+def add(sub: Any, env: Environment) -> None:
+    """``dudo admin`` and its subcommands, under ``dudo``'s subcommands ``sub``."""
+    adm = sub.add_parser("admin", help="operate a running deployment")
+    adm_sub = adm.add_subparsers(dest="what", required=True)
+    gw = adm_sub.add_parser(
+        "gateway", help="give a gateway its own Redis user, revoke it, or list them"
+    )
+    gw.add_argument("action", choices=("add", "revoke", "list"))
+    gw.add_argument("name", nargs="?", help="the gateway's id (its --id)")
+    gw.add_argument(
+        "--password-env",
+        metavar="VAR",
+        help="add: the password from this environment variable (default: a new random one); "
+        "adding again with the same one changes nothing for a running gateway",
+    )
+    gw.add_argument(
+        "--derive-from-env",
+        metavar="VAR",
+        help="add: derive the password from the secret in this environment variable and the "
+        "name (instances that set $DUDO_REDIS_USER_SECRET derive theirs the same way)",
+    )
+    gw.add_argument(
+        "--app",
+        help="add: the app it belongs to, whose users' identities it may present (default: "
+        "its own name); the instances of one app share it",
+    )
+    gw.add_argument("--redis", default=env.redis_url, help="an admin's Redis URL")
+    gw.set_defaults(func=_admin_gateway)
+    app = adm_sub.add_parser(
+        "app", help="register an app's public keys (its users' identities), remove, list"
+    )
+    app.add_argument("action", choices=("add", "remove", "list"))
+    app.add_argument("name", nargs="?", help="the app's name (the `iss` of its identities)")
+    app.add_argument("--jwks", metavar="FILE", help="add: its public keys, a JWK set (JSON)")
+    app.add_argument(
+        "--generate",
+        metavar="KEYFILE",
+        help="add: make a new key pair, write the private key here (for the app's backend; "
+        "the deployment keeps only the public key)",
+    )
+    app.add_argument("--redis", default=env.redis_url, help="an admin's Redis URL")
+    app.set_defaults(func=_admin_app)
+    _add_inspection(adm_sub, env.redis_url)
+
+
+def _admin_app(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..auth import identity
+    from ..infra.connection import connect
+    from ..ops import admin
+
+    client = connect(args.redis)
+    if args.action == "list":
+        for name, kids in admin.apps(client).items():
+            print(f"{name}: keys {', '.join(kids)}")
+        return 0
+    if args.name is None:
+        print(f"dudo admin app {args.action}: which app? (NAME)", file=sys.stderr)
+        return 2
+    if args.action == "remove":
+        if not admin.remove_app(client, args.name):
+            print(f"no app {args.name}", file=sys.stderr)
+            return 1
+        print(f"removed {args.name}: its identities are refused from now on")
+        return 0
+    try:
+        if (args.jwks is None) == (args.generate is None):
+            raise ValueError("give --jwks FILE (its public keys) or --generate KEYFILE")
+        if args.generate is not None:
+            private = identity.new_key()
+            target = Path(args.generate)
+            target.touch(mode=0o600, exist_ok=False)
+            target.write_text(private)
+            jwks = identity.public_jwks(private)
+        else:
+            jwks = identity.read_jwks(Path(args.jwks).read_text())
+        admin.add_app(client, args.name, jwks)
+    except (OSError, ValueError) as exc:
+        print(f"dudo admin app add: {exc}", file=sys.stderr)
+        return 2
+    print(f"app {args.name}: {len(jwks['keys'])} public key(s) registered")
+    if args.generate:
+        print(f"its private key is in {args.generate}: give it to the app's backend only")
+    return 0
+
+
+def _admin_gateway(args: argparse.Namespace) -> int:
+    from ..infra.connection import connect
+    from ..ops import admin
+
+    client = connect(args.redis)  # a Cluster node: users go to every node
+    if args.action == "list":
+        for name in admin.gateways(client):
+            print(name)
+        return 0
+    if args.name is None:
+        print(f"dudo admin gateway {args.action}: which gateway? (NAME)", file=sys.stderr)
+        return 2
+    if args.action == "revoke":
+        if not admin.revoke_gateway(client, args.name):
+            print(f"no gateway user {admin.user_of(args.name)}", file=sys.stderr)
+            return 1
+        print(f"revoked {args.name}: its connections are closed")
+        return 0
+    password = None
+    variables = args.env.variables
+    for var in filter(None, (args.password_env, args.derive_from_env)):
+        if not variables.get(var):
+            print(f"dudo admin gateway add: ${var} is empty", file=sys.stderr)
+            return 2
+    if args.password_env:
+        password = variables[args.password_env]
+    elif args.derive_from_env:
+        password = admin.derived_password(variables[args.derive_from_env], args.name)
+    try:
+        password = admin.add_gateway(client, args.name, password, app=args.app)
+    except ValueError as exc:
+        print(f"dudo admin gateway add: {exc}", file=sys.stderr)
+        return 2
+    print(f"gateway {args.name}: Redis user {admin.user_of(args.name)}; run it with")
+    print(f"  dudo gateway --id {args.name} --redis URL")
+    print("where URL is")
+    if args.password_env or args.derive_from_env:  # the password stays out of the logs
+        print(admin.url_for(args.redis, args.name, "PASSWORD"))
+        print(f"with PASSWORD from ${args.password_env or args.derive_from_env}")
+    else:
+        print(admin.url_for(args.redis, args.name, password))
+    if not admin.acl_file(client):
+        print("note: this Redis keeps no ACL file: the user is gone after a restart "
+              "(docs/operations.md, 'Admitting an app')", file=sys.stderr)  # fmt: skip
+    return 0
+
+
+
+def _add_inspection(sub: Any, default_redis: str) -> None:
+    """The subcommands of ``dudo admin`` that look into a running deployment."""
 
     def command(name: str, helptext: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=helptext)
@@ -54,8 +192,8 @@ def add_commands(sub: Any, default_redis: str) -> None:
 
 
 def _client(args: argparse.Namespace) -> Any:
-    from .infra.connection import connect
-    from .infra.log import configure
+    from ..infra.connection import connect
+    from ..infra.log import configure
 
     configure("info")  # what an operator did is logged, on stderr (stdout: the answer)
     return connect(args.redis)
@@ -71,7 +209,7 @@ def _say(args: argparse.Namespace, found: Any, lines: list[str]) -> int:
 
 
 def _partitions(args: argparse.Namespace) -> int:
-    from .ops import inspect as ops  # (what it needs, loaded only for this command)
+    from ..ops import inspect as ops  # (what it needs, loaded only for this command)
 
     rows = ops.partitions(_client(args), _space(args))
     lines = [f"{'#':>3} {'owner':<24} {'gen':>5} {'lease':>6} {'inbox':>6} {'lag':>6} "
@@ -93,7 +231,7 @@ def _n(value: Any) -> str:
 
 
 def _table(args: argparse.Namespace) -> int:
-    from .ops import inspect as ops  # (what it needs, loaded only for this command)
+    from ..ops import inspect as ops  # (what it needs, loaded only for this command)
 
     try:
         found = ops.inspect_table(_client(args), args.table, reveal=args.reveal)
@@ -125,7 +263,7 @@ def _table(args: argparse.Namespace) -> int:
 
 
 def _dead(args: argparse.Namespace) -> int:
-    from .ops import inspect as ops  # (what it needs, loaded only for this command)
+    from ..ops import inspect as ops  # (what it needs, loaded only for this command)
 
     client, space = _client(args), _space(args)
     if args.action == "list":
@@ -153,7 +291,7 @@ def _dead(args: argparse.Namespace) -> int:
 
 
 def _drain(args: argparse.Namespace) -> int:
-    from .ops import inspect as ops  # (what it needs, loaded only for this command)
+    from ..ops import inspect as ops  # (what it needs, loaded only for this command)
 
     client = _client(args)
     space = keys.TOURNAMENTS if args.director else keys.TABLES
@@ -164,7 +302,7 @@ def _drain(args: argparse.Namespace) -> int:
 
 
 def _limits(args: argparse.Namespace) -> int:
-    from .ops import inspect as ops  # (what it needs, loaded only for this command)
+    from ..ops import inspect as ops  # (what it needs, loaded only for this command)
 
     client = _client(args)
     try:

@@ -1,0 +1,119 @@
+"""Checking against the published contracts: ``dudo conformance rules|client|gateway``
+(the kits other implementations are checked with) and ``dudo schemas write|check`` (the
+generated JSON Schemas and protocol reference)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .environment import Environment
+
+KITS = ("rules", "client", "gateway")
+
+
+def add(sub: Any, env: Environment) -> None:
+    """These commands' parsers, under ``dudo``'s subcommands ``sub``."""
+    conf = sub.add_parser(
+        "conformance",
+        help="check an implementation against the published contracts: rules vectors, a "
+        "client, a gateway (`dudo conformance PATH...` replays rules vectors)",
+        description="The conformance kits. `dudo conformance PATH...` is `dudo conformance "
+        "rules PATH...`.",
+    )
+    kits = conf.add_subparsers(dest="kit", required=True, metavar="{rules,client,gateway}")
+    rules = kits.add_parser(
+        "rules", help="replay rules conformance vectors (files or folders)"
+    )
+    rules.add_argument("paths", nargs="+", metavar="PATH")
+    rules.set_defaults(func=_rules)
+    client = kits.add_parser(
+        "client",
+        help="check a client's handling of reconnects, renumbering, refusals and rate "
+        "limits: dudo conformance client -- CMD ... {url} {token}",
+        description="Runs CMD once per scenario against a server of its own, with {url} "
+        "and {token} replaced by the server's address and a seat token.",
+    )
+    client.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ...")
+    client.set_defaults(func=_client)
+    gateway = kits.add_parser(
+        "gateway",
+        help="watch a gateway's stream handling while it plays (run beside it)",
+        description="watch a gateway's stream handling while it plays (run beside it)",
+    )
+    gateway.add_argument("--redis", default=env.redis_url, help="an admin's Redis URL")
+    gateway.add_argument("--gateway", required=True, help="the gateway id under test")
+    gateway.add_argument("--seconds", type=float, default=20.0, help="how long to watch it")
+    gateway.set_defaults(func=_gateway)
+
+    schemas = sub.add_parser("schemas", help="write or check the generated JSON Schemas")
+    schemas.add_argument("action", choices=["write", "check"])
+    schemas.add_argument("folder", nargs="?", default="protocol/schemas")
+    schemas.add_argument(
+        "--guide", help="the guide whose reference part is generated too (docs/protocol.md)"
+    )
+    schemas.set_defaults(func=_schemas)
+
+
+def normalized(argv: list[str]) -> list[str]:
+    """``dudo conformance PATH...`` as it always worked: the rules kit."""
+    if argv[:1] == ["conformance"] and len(argv) > 1:
+        first = argv[1]
+        if first not in KITS and not first.startswith("-"):
+            return ["conformance", "rules", *argv[1:]]
+    return argv
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from ..conformance import run_paths
+
+    report = run_paths(args.paths)
+    for line in report.failures:
+        print(line)
+    if report.passed + report.failed == 0:
+        print(f"no vector files under {' '.join(args.paths)}", file=sys.stderr)
+    print(report.summary())
+    return 0 if report.ok else 1
+
+
+def _client(args: argparse.Namespace) -> int:
+    from ..conformance.client import run as check_client
+
+    command = args.command
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if not command:
+        print("usage: dudo conformance client -- CMD ... {url} {token}", file=sys.stderr)
+        return 2
+    verdict = check_client(command)
+    print(verdict.text())
+    return 0 if verdict.ok else 1
+
+
+def _gateway(args: argparse.Namespace) -> int:
+    from ..conformance.gateway import check
+    from ..infra.connection import connect
+
+    verdict = check(connect(args.redis), args.gateway, args.seconds)
+    print(verdict.text())
+    return 0 if verdict.ok else 1
+
+
+def _schemas(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .. import wire
+    from ..wire.client import CLIENT_MESSAGES
+    from ..wire.reference import sync
+
+    schemas = {**wire.json_schemas(), **wire.json_schemas(CLIENT_MESSAGES)}
+    folder = Path(args.folder)
+    write = args.action == "write"
+    stale = [str(folder / name) for name in wire.sync_schema_files(schemas, folder, write=write)]
+    guide = Path(args.guide) if args.guide else folder.parent.parent / "docs" / "protocol.md"
+    if sync(guide, folder.parent, write=write):
+        stale.append(f"{guide} (its reference part)")
+    for name in stale:
+        print(f"{'written' if write else 'stale'}: {name}", file=sys.stderr)
+    return 1 if stale and not write else 0

@@ -1,0 +1,181 @@
+"""What several commands share: the options of a partition loop and of every long-running
+process, the gateways' limits, rule options, and printing a result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .environment import Environment
+
+# Seconds a round's reveal holds the table where people play (Limits.reveal_hold_ms):
+# time to read the dice before the next turn's clock runs.
+REVEAL_HOLD_S = 3.0
+
+
+def loop_arguments(p: argparse.ArgumentParser, partitions: int, env: Environment) -> None:
+    """The options of a partition loop: ``dudo worker`` and ``dudo director``."""
+    p.add_argument("--redis", default=env.redis_url, help="Redis URL")
+    p.add_argument("--partitions", type=int, default=partitions)
+    p.add_argument("--batch", type=int, default=256, help="entries per partition per read")
+    p.add_argument("--lease-ms", type=int, default=5000, help="lease time to live")
+    p.add_argument("--heartbeat", type=float, default=0.5, help="seconds between renewals")
+    p.add_argument(
+        "--dead-after-ms", type=int, default=3000, help="silence after which a worker is gone"
+    )
+    p.add_argument("--slow-ms", type=float, default=100.0, help="log cycles slower than this (ms)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="reproducible table randomness: INSECURE, tests and benchmarks only "
+        "(needs DUDO_INSECURE_SEED=1)",
+    )
+    p.add_argument(
+        "--slot-per-call",
+        action="store_true",
+        help="one partition per script call (for proxies that refuse multi-slot scripts; "
+        "automatic on a Redis Cluster)",
+    )
+    p.add_argument(
+        "--open-ttl", type=float, default=3600, help="seconds an unchanged open table lives"
+    )
+    p.add_argument(
+        "--idle-ttl",
+        type=float,
+        default=7200,
+        help="seconds a game without a turn clock waits for a move before it is abandoned",
+    )
+    p.add_argument(
+        "--bot-grace",
+        type=float,
+        default=15,
+        help="seconds a bot seat may stay silent before the house bot plays it",
+    )
+    p.add_argument(
+        "--reveal-hold",
+        type=float,
+        default=REVEAL_HOLD_S,
+        help="seconds a round's reveal holds the next turn's clock and the bots, where "
+        "people play (0: no hold)",
+    )
+    p.add_argument(
+        "--max-deliveries",
+        type=int,
+        default=5,
+        help="an inbox entry read this many times without a commit is dead-lettered",
+    )
+    p.add_argument(
+        "--gateway-entries-per-s",
+        type=float,
+        default=5000.0,
+        help="entries one admitted gateway may write to this worker's partitions a second "
+        "(bursts of twice that; past it they are dropped; 0: no quota)",
+    )
+    p.add_argument(
+        "--gateway-bytes-per-s",
+        type=float,
+        default=8_000_000.0,
+        help="bytes of entries one admitted gateway may write a second (likewise)",
+    )
+    process_arguments(p, env, "worker id", "host-pid-random")
+
+
+def process_arguments(
+    p: argparse.ArgumentParser, env: Environment, what: str, otherwise: str, *, health: bool = True
+) -> None:
+    """What every long-running process is given: its id (kept across restarts),
+    where it answers health checks (a web gateway answers on its own port), and how
+    much it logs."""
+    p.add_argument(
+        "--id",
+        default=env.process_id,
+        help=f"{what} (default: $DUDO_ID, else {otherwise})",
+    )
+    if health:
+        p.add_argument(
+            "--health-port",
+            type=int,
+            default=env.health_port,
+            help="serve /healthz and /readyz on this port (default: $DUDO_HEALTH_PORT)",
+        )
+    p.add_argument("--log-level", default="info")
+
+
+LIMITS = (
+    "creates_per_min",
+    "joins_per_min",
+    "hello_timeout",
+    "conns_per_token",
+    "conns_per_address",
+    "http_conns_per_address",
+    "request_timeout",
+    "costly_every",
+    "lobby_max",
+    "trust_proxy",
+    "rate_per_s",
+    "burst",
+)
+
+
+def limits_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The gateway limits given on the command line, as GatewaySettings fields."""
+    return {name: getattr(args, name) for name in LIMITS}
+
+
+def add_limits(parser: argparse.ArgumentParser) -> None:
+    """What one client may cost a gateway (``dudo gateway`` and ``dudo serve``)."""
+    limits = parser.add_argument_group("limits (per gateway instance; docs/operations.md)")
+    limits.add_argument("--creates-per-min", type=float, default=30.0, help="per address")
+    limits.add_argument(
+        "--joins-per-min", type=float, default=120.0, help="joins and watch tokens per address"
+    )
+    limits.add_argument("--hello-timeout", type=float, default=10.0, help="seconds to say hello")
+    limits.add_argument("--conns-per-token", type=int, default=4, help="open sockets per token")
+    limits.add_argument(
+        "--conns-per-address", type=int, default=256, help="open sockets per address"
+    )
+    limits.add_argument(
+        "--http-conns-per-address",
+        type=int,
+        default=512,
+        help="TCP connections (HTTP and WebSocket) per address (not with --trust-proxy)",
+    )
+    limits.add_argument(
+        "--request-timeout",
+        type=float,
+        default=10.0,
+        help="seconds a connection has to send a whole request",
+    )
+    limits.add_argument(
+        "--costly-every", type=float, default=1.0, help="seconds between resyncs/lobby lists"
+    )
+    limits.add_argument("--lobby-max", type=int, default=500, help="open tables listed at most")
+    limits.add_argument(
+        "--trust-proxy",
+        action="store_true",
+        help="take the client address from X-Forwarded-For (only behind your own proxy)",
+    )
+    limits.add_argument(
+        "--rate-per-s", type=float, default=20.0, help="client messages per second per socket"
+    )
+    limits.add_argument("--burst", type=int, default=40, help="messages a socket may send at once")
+
+
+def rule_options(items: list[str] | None) -> dict[str, Any]:
+    """``--rule key=value`` options (numbers, true/false and lists as JSON)."""
+    rules = {}
+    for item in items or []:
+        key, _, value = item.partition("=")
+        rules[key] = json.loads(value) if value[:1] in "0123456789-[{tfn" else value
+    return rules
+
+
+
+def print_result(result: dict[str, Any], as_json: bool, width: int = 20) -> None:
+    """A measurement's figures: one JSON object (--json), or one per line for people."""
+    if as_json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>{width}}: {value}")
