@@ -203,6 +203,18 @@ def test_every_module_sits_in_its_layers_package() -> None:
     assert flat == ["dudo", "dudo.__main__"], f"flat modules: {flat}"
 
 
+MAX_LINES = 500  # a module a newcomer reads in one sitting
+
+
+def test_no_module_is_longer_than_a_sitting() -> None:
+    long = {
+        str(path.relative_to(SERVICES)): n
+        for path in _modules().values()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not long, f"over {MAX_LINES} lines: {long}"
+
+
 def test_no_import_runs_against_the_layers() -> None:
     edges, _ = import_graph()
     found = {

@@ -111,10 +111,10 @@ def test_create_lists_the_table_and_answers_the_creator() -> None:
 
 
 def test_create_rejects_rules_that_do_not_fit_the_plan() -> None:
-    with pytest.raises(wire.Refusal) as info:
+    with pytest.raises(wire.Refusal) as info:  # the table's refusal: rules and plan differ
         Run({"preset": "cacho"}, seats=2)
     assert info.value.code == wire.BAD_RULES
-    with pytest.raises(wire.Refusal) as info:
+    with pytest.raises(wire.WireError) as info:  # the codec's: no rules have 9 dice
         Run({"preset": "classic", "start_dice": 9})
     assert info.value.code == wire.BAD_RULES
 

@@ -76,7 +76,7 @@ def run_tournament(
         # A batch stores only the rows that changed: what Redis holds is still, field
         # for field, the tournament the director has in memory (what a director
         # taking over would start from).
-        held = loop.partitions[keys.partition_of(tid, D)].tables.get(tid)
+        held = loop.partitions[keys.partition_of(tid, D)].entities.get(tid)
         if held is not None:
             assert state.to_record() == held.to_record()  # type: ignore[attr-defined]
         if state.status == OVER:

@@ -45,7 +45,8 @@ from ..link import default_gateway_id
 from ..link.side import StreamSide
 from ..wire import keys
 from .irc import IrcClient
-from .rooms import Output, Rooms
+from .room import Output
+from .rooms import Rooms
 
 log = structlog.get_logger("dudo.chat")
 TRIM_EVERY = 64  # outbox batches read between two trims (after the memory is stored)

@@ -7,9 +7,11 @@ import random
 import socket
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..entity import Entity
 from ..wire import keys
+from .scripts import Write
 
 
 def default_worker_id() -> str:
@@ -67,8 +69,8 @@ class Partition:
     number: int
     generation: int
     mode: str = "pending"  # "pending": claim and replay pending entries first; then "new"
-    tables: dict[str, Entity] = field(default_factory=dict)  # by id: its tables or tournaments
-    stored: dict[str, int] = field(default_factory=dict)  # table -> version in Redis
+    entities: dict[str, Entity] = field(default_factory=dict)  # by id: tables, tournaments...
+    stored: dict[str, int] = field(default_factory=dict)  # entity id -> version in Redis
     delivered: list[str] = field(default_factory=list)  # delivery records to delete
     newest: str = "0-0"  # newest inbox entry id seen: idle waits block for anything later
     # A commit's outcome is unknown (its reply was lost): what it may have written to
@@ -90,3 +92,29 @@ def newer_id(a: str, b: str) -> bool:
     mb, _, sb = b.partition("-")
     return (int(ma), int(sa or 0)) > (int(mb), int(sb or 0))
 
+
+@dataclass
+class PartitionBatch:
+    """One partition's share of a cycle, ready to commit."""
+
+    partition: Partition
+    acks: list[str] = field(default_factory=list)
+    # (entry id, reason, the message, its signature): a dead letter keeps who wrote it,
+    # so a replay is the writer's entry again, never the deployment's (ops.replay)
+    dead: list[tuple[str, str, bytes, bytes]] = field(default_factory=list)
+    outputs: list[tuple[str, bytes]] = field(default_factory=list)
+    lobby: list[tuple[str, bytes]] = field(default_factory=list)  # (table, entry or b"")
+    notes: list[bytes] = field(default_factory=list)  # `lobby` news for every gateway
+    # (stream key, entry) for other partitions' inboxes, appended untrimmed with the commit
+    sends: list[tuple[str, bytes]] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)
+    timers_rm: list[str] = field(default_factory=list)
+    timers_add: list[tuple[str, int]] = field(default_factory=list)
+    finished: list[str] = field(default_factory=list)
+    # What leaves with the commit: [[(gateway, [encoded message, ...]), ...], lobby notes,
+    # sends],
+    # as the outbox entries the commit appends (standalone Redis) or as a delivery
+    # record it stores (Cluster): Committing._commit fills in one of the two.
+    content: Any = None
+    outboxes: list[tuple[str, bytes]] = field(default_factory=list)
+    record: bytes = b""

@@ -21,11 +21,10 @@ from .. import wire
 from ..infra.connection import Batch
 from ..wire import keys
 from ..wire.signing import entry_fields, signature
-from .common import Partition
+from .state import WorkerState
 
 if TYPE_CHECKING:
-    from ..entity import Entity
-    from .common import WorkerSettings
+    pass
 
 
 def fan_out(contents: list[Any], live_gateways: list[str]) -> dict[str, list[bytes]]:
@@ -46,17 +45,7 @@ def outbox_entries(by_gateway: dict[str, list[bytes]]) -> list[tuple[str, bytes]
     return [(keys.outbox(g), wire.pack_batch(messages)) for g, messages in by_gateway.items()]
 
 
-class Delivery:
-    settings: WorkerSettings
-    space: keys.Space
-    redis: Any
-    id: str
-    partitions: dict[int, Partition]
-    live_gateways: list[str]
-    entity: type[Entity]
-    log: Any
-    _unsent: list[tuple[int, str, bytes, Any]]
-    signer: bytes | None
+class Delivery(WorkerState):
 
     def _queue_deliveries(self, batch: Batch) -> tuple[list[tuple[int, str, bytes, Any]], int]:
         """Queue the fan-out of every committed, undelivered record: one outbox entry
@@ -147,8 +136,8 @@ class Delivery:
             args: list[Any] = [self.id, part.generation]
             for member in members:
                 name = keys.as_text(member)
-                tid, _, version = name.rpartition("|")
-                entry = wire.encode(self.entity.timeout(tid, int(version)))
+                eid, _, version = name.rpartition("|")
+                entry = wire.encode(self.entity.timeout(eid, int(version)))
                 args += [name, entry, signature(self.signer, entry)]
             script_keys = [self.space.lease(n), self.space.timers(n), self.space.inbox(n)]
             fire.add(self.space.lease(n), *self._call("fire", script_keys, args))

@@ -8,10 +8,10 @@ One cycle of :meth:`Worker.run_once`:
 
 1. **read**: for every owned partition, a fenced read script returns up to
    ``batch`` inbox entries (the read refuses if the lease moved on);
-2. **process**: decode each entry, load the tables not yet in memory, and let
+2. **process**: decode each entry, load the entities not yet in memory, and let
    each entity (a :class:`~dudo.table.Table`, say) handle its messages, in inbox order;
 3. **commit**: one Lua script per partition checks the lease generation and
-   every table's version, writes the tables, updates the turn clocks,
+   every record's version, writes the records, updates the timers,
    dead-letters what could not be processed, XACKs + deletes the entries and,
    on a standalone Redis, appends each gateway's messages to its outbox, all
    at once: a cycle costs two round trips, and what a commit says leaves with it;
@@ -27,43 +27,34 @@ committed but not delivered are delivered again (at least once), and entries
 pending on a dead consumer are claimed and processed before anything new.
 Every ``timer_interval`` it moves expired turn clocks into the inbox.
 
-This module holds the loop (lifecycle, reading, committing); the rest of the
-worker is in :mod:`~dudo.worker.membership` (registration, leases,
-rebalancing, Redis's clock), :mod:`~dudo.worker.process` (entries to
-batches), :mod:`~dudo.worker.delivery` (outboxes, timers) and
-:mod:`~dudo.worker.common` (settings, what it knows of a partition).
+This module holds the loop (lifecycle, reading); its state is declared once in
+:mod:`~dudo.worker.state`, and the other parts are :mod:`~dudo.worker.membership`
+(registration, leases, rebalancing, Redis's clock), :mod:`~dudo.worker.process`
+(entries to batches), :mod:`~dudo.worker.commit` (batches to one fenced Lua commit),
+:mod:`~dudo.worker.delivery` (outboxes, timers) and :mod:`~dudo.worker.common`
+(settings, what it knows of a partition).
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import logging
-import random
 import signal
 import time
 from typing import Any
 
 import structlog
-from redis.exceptions import NoScriptError
 
-from .. import wire
-from ..auth.authority import Authority
-from ..entity import Entity
 from ..infra.connection import (
     Batch,
-    Client,
-    connect,
     create_groups,
     ensure_partitions,
     ensure_secrets,
-    is_cluster,
     xread,
 )
 from ..infra.runtime import COUNT_EVERY_S, quiet_collector, settle_heap
-from ..infra.service import Health, retry_until_ready, run_until_stopped
+from ..infra.service import retry_until_ready, run_until_stopped
 from ..wire import keys
-from ..wire.signing import Verifier
+from .commit import Committing
 from .common import (
     Entry,
     Partition,
@@ -72,16 +63,10 @@ from .common import (
     newer_id,
     now_ms,
 )
-from .delivery import Delivery, fan_out, outbox_entries
+from .delivery import Delivery
 from .membership import Membership
-from .metrics import REGISTRY, LoopMetrics
-from .process import PartitionBatch, Processing
-from .quota import Quota
+from .process import Processing
 from .scripts import (
-    Scripts,
-    commit_call,
-    commit_groups,
-    commit_section,
     read_call,
     read_groups,
 )
@@ -93,60 +78,8 @@ SETTLE_EVERY_S = 5.0
 log = structlog.get_logger("dudo.worker")
 
 
-class Worker(Membership, Processing, Delivery):
-    def __init__(
-        self,
-        settings: WorkerSettings,
-        client: Client | None = None,
-        *,
-        entity: type[Entity],
-        limits: Any = None,
-    ) -> None:
-        """A loop over ``settings.partitions`` partitions of ``settings.space`` hosting
-        ``entity`` (a table, a tournament, the ratings: composed by dudo.run and
-        dudo.run.director); ``limits``: what it hands every entity it loads (a
-        dataclass whose ``authority`` the loop fills with the deployment's), or None."""
-        self.settings = settings
-        self.entity = entity
-        self.id = settings.worker_id
-        self.redis = client if client is not None else connect(settings.redis_url)
-        self.space = settings.space
-        self.scripts = Scripts(self.redis)
-        self.partitions: dict[int, Partition] = {}
-        self.live_gateways: list[str] = []
-        self.frame_gateways: frozenset[str] = frozenset()
-        self.verifier = Verifier()  # loaded with the first heartbeat, before any read
-        self.quota = Quota(settings.gateway_entries_per_s, settings.gateway_bytes_per_s)
-        # The deployment's credentials (seat tokens, player ids, apps' identities), loaded
-        # at setup and every heartbeat; the entities reach it through their limits.
-        self.authority = Authority()
-        self._looked_for: dict[str, float] = {}  # see Processing._unknown_writer
-        self.rng = random.SystemRandom()
-        self.stopping = False
-        self._next_heartbeat = 0.0
-        self._next_settle = 0.0
-        self._next_timers = 0.0
-        self._idle = 0.0
-        # Blocking waits need one connection that may hold several keys: not a cluster.
-        self._can_block = (
-            not is_cluster(self.redis) and "fakeredis" not in type(self.redis).__module__
-        )
-        self._unsent: list[tuple[int, str, bytes, Any]] = []  # committed, not yet delivered
-        # The partitions the last blocking wait saw new entries in (None: read them all).
-        self._woken: set[int] | None = None
-        self._wait_first = False  # the last cycle was idle or caught up: wait, then read
-        # Read and commit calls carry one partition each (one hash slot), or several.
-        self._slot_per_call = settings.slot_per_call or is_cluster(self.redis)
-        self.log = log.bind(**{self.space.role: self.id})
-        self.debug = self.log.is_enabled_for(logging.DEBUG)
-        self.limits = (
-            dataclasses.replace(limits, authority=self.authority) if limits is not None else None
-        )
-        self.clock_offset = 0  # Redis server time minus ours (ms), measured every heartbeat
-        self.metrics = LoopMetrics(self.space.role, settings.partitions)
-        self._next_lag = 0.0  # when to sample the held inboxes' lag next (heartbeat)
-        self.health = Health(self.space.role, registry=REGISTRY)
-        self.health.details[self.space.role] = self.id
+class Worker(Membership, Processing, Delivery, Committing):
+    """The partition loop (its state: :class:`~dudo.worker.state.WorkerState`)."""
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -415,123 +348,8 @@ class Worker(Membership, Processing, Delivery):
         part.redeliver = True
         part.newest = "0-0"
 
-    # -- committing -------------------------------------------------------------------
-
-    def _commit(
-        self, batches: list[PartitionBatch], phases: dict[str, float] | None = None
-    ) -> None:
-        """Commit every partition's batch in one round trip: a few partitions per
-        script call on a standalone Redis, one per call on a Cluster (see
-        :func:`~dudo.worker.scripts.commit_groups`)."""
-        mark = time.monotonic()
-        pipe = Batch(self.redis)
-        groups = commit_groups([len(b.writes) for b in batches], cluster=self._slot_per_call)
-        calls = [[batches[i] for i in group] for group in groups]
-        # Standalone: the commit delivers; Cluster: it stores a record, delivered later.
-        for b in batches:
-            if not b.content:
-                continue
-            if self._slot_per_call:
-                b.record = wire.encode(b.content)
-            else:
-                b.outboxes = outbox_entries(fan_out([b.content], self.live_gateways))
-        for group in calls:
-            script_keys, args = commit_call(
-                self.id,
-                [
-                    commit_section(
-                        b.partition.number,
-                        b.partition.generation,
-                        b.acks,
-                        b.writes,
-                        b.record,
-                        b.timers_rm,
-                        b.timers_add,
-                        b.dead,
-                        b.lobby,
-                        b.outboxes,
-                        self.space,
-                        [] if self._slot_per_call else b.sends,
-                        self.signer,
-                    )
-                    for b in group
-                ],
-                self.settings.outbox_maxlen,
-                self.settings.outbox_ttl_ms,
-            )
-            pipe.add(script_keys[0], *self._call("commit", script_keys, args))
-        try:
-            with self.metrics.commit.time():
-                replies = self._execute(pipe)
-        except Exception as exc:  # no reply: the commit may or may not have happened
-            self.log.warning("commit_failed", error=str(exc))
-            for b in batches:
-                self._forget(b.partition)
-                b.partition.redeliver = True
-            return
-        results = [
-            reply if isinstance(reply, Exception) else reply[i]
-            for group, reply in zip(calls, replies, strict=True)
-            for i in range(len(group))
-        ]
-        delivered: list[tuple[int, str, bytes, Any]] = []
-        for b, result in zip(batches, results, strict=True):
-            part = b.partition
-            if isinstance(result, Exception):
-                self.log.warning("commit_failed", partition=part.number, error=str(result))
-                self._forget(part)
-                part.redeliver = True
-                continue
-            status = int(result[0])
-            if status == -1:
-                self._lost(part.number, "fenced commit")
-                continue
-            if status == -2:
-                tid = b.writes[int(result[1])][0]
-                self.log.error("version_conflict", partition=part.number, table=tid)
-                self._forget(part)
-                continue
-            self.metrics.entries.inc(len(b.acks))
-            if b.dead:
-                self.metrics.dead.inc(len(b.dead))
-            for write in b.writes:
-                part.stored[write.entity] = write.version
-            for tid in b.finished:
-                part.tables.pop(tid, None)
-                part.stored.pop(tid, None)
-            if b.record:
-                delivered.append((part.number, keys.as_text(result[1]), b.record, b.content))
-        if phases is not None:
-            phases["commit"] = time.monotonic() - mark
-        # Delivered at the start of the next cycle, in the same round trip as its read.
-        self._unsent.extend(delivered)
-
     def _forget(self, part: Partition) -> None:
         """Our memory of this partition may be ahead of Redis: drop it and replay."""
-        part.tables.clear()
+        part.entities.clear()
         part.stored.clear()
         part.mode = "pending"
-
-    # -- calling Redis ------------------------------------------------------------------
-
-    def _call(
-        self, name: str, script_keys: list[str], args: list[Any]
-    ) -> tuple[Any, tuple[Any, ...]]:
-        """Script ``name`` for a :class:`Batch`: queued on whatever pipeline it hands
-        over, and as plain arguments (its reply needs no parsing)."""
-        return (
-            lambda pipe: self.scripts.queue(pipe, name, script_keys, args),
-            self.scripts.raw(name, script_keys, args),
-        )
-
-    def _execute(self, batch: Batch) -> list[Any]:
-        """Run a batch; if Redis lost our scripts (a restart), load them again.
-
-        The calls that failed with NOSCRIPT come back as errors: the caller
-        treats them as failed (a lease not renewed is kept; a read or commit
-        is replayed), so nothing is lost, only one cycle."""
-        results = batch.execute()
-        if any(isinstance(r, NoScriptError) for r in results):
-            self.log.warning("scripts_reloaded")
-            self.scripts.load()
-        return results

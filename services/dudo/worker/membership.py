@@ -14,50 +14,19 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import ResponseError
 
-from ..auth.authority import Authority
 from ..infra.connection import Batch
 from ..wire import keys
 from ..wire.signing import Verifier
 from .assign import owned_by
 from .common import Partition, now_ms
 from .metrics import LAG_EVERY_S
+from .state import WorkerState
 
 if TYPE_CHECKING:
-    from ..infra.service import Health
-    from .common import WorkerSettings
-    from .metrics import LoopMetrics
-    from .scripts import Scripts
+    pass
 
 
-class Membership:
-    settings: WorkerSettings
-    space: keys.Space
-    redis: Any
-    id: str
-    scripts: Scripts
-    partitions: dict[int, Partition]
-    live_gateways: list[str]
-    frame_gateways: frozenset[str]  # live gateways that take their views as `frames`
-    verifier: Verifier  # who may have written an inbox entry (dudo.wire.signing)
-    authority: Authority  # the deployment's credentials (dudo.auth.authority)
-    clock_offset: int
-    stopping: bool
-    health: Health
-    metrics: LoopMetrics
-    _next_lag: float
-    log: Any
-
-    def now(self) -> int:
-        """Milliseconds by the Redis server's clock (ours plus the offset measured at
-        each heartbeat): turn clocks and limits must not depend on which worker's
-        clock happens to run them, nor jump when a table moves between machines."""
-        return now_ms() + self.clock_offset
-
-    @property
-    def signer(self) -> bytes | None:
-        """The key the entries this process writes are signed with: the deployment's,
-        once there is one (loaded with the others at every heartbeat)."""
-        return self.verifier.internal
+class Membership(WorkerState):
 
     def heartbeat(self) -> None:
         now = self.now()

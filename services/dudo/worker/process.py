@@ -15,7 +15,6 @@ import contextlib
 import random
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import wire
@@ -23,41 +22,13 @@ from ..entity.reports import Report, report_sends
 from ..infra.connection import Batch
 from ..wire import DudoError, WireError, keys
 from ..wire.signing import Verifier
-from .common import Entry, Partition
-from .metrics import LoopMetrics
+from .common import Entry, Partition, PartitionBatch
 from .quota import Quota, QuotaExceeded
 from .scripts import Write
+from .state import WorkerState
 
 if TYPE_CHECKING:
     from ..entity import Entity
-    from .common import WorkerSettings
-
-
-@dataclass
-class PartitionBatch:
-    """One partition's share of a cycle, ready to commit."""
-
-    partition: Partition
-    acks: list[str] = field(default_factory=list)
-    # (entry id, reason, the message, its signature): a dead letter keeps who wrote it,
-    # so a replay is the writer's entry again, never the deployment's (ops.replay)
-    dead: list[tuple[str, str, bytes, bytes]] = field(default_factory=list)
-    outputs: list[tuple[str, bytes]] = field(default_factory=list)
-    lobby: list[tuple[str, bytes]] = field(default_factory=list)  # (table, entry or b"")
-    notes: list[bytes] = field(default_factory=list)  # `lobby` news for every gateway
-    # (stream key, entry) for other partitions' inboxes, appended untrimmed with the commit
-    sends: list[tuple[str, bytes]] = field(default_factory=list)
-    writes: list[Write] = field(default_factory=list)
-    timers_rm: list[str] = field(default_factory=list)
-    timers_add: list[tuple[str, int]] = field(default_factory=list)
-    finished: list[str] = field(default_factory=list)
-    # What leaves with the commit: [[(gateway, [encoded message, ...]), ...], lobby notes,
-    # sends],
-    # as the outbox entries the commit appends (standalone Redis) or as a delivery
-    # record it stores (Cluster): Worker._commit fills in one of the two.
-    content: Any = None
-    outboxes: list[tuple[str, bytes]] = field(default_factory=list)
-    record: bytes = b""
 
 
 class _Poison(Exception):
@@ -75,23 +46,9 @@ class _Poison(Exception):
 RELOAD_KEYS_S = 1.0
 
 
-class Processing:
+class Processing(WorkerState):
     """Turns read entries into per-partition batches ready to commit."""
 
-    settings: WorkerSettings
-    space: keys.Space
-    redis: Any
-    partitions: dict[int, Partition]
-    entity: type[Entity]
-    limits: Any  # what the loop hands every entity it loads (its entity's kind)
-    frame_gateways: frozenset[str]
-    verifier: Verifier
-    quota: Quota  # what each admitted gateway may cost this worker
-    metrics: LoopMetrics
-    _looked_for: dict[str, float]  # gateway names without a key, and when looked for
-    rng: random.Random
-    log: Any
-    debug: bool
 
     def _handle(
         self, entries: dict[int, list[Entry]], phases: dict[str, float] | None = None
@@ -106,7 +63,7 @@ class Processing:
             # against their gateways' quotas already).
             self._reload_keys()
             decoded = self._decoded(entries, direction, decoded)
-        self._load_tables(decoded)
+        self._load(decoded)
         batches: list[PartitionBatch] = []
         for number, items in decoded.items():
             part = self.partitions.get(number)
@@ -174,8 +131,8 @@ class Processing:
     def _reload_keys(self) -> None:
         self.verifier = Verifier.from_hash(self.redis.hgetall(keys.GATEWAY_KEYS))
 
-    def _load_tables(self, decoded: dict[int, list[tuple[str, bytes, Any, bytes]]]) -> None:
-        """Fetch, in one round trip, every table these entries name that is not in memory."""
+    def _load(self, decoded: dict[int, list[tuple[str, bytes, Any, bytes]]]) -> None:
+        """Fetch, in one round trip, every entity these entries name that is not in memory."""
         wanted: list[tuple[Partition, str]] = []
         for number, items in decoded.items():
             part = self.partitions.get(number)
@@ -184,34 +141,34 @@ class Processing:
             seen: set[str] = set()
             for _, _, msg, _ in items:
                 if isinstance(msg, dict):
-                    tid = msg[self.entity.KEY]
-                    if tid not in part.tables and tid not in seen and self._owns(part, tid):
-                        seen.add(tid)
-                        wanted.append((part, tid))
+                    eid = msg[self.entity.KEY]
+                    if eid not in part.entities and eid not in seen and self._owns(part, eid):
+                        seen.add(eid)
+                        wanted.append((part, eid))
         if not wanted:
             return
         batch = Batch(self.redis)
-        for part, tid in wanted:
-            key = self.space.record(part.number, tid)
+        for part, eid in wanted:
+            key = self.space.record(part.number, eid)
             batch.add(key, lambda p, key=key: p.hgetall(key))
-        for (part, tid), result in zip(wanted, batch.execute(), strict=True):
+        for (part, eid), result in zip(wanted, batch.execute(), strict=True):
             if isinstance(result, Exception):
                 raise result
             version, blob = result.pop(b"v", None), result.pop(b"s", None)
             if blob is None:
                 continue
             try:
-                table = part.tables[tid] = self.entity.from_bytes(blob, result)
-                table.limits = self.limits
+                held = part.entities[eid] = self.entity.from_bytes(blob, result)
+                held.limits = self.limits
             except Exception as exc:  # a record our code cannot read: never block the partition
-                self.log.error("record_unreadable", partition=part.number, id=tid, error=str(exc))
+                self.log.error("record_unreadable", partition=part.number, id=eid, error=str(exc))
                 continue
-            part.stored[tid] = int(version)
+            part.stored[eid] = int(version)
 
-    def _rng(self, table_id: str, version: int) -> random.Random:
+    def _rng(self, eid: str, version: int) -> random.Random:
         if self.settings.seed is None:
             return self.rng
-        return random.Random(f"{self.settings.seed}:{table_id}:{version}")
+        return random.Random(f"{self.settings.seed}:{eid}:{version}")
 
     def _owns(self, part: Partition, table_id: str) -> bool:
         return keys.partition_of(table_id, self.settings.partitions) == part.number
@@ -238,30 +195,30 @@ class Processing:
                 if reply:
                     batch.outputs.append(reply)
                 continue
-            tid = msg[entity.KEY]
-            table = part.tables.get(tid)  # a table in memory is one this partition owns
-            if table is None and not self._owns(part, tid):
-                reason = f"{entity.KEY} {tid} belongs to another partition"
+            eid = msg[entity.KEY]
+            held = part.entities.get(eid)  # in memory: an entity this partition owns
+            if held is None and not self._owns(part, eid):
+                reason = f"{entity.KEY} {eid} belongs to another partition"
                 batch.dead.append((entry_id, f"{wire.BAD_MESSAGE}: {reason}", raw, signature))
                 reply = error_for(msg, wire.BAD_MESSAGE, reason)
                 if reply:
                     batch.outputs.append(reply)
                 continue
             try:
-                rng = self._rng(tid, table.version if table else 0)
-                if table is None:
+                rng = self._rng(eid, held.version if held else 0)
+                if held is None:
                     if msg["type"] in entity.CREATES:
-                        table = part.tables[tid] = entity.create(msg, now, self.limits, rng)
-                        part.stored[tid] = 0
+                        held = part.entities[eid] = entity.create(msg, now, self.limits, rng)
+                        part.stored[eid] = 0
                         self.log.info(f"{entity.KEY}_created", **_where(part, msg, entity.KEY))
                     else:
                         # Answered if it came from a gateway (a timer's entry did not).
-                        reply = error_for(msg, entity.UNKNOWN, f"no {entity.KEY} {tid}")
+                        reply = error_for(msg, entity.UNKNOWN, f"no {entity.KEY} {eid}")
                         if reply:
                             batch.outputs.append(reply)
                         continue
                 else:
-                    table.handle(msg, now, rng)
+                    held.handle(msg, now, rng)
             except DudoError as exc:  # a create refused (an entity's handle answers its own)
                 reply = error_for(msg, exc.code, exc.message)
                 if reply:
@@ -270,32 +227,32 @@ class Processing:
             except Exception as exc:
                 self.log.exception("entry_failed", entry=entry_id, **_where(part, msg, entity.KEY))
                 raise _Poison(entry_id, raw, signature, f"{wire.INTERNAL}: {exc!r}") from exc
-            touched[tid] = table
+            touched[eid] = held
             if self.debug:
                 self.log.debug(
                     "applied",
                     type=msg["type"],
-                    version=table.version,
+                    version=held.version,
                     **_where(part, msg, entity.KEY),
                 )
 
         reports: list[Report] = []
-        for tid, table in touched.items():
-            flush = table.flush(self.frame_gateways)
+        for eid, held in touched.items():
+            flush = held.flush(self.frame_gateways)
             batch.outputs.extend(flush.outputs)
             batch.sends.extend(flush.sends)
             reports.extend(flush.reports)
             if flush.record is not None:
                 ttl = self.settings.finished_ttl_ms if flush.finished else 0
                 batch.writes.append(
-                    Write(tid, part.stored[tid], flush.version, flush.record, ttl, flush.rows)
+                    Write(eid, part.stored[eid], flush.version, flush.record, ttl, flush.rows)
                 )
             if flush.lobby is not False:
                 entry = flush.lobby
                 # The lobby hash is written by the commit (fenced); the news carries
-                # the table version, so a late copy from a paused owner is dropped.
-                batch.lobby.append((tid, wire.encode(entry) if entry is not None else b""))
-                note = entity.lobby_note(tid, entry, flush.version)
+                # the entity's version, so a late copy from a paused owner is dropped.
+                batch.lobby.append((eid, wire.encode(entry) if entry is not None else b""))
+                note = entity.lobby_note(eid, entry, flush.version)
                 if note:  # news for every gateway's lobby (none for a public board)
                     batch.notes.append(note)
             if flush.timer_remove:
@@ -303,8 +260,8 @@ class Processing:
             if flush.timer_add:
                 batch.timers_add.append(flush.timer_add)
             if flush.finished:
-                batch.finished.append(tid)
-                self.log.info(f"{entity.KEY}_finished", partition=part.number, id=tid)
+                batch.finished.append(eid)
+                self.log.info(f"{entity.KEY}_finished", partition=part.number, id=eid)
         batch.sends.extend(report_sends(reports))
         if batch.outputs or batch.notes or batch.sends:
             by_gateway: dict[str, list[bytes]] = defaultdict(list)
@@ -315,7 +272,7 @@ class Processing:
 
     def _quarantine(self, part: Partition, poison: _Poison) -> None:
         """Dead-letter one entry that broke our code; replay the rest from Redis."""
-        part.tables.clear()
+        part.entities.clear()
         part.stored.clear()
         part.mode = "pending"
         self._commit(

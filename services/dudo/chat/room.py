@@ -1,0 +1,112 @@
+"""One channel's table as the chat gateway remembers it (:class:`Room`), what handling
+something produces (:class:`Output`), and the public part of a view a channel may be told
+(:func:`public_of`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from irc.strings import lower as fold
+
+Line = tuple[str, str]  # (target: a channel or a nick, text)
+DEFAULT_PRESET = "classic"
+MAX_SEATS = 6
+PENDING_MAX = 4096  # unanswered requests remembered (who asked), the newest kept
+REMIND_MIN_MS = 5000  # a reminder comes at least this long before the clock runs out
+_PERSISTED = (
+    "channel", "lang", "table", "host", "opener", "preset", "bots", "nicks", "seats", "accounts",
+    "version", "status", "round", "turn_key", "turn_player", "deadline", "reminded", "names",
+    "dealt", "start_by",
+)  # fmt: skip
+
+
+@dataclass
+class Output:
+    """What handling something produced: lines to say, and messages for the inboxes."""
+
+    lines: list[Line] = field(default_factory=list)
+    send: list[dict[str, Any]] = field(default_factory=list)
+
+    def extend(self, other: Output) -> None:
+        self.lines += other.lines
+        self.send += other.send
+
+
+@dataclass
+class Room:
+    channel: str
+    lang: str = "en"
+    table: str | None = None
+    host: str | None = None  # the handle of the player who opened the table
+    opener: str | None = None  # their nick, as they typed !new
+    preset: str = DEFAULT_PRESET
+    bots: int = 0
+    # Our players, by the handle the workers name them with (`joined`): their nick now
+    # (a seat follows its player through nick changes) and their seat.
+    nicks: dict[str, str] = field(default_factory=dict)  # handle -> nick
+    seats: dict[str, int] = field(default_factory=dict)  # handle -> seat
+    # Seats taken by someone logged in to an account (IRCv3): handle -> account. Such a
+    # seat is the account's, whatever the nick; any other follows its nick until the
+    # nick leaves (then nobody here plays it: a nick is not an identity).
+    accounts: dict[str, str] = field(default_factory=dict)
+    version: int = 0  # the last view announced
+    status: str | None = None
+    round: int | None = None
+    turn_key: list[int] | None = None  # (round, turn, bids) of the turn last called
+    turn_player: str | None = None  # our player whose turn it is, if it is one of ours
+    deadline: int | None = None
+    reminded: list[int] | None = None  # the turn_key a reminder was said for
+    names: list[str | None] = field(default_factory=list)  # players as last seen
+    dealt: dict[str, int] = field(default_factory=dict)  # player -> round its dice were told
+    # Who typed !start while the table's bots were still on their way: the start is sent
+    # for them once the bots sit.
+    start_by: str | None = None
+    # Not stored: rebuilt from the next view (or a resync after a restart).
+    public: dict[str, Any] | None = None
+    views: dict[str, dict[str, Any]] = field(default_factory=dict)  # player -> seat view
+    resumed: bool = False
+
+    def state(self) -> dict[str, Any]:
+        """What the gateway stores of this room (no dice, nothing private)."""
+        return {name: getattr(self, name) for name in _PERSISTED}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Room:
+        return cls(**{k: v for k, v in state.items() if k in _PERSISTED})
+
+    @property
+    def bots_seated(self) -> int:
+        """Bots at the table as the last view showed (none before the first view)."""
+        players = self.public["players"] if self.public is not None else []
+        return sum(1 for p in players if p and p.get("bot"))
+
+    def player_of_nick(self, nick: str, account: str | None = None) -> str | None:
+        """The handle of the seat this person holds here: by account when they are
+        logged in to the one it was taken with; else by nick, for a seat not taken
+        with an account."""
+        if account is not None:
+            found = next((p for p, a in self.accounts.items() if a == account), None)
+            if found is not None and found in self.nicks:
+                return found
+        folded = fold(nick)
+        return next(
+            (p for p, n in self.nicks.items() if fold(n) == folded and p not in self.accounts),
+            None,
+        )
+
+
+def public_of(msg: dict[str, Any]) -> dict[str, Any]:
+    """A ``view`` message's public part as a spectator's view, field by field: what a
+    channel may be told. A seat's private part (``seats``) is never read here."""
+    return {
+        "table": msg["table"],
+        "version": msg["version"],
+        "status": msg["status"],
+        "players": msg["players"],
+        "host": msg.get("host"),
+        "deadline": msg.get("deadline"),
+        "game": msg.get("game"),
+        "events": msg.get("events") or [],
+        "seat": None,
+    }

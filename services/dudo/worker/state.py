@@ -1,0 +1,130 @@
+"""A partition loop's state, declared once: what every part of :class:`~dudo.worker.Worker`
+(membership, processing, committing, delivery, the loop itself) reads and writes, as
+:class:`~dudo.table.TableState` is for a table. The parts subclass it; none re-declares
+a field, and none imports another.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from redis.exceptions import NoScriptError
+
+from ..auth.authority import Authority
+from ..entity import Entity
+from ..infra.connection import Batch, Client, connect, is_cluster
+from ..infra.service import Health
+from ..wire.signing import Verifier
+from .common import Partition, PartitionBatch, WorkerSettings, now_ms
+from .metrics import REGISTRY, LoopMetrics
+from .quota import Quota
+from .scripts import Scripts
+
+log = structlog.get_logger("dudo.worker")
+
+
+class WorkerState:
+    def __init__(
+        self,
+        settings: WorkerSettings,
+        client: Client | None = None,
+        *,
+        entity: type[Entity],
+        limits: Any = None,
+    ) -> None:
+        """A loop over ``settings.partitions`` partitions of ``settings.space`` hosting
+        ``entity`` (a table, a tournament, the ratings: composed by dudo.run and
+        dudo.run.director); ``limits``: what it hands every entity it loads (a
+        dataclass whose ``authority`` the loop fills with the deployment's), or None."""
+        self.settings = settings
+        self.entity = entity
+        self.id = settings.worker_id
+        self.redis = client if client is not None else connect(settings.redis_url)
+        self.space = settings.space
+        self.scripts = Scripts(self.redis)
+        self.partitions: dict[int, Partition] = {}
+        self.live_gateways: list[str] = []
+        self.frame_gateways: frozenset[str] = frozenset()
+        self.verifier = Verifier()  # loaded with the first heartbeat, before any read
+        self.quota = Quota(settings.gateway_entries_per_s, settings.gateway_bytes_per_s)
+        # The deployment's credentials (seat tokens, player ids, apps' identities), loaded
+        # at setup and every heartbeat; the entities reach it through their limits.
+        self.authority = Authority()
+        self._looked_for: dict[str, float] = {}  # see Processing._unknown_writer
+        self.rng = random.SystemRandom()
+        self.stopping = False
+        self._next_heartbeat = 0.0
+        self._next_settle = 0.0
+        self._next_timers = 0.0
+        self._idle = 0.0
+        # Blocking waits need one connection that may hold several keys: not a cluster.
+        self._can_block = (
+            not is_cluster(self.redis) and "fakeredis" not in type(self.redis).__module__
+        )
+        self._unsent: list[tuple[int, str, bytes, Any]] = []  # committed, not yet delivered
+        # The partitions the last blocking wait saw new entries in (None: read them all).
+        self._woken: set[int] | None = None
+        self._wait_first = False  # the last cycle was idle or caught up: wait, then read
+        # Read and commit calls carry one partition each (one hash slot), or several.
+        self._slot_per_call = settings.slot_per_call or is_cluster(self.redis)
+        self.log = log.bind(**{self.space.role: self.id})
+        self.debug = self.log.is_enabled_for(logging.DEBUG)
+        self.limits = (
+            dataclasses.replace(limits, authority=self.authority) if limits is not None else None
+        )
+        self.clock_offset = 0  # Redis server time minus ours (ms), measured every heartbeat
+        self.metrics = LoopMetrics(self.space.role, settings.partitions)
+        self._next_lag = 0.0  # when to sample the held inboxes' lag next (heartbeat)
+        self.health = Health(self.space.role, registry=REGISTRY)
+        self.health.details[self.space.role] = self.id
+
+    def now(self) -> int:
+        """Milliseconds by the Redis server's clock (ours plus the offset measured at
+        each heartbeat): turn clocks and limits must not depend on which worker's
+        clock happens to run them, nor jump when a table moves between machines."""
+        return now_ms() + self.clock_offset
+
+    @property
+    def signer(self) -> bytes | None:
+        """The key the entries this process writes are signed with: the deployment's,
+        once there is one (loaded with the others at every heartbeat)."""
+        return self.verifier.internal
+
+    def _call(
+        self, name: str, script_keys: list[str], args: list[Any]
+    ) -> tuple[Any, tuple[Any, ...]]:
+        """Script ``name`` for a :class:`Batch`: queued on whatever pipeline it hands
+        over, and as plain arguments (its reply needs no parsing)."""
+        return (
+            lambda pipe: self.scripts.queue(pipe, name, script_keys, args),
+            self.scripts.raw(name, script_keys, args),
+        )
+
+    def _execute(self, batch: Batch) -> list[Any]:
+        """Run a batch; if Redis lost our scripts (a restart), load them again.
+
+        The calls that failed with NOSCRIPT come back as errors: the caller
+        treats them as failed (a lease not renewed is kept; a read or commit
+        is replayed), so nothing is lost, only one cycle."""
+        results = batch.execute()
+        if any(isinstance(r, NoScriptError) for r in results):
+            self.log.warning("scripts_reloaded")
+            self.scripts.load()
+        return results
+
+    if TYPE_CHECKING:  # what the parts call of each other, defined in theirs
+
+        # membership.py
+        def _lost(self, number: int, why: str) -> None: ...
+
+        # commit.py
+        def _commit(
+            self, batches: list[PartitionBatch], phases: dict[str, float] | None = None
+        ) -> None: ...
+
+        # loop.py
+        def _forget(self, part: Partition) -> None: ...
