@@ -203,6 +203,20 @@ def test_every_module_sits_in_its_layers_package() -> None:
     assert flat == ["dudo", "dudo.__main__"], f"flat modules: {flat}"
 
 
+def test_every_package_names_its_public_faces() -> None:
+    """Each package's ``__init__`` lists what the rest may use (``__all__``), and each
+    name it lists is there: the modules behind a face are its private business."""
+    import importlib
+
+    for module, path in sorted(_modules().items()):
+        if path.name != "__init__.py":
+            continue
+        package = importlib.import_module(module)
+        assert isinstance(getattr(package, "__all__", None), list), f"{module}: no __all__"
+        missing = [n for n in package.__all__ if not hasattr(package, n)]
+        assert not missing, f"{module}.__all__ names what it lacks: {missing}"
+
+
 MAX_LINES = 500  # a module a newcomer reads in one sitting
 
 

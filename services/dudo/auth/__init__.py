@@ -1,2 +1,11 @@
-"""The deployment's credentials (:mod:`.authority`: seat and entrant tokens, keyed player
-ids) and an app's identities (:mod:`.identity`: the JWTs an app's backend signs)."""
+"""Who a player is. The deployment's credentials (:mod:`.authority`: seat and entrant
+tokens, keyed player ids, checked by workers and directors) and an app's identities
+(:mod:`.identity`: the JWTs an app's backend signs for its users; docs/security.md)."""
+
+from .authority import Authority, Grant, make_token, new_secrets, read_token
+from .identity import load_private, new_key, public_jwks, read_jwks, sign_identity
+
+__all__ = [
+    "Authority", "Grant", "load_private", "make_token", "new_key", "new_secrets", "public_jwks",
+    "read_jwks", "read_token", "sign_identity",
+]

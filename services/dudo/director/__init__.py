@@ -1,4 +1,15 @@
-"""The tournament director: tournaments over many tables, their balancing, chips and standings.
+"""Tournaments and ratings: the entities a director's partition loop hosts.
 
-:mod:`~dudo.director.balance` holds the balancing rules as pure functions.
-"""
+:class:`Tournament` (its state declared once in :mod:`.state`; seating by the balancing
+rules of :mod:`.balance` and :mod:`.planning`, pure functions; chips by :mod:`.prizes`;
+standings), and :class:`Ratings`, the one entity of the ratings' key space. Gateways read
+none of their records: they read what these publish (lobby entries) and ask the rest
+(``standings``)."""
+
+from .ratings import Ratings
+from .state import Context
+from .tournament import Tournament
+
+__all__ = [
+    "Context", "Ratings", "Tournament",
+]
