@@ -217,6 +217,19 @@ def test_every_package_names_its_public_faces() -> None:
         assert not missing, f"{module}.__all__ names what it lacks: {missing}"
 
 
+def test_measured_figures_live_in_the_docs_not_the_code() -> None:
+    """Figures age with the machine and the libraries: the code points to
+    docs/benchmarks.md ("Measurements behind the code") instead of quoting them."""
+    quoted = [
+        f"{path.relative_to(SERVICES)}:{n}"
+        for path in _modules().values()
+        if path.parent.name != "bench"  # the benchmarks print figures; they quote none
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "µs" in line or "measured on" in line.lower()
+    ]
+    assert not quoted, quoted
+
+
 MAX_LINES = 500  # a module a newcomer reads in one sitting
 
 

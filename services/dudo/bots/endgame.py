@@ -12,8 +12,9 @@ a few seconds, so it runs in the background (the bot plays its heuristic until t
 answer is there) unless the caller waits for it (the arena, the benchmark); the bot
 service starts one for each preset as it starts. A solve runs in a process of its own,
 one at a time: in a thread it would share the interpreter's lock with the bot that
-plays meanwhile, and each of its many small numpy steps would wait for it (measured:
-decisions 4x slower, some over 100 ms, and solves that took minutes beside a busy bot).
+plays meanwhile, and each of its many small numpy steps would wait for it: decisions
+slowed several times over, and so did the solves
+(docs/benchmarks.md, "Measurements behind the code").
 
 Only what the seat's view shows is used: the dice counts, the opener, the bids of
 this round and its own die.

@@ -23,9 +23,9 @@ unlikely. This policy keeps that belief exactly:
    (raising passes the risk on, so a raise gets a small bonus). Calza that can
    win a die back gets a small bonus too.
 5. **Mixing and bluffs.** A bot that always takes the best score shows its hand
-   and can be read (issue 17 measured it: a best responder beat it 83% of the
-   time with wild ones). So the move is a distribution: actions scoring alike
-   share the probability (a softmax), and part of a raise's share goes to bids on
+   and can be read: a best responder beats it most of the time (docs/benchmarks.md,
+   "Measurements behind the code"). So the move is a distribution: actions scoring
+   alike share the probability (a softmax), and part of a raise's share goes to bids on
    faces it does not hold. The opponent model expects bluffs in return (epsilon).
 6. **Solved endgames.** Heads-up with one die each, where one round decides the
    game, it plays that round's equilibrium (:mod:`dudo.bots.endgame`).

@@ -2,8 +2,8 @@
 
 Every balancing decision is about the shortest and the fullest tables: the smallest
 breaks, the shortest takes a player who left, the fullest sends one. Looking at
-all of them for every decision cost a 10,000-player director 2 ms a batch over its
-1,667 tables (four-tenths of its CPU, docs/tournaments.md); filed by size, a
+all of them for every decision was a large share of a big director's CPU
+(docs/benchmarks.md, "Measurements behind the code"); filed by size, a
 decision reads a few tables at each end, and keeping the files costs a binary
 search per table that changed.
 

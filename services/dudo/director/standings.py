@@ -26,8 +26,10 @@ class Entrant(msgspec.Struct, array_like=True):
     Each entrant is stored as a row of its own (a field of the record's hash), and a
     batch writes only the rows that changed, not 10,000 of them: whoever changes an
     entrant says so (:meth:`Tournament.touch`). Plain attributes, no tracking hook: a
-    ``__setattr__`` hook ran for every field of every entrant made or changed (8% of
-    a 10,000-player director's CPU). A msgspec Struct encoded as an array: its row is
+    ``__setattr__`` hook ran for every field of every entrant made or changed, a
+    visible share of a large director's CPU
+    (docs/benchmarks.md, "Measurements behind the code").
+    A msgspec Struct encoded as an array: its row is
     ``wire.encode(entrant)``, ``[player, name, gateway, bot, dice, table, place,
     paid, won, number]``, with no list made first.
     """

@@ -1,10 +1,10 @@
 """A tournament table's reports to its director, gathered per worker commit.
 
 Tables report every round's end and every seat change (:mod:`dudo.table.tournament`).
-A worker's commit of one partition holds the steps of many tables, and so about
-nine reports on average in a 10,000-player tournament: written one stream entry
-each, the director read, decoded, verified and acknowledged each on its own, and
-that per-entry work was most of its CPU (docs/tournaments.md). So the commit
+A worker's commit of one partition holds the steps of many tables, and so several
+reports in a large tournament: written one stream entry each, the director read,
+decoded, verified and acknowledged each on its own, and that per-entry work was most
+of its CPU (docs/benchmarks.md, "Measurements behind the code"). So the commit
 writes one ``reports`` entry per tournament instead, holding them in the order
 they were made; the director takes each as it took a ``report``.
 """

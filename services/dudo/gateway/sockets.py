@@ -52,9 +52,9 @@ def small_reads(transport: Any) -> None:
 
     asyncio's selector transport allocates a new bytes object of its ``max_size``
     for every read, and at 256 KiB that is past the allocator's mmap threshold: a
-    system call or two for every frame a client sends. Measured on the development
-    machine, a relay of one frame in and five out cost 197 µs of CPU with the
-    default and 115 µs with 8 KiB reads (docs/benchmarks.md). Other event loops
+    system call or two for every frame a client sends: a relay costs almost twice
+    the CPU it does with 8 KiB reads
+    (docs/benchmarks.md, "Measurements behind the code"). Other event loops
     (uvloop) have no such attribute and are left alone."""
     if transport is not None and isinstance(getattr(transport, "max_size", None), int):
         transport.max_size = READ_SIZE

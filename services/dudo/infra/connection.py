@@ -68,8 +68,8 @@ def cluster_enabled(url: str) -> bool:
 
 def is_cluster(client: Client) -> bool:
     """Is ``client`` a Redis Cluster client? Answered once per client class: redis-py 8
-    makes RedisCluster a typing Protocol, whose isinstance check cost ~2 µs, and the
-    worker asks on every batch."""
+    makes RedisCluster a typing Protocol, whose isinstance check is slow, and the
+    worker asks on every batch (docs/benchmarks.md, "Measurements behind the code")."""
     kind = type(client)
     known = _CLUSTER_CLASSES.get(kind)
     if known is None:
@@ -192,7 +192,8 @@ def xread(
     ``execute_command`` (a coroutine for an asyncio client). Replies in redis-py's shape.
 
     redis-py's own ``xread`` walks every reply to record streaming-lag metrics
-    (redis-py 7+), whether or not anyone collects them: 9% of a busy gateway's CPU."""
+    (redis-py 7+), whether or not anyone collects them: a visible share of a busy
+    gateway's CPU (docs/benchmarks.md, "Measurements behind the code")."""
     args = _xread_args(streams, count, block)
     lean = fast(client)
     wait = (block or 0) / 1000

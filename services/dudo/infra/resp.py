@@ -2,14 +2,11 @@
 
 Why it exists: redis-py 8's command machinery (its connection pool, retry
 wrapper, observability hooks and event dispatch around every call) costs far
-more CPU than the protocol work. Measured on the 2-vCPU development machine
-(docs/benchmarks.md, "A lean client for the hot path"): one ``XADD`` cost 98 µs
-of CPU through the synchronous client and 390 µs through the asyncio one (with
-the blocking pool the gateway uses), against 22 and 52 µs sent by
-``hiredis.pack_command`` on a plain socket and read by ``hiredis.Reader``, the
-packer and parser redis-py itself uses. The worker makes two or three calls
-per cycle and the gateway two per batch of moves, so that difference was most
-of what the whole path cost at light load.
+more CPU than the protocol work: several times what ``hiredis.pack_command`` on a
+plain socket and ``hiredis.Reader`` cost, the packer and parser redis-py itself uses
+(docs/benchmarks.md, "A lean client for the hot path" and "Measurements behind the
+code"). The worker makes two or three calls per cycle and the gateway two per batch
+of moves, so that difference was most of what the whole path cost at light load.
 
 So the few calls on the path of every move (the worker's read and commit
 scripts and its blocking wait, the gateway's inbox appends and outbox reads)

@@ -4,13 +4,14 @@ Garbage collection: these processes keep many long-lived objects (tables,
 connections) and allocate many short-lived containers (messages, views), with
 almost no cyclic garbage. CPython's defaults then cost twice: a young
 collection every few hundred allocations, and full collections that scan every
-long-lived object (40–60 ms pauses, measured, straight into latency).
+long-lived object (pauses of tens of milliseconds, straight into latency;
+docs/benchmarks.md, "Measurements behind the code").
 
 So young objects are collected rarely, and every second or so the survivors
 are frozen (``gc.freeze``): full collections skip them. But freezing also
 hides *garbage* that lives in reference cycles (a closed WebSocket's request,
 protocol and response point at each other) from the collector for good: a
-gateway froze ~10 KB of dead connection per connection ever opened. So
+gateway kept every dead connection it ever had. So
 :func:`settle_heap` runs one real full collection whenever the frozen set has
 grown by half since the last one (and by at least ``FULL_COLLECTION_FLOOR``
 objects; a worker or director counts it every 30 s, as counting walks it all):

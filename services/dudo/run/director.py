@@ -23,9 +23,9 @@ from ..worker import Worker, WorkerSettings
 # A director's cycles are at least this long when busy: reports batch up (its orders
 # wait for rounds' ends anyway), and its CPU per move falls (docs/tournaments.md).
 DIRECTOR_PACE_MS = 50.0
-# Tournament timers are start times, and the ratings have none: scanning for them
-# every 50 ms as a worker does for turn clocks was a quarter of a director's CPU in a
-# 1,000-player tournament (docs/tournaments.md). A start may come this much late.
+# Tournament timers are start times, and the ratings have none: scanning for them as
+# often as a worker does for turn clocks was a large share of a director's CPU
+# (docs/benchmarks.md, "Measurements behind the code"). A start may come this much late.
 DIRECTOR_TIMER_S = 0.5
 # Neither waits for a turn clock, so an idle wait need not end every 50 ms as a
 # worker's does (it still ends at once when an entry comes, and for every timer scan

@@ -17,8 +17,8 @@ from .spec import MESSAGES, PROTOCOL_VERSION
 
 # -- the fast path: msgspec's typed decoding, in C ------------------------------
 #
-# Checking a message field by field in Python cost more than decoding it (an `act`:
-# 23 µs checked, 2 µs decoded, on the development machine), and every worker and
+# Checking a message field by field in Python costs many times what decoding it does
+# (docs/benchmarks.md, "Measurements behind the code"), and every worker and
 # gateway checks every message. So each declaration is also turned into a msgspec
 # Struct that accepts exactly what its checker accepts; a message the Struct
 # decoder accepts needs only the checks msgspec cannot express (rules, actions,

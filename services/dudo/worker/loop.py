@@ -171,8 +171,8 @@ class Worker(Membership, Processing, Delivery, Committing):
             self.heartbeat()
             if clock >= self._next_settle:
                 # Every few seconds a freeze (a splice); every 30 s, in the whole process,
-                # a count of the frozen set (it walks it: ~10 ms for a director of
-                # 10,000 entrants): a loop makes little cyclic garbage.
+                # a count of the frozen set, which walks it (docs/benchmarks.md,
+                # "Measurements behind the code"): a loop makes little cyclic garbage.
                 self._next_settle = clock + SETTLE_EVERY_S
                 settle_heap(COUNT_EVERY_S)
             phases["heartbeat"] = time.monotonic() - clock
