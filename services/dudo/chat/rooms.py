@@ -2,7 +2,7 @@
 every view makes. Pure: no I/O, no clock, no randomness (the time and new ids come in).
 
 A channel (a :class:`Room`) plays one table at a time. People in it type commands
-(``play_text.parse``: ``!new``, ``!join``, ``!bid 3 5``, ``3 5``...); each becomes
+(``text.lines.parse``: ``!new``, ``!join``, ``!bid 3 5``, ``3 5``...); each becomes
 a stream message for the table's inbox, written by the gateway. What comes back
 from the outbox (views, ``joined``, errors) becomes lines: **public lines go to
 the channel and are made from the public part of a view alone**, built field by

@@ -45,7 +45,7 @@ from .proxy import FaultProxy
 
 TURN_SECONDS = 12  # the client's clock: running out means the house bot played for it
 # The client's moves before the kit restarts the server: the first, one after a
-# refusal, one after a rate limit (conformance_proxy.py).
+# refusal, one after a rate limit (conformance/proxy.py).
 RESTART_AFTER_MOVES = 3
 MOVES = ("bid", "dudo", "calza", "direction")
 # The kit's gateway allows 4 messages a second per connection (bursts of 40): plenty to

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 from aiohttp import web
@@ -32,12 +32,7 @@ from .requests import (
     read_credentials,
     refusal_response,
 )
-
-if TYPE_CHECKING:
-    from ..link import AsyncGatewayLink
-    from ..link.tokens import Tokens
-    from .clients import Metrics
-    from .settings import GatewaySettings
+from .state import GatewayState
 
 log = structlog.get_logger("dudo.gateway")
 STATIC = Path(__file__).parent / "static"
@@ -48,25 +43,8 @@ NO_CACHE = {"Cache-Control": "no-cache"}
 _EXISTS = (wire.DUPLICATE, wire.TABLE_EXISTS)  # a create that was applied before
 
 
-class HttpApi:
+class HttpApi(GatewayState):
     """The HTTP routes (:meth:`Gateway.app` lists them)."""
-
-    settings: GatewaySettings
-    redis: Any
-    link: AsyncGatewayLink | None
-    tokens: Tokens
-    metrics: Metrics
-    creates: PerKey
-    joins: PerKey
-    waiting: dict[str, asyncio.Future[dict[str, Any]]]
-    created: dict[str, asyncio.Future[dict[str, Any]]]
-
-    if TYPE_CHECKING:
-
-        def streams_status(self) -> dict[str, Any]: ...
-        def _expect(self, message_id: str) -> asyncio.Future[dict[str, Any]]: ...
-        def _expect_table(self, table: str) -> asyncio.Future[dict[str, Any]]: ...
-        def _forget(self, ids: list[str], table: str | None = None) -> None: ...
 
     async def index(self, _request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC / "index.html")

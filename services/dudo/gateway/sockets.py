@@ -20,7 +20,7 @@ import hashlib
 import json
 import secrets
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgpack
 import msgspec
@@ -31,15 +31,8 @@ from .. import wire
 from ..infra.service import REDIS_DOWN
 from ..link.tokens import TokenError
 from ..wire.client import MAX_CLIENT_BYTES, fast_client, validate_client
-from .audience import Audience
-from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection, TurnWrites
-from .limits import Counts
-
-if TYPE_CHECKING:
-    from ..link import AsyncGatewayLink
-    from ..link.tokens import Tokens
-    from .clients import Metrics
-    from .settings import GatewaySettings
+from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection
+from .state import GatewayState
 
 log = structlog.get_logger("dudo.gateway")
 _json_decode = msgspec.json.Decoder().decode  # C, UTF-8; several times json.loads' speed
@@ -60,24 +53,8 @@ def small_reads(transport: Any) -> None:
         transport.max_size = READ_SIZE
 
 
-class Sockets:
+class Sockets(GatewayState):
     """The WebSocket route and the client protocol."""
-
-    settings: GatewaySettings
-    redis: Any
-    link: AsyncGatewayLink | None
-    tokens: Tokens
-    metrics: Metrics
-    audience: Audience
-    by_token: Counts
-    by_address: Counts
-    hellos: dict[str, Connection]
-    sockets: set[Connection]
-    turn_writes: TurnWrites
-    acts: dict[str, tuple[Connection, str | None]]
-    timing: dict[str, list[tuple[float, int, str]]]
-    log: Any
-    debug: bool
 
     async def websocket(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 
@@ -28,11 +28,7 @@ from .requests import (
     read_credentials,
     refusal_response,
 )
-
-if TYPE_CHECKING:
-    from ..link import AsyncGatewayLink
-    from ..link.tokens import Tokens
-    from .settings import GatewaySettings
+from .state import GatewayState
 
 # The `tournament_create` fields a client may give, with their defaults (`name` has
 # none: it must be given); the message is then checked whole by wire.validate.
@@ -43,26 +39,8 @@ CREATE_DEFAULTS: dict[str, Any] = {
 }  # fmt: skip
 
 
-class TournamentApi:
+class TournamentApi(GatewayState):
     """``/api/tournaments`` (:meth:`Gateway.app` lists the routes)."""
-
-    settings: GatewaySettings
-    redis: Any
-    link: AsyncGatewayLink | None
-    tokens: Tokens
-    waiting: dict[str, asyncio.Future[dict[str, Any]]]
-    created: dict[str, asyncio.Future[dict[str, Any]]]
-
-    if TYPE_CHECKING:
-
-        def _expect(self, message_id: str) -> asyncio.Future[dict[str, Any]]: ...
-        def _forget(self, ids: list[str], table: str | None = None) -> None: ...
-        def _new_id(self, kind: str, key: str | None) -> str: ...
-        async def _ask(self, msg: dict[str, Any]) -> dict[str, Any] | None: ...
-        def _too_fast(self, limit: Any, request: web.Request, what: str) -> web.Response | None: ...
-
-    joins: Any
-    creates: Any
 
     async def leaderboard(self, request: web.Request) -> web.Response:
         """``?limit=N`` (1..500, default 50): the best rated players, from the board the

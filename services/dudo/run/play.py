@@ -3,7 +3,7 @@
 Type ``3 5`` to bid three fives, ``dudo``, ``calza``, ``left`` / ``right`` when asked
 who plays next, ``start`` (host), ``help``, ``quit``. The table is drawn when a round
 starts; then each move is one line, each finished round shows every die and who lost
-or won one back, and your turn ends with a prompt. The text is play_text.py's.
+or won one back, and your turn ends with a prompt. The text is dudo.text's.
 """
 
 from __future__ import annotations

@@ -99,7 +99,7 @@ class TableState:
     # When the table's timer fires if nothing happens first: the turn deadline, or
     # the end of a bot seat's grace, of an open table's or an idle game's life.
     wake: int | None = None
-    # Until when the reveal holds the clocks and bots (table_clocks.py), shown to
+    # Until when the reveal holds the clocks and bots (clocks.py), shown to
     # clients as the view's `reveal_until`.
     hold_until: int | None = None
     # A tournament's table (dudo.table.tournament): its tournament and director
