@@ -23,6 +23,7 @@ from .environment import Environment
 
 __all__ = ["Environment", "build_parser", "main"]
 
+PROG = "dudo"
 DESCRIPTION = "Dudo (Perudo, Liar's Dice): the server, its tools, and clients to play with."
 
 
@@ -30,7 +31,7 @@ def build_parser(env: Environment | None = None) -> argparse.ArgumentParser:
     """Every command, with defaults from ``env`` (read from this process's environment
     when not given)."""
     env = Environment.read() if env is None else env
-    parser = argparse.ArgumentParser(prog="dudo", description=DESCRIPTION)
+    parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION)
     parser.set_defaults(env=env)
     sub = parser.add_subparsers(dest="command", required=True)
     check.add(sub, env)
@@ -45,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         env = Environment.read()
     except ValueError as exc:
-        print(f"dudo: {exc}", file=sys.stderr)
+        print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
     arguments = check.normalized(list(sys.argv[1:] if argv is None else argv))
     args = build_parser(env).parse_args(arguments)
