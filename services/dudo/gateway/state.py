@@ -30,6 +30,9 @@ log = structlog.get_logger("dudo.gateway")
 
 
 class GatewayState(StreamSide):
+    """Everything a web gateway holds: settings, tokens, limits, the sockets and who they
+    are, the answers it waits for; the outbox side (``StreamSide``) is set up here too."""
+
     def __init__(self, settings: GatewaySettings, redis_client: Any = None) -> None:
         self.settings = settings
         secret = settings.secret  # the command line's: $DUDO_GATEWAY_SECRET (dudo.cli)

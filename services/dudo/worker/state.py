@@ -1,7 +1,7 @@
 """A partition loop's state, declared once: what every part of :class:`~dudo.worker.Worker`
 (membership, processing, committing, delivery, the loop itself) reads and writes, as
-:class:`~dudo.table.TableState` is for a table. The parts subclass it; none re-declares
-a field, and none imports another.
+:class:`~dudo.table.TableState` is for a table. The parts subclass it and re-declare
+nothing; what one calls of another is listed at the end (for type checkers).
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ log = structlog.get_logger("dudo.worker")
 
 
 class WorkerState:
+    """Everything a partition loop holds: settings, Redis, its partitions, what it knows
+    of gateways and keys, its clocks and metrics."""
+
     def __init__(
         self,
         settings: WorkerSettings,
