@@ -27,14 +27,19 @@ def entrant(player: str, dice: int = 3, gateway: str | None = "gw-a") -> dict[st
 class Cup:
     """One tournament table fed by hand, as the worker feeds it."""
 
-    def __init__(self, players: list[dict[str, Any]], advance: int | None = None) -> None:
+    def __init__(
+        self,
+        players: list[dict[str, Any]],
+        advance: int | None = None,
+        rules: dict[str, Any] | None = None,
+    ) -> None:
         self.rng = random.Random(3)
         self.n = 0
         create = msg(
             "create",
             id="c",
             table="t1",
-            rules={"preset": "lizumo", "max_players": SEATS},
+            rules={"preset": "lizumo", "max_players": SEATS, **(rules or {})},
             seats=[{"kind": "open"}] * SEATS,
             tournament={"id": "cup", "director": 2, "players": players, "advance": advance},
             gateway="director",
@@ -336,3 +341,31 @@ def test_a_moved_player_is_told_where_they_came_from() -> None:
     cup.play_round()
     [moved] = [m for g, m in cup.out if g == "gw-d" and m["type"] == "moved"]
     assert (moved["from"], moved["table"], moved["player"]) == ("t9", "t1", h("d"))
+
+
+def test_a_house_bot_plays_after_a_moment_whatever_the_turn_clock() -> None:
+    """Issue 34, item 3 (and 31, item 2, which keeps a clock at every tournament table):
+    the table's own bots waited the whole turn clock before each move. They play after
+    the house's moment of thought where people watch, at once where none do; the
+    deadline people see stays the clock's."""
+    bots = [{**entrant(f"b{i}", gateway=None), "bot": "normal"} for i in range(3)]
+    cup = Cup([entrant("ana"), *bots], rules={"turn_seconds": 20})
+    table, game = cup.table, cup.table.game
+    assert game is not None and game.turn is not None
+    if table.seats[game.turn].player == "ana":  # let her open: a bot's turn comes next
+        legal = game.legal(game.turn)
+        face = next(f for f, q in enumerate(legal["bid"], start=1) if q is not None)
+        cup.act(game.turn, {"type": "bid", "quantity": legal["bid"][face - 1], "face": face})
+    assert table.seats[game.turn].bot is not None  # a house-played seat is in turn
+    assert table.deadline == NOW + 20_000  # the rule shown: the clock's
+    assert table.wake == NOW + table.limits.house_think_ms  # not the deadline
+
+    # Nobody watches (bots alone): at once, its move sent to its own inbox with the commit.
+    four = [*bots, {**entrant("b3", gateway=None), "bot": "normal"}]
+    cup = {"id": "cup", "director": 2, "players": four, "advance": None}
+    create = msg("create", id="c", table="t2", rules={"preset": "lizumo", "turn_seconds": 20},
+                 seats=[{"kind": "open"}] * SEATS, gateway="director", tournament=cup)  # fmt: skip
+    alone = Table.create(create, NOW, rng=random.Random(1))
+    assert alone.wake is None and alone._play_now
+    moves = [wire.decode(d) for _, d in alone.flush().sends if wire.unpack(d)["type"] == "timeout"]
+    assert [m["table"] for m in moves] == ["t2"]

@@ -107,6 +107,7 @@ def test_the_start_sends_one_create_per_table_to_the_tables_inbox() -> None:
         ({"payouts": [50, 30]}, "bad_rules"),
         ({"format": "heats", "advance": 2, "seats": 4}, "bad_rules"),
         ({"tournament": "x" * 49}, "bad_message"),
+        ({"rules": {"preset": "classic", "turn_seconds": 0}}, "bad_rules"),  # clock off
     ],
 )
 def test_bad_tournaments_are_refused(fields: dict[str, Any], code: str) -> None:
@@ -258,3 +259,12 @@ def test_a_record_written_before_rows_is_read_and_rewritten_as_rows() -> None:
     again = Tournament.from_bytes(old)
     assert again.to_record() == t.to_record()
     assert {name for name, _ in again.to_rows()} == {n.decode() for n in t.to_record()} - {"s"}
+
+
+def test_every_tournament_table_has_a_turn_clock() -> None:
+    """Issue 31, item 2: with the API's defaults a tournament had no turn clock, and one
+    entrant who never showed froze it. Left out, the clock is the tournament's own
+    (30 s); given, it is kept; off (0) is refused above."""
+    assert Tournament.create(create(), 0, Context()).config["rules"]["turn_seconds"] == 30
+    kept = create(rules={"preset": "classic", "turn_seconds": 12})
+    assert Tournament.create(kept, 0, Context()).config["rules"]["turn_seconds"] == 12

@@ -10,6 +10,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+import pytest
 import redis
 
 from dudo.wire import keys
@@ -177,3 +178,61 @@ def test_an_apps_user_is_rated_as_one_player_across_tournaments(
     board = wait_for(rated, 20, "the ratings")
     games = {row["name"]: row["games"] for row in board}
     assert games == {"Ana": 2, "Bea": 1, "Anna": 1, "Ciro": 1}  # no Eve: refused
+
+
+@pytest.mark.parametrize("when", ["hello-then-begin", "begin-at-once", "full-then-hello"])
+def test_an_entrant_who_registers_through_one_gateway_plays_through_another(
+    workers: Workers, real_redis: redis.Redis, when: str
+) -> None:
+    """Issue 31, item 1: deploy/'s load balancer spreads requests without stickiness, so
+    an entrant may register through one gateway and open the WebSocket through another,
+    before the start (its hello answered first, or racing the begin) or after it (the
+    tournament started when it filled). It plays where it said hello: `moved` or its
+    seat, then views with its own die, there."""
+    import asyncio
+
+    import aiohttp
+
+    from ..e2e.test_gateway import Client
+
+    base = start_services(workers, real_redis)
+    other = workers.gateway("g2", "--director-partitions", str(D))
+    full = {"start_players": 3} if when == "full-then-hello" else {}
+    status, created = call(
+        base, "POST", "/api/tournaments",
+        {"name": "Cup", "host": "Ana", "rules": {"preset": "lizumo", "start_dice": 1,
+         "turn_seconds": 5}, "seats": 3, "max_players": 3, **full},
+    )  # fmt: skip
+    assert status == 201, created
+    tid = created["tournament"]
+    status, ciro = call(base, "POST", f"/api/tournaments/{tid}/register", {"name": "Ciro"})
+    assert status == 200, ciro
+    status, bea = call(base, "POST", f"/api/tournaments/{tid}/register", {"name": "Bea"})
+    assert status == 200, bea
+
+    def begin() -> None:
+        status, begun = call(base, "POST", f"/api/tournaments/{tid}/begin",
+                             {"token": created["token"]})  # fmt: skip
+        assert status == 200, begun
+
+    async def scenario() -> None:
+        async with aiohttp.ClientSession() as session:
+            ws = await Client(session, other).open(bea["token"])  # through the other one
+            if when == "hello-then-begin":
+                welcome = await ws.next("welcome", timeout=15)
+                assert welcome["tournament"] == tid and welcome["table"] is None
+                await asyncio.to_thread(begin)
+            elif when == "begin-at-once":
+                await asyncio.to_thread(begin)
+            seen: list[dict[str, Any]] = []
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 25
+            while loop.time() < deadline:
+                msg = await ws.receive(timeout=max(0.1, deadline - loop.time()))
+                seen.append(msg)
+                game = msg.get("game") if msg["type"] == "view" else None
+                if game and msg["seat"] is not None and len(game.get("dice", [])) == 1:
+                    return  # seated, with its own die, through g2
+            raise AssertionError(f"never seated through the other gateway: {seen}")
+
+    asyncio.run(scenario())

@@ -59,7 +59,7 @@ def run_tournament(
     keeper.heartbeat()
     create_bot_tournament(
         client, players, seats, fmt, "lizumo", start_dice, tournament=tid,
-        director_partitions=D, people=people, turn_seconds=1 if people else 0,
+        director_partitions=D, people=people, turn_seconds=1 if people else None,
     )  # fmt: skip
     deadline = time.monotonic() + 120
     cycles = 0

@@ -161,11 +161,13 @@ def create_bot_tournament(
     tournament: str = TOURNAMENT,
     director_partitions: int = DIRECTOR_PARTITIONS,
     people: tuple[str, ...] = (),
-    turn_seconds: int = 0,
+    turn_seconds: int | None = None,
 ) -> None:
     """Create and begin a tournament of ``players`` bots the tables play themselves
     (after ``people``, registered first: nobody acts for them, the turn clock does)."""
-    rules: dict[str, Any] = {"preset": preset, "turn_seconds": turn_seconds}
+    rules: dict[str, Any] = {"preset": preset}
+    if turn_seconds is not None:  # else the tournament's own clock (a table never has none)
+        rules["turn_seconds"] = turn_seconds
     if start_dice is not None:
         rules["start_dice"] = start_dice
     registrations = [

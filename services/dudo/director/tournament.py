@@ -33,6 +33,12 @@ from .state import BROADCAST_EVERY_MS, OVER, REGISTERING, RUNNING, Context
 TOURNAMENT_ID_MAX = 48  # its tables are named "<id>-<n>", and ids are at most 64 characters
 
 
+# The turn clock of a tournament's tables when its creator names none. A tournament has
+# no table without one: an entrant who never shows would hold every table that waits
+# for theirs, and the whole tournament with them (docs/tournaments.md).
+TURN_SECONDS = 30
+
+
 def default_advance(seats: int) -> int:
     """Heats: the most players per table that can go through and still make every heat
     smaller (a table of a balanced seating always holds more than this)."""
@@ -57,8 +63,17 @@ class Tournament(Progress, Stored, Flushing):
         tid = msg["tournament"]
         if len(tid) > TOURNAMENT_ID_MAX:
             raise Refusal(wire.BAD_MESSAGE, f"a tournament id has 1..{TOURNAMENT_ID_MAX} chars")
+        given = msg["rules"]
+        if given.get("turn_seconds", TURN_SECONDS) == 0:
+            raise Refusal(
+                wire.BAD_RULES,
+                "rules.turn_seconds: a tournament's tables keep a turn clock (1..3600 s; "
+                f"left out: {TURN_SECONDS})",
+            )
         try:
-            rules = Rules.from_dict({**msg["rules"], "max_players": msg["seats"]})
+            rules = Rules.from_dict(
+                {"turn_seconds": TURN_SECONDS, **given, "max_players": msg["seats"]}
+            )
             check_payouts(msg["payouts"])
         except (RulesConfigError, PayoutError) as exc:
             raise Refusal(wire.BAD_RULES, str(exc)) from exc

@@ -96,11 +96,10 @@ class TableClocks(TableState):
         elif reset:
             seconds = self.rules.turn_seconds
             self.deadline = start + seconds * 1000 if seconds else None
-        if self.deadline is not None:
-            self.wake = self.deadline
-        elif self._house_played(seat):
-            # A tournament's bot with no bot service behind it is played by the table:
-            # at once at a table of such bots (a timeout entry sent to its own inbox with
+        if self._house_played(seat) and not seat.away:
+            # A tournament's bot with no bot service behind it is played by the table,
+            # whatever its turn clock says (the deadline stays the rule people see): at
+            # once at a table of such bots (a timeout entry sent to its own inbox with
             # the commit, no timer), after a pause where people watch.
             people = any(
                 s.player and not self._house_played(s) and game.counts[i] > 0
@@ -108,8 +107,12 @@ class TableClocks(TableState):
             )  # people still playing: once all of them are out, bots play at full speed
             if people:
                 self.wake = start + limits.house_think_ms
+                if self.deadline is not None:
+                    self.wake = min(self.wake, self.deadline)
             else:
                 self.wake, self._play_now = None, True
+        elif self.deadline is not None:
+            self.wake = self.deadline
         elif seat.bot is not None:
             self.wake = start + limits.bot_grace_ms
         else:

@@ -68,7 +68,12 @@ DIRECTOR: list[Message] = [
             "identity": IDENTITY,
             "request": REQUEST,
             "name": Field("string", maximum=64, display=True, doc="shown to players"),
-            "rules": Field("ref", ref="rules.schema.json", doc="preset plus overrides"),
+            "rules": Field(
+                "ref",
+                ref="rules.schema.json",
+                doc="preset plus overrides; every table keeps a turn clock: turn_seconds "
+                "is 30 when left out, and 0 is refused (bad_rules)",
+            ),
             "seats": Field("integer", minimum=3, maximum=6, doc="seats per table"),
             "format": Field("string", enum=("elimination", "heats")),
             "advance": Field(
