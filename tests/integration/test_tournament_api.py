@@ -236,3 +236,44 @@ def test_an_entrant_who_registers_through_one_gateway_plays_through_another(
             raise AssertionError(f"never seated through the other gateway: {seen}")
 
     asyncio.run(scenario())
+
+
+def test_the_api_refuses_what_would_never_work_and_lets_an_entrant_leave(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    """Issue 31, item 7: a body over the cap is 413 (it was 400); a start before now, or
+    after more players than may register, is refused (it made a tournament over at once,
+    or one that never starts); an entrant may unregister through the API (the director
+    could, the gateway had no route), once, before the start."""
+    base = start_services(workers, real_redis)
+    huge = {"name": "X", "pad": "x" * 70_000}
+    for path in ("/api/tournaments", "/api/tables"):
+        status, refused = call(base, "POST", path, huge)
+        assert (status, refused["code"]) == (413, "too_large"), (path, refused)
+    status, refused = call(base, "POST", "/api/tournaments",
+                           {"name": "X", "start_players": 9, "max_players": 8})  # fmt: skip
+    assert (status, refused["code"]) == (400, "bad_message"), refused
+    assert "max_players" in refused["message"]
+    now_ms = int(time.time() * 1000)
+    status, refused = call(base, "POST", "/api/tournaments",
+                           {"name": "X", "start_at": now_ms - 60_000})  # fmt: skip
+    assert (status, refused["code"]) == (400, "bad_message"), refused
+    status, later = call(base, "POST", "/api/tournaments",
+                         {"name": "Later", "start_at": now_ms + 3_600_000})  # fmt: skip
+    assert status == 201, later
+
+    status, created = call(base, "POST", "/api/tournaments",
+                           {"name": "Cup", "host": "Ana", "buy_in": 5})  # fmt: skip
+    assert status == 201, created
+    tid = created["tournament"]
+    status, bea = call(base, "POST", f"/api/tournaments/{tid}/register", {"name": "Bea"})
+    assert status == 200, bea
+    status, left = call(base, "POST", f"/api/tournaments/{tid}/unregister", {"token": bea["token"]})
+    assert (status, left["entrants"]) == (200, 1), left
+    status, state = call(base, "GET", f"/api/tournaments/{tid}")
+    assert state["standings"]["entrants"] == 1 and state["standings"]["pool"] == 5
+    status, again = call(base, "POST", f"/api/tournaments/{tid}/unregister",
+                         {"token": bea["token"]})  # fmt: skip
+    assert status == 409 and again["code"] == "not_seated", again
+    status, forged = call(base, "POST", f"/api/tournaments/{tid}/unregister", {"token": "x.y"})
+    assert (status, forged["code"]) == (401, "unauthorized")

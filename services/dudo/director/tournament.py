@@ -77,6 +77,15 @@ class Tournament(Progress, Stored, Flushing):
             check_payouts(msg["payouts"])
         except (RulesConfigError, PayoutError) as exc:
             raise Refusal(wire.BAD_RULES, str(exc)) from exc
+        start_players, start_at = msg.get("start_players"), msg.get("start_at")
+        if start_players is not None and start_players > msg["max_players"]:
+            raise Refusal(
+                wire.BAD_MESSAGE,
+                f"start_players ({start_players}) is more than max_players "
+                f"({msg['max_players']}): it would never start",
+            )
+        if start_at is not None and start_at <= now:
+            raise Refusal(wire.BAD_MESSAGE, "start_at is past: give a time to come (ms)")
         advance = msg.get("advance")
         if msg["format"] == "heats":
             advance = advance or default_advance(msg["seats"])

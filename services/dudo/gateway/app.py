@@ -69,6 +69,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 web.get("/api/tournaments/{tournament}", self.tournament_standings),
                 web.post("/api/tournaments/{tournament}/register", self.register_tournament),
                 web.post("/api/tournaments/{tournament}/begin", self.begin_tournament),
+                web.post("/api/tournaments/{tournament}/unregister", self.unregister_tournament),
                 web.get("/ws", self.websocket),
                 web.get("/healthz", self.healthz),
                 web.get("/readyz", self.readyz),

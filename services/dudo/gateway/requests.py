@@ -95,6 +95,16 @@ def name_of(name: Any) -> tuple[str | None, web.Response | None]:
 async def json_body(request: web.Request) -> dict[str, Any]:
     try:
         body = await request.json()
+    except web.HTTPRequestEntityTooLarge:  # over the app's client_max_size
+        raise web.HTTPRequestEntityTooLarge(
+            max_size=request.client_max_size,
+            actual_size=request.content_length or 0,
+            text=json.dumps(
+                {"code": wire.TOO_LARGE,
+                 "message": f"a request body may be at most {request.client_max_size} bytes"}
+            ),
+            content_type="application/json",
+        ) from None  # fmt: skip
     except Exception:
         raise web.HTTPBadRequest(
             text=json.dumps({"code": wire.BAD_MESSAGE, "message": "the body must be JSON"}),

@@ -168,16 +168,47 @@ class TournamentApi(GatewayState):
             return refusal_response(answer, status)
         return {"player": answer["player"], "token": answer["token"]}
 
-    async def begin_tournament(self, request: web.Request) -> web.Response:
-        """Body: ``{token}`` (the host's entrant token): start now."""
+    async def unregister_tournament(self, request: web.Request) -> web.Response:
+        """Body: ``{token}`` (the entrant's own token): leave before the start; the buy-in
+        goes back. The director checks the token; ``entrants``: how many are left."""
+        refused = self._too_fast(self.joins, request, "registrations")
+        if refused is not None:
+            return refused
         tid = request.match_info["tournament"]
         body = await json_body(request)
+        refused = self._entrant_token(body, tid)
+        if refused is not None:
+            return refused
+        assert self.link is not None
+        unregister = self.link.message(
+            "unregister", id=f"u-{secrets.token_hex(6)}", tournament=tid, token=body["token"]
+        )
+        answer = await self._ask(unregister)
+        if answer is None:
+            return error_response(504, wire.TIMEOUT, "no director answered in time")
+        if answer["type"] == "error":
+            status = {wire.UNKNOWN_TOURNAMENT: 404, wire.UNAUTHORIZED: 401}
+            return refusal_response(answer, status.get(answer["code"], 409))
+        return web.json_response({"tournament": tid, "entrants": answer["entrants"]})
+
+    def _entrant_token(self, body: dict[str, Any], tid: str) -> web.Response | None:
+        """A 401 unless ``body["token"]`` reads as an entrant token of ``tid`` (whose
+        signature the director checks)."""
         try:
             grant = self.tokens.check(str(body.get("token", "")))
         except TokenError as exc:
             return error_response(401, exc.code, exc.message)
         if grant.kind != "entrant" or grant.table != tid:
             return error_response(401, wire.UNAUTHORIZED, "not an entrant token of this tournament")
+        return None
+
+    async def begin_tournament(self, request: web.Request) -> web.Response:
+        """Body: ``{token}`` (the host's entrant token): start now."""
+        tid = request.match_info["tournament"]
+        body = await json_body(request)
+        refused = self._entrant_token(body, tid)
+        if refused is not None:
+            return refused
         assert self.link is not None
         begin = self.link.message(
             "begin", id=f"b-{secrets.token_hex(4)}", tournament=tid, token=body["token"]
