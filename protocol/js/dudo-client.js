@@ -92,6 +92,8 @@ export class DudoApi {
   createTournament(body) { return this.call("POST", "/api/tournaments", body, IDEMPOTENT); }
   /** @param {string} tournament @param {{name: string, identity?: string, request?: string}} body */
   register(tournament, body) { return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/register`, body, IDEMPOTENT); }
+  /** @param {string} tournament @param {string} token your own entrant token: leave before the start */
+  unregister(tournament, token) { return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/unregister`, { token }); }
   /** @param {string} tournament @param {string} token the host's entrant token */
   begin(tournament, token) { return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/begin`, { token }); }
   /** @param {string} tournament */

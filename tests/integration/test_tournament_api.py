@@ -277,3 +277,20 @@ def test_the_api_refuses_what_would_never_work_and_lets_an_entrant_leave(
     assert status == 409 and again["code"] == "not_seated", again
     status, forged = call(base, "POST", f"/api/tournaments/{tid}/unregister", {"token": "x.y"})
     assert (status, forged["code"]) == (401, "unauthorized")
+
+    async def through_the_client_library() -> None:
+        from dudo.client import DudoApi, DudoError
+
+        async with DudoApi(base) as api:
+            ciro = await api.register(tid, name="Ciro")
+            assert (await api.unregister(tid, ciro["token"]))["entrants"] == 1
+            try:
+                await api.unregister(tid, ciro["token"])
+            except DudoError as exc:
+                assert exc.code == "not_seated"
+            else:
+                raise AssertionError("unregistered twice")
+
+    import asyncio
+
+    asyncio.run(through_the_client_library())

@@ -108,6 +108,12 @@ class DudoApi:
         path = f"/api/tournaments/{quote(tournament)}/register"
         return await self.call("POST", path, body, idempotent=True)
 
+    async def unregister(self, tournament: str, token: str) -> dict[str, Any]:
+        """Leave ``tournament`` before its start, with your own entrant ``token``."""
+        return await self.call(
+            "POST", f"/api/tournaments/{quote(tournament)}/unregister", {"token": token}
+        )
+
     async def begin(self, tournament: str, token: str) -> dict[str, Any]:
         return await self.call(
             "POST", f"/api/tournaments/{quote(tournament)}/begin", {"token": token}
