@@ -268,3 +268,21 @@ def test_every_tournament_table_has_a_turn_clock() -> None:
     assert Tournament.create(create(), 0, Context()).config["rules"]["turn_seconds"] == 30
     kept = create(rules={"preset": "classic", "turn_seconds": 12})
     assert Tournament.create(kept, 0, Context()).config["rules"]["turn_seconds"] == 12
+
+
+def test_a_name_like_an_entrants_is_refused_until_that_entrant_leaves() -> None:
+    """Issue 31, item 7: duplicate and look-alike display names were accepted, so two
+    "Ana"s stood in the standings. A name equal to an entrant's in any case, width or
+    spacing is refused `name_taken`; free again once that entrant unregisters; the same
+    player registering again is not a second entrant (and not refused)."""
+    t = Tournament.create(create(max_players=9), 0, Context())
+    replies(t)
+    assert not codes(send(t, "register", id="r1", player="p1", name="Ana María", bot=None))
+    for i, alike in enumerate(["ana maría", "ANA MARÍA", "Ａｎａ María", "ana MARÍA"]):
+        refused = send(t, "register", id=f"x{i}", player=f"q{i}", name=alike, bot=None)
+        assert codes(refused) == ["name_taken"], alike
+    assert not codes(send(t, "register", id="r1b", player="p1", name="Ana María", bot=None))
+    assert len(t.entrants) == 1
+    assert not codes(send(t, "register", id="r2", player="p2", name="Аna", bot=None))  # Cyrillic
+    send(t, "unregister", id="u1", player="p1")
+    assert not codes(send(t, "register", id="r3", player="p3", name="ana maría", bot=None))

@@ -85,6 +85,9 @@ class TournamentState:
     # handle -> player of every entrant, made at the first entrant token this process
     # checks for the tournament, kept up with registrations after that (None: not made)
     _by_handle: dict[str, str] | None = field(default=None, compare=False, repr=False)
+    # every entrant's name as wire.name_key folds it, made at the first registration this
+    # process takes for the tournament, kept up after that (None: not made)
+    _names: set[str] | None = field(default=None, compare=False, repr=False)
     # (version, the whole standings) last asked for by a gateway (`standings`)
     _full_standings: tuple[int, dict[str, Any]] | None = field(
         default=None, compare=False, repr=False

@@ -128,6 +128,8 @@ class Tournament(Progress, Stored, Flushing):
         self.entrants[entrant.player] = self.touch(entrant)
         if self._by_handle is not None:
             self._by_handle[wire.public_id(entrant.player)] = entrant.player
+        if self._names is not None:
+            self._names.add(wire.name_key(entrant.name))
 
     def _entrant_of(self, token: str) -> Entrant:
         """The entrant an entrant token of this tournament names (by handle), or
@@ -201,6 +203,12 @@ class Tournament(Progress, Stored, Flushing):
                 raise Refusal(wire.GAME_STARTED, "registration is closed")
             if len(self.entrants) >= self.config["max_players"]:
                 raise Refusal(wire.TOURNAMENT_FULL, "the tournament is full")
+            if self._names is None:
+                self._names = {wire.name_key(e.name) for e in self.entrants.values()}
+            if wire.name_key(msg["name"]) in self._names:
+                raise Refusal(
+                    wire.NAME_TAKEN, f"an entrant here is called {msg['name']!r} (or alike)"
+                )
             buy_in = self.config["buy_in"]
             self._enter(Entrant(player, msg["name"], msg["gateway"], msg.get("bot"), paid=buy_in))
             self.pool += buy_in
@@ -223,6 +231,8 @@ class Tournament(Progress, Stored, Flushing):
             self._entrants_changed.add(entrant.player)  # its row goes
             if self._by_handle is not None:
                 self._by_handle.pop(wire.public_id(player), None)
+            if self._names is not None:
+                self._names.discard(wire.name_key(entrant.name))
             self.pool -= entrant.paid  # the buy-in goes back
         self._changed(msg)
         if entrant is not None:

@@ -20,6 +20,7 @@ TOURNAMENT_FULL = "tournament_full"
 TABLE_EXISTS = "table_exists"
 TABLE_FULL = "table_full"
 SEAT_TAKEN = "seat_taken"
+NAME_TAKEN = "name_taken"  # a tournament has an entrant of that name (or one like it)
 NOT_SEATED = "not_seated"
 NOT_ATTACHED = "not_attached"  # the seat is attached to another gateway
 NOT_HOST = "not_host"
@@ -45,6 +46,7 @@ PROTOCOL_ERROR_CODES = frozenset(
         TABLE_EXISTS,
         TABLE_FULL,
         SEAT_TAKEN,
+        NAME_TAKEN,
         NOT_SEATED,
         NOT_ATTACHED,
         NOT_HOST,

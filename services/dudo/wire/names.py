@@ -52,3 +52,10 @@ def is_clean_name(value: str) -> bool:
         return clean_name(value) == value
     except WireError:
         return False
+
+
+def name_key(name: str) -> str:
+    """What two display names that people would take for the same one share: the same
+    letters in any case or width (NFKC, then casefolded), spaces collapsed. Scripts that
+    merely look alike (a Cyrillic "а" for a Latin "a") are not folded together."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
