@@ -119,6 +119,16 @@ def test_bench_targets_read_their_own_options_with_their_own_defaults() -> None:
         parsed("bench", "engine", "--clients", "5")
 
 
+def test_a_director_keeps_finished_tournaments_for_its_retention() -> None:
+    from dudo.cli.services import loop_settings
+
+    day = 24 * 3600 * 1000
+    assert loop_settings(parsed("director")).finished_ttl_ms == 30 * day
+    assert loop_settings(parsed("director", "--keep-finished-days", "2")).finished_ttl_ms == 2 * day
+    assert loop_settings(parsed("director", "--keep-finished-days", "0")).finished_ttl_ms == 0
+    assert loop_settings(parsed("worker")).finished_ttl_ms == 3_600_000  # tables: an hour
+
+
 def test_defaults_come_from_the_environment_read_once() -> None:
     env = Environment.read(
         {"DUDO_REDIS_URL": "redis://r:1/0", "DUDO_ID": "w7", "DUDO_HEALTH_PORT": "9001",

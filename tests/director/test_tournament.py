@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from dudo import wire
+from dudo.director.state import LISTED_OVER_MS
 from dudo.director.tournament import OVER, REGISTERING, RUNNING, Context, Tournament
 from dudo.wire import Refusal, keys
 
@@ -286,3 +287,25 @@ def test_a_name_like_an_entrants_is_refused_until_that_entrant_leaves() -> None:
     assert not codes(send(t, "register", id="r2", player="p2", name="Аna", bot=None))  # Cyrillic
     send(t, "unregister", id="u1", player="p1")
     assert not codes(send(t, "register", id="r3", player="p3", name="ana maría", bot=None))
+
+
+def test_a_finished_tournament_is_listed_as_over_for_a_day_then_leaves_the_listing() -> None:
+    """Issue 31, item 3: a finished tournament left the listing at once. It is listed as
+    over for LISTED_OVER_MS; then its timer takes it out of the listing and nothing
+    else: its record, with the results, stays for the director's retention."""
+    t = Tournament.create(create(), 0, Context())
+    send(t, "register", id="r", player="p", name="P", bot=None)
+    t.config["start_at"] = 1
+    timeout = {"tournament": "cup", "id": "t"}
+    t.handle(wire.message("tournament_timeout", version=t.version, **timeout), 50, RNG)
+    assert t.status == OVER
+    flush = t.flush()
+    assert flush.finished and flush.lobby and flush.lobby["status"] == "over"
+    assert t.wake == 50 + LISTED_OVER_MS and flush.timer_add is not None
+    t.handle(wire.message("tournament_timeout", version=t.version - 1, **timeout), 60, RNG)
+    assert t.flush().lobby is False  # an older timer: still listed
+    t.handle(wire.message("tournament_timeout", version=t.version, **timeout), 70, RNG)
+    flush = t.flush()
+    assert flush.lobby is None and flush.record is not None and flush.finished
+    assert t.wake is None and flush.timer_remove is not None
+    assert t.entrants["p"].place == 1  # the results are still there

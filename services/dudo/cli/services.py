@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .common import (
     add_limits,
@@ -18,6 +18,9 @@ from .common import (
     process_arguments,
 )
 from .environment import Environment
+
+if TYPE_CHECKING:
+    from ..worker import WorkerSettings
 
 
 def add(sub: Any, env: Environment) -> None:
@@ -114,6 +117,13 @@ def add(sub: Any, env: Environment) -> None:
     director.add_argument(
         "--table-partitions", type=int, default=16, help="the deployment's table partitions"
     )
+    director.add_argument(
+        "--keep-finished-days",
+        type=float,
+        default=30.0,
+        help="how long a finished tournament's record (its results) is kept (0: until an "
+        "operator deletes it); it is listed as over for a day",
+    )
     director.set_defaults(func=_director)
 
     health = sub.add_parser(
@@ -130,7 +140,7 @@ def _worker(args: argparse.Namespace) -> int:
     from ..infra.connection import ConfigMismatch
     from ..infra.log import configure
     from ..infra.service import retry_until_ready
-    from ..worker import Worker, WorkerSettings
+    from ..worker import Worker
 
     configure(args.log_level)
     role = "director" if args.func is _director else "worker"
@@ -142,20 +152,7 @@ def _worker(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    settings = WorkerSettings(
-        redis_url=args.redis,
-        partitions=args.partitions,
-        batch=args.batch,
-        lease_ms=args.lease_ms,
-        heartbeat=args.heartbeat,
-        dead_after_ms=args.dead_after_ms,
-        seed=args.seed,
-        slow_cycle_ms=args.slow_ms,
-        slot_per_call=args.slot_per_call,
-        max_deliveries=args.max_deliveries,
-        gateway_entries_per_s=args.gateway_entries_per_s,
-        gateway_bytes_per_s=args.gateway_bytes_per_s,
-    )
+    settings = loop_settings(args)
     if args.id:
         settings.worker_id = args.id
 
@@ -182,6 +179,30 @@ def _worker(args: argparse.Namespace) -> int:
         print(f"dudo {role}: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def loop_settings(args: argparse.Namespace) -> WorkerSettings:
+    """A partition loop's settings from ``dudo worker`` or ``dudo director``'s options."""
+    from ..worker import WorkerSettings
+
+    settings = WorkerSettings(
+        redis_url=args.redis,
+        partitions=args.partitions,
+        batch=args.batch,
+        lease_ms=args.lease_ms,
+        heartbeat=args.heartbeat,
+        dead_after_ms=args.dead_after_ms,
+        seed=args.seed,
+        slow_cycle_ms=args.slow_ms,
+        slot_per_call=args.slot_per_call,
+        max_deliveries=args.max_deliveries,
+        gateway_entries_per_s=args.gateway_entries_per_s,
+        gateway_bytes_per_s=args.gateway_bytes_per_s,
+    )
+    days = getattr(args, "keep_finished_days", None)  # a director's finished tournaments
+    if days is not None:
+        settings.finished_ttl_ms = round(days * 24 * 3600 * 1000)  # 0: kept
+    return settings
 
 
 def _director(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ from ..wire import TableReport, keys, message
 from .balance import Balancer, Decisions, first_seating
 from .prizes import split_pool
 from .standings import Entrant
-from .state import OVER, RUNNING, TournamentState
+from .state import LISTED_OVER_MS, OVER, RUNNING, TournamentState
 
 
 class Progress(TournamentState):
@@ -238,6 +238,7 @@ class Progress(TournamentState):
             paid_out.append([account_of(entrant.player, entrant.bot), amount])
         self.pool = 0
         self.status = OVER
+        self.wake = self._now + LISTED_OVER_MS  # listed as over until then
         self._changed()
         self._ledger("lp", paid_out)
         people = [[e.player, e.name] for e in by_place if e.bot is None]

@@ -21,6 +21,9 @@ from .standings import Entrant
 
 REGISTERING, RUNNING, OVER = "registering", "running", "over"
 BROADCAST_EVERY_MS = 1000
+# A finished tournament stays in the listing (as over) this long; its record, with the
+# results, is kept for the director's --keep-finished-days (docs/tournaments.md).
+LISTED_OVER_MS = 24 * 3600 * 1000
 
 
 @dataclass(frozen=True)

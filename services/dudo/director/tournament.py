@@ -170,6 +170,10 @@ class Tournament(Progress, Stored, Flushing):
         if kind == "tournament_timeout":
             if msg["version"] == self.version and self.status == REGISTERING:
                 self._start(rng)
+            elif msg["version"] == self.version and self.status == OVER:
+                self.wake = None  # out of the listing; the record stays (its retention)
+                self._lobby = True
+                self._changed(visible=False)
             return
         if msg["id"] in self.seen:
             self._error(msg, wire.DUPLICATE, "this message id was already applied")
@@ -381,8 +385,8 @@ class Tournament(Progress, Stored, Flushing):
         )
 
     def lobby_entry(self) -> dict[str, Any] | None:
-        if self.status == OVER:
-            return None
+        if self.status == OVER and self.wake is None:
+            return None  # its time in the listing is over (tournament_timeout)
         c = self.config
         left = len(self.entrants) - self.out
         return {
