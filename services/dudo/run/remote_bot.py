@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -120,7 +121,9 @@ async def run(
 ) -> Outcome:
     """Take a seat the way asked (a token, a table to join, a tournament to register
     for, else a new table made from ``create``) and play it to the end."""
-    name = name or f"{level.capitalize()} bot"
+    # Unnamed, a bot takes a tag of its own: a tournament refuses a name an entrant has
+    # (name_taken), and several bots of one level often register for the same one.
+    name = name or f"{level.capitalize()} bot {secrets.token_hex(2)}"
     handle = None
     async with DudoApi(base) as api:
         if token is None and tournament is not None:
