@@ -75,6 +75,29 @@ def test_place_takes_the_shortest_table_with_room() -> None:
     assert place([TableCount("t1", 6), TableCount("t2", 1, breaking=True)], 6) is None
 
 
+def test_a_player_sent_away_does_not_go_back_to_the_table_it_left() -> None:
+    """Issue 31, item 5: an elimination at the sending table in the same step made it
+    the shortest, and the player it sent away was placed back there ("Moved to table
+    1" from table 1, seconds without views). It goes to the next shortest; back only
+    where no other table has room."""
+    b = Balancer(6)
+    for name, n in (("t1", 6), ("t2", 4), ("t3", 5)):
+        b.open(name, n)
+    decided = Decisions()
+    b.decide(decided)
+    [order] = decided.orders
+    assert (order.table, order.count) == ("t1", 1)
+    # t1's round ends: "p" leaves by the order and someone else is out there.
+    after = b.boundary("t1", seated=4, done=order.seq, left=["p"])
+    assert after.moves == [("p", "t2")]
+    b.check_files()
+
+    full = Balancer(3)  # the only table with room is the one it left: back it goes
+    full.open("a", 3)
+    full.open("b", 3)
+    assert full.boundary("a", seated=2, done=0, left=["q"]).moves == [("q", "a")]
+
+
 # -- whole tournaments, simulated ---------------------------------------------------
 
 

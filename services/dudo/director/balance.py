@@ -97,6 +97,11 @@ class Balancer:
     _ordered: set[str] = field(init=False, compare=False, repr=False)
     _breaking: set[str] = field(init=False, compare=False, repr=False)
     _last_key: tuple[int, str] | None = field(init=False, compare=False, repr=False)
+    # The table each waiting player left (not stored: a director that restarts while
+    # one waits may seat it back where it came from, as before this was kept)
+    _came_from: dict[str, str] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         self._refile_all()
@@ -190,6 +195,7 @@ class Balancer:
             self._refile(count)
         if gone:
             self.waiting.extend(gone)
+            self._came_from.update(dict.fromkeys(gone, table))
         return changed
 
     def decide(self, decisions: Decisions) -> None:
@@ -200,11 +206,15 @@ class Balancer:
 
     def _seat_waiting(self, decisions: Decisions) -> None:
         """Each waiting player, in turn, to the shortest table with room, on paper
-        (ties: the first opened; the one :func:`place` would pick)."""
+        (ties: the first opened; the one :func:`place` would pick), but not back to
+        the table it just left while another has room: an elimination there in the
+        same step may have made it the shortest, and a move back is a move for nothing."""
         while self.waiting:
-            rank = self._files.first_below(self.seats)
+            source = self._came_from.get(self.waiting[0])
+            rank = self._files.first_below(self.seats, avoid=self._rank.get(source or ""))
             if rank is None:
                 return
+            self._came_from.pop(self.waiting[0], None)
             count = self._by_rank[rank]
             count.arriving += 1
             self.touched.add(count.table)

@@ -71,11 +71,15 @@ class SizeIndex:
             for rank in self._at[size]:
                 yield size, rank
 
-    def first_below(self, limit: int) -> int | None:
-        """The rank of the shortest table smaller than ``limit`` (ties: the first), or None."""
+    def first_below(self, limit: int, avoid: int | None = None) -> int | None:
+        """The rank of the shortest table smaller than ``limit`` (ties: the first), or None;
+        ``avoid`` only if no other table is that small."""
         for size in range(min(limit, len(self._at))):
-            if self._at[size]:
-                return self._at[size][0]
+            for rank in self._at[size][:2]:  # ``avoid`` is at most one of them
+                if rank != avoid:
+                    return rank
+        if avoid is not None and self._size.get(avoid, limit) < limit:
+            return avoid
         return None
 
     def spread(self, smallest: int = 0) -> int:
