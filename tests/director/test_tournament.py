@@ -8,8 +8,15 @@ from typing import Any
 import pytest
 
 from dudo import wire
-from dudo.director.state import LISTED_OVER_MS
-from dudo.director.tournament import OVER, REGISTERING, RUNNING, Context, Tournament
+from dudo.director.state import (
+    CANCELLED,
+    LISTED_OVER_MS,
+    OVER,
+    REGISTERING,
+    RUNNING,
+    UNSTARTED_MS,
+)
+from dudo.director.tournament import Context, Tournament
 from dudo.wire import Refusal, keys
 
 RNG = random.Random(4)
@@ -309,3 +316,33 @@ def test_a_finished_tournament_is_listed_as_over_for_a_day_then_leaves_the_listi
     assert flush.lobby is None and flush.record is not None and flush.finished
     assert t.wake is None and flush.timer_remove is not None
     assert t.entrants["p"].place == 1  # the results are still there
+
+
+def test_a_tournament_that_never_begins_is_cancelled_and_pays_every_buy_in_back() -> None:
+    """Issue 31, item 6: tournaments that never started stayed registering for ever (2,000
+    of them filled the listing every lobby polls). With no start time, a day after its
+    creation it is cancelled: each buy-in back by double entry, listed as cancelled for a
+    day, registering refused; at its start time with nobody, likewise."""
+    t = Tournament.create(create(), 1_000, Context())
+    assert t.wake == 1_000 + UNSTARTED_MS
+    for i in range(2):
+        send(t, "register", id=f"r{i}", player=f"p{i}", name=f"P{i}", bot=None)
+    t.flush()
+    timeout = {"tournament": "cup", "id": "t"}
+    t.handle(wire.message("tournament_timeout", version=t.version, **timeout), t.wake, RNG)
+    assert t.status == CANCELLED and t.pool == 0
+    flush = t.flush()
+    assert flush.finished and flush.lobby and flush.lobby["status"] == "cancelled"
+    [ledger] = [wire.unpack(d) for _, d in flush.sends if wire.unpack(d)["type"] == "ledger"]
+    assert sorted(ledger["transfers"]) == [["p0", 7], ["p1", 7], ["pool:cup", -14]]
+    assert t.standings()["status"] == "cancelled"
+    refused = send(t, "register", id="r9", player="p9", name="P9", bot=None)
+    assert codes(refused) == ["game_started"] and "cancelled" in refused[0]["message"]
+    t.handle(wire.message("tournament_timeout", version=t.version, **timeout), t.wake, RNG)
+    assert t.flush().lobby is None  # a day later: out of the listing, the record kept
+
+    nobody = Tournament.create(create(start_at=5_000), 1_000, Context())
+    assert nobody.wake == 5_000
+    timer = wire.message("tournament_timeout", version=nobody.version, **timeout)
+    nobody.handle(timer, 5_000, RNG)
+    assert nobody.status == CANCELLED

@@ -16,7 +16,7 @@ from dudo.bench.tournament import (
     load_tournament,
     players_at_two_tables,
 )
-from dudo.director.tournament import OVER, RUNNING
+from dudo.director.state import OVER, RUNNING
 from dudo.wire import keys
 
 from .procs import FAST, P, Workers, wait_for

@@ -13,7 +13,8 @@ from dudo import wire
 from dudo.bench.tournament import create_bot_tournament, players_at_two_tables
 from dudo.director.prizes import split_pool
 from dudo.director.ratings import Ratings
-from dudo.director.tournament import OVER, Tournament
+from dudo.director.state import OVER
+from dudo.director.tournament import Tournament
 from dudo.run.director import director, ratings_keeper
 from dudo.table import Table
 from dudo.wire import keys, signing

@@ -31,7 +31,8 @@ from typing import Any
 
 from .. import wire
 from ..director.prizes import split_pool
-from ..director.tournament import OVER, Tournament
+from ..director.state import OVER
+from ..director.tournament import Tournament
 from ..infra.connection import create_groups, ensure_partitions
 from ..infra.keyring import internal_key, start_signing
 from ..ops.fleet import Fleet, fresh_redis, temporary_folder

@@ -18,7 +18,7 @@ from ..wire import TableReport, keys, message
 from .balance import Balancer, Decisions, first_seating
 from .prizes import split_pool
 from .standings import Entrant
-from .state import LISTED_OVER_MS, OVER, RUNNING, TournamentState
+from .state import CANCELLED, LISTED_OVER_MS, OVER, RUNNING, TournamentState
 
 
 class Progress(TournamentState):
@@ -53,6 +53,21 @@ class Progress(TournamentState):
             for table, group in self._new_tables(players, None):
                 self.balancer.open(table, len(group))
         self.tables_at_start = self.tables_made
+
+    def _cancel(self) -> None:
+        """Never begun: every buy-in goes back (by double entry, as an unregister's
+        does), and the tournament is listed as cancelled for a day."""
+        back: list[list[Any]] = []
+        for entrant in self.entrants.values():
+            if entrant.paid:
+                back += [[pool_of(self.id), -entrant.paid],
+                         [account_of(entrant.player, entrant.bot), entrant.paid]]  # fmt: skip
+        self.pool = 0
+        self.status = CANCELLED
+        self.wake = self._now + LISTED_OVER_MS
+        self._changed()
+        if back:
+            self._ledger("lc", back)
 
     def _fill_with_bots(self, rng: random.Random) -> None:
         level = self.config["bots"]

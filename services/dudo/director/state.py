@@ -20,10 +20,16 @@ from .balance import Balancer
 from .standings import Entrant
 
 REGISTERING, RUNNING, OVER = "registering", "running", "over"
+CANCELLED = "cancelled"  # never started: every buy-in went back
+ENDED = frozenset({OVER, CANCELLED})
 BROADCAST_EVERY_MS = 1000
 # A finished tournament stays in the listing (as over) this long; its record, with the
 # results, is kept for the director's --keep-finished-days (docs/tournaments.md).
 LISTED_OVER_MS = 24 * 3600 * 1000
+# A tournament with no start time that has not begun this long after its creation is
+# cancelled, its buy-ins paid back: none waits for ever, and the listing every lobby
+# reads does not grow with abandoned ones (docs/tournaments.md).
+UNSTARTED_MS = 24 * 3600 * 1000
 
 
 @dataclass(frozen=True)

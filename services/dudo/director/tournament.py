@@ -28,7 +28,15 @@ from .prizes import PayoutError, check_payouts
 from .progress import Progress
 from .record import Stored
 from .standings import STREAMED_PLACES, STREAMED_TABLES, Entrant, standings
-from .state import BROADCAST_EVERY_MS, OVER, REGISTERING, RUNNING, Context
+from .state import (
+    BROADCAST_EVERY_MS,
+    CANCELLED,
+    ENDED,
+    REGISTERING,
+    RUNNING,
+    UNSTARTED_MS,
+    Context,
+)
 
 TOURNAMENT_ID_MAX = 48  # its tables are named "<id>-<n>", and ids are at most 64 characters
 
@@ -116,7 +124,7 @@ class Tournament(Progress, Stored, Flushing):
         tournament = cls(id=tid, config=config, host=host, created=now, limits=limits)
         tournament.seen.add(msg["id"])
         tournament.subscribers.append(msg["gateway"])
-        tournament.wake = config["start_at"]
+        tournament.wake = config["start_at"] or now + UNSTARTED_MS
         tournament._changed()
         tournament._lobby = True
         return tournament
@@ -169,8 +177,14 @@ class Tournament(Progress, Stored, Flushing):
             return
         if kind == "tournament_timeout":
             if msg["version"] == self.version and self.status == REGISTERING:
-                self._start(rng)
-            elif msg["version"] == self.version and self.status == OVER:
+                # With no start time the timer is the day's end (not begun: cancelled);
+                # at its start time with nobody (and no bots), it is cancelled too.
+                nobody = not self.entrants and self.config["bots"] is None
+                if self.config["start_at"] is None or nobody:
+                    self._cancel()
+                else:
+                    self._start(rng)
+            elif msg["version"] == self.version and self.status in ENDED:
                 self.wake = None  # out of the listing; the record stays (its retention)
                 self._lobby = True
                 self._changed(visible=False)
@@ -204,7 +218,7 @@ class Tournament(Progress, Stored, Flushing):
         player = self.limits.authority.player_for(msg, self.id)
         if player not in self.entrants:
             if self.status != REGISTERING:
-                raise Refusal(wire.GAME_STARTED, "registration is closed")
+                raise Refusal(wire.GAME_STARTED, self._closed_why("registration is closed"))
             if len(self.entrants) >= self.config["max_players"]:
                 raise Refusal(wire.TOURNAMENT_FULL, "the tournament is full")
             if self._names is None:
@@ -228,7 +242,7 @@ class Tournament(Progress, Stored, Flushing):
 
     def _on_unregister(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         if self.status != REGISTERING:
-            raise Refusal(wire.GAME_STARTED, "the tournament has started")
+            raise Refusal(wire.GAME_STARTED, self._closed_why("the tournament has started"))
         player = self._player_of(msg)
         entrant = self.entrants.pop(player, None)
         if entrant is not None:
@@ -262,11 +276,14 @@ class Tournament(Progress, Stored, Flushing):
             answer["token"] = self.limits.authority.token("entrant", self.id, player, entrant.name)
         self._direct.append((msg["gateway"], answer))
 
+    def _closed_why(self, otherwise: str) -> str:
+        return "the tournament was cancelled" if self.status == CANCELLED else otherwise
+
     def _on_begin(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         if self._player_of(msg) != self.host:
             raise Refusal(wire.NOT_HOST, "only the host may begin the tournament")
         if self.status != REGISTERING:
-            raise Refusal(wire.GAME_STARTED, "the tournament has already started")
+            raise Refusal(wire.GAME_STARTED, self._closed_why("the tournament has already started"))
         if len(self.entrants) < 2 and self.config["bots"] is None:
             raise Refusal(wire.TOO_FEW_PLAYERS, f"{len(self.entrants)} registered, 2 needed")
         self._changed(msg)
@@ -385,7 +402,7 @@ class Tournament(Progress, Stored, Flushing):
         )
 
     def lobby_entry(self) -> dict[str, Any] | None:
-        if self.status == OVER and self.wake is None:
+        if self.status in ENDED and self.wake is None:
             return None  # its time in the listing is over (tournament_timeout)
         c = self.config
         left = len(self.entrants) - self.out
@@ -450,7 +467,7 @@ class Tournament(Progress, Stored, Flushing):
         ):
             self._persist = True
         rows = self.to_rows() if self._persist else []
-        result = self._flush(outputs, self._sends, finished=self.status == OVER, rows=rows)
+        result = self._flush(outputs, self._sends, finished=self.status in ENDED, rows=rows)
         self._direct, self._sends = [], []
         return result
 

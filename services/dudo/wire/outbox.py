@@ -237,7 +237,7 @@ OUTBOX: list[Message] = [
                 fields={
                     "name": Field("string"),
                     "format": Field("string", enum=("elimination", "heats")),
-                    "status": Field("string", enum=("registering", "running", "over")),
+                    "status": Field("string", enum=("registering", "running", "over", "cancelled")),
                     "seats": Field("integer", minimum=3, maximum=6),
                     "entrants": Field("integer", minimum=0),
                     "left": Field("integer", minimum=0),
