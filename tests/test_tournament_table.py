@@ -369,3 +369,30 @@ def test_a_house_bot_plays_after_a_moment_whatever_the_turn_clock() -> None:
     assert alone.wake is None and alone._play_now
     moves = [wire.decode(d) for _, d in alone.flush().sends if wire.unpack(d)["type"] == "timeout"]
     assert [m["table"] for m in moves] == ["t2"]
+
+
+def test_a_call_that_ends_the_round_that_sends_its_caller_away_is_acknowledged() -> None:
+    """Issue 31, item 4: when a player's own Dudo ends the round in the step that moves
+    them away, their gateway got no view (their seat was gone by the flush), so no
+    `ack`: the client library's act() never resolved. Their gateway gets the step's
+    view, public only (they hold no seat here now), with their act in `applied` and
+    the reveal of their own call in its events."""
+    cup = Cup([entrant("a", gateway="gw-a"), entrant("b", gateway="gw-b"),
+               entrant("c", gateway="gw-c")])  # fmt: skip
+    cup.send("order", tournament="cup", seq=3, count=None)  # break up at the round's end
+    game = cup.table.game
+    assert game is not None and game.turn is not None
+    legal = game.legal(game.turn)
+    face = next(f for f, q in enumerate(legal["bid"], start=1) if q is not None)
+    cup.act(game.turn, {"type": "bid", "quantity": legal["bid"][face - 1], "face": face})
+    caller = game.turn
+    assert caller is not None
+    gateway = cup.table.seats[caller].gateway
+    assert gateway is not None
+    cup.out.clear()
+    cup.act(caller, {"type": "dudo"})
+    assert cup.table.seats[caller].player is None  # gone with the order
+    [view] = cup.views_to(gateway)
+    assert view["applied"] == [f"m{cup.n}"]
+    assert view["holders"] == [] and view["seats"] == []  # nothing private
+    assert any(event["type"] == "reveal" for event in view["events"])

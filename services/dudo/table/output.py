@@ -7,7 +7,7 @@ spectator views go to gateways that asked to watch. Nothing else leaves.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import wire
 from ..engine import private_view, public_view, rules_dict
@@ -15,9 +15,6 @@ from ..entity import Flush, Flushing
 from ..wire import message
 from ..wire.frames import frames_message, public_piece
 from .state import DONE, OPEN, PLAYING, TableState
-
-if TYPE_CHECKING:
-    pass
 
 
 class TableOutput(TableState, Flushing):
@@ -82,6 +79,12 @@ class TableOutput(TableState, Flushing):
                 if seat.gateway is not None and not seat.away:
                     audience.setdefault(seat.gateway, set()).add(i)
             for gateway in self.watchers:
+                audience.setdefault(gateway, set())
+            # A gateway whose player's action was applied in this batch but holds no seat
+            # here any more (the round it ended sent them away in the same step) still
+            # gets the step's view, public only: its `applied` is the player's ack, its
+            # events the reveal of their own call.
+            for gateway in self._applied:
                 audience.setdefault(gateway, set())
         for gateway, index in self._requests:
             wanted = audience.setdefault(gateway, set())
