@@ -96,6 +96,8 @@ export class DudoApi {
   unregister(tournament, token) { return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/unregister`, { token }); }
   /** @param {string} tournament @param {string} token the host's entrant token */
   begin(tournament, token) { return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/begin`, { token }); }
+  /** @param {string} tournament every place given so far with the chips won (JSON) */
+  results(tournament) { return this.call("GET", `/api/tournaments/${encodeURIComponent(tournament)}/results`); }
   /** @param {string} tournament */
   standings(tournament) { return this.call("GET", `/api/tournaments/${encodeURIComponent(tournament)}`); }
   leaderboard(limit = 50) { return this.call("GET", `/api/leaderboard?limit=${limit}`); }

@@ -4,6 +4,8 @@ live and final."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import time
 import urllib.error
@@ -91,6 +93,18 @@ def test_create_register_begin_and_follow_the_standings_to_the_end(
         time.sleep(0.5)
     places = state["standings"]["places"]
     assert [p["place"] for p in places] == [1, 2, 3, 4]
+    # The organizer's records (issue 31): the same places and payouts as JSON and CSV.
+    status, results = call(base, "GET", f"/api/tournaments/{tid}/results")
+    assert status == 200 and results["status"] == "over" and results["buy_in"] == 5
+    assert results["places"] == places and results["payouts"] == [70, 30]
+    with urllib.request.urlopen(f"{base}/api/tournaments/{tid}/results?format=csv") as got:
+        assert got.headers["Content-Type"].startswith("text/csv")
+        rows = list(csv.DictReader(io.StringIO(got.read().decode())))
+    assert [(int(r["place"]), r["name"], int(r["chips"])) for r in rows] == [
+        (p["place"], p["name"], p["chips"]) for p in places
+    ]
+    status, refused = call(base, "GET", f"/api/tournaments/{tid}/results?format=xls")
+    assert (status, refused["code"]) == (400, "bad_message")
     assert sorted(p["name"] for p in places) == ["Ana", "Bea", "Ciro", "Dora"]
     assert [p["chips"] for p in places] == [14, 6, 0, 0]  # 70/30 of 4 x 5
     status, missing = call(base, "GET", "/api/tournaments/nope")
@@ -290,6 +304,9 @@ def test_the_api_refuses_what_would_never_work_and_lets_an_entrant_leave(
                 assert exc.code == "not_seated"
             else:
                 raise AssertionError("unregistered twice")
+            results = await api.results(tid)
+            assert results["status"] == "registering" and results["places"] == []
+            assert results["entrants"] == 1 and results["buy_in"] == 5
 
     import asyncio
 

@@ -119,6 +119,10 @@ class DudoApi:
             "POST", f"/api/tournaments/{quote(tournament)}/begin", {"token": token}
         )
 
+    async def results(self, tournament: str) -> dict[str, Any]:
+        """Every place given so far with the chips won, and what the tournament was."""
+        return await self.call("GET", f"/api/tournaments/{quote(tournament)}/results")
+
     async def standings(self, tournament: str) -> dict[str, Any]:
         return await self.call("GET", f"/api/tournaments/{quote(tournament)}")
 

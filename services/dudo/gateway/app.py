@@ -67,6 +67,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 web.get("/api/leaderboard", self.leaderboard),
                 web.post("/api/tournaments", self.create_tournament),
                 web.get("/api/tournaments/{tournament}", self.tournament_standings),
+                web.get("/api/tournaments/{tournament}/results", self.tournament_results),
                 web.post("/api/tournaments/{tournament}/register", self.register_tournament),
                 web.post("/api/tournaments/{tournament}/begin", self.begin_tournament),
                 web.post("/api/tournaments/{tournament}/unregister", self.unregister_tournament),

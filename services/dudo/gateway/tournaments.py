@@ -12,6 +12,8 @@ they sit at.
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import secrets
 from typing import Any
 
@@ -66,6 +68,34 @@ class TournamentApi(GatewayState):
         """The whole standings (every place; a streamed message carries the best 100), as
         the director answers a ``standings`` request: by handle (a gateway may not read a
         tournament's record, whose entrants are player ids)."""
+        answer = await self._whole_standings(request)
+        if isinstance(answer, web.Response):
+            return answer
+        return web.json_response(answer)
+
+    async def tournament_results(self, request: web.Request) -> web.Response:
+        """``?format=json`` (default) or ``csv``: the places and what each won, for an
+        organizer's records (a running tournament's: the places given so far)."""
+        wanted = request.query.get("format", "json")
+        if wanted not in ("json", "csv"):
+            return error_response(400, wire.BAD_MESSAGE, "format is json or csv")
+        answer = await self._whole_standings(request)
+        if isinstance(answer, web.Response):
+            return answer
+        results = results_of(answer["tournament"], answer["standings"])
+        if wanted == "json":
+            return web.json_response(results)
+        return web.Response(
+            text=results_csv(results["places"]),
+            content_type="text/csv",
+            charset="utf-8",
+            headers={
+                "Content-Disposition": f'attachment; filename="{answer["tournament"]}.csv"'
+            },
+        )
+
+    async def _whole_standings(self, request: web.Request) -> dict[str, Any] | web.Response:
+        """``{tournament, version, standings}`` as the director answers, or the refusal."""
         tid = request.match_info["tournament"]
         if not keys.ID_PATTERN.fullmatch(tid):
             return error_response(404, wire.UNKNOWN_TOURNAMENT, "no such tournament")
@@ -80,9 +110,7 @@ class TournamentApi(GatewayState):
         if answer["type"] == "error":
             status = 404 if answer["code"] == wire.UNKNOWN_TOURNAMENT else 409
             return error_response(status, answer["code"], answer["message"])
-        return web.json_response(
-            {"tournament": tid, "version": answer["version"], "standings": answer["standings"]}
-        )
+        return {"tournament": tid, "version": answer["version"], "standings": answer["standings"]}
 
     async def create_tournament(self, request: web.Request) -> web.Response:
         """Body: the ``tournament_create`` fields (rules, seats, format, ...), and an
@@ -240,3 +268,36 @@ class TournamentApi(GatewayState):
             if answer in done:
                 return answer.result()
         return None
+
+
+RESULT_FIELDS = ("place", "name", "handle", "chips")
+
+
+def results_of(tournament: str, standings: dict[str, Any]) -> dict[str, Any]:
+    """A tournament's results as an organizer keeps them: what it was, and every place
+    given (best first) with the chips won."""
+    return {
+        "tournament": tournament,
+        "name": standings["name"],
+        "status": standings["status"],
+        "format": standings["format"],
+        "entrants": standings["entrants"],
+        "buy_in": standings["buy_in"],
+        "payouts": standings["payouts"],
+        "places": [{k: p[k] for k in RESULT_FIELDS} for p in standings["places"]],
+    }
+
+
+def results_csv(places: list[dict[str, Any]]) -> str:
+    """The places as CSV (RFC 4180). A name a spreadsheet would take for a formula
+    (``=``, ``+``, ``-``, ``@``, tab, CR at its start) is quoted with a leading ``'``: a
+    player may name themselves ``=HYPERLINK(...)``, and organizers open these files."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(RESULT_FIELDS)
+    for place in places:
+        name = place["name"]
+        if name[:1] in ("=", "+", "-", "@", "\t", "\r"):
+            name = "'" + name
+        writer.writerow([place["place"], name, place["handle"], place["chips"]])
+    return out.getvalue()

@@ -1,0 +1,27 @@
+"""A tournament's results as CSV (GET /api/tournaments/{id}/results?format=csv): what a
+spreadsheet reads back is what the standings say, and no name runs as a formula."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from dudo.gateway.tournaments import results_csv
+
+
+def test_the_csv_reads_back_as_the_places_and_no_name_is_a_formula() -> None:
+    places = [
+        {"place": 1, "name": "Ana, la \"Reina\"", "handle": "h1", "chips": 14},
+        {"place": 2, "name": "=HYPERLINK(\"http://x\",\"win\")", "handle": "h2", "chips": 6},
+        {"place": 3, "name": "+1", "handle": "h3", "chips": 0},
+        {"place": 4, "name": "@cmd", "handle": "h4", "chips": 0},
+    ]
+    text = results_csv(places)
+    assert text.startswith("place,name,handle,chips\r\n")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [r["name"] for r in rows] == [
+        'Ana, la "Reina"', "'=HYPERLINK(\"http://x\",\"win\")", "'+1", "'@cmd"
+    ]
+    assert [(int(r["place"]), r["handle"], int(r["chips"])) for r in rows] == [
+        (1, "h1", 14), (2, "h2", 6), (3, "h3", 0), (4, "h4", 0)
+    ]
