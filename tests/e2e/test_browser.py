@@ -6,11 +6,14 @@ the house's moves are announced; leaving asks first. Screenshots go to test-outp
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import json
 import random
 import re
 import shutil
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -350,6 +353,12 @@ def test_a_quick_tournament_from_the_page_played_to_the_end(served: str, output_
         places = page.inner_text("[data-test=cup-places]")
         assert "Ana" in places and len(page.query_selector_all("[data-test=cup-places] li")) == 6
         assert page.query_selector("[data-test=my-place]")
+        # The organizer's records, one click away: the same six places as CSV.
+        href = page.get_attribute("[data-test=cup-csv]", "href")
+        assert href is not None and href.endswith("/results?format=csv")
+        with urllib.request.urlopen(served + href, timeout=10) as got:
+            rows = list(csv.DictReader(io.StringIO(got.read().decode())))
+        assert len(rows) == 6 and "Ana" in [r["name"] for r in rows]
         page.click("[data-test=cup] a")  # back to the lobby, then the leaderboard
         page.click("[data-test=leaderboard-link]")
         page.wait_for_selector("[data-test=leaderboard]")

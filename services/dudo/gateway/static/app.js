@@ -111,7 +111,7 @@ function receive(msg) {
       break;
     case "tournament":
       if (state.cup && msg.version <= state.cup.version) return;
-      state.cup = { version: msg.version, standings: msg.standings };
+      state.cup = { id: msg.tournament, version: msg.version, standings: msg.standings };
       if (state.route.page === "cup") redraw();
       break;
     case "error":

@@ -80,7 +80,7 @@ async function registerCup(cup) {
 export async function goCup(cup) {
   try {
     const got = await api("GET", `/api/tournaments/${cup}`);
-    state.cup = { version: got.version, standings: got.standings };
+    state.cup = { id: cup, version: got.version, standings: got.standings };
   } catch (err) {
     toast(errorText(err.code, err.message));
     location.hash = "#/";
@@ -93,7 +93,7 @@ export async function goCup(cup) {
     state.timers.push(setInterval(async () => {
       const got = await api("GET", `/api/tournaments/${cup}`).catch(() => null);
       if (got && (!state.cup || got.version > state.cup.version)) {
-        state.cup = { version: got.version, standings: got.standings };
+        state.cup = { id: cup, version: got.version, standings: got.standings };
         state.redraw();
       }
     }, 2000));
@@ -143,6 +143,11 @@ export function cupStandings() {
     s.tables.length ? h("ul", {}, s.tables.map((tb) => h("li", {}, `#${tableNumber(tb.table)}: `,
       tb.players.map((p) => `${p.name} (${p.dice})`).join(", ")))) : null,
     s.tables_playing > s.tables.length ? h("p", { class: "muted" }, t("moreTables", { n: s.tables_playing - s.tables.length })) : null,
+    s.buy_in ? h("p", { test: "cup-prizes" }, t("prizePool", {
+      pool: s.pool || s.buy_in * s.entrants, payouts: s.payouts.map((p) => `${p}%`).join(" / ") })) : null,
     s.places.length ? h("ol", { test: "cup-places" }, s.places.map((p) => h("li", { value: p.place },
-      p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : ""))) : null);
+      p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : ""))) : null,
+    s.places.length && state.cup.id ? h("a", {
+      href: `/api/tournaments/${encodeURIComponent(state.cup.id)}/results?format=csv`,
+      download: `${state.cup.id}.csv`, test: "cup-csv" }, t("resultsCsv")) : null);
 }
