@@ -141,8 +141,11 @@ export function cupStandings() {
   return h("div", { class: "card", test: "cup-standings" },
     h("h3", {}, t("standingsBtn")),
     s.tables.length ? h("ul", {}, s.tables.map((tb) => h("li", {}, `#${tableNumber(tb.table)}: `,
-      tb.players.map((p) => `${p.name} (${p.dice})`).join(", ")))) : null,
+      tb.players.map((p) => `${p.name} (${p.dice})`).join(", "), " ",
+      h("a", { href: `#/w/${tb.table}`, test: "watch-table" }, t("watch"))))) : null,
     s.tables_playing > s.tables.length ? h("p", { class: "muted" }, t("moreTables", { n: s.tables_playing - s.tables.length })) : null,
+    state.cup.id ? h("p", { class: "muted" }, `${t("share")}: `,
+      h("span", { class: "share", test: "cup-share" }, `${location.origin}/#/c/${state.cup.id}`)) : null,
     s.buy_in ? h("p", { test: "cup-prizes" }, t("prizePool", {
       pool: s.pool || s.buy_in * s.entrants, payouts: s.payouts.map((p) => `${p}%`).join(" / ") })) : null,
     s.places.length ? h("ol", { test: "cup-places" }, s.places.map((p) => h("li", { value: p.place },
