@@ -311,3 +311,32 @@ def test_the_api_refuses_what_would_never_work_and_lets_an_entrant_leave(
     import asyncio
 
     asyncio.run(through_the_client_library())
+
+
+def test_the_listing_is_bounded_and_shows_what_one_may_join_first(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    """Issue 31, item 6: 2,000 tournaments made the listing every lobby polls 1.15 MB.
+    It lists at most the gateway's --lobby-max, those open to register first."""
+    workers.start("w1")
+    workers.spawn(
+        "d1", "director", "--redis", workers.url, "--partitions", str(D),
+        "--table-partitions", str(P), "--id", "d1", *FAST,
+    )  # fmt: skip
+    base = workers.gateway("g1", "--director-partitions", str(D), "--lobby-max", "2")
+    wait_for(lambda: real_redis.zcard(keys.DIRECTORS) == 1, 30, "the director")
+    status, first = call(base, "POST", "/api/tournaments",
+                         {"name": "A", "host": "Ana", "bots": "normal"})  # fmt: skip
+    assert status == 201, first
+    status, begun = call(base, "POST", f"/api/tournaments/{first['tournament']}/begin",
+                         {"token": first["token"]})  # fmt: skip
+    assert status == 200, begun
+    made = [call(base, "POST", "/api/tournaments", {"name": n})[1]["tournament"] for n in "BC"]
+
+    def listed() -> Any:
+        status, listing = call(base, "GET", "/api/tournaments")
+        found = listing["tournaments"]
+        return found if status == 200 and {t["tournament"] for t in found} == set(made) else None
+
+    found = wait_for(listed, 20, "the listing")
+    assert [t["status"] for t in found] == ["registering", "registering"]  # not the running

@@ -150,7 +150,9 @@ def add_limits(parser: argparse.ArgumentParser) -> None:
     limits.add_argument(
         "--costly-every", type=float, default=1.0, help="seconds between resyncs/lobby lists"
     )
-    limits.add_argument("--lobby-max", type=int, default=500, help="open tables listed at most")
+    limits.add_argument(
+        "--lobby-max", type=int, default=500, help="tables, and tournaments, listed at most"
+    )
     limits.add_argument(
         "--trust-proxy",
         action="store_true",

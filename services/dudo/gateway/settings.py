@@ -45,5 +45,5 @@ class GatewaySettings:
     http_conns_per_address: int = 512
     request_timeout: float = 10.0
     costly_every: float = 1.0  # one resync or lobby listing per connection per this long
-    lobby_max: int = 500  # open tables listed at most (the emptiest first)
+    lobby_max: int = 500  # tables (the emptiest first), and tournaments, listed at most
     trust_proxy: bool = False  # the client address is X-Forwarded-For's first (behind a proxy)

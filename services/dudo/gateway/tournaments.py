@@ -59,10 +59,14 @@ class TournamentApi(GatewayState):
         return web.json_response({"leaderboard": board})
 
     async def list_tournaments(self, _request: web.Request) -> web.Response:
+        """Those open to register first, then those being played, then those ended (each
+        listed a day), at most ``lobby_max``: however many are made, every lobby polls
+        this, and its size stays bounded."""
         assert self.link is not None
         listing = await self.link.tournaments()
-        found = [{"tournament": t, **entry} for t, entry in sorted(listing.items())]
-        return web.json_response({"tournaments": found})
+        found = [{"tournament": t, **entry} for t, entry in listing.items()]
+        found.sort(key=lambda e: (LISTING_ORDER.get(e.get("status"), 9), e["tournament"]))
+        return web.json_response({"tournaments": found[: self.settings.lobby_max]})
 
     async def tournament_standings(self, request: web.Request) -> web.Response:
         """The whole standings (every place; a streamed message carries the best 100), as
@@ -271,6 +275,7 @@ class TournamentApi(GatewayState):
 
 
 RESULT_FIELDS = ("place", "name", "handle", "chips")
+LISTING_ORDER = {"registering": 0, "running": 1, "over": 2, "cancelled": 3}
 
 
 def results_of(tournament: str, standings: dict[str, Any]) -> dict[str, Any]:
