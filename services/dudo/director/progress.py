@@ -57,17 +57,20 @@ class Progress(TournamentState):
     def _cancel(self) -> None:
         """Never begun: every buy-in goes back (by double entry, as an unregister's
         does), and the tournament is listed as cancelled for a day."""
-        back: list[list[Any]] = []
-        for entrant in self.entrants.values():
-            if entrant.paid:
-                back += [[pool_of(self.id), -entrant.paid],
-                         [account_of(entrant.player, entrant.bot), entrant.paid]]  # fmt: skip
+        back = [t for e in self.entrants.values() if e.paid for t in self._paid_back(e)]
         self.pool = 0
         self.status = CANCELLED
         self.wake = self._now + LISTED_OVER_MS
         self._changed()
         if back:
             self._ledger("lc", back)
+
+    def _paid_back(self, entrant: Entrant) -> list[list[Any]]:
+        """The ledger's transfers that give ``entrant`` its buy-in back from the pool."""
+        return [
+            [pool_of(self.id), -entrant.paid],
+            [account_of(entrant.player, entrant.bot), entrant.paid],
+        ]
 
     def _fill_with_bots(self, rng: random.Random) -> None:
         level = self.config["bots"]

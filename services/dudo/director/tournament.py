@@ -254,11 +254,7 @@ class Tournament(Progress, Stored, Flushing):
             self.pool -= entrant.paid  # the buy-in goes back
         self._changed(msg)
         if entrant is not None:
-            back = [
-                [pool_of(self.id), -entrant.paid],
-                [account_of(entrant.player, entrant.bot), entrant.paid],
-            ]
-            self._ledger("lu", back)
+            self._ledger("lu", self._paid_back(entrant))
         self._ack(msg, player, on=False)
 
     def _ack(self, msg: dict[str, Any], player: str, *, on: bool) -> None:
