@@ -75,9 +75,11 @@ class SizeIndex:
         """The rank of the shortest table smaller than ``limit`` (ties: the first), or None;
         ``avoid`` only if no other table is that small."""
         for size in range(min(limit, len(self._at))):
-            for rank in self._at[size][:2]:  # ``avoid`` is at most one of them
-                if rank != avoid:
-                    return rank
+            ranks = self._at[size]  # ``avoid`` is at most one of them: then the next
+            if ranks and ranks[0] != avoid:
+                return ranks[0]
+            if len(ranks) > 1:
+                return ranks[1]
         if avoid is not None and self._size.get(avoid, limit) < limit:
             return avoid
         return None
