@@ -93,12 +93,6 @@ LAYERS["cli"] = set(LAYERS) - {"cli"}
 # A module's layer is the package it sits in (dudo.<layer>...): the folders are the layers.
 ENTRY = {"dudo", "dudo.__main__"}  # the package and `python -m dudo`: the command line
 
-# Imports that still run against the layers, each to be untangled (issue 30). The test
-# fails when one is gone, so that this list only ever shrinks: delete the line.
-DEBTS: dict[tuple[str, str], str] = {}
-# Import circles between modules not yet broken (each a sorted tuple of its modules).
-CIRCLES: set[tuple[str, ...]] = set()
-
 SERVICES = Path(__file__).resolve().parents[1] / "services"
 
 
@@ -250,18 +244,14 @@ def test_no_import_runs_against_the_layers() -> None:
         for dst in targets
         if layer_of(dst) != layer_of(src) and layer_of(dst) not in LAYERS[layer_of(src)]
     }
-    new = sorted(found - set(DEBTS))
-    assert not new, "imports against the layers: " + ", ".join(
-        f"{s} ({layer_of(s)}) -> {d} ({layer_of(d)})" for s, d in new
+    assert not found, "imports against the layers: " + ", ".join(
+        f"{s} ({layer_of(s)}) -> {d} ({layer_of(d)})" for s, d in sorted(found)
     )
-    paid = sorted(set(DEBTS) - found)
-    assert not paid, f"untangled, so delete from DEBTS: {paid}"
 
 
 def test_no_import_circles() -> None:
     found = circles(import_graph()[0])
-    assert found <= CIRCLES, f"new import circles: {sorted(found - CIRCLES)}"
-    assert found >= CIRCLES, f"broken, so delete from CIRCLES: {sorted(CIRCLES - found)}"
+    assert not found, f"import circles: {sorted(found)}"
 
 
 def test_no_module_imports_another_modules_private_name() -> None:
