@@ -371,6 +371,19 @@ def test_a_house_bot_plays_after_a_moment_whatever_the_turn_clock() -> None:
     assert [m["table"] for m in moves] == ["t2"]
 
 
+def bid_before_the_break(cup: Cup) -> int:
+    """The table is told to break up at its round's end; a bid is made: the seat that
+    may now call Dudo (and so end the round that sends it away)."""
+    cup.send("order", tournament="cup", seq=3, count=None)
+    game = cup.table.game
+    assert game is not None and game.turn is not None
+    legal = game.legal(game.turn)
+    face = next(f for f, q in enumerate(legal["bid"], start=1) if q is not None)
+    cup.act(game.turn, {"type": "bid", "quantity": legal["bid"][face - 1], "face": face})
+    assert game.turn is not None
+    return game.turn
+
+
 def test_a_call_that_ends_the_round_that_sends_its_caller_away_is_acknowledged() -> None:
     """Issue 31, item 4: when a player's own Dudo ends the round in the step that moves
     them away, their gateway got no view (their seat was gone by the flush), so no
@@ -379,14 +392,7 @@ def test_a_call_that_ends_the_round_that_sends_its_caller_away_is_acknowledged()
     the reveal of their own call in its events."""
     cup = Cup([entrant("a", gateway="gw-a"), entrant("b", gateway="gw-b"),
                entrant("c", gateway="gw-c")])  # fmt: skip
-    cup.send("order", tournament="cup", seq=3, count=None)  # break up at the round's end
-    game = cup.table.game
-    assert game is not None and game.turn is not None
-    legal = game.legal(game.turn)
-    face = next(f for f, q in enumerate(legal["bid"], start=1) if q is not None)
-    cup.act(game.turn, {"type": "bid", "quantity": legal["bid"][face - 1], "face": face})
-    caller = game.turn
-    assert caller is not None
+    caller = bid_before_the_break(cup)
     gateway = cup.table.seats[caller].gateway
     assert gateway is not None
     cup.out.clear()
@@ -396,3 +402,126 @@ def test_a_call_that_ends_the_round_that_sends_its_caller_away_is_acknowledged()
     assert view["applied"] == [f"m{cup.n}"]
     assert view["holders"] == [] and view["seats"] == []  # nothing private
     assert any(event["type"] == "reveal" for event in view["events"])
+
+
+def test_a_pause_lets_the_round_finish_then_stops_the_clock_and_refuses_acts() -> None:
+    """Issue 31, organizer controls: paused, a table finishes the round in progress,
+    then no clock runs (no deadline, no timer), every view says `paused`, an act is
+    refused `paused` and changes nothing; seats still change meanwhile (the balancing
+    goes on); resumed, the seat in turn gets a whole clock again."""
+    cup = Cup([entrant("a"), entrant("b"), entrant("c")], rules={"turn_seconds": 20})
+    game = cup.table.game
+    assert game is not None
+    opener = game.turn
+    assert opener is not None
+    legal = game.legal(opener)
+    face = next(f for f, q in enumerate(legal["bid"], start=1) if q is not None)
+    cup.act(opener, {"type": "bid", "quantity": legal["bid"][face - 1], "face": face})
+    cup.send("pause", tournament="cup", seq=1, on=True)
+    assert cup.table.deadline is not None  # the round in progress plays on, clocked
+    assert "paused" not in cup.views_to("gw-a")[-1]
+    assert game.turn is not None
+    cup.act(game.turn, {"type": "dudo"})  # ends the round: the pause begins
+    table = cup.table
+    assert table.deadline is None and table.wake is None
+    assert cup.views_to("gw-a")[-1]["paused"] is True
+    turn, version, n = game.turn, table.version, len(game.bids)
+    assert turn is not None
+    cup.out.clear()
+    legal = game.legal(turn)
+    face = next(f for f, q in enumerate(legal["bid"], start=1) if q is not None)
+    cup.act(turn, {"type": "bid", "quantity": legal["bid"][face - 1], "face": face})
+    [refused] = [m for _, m in cup.out if m["type"] == "error"]
+    assert refused["code"] == "paused" and table.version == version and len(game.bids) == n
+    # The table's own timer (as the worker would fire it) does nothing while paused.
+    timer = wire.message("timeout", id="t", table="t1", version=table.version)
+    cup.table.handle(timer, NOW, cup.rng)
+    assert len(game.bids) == n and table.status == PLAYING
+    # A player sent here meanwhile sits down at once (no round is being played).
+    cup.seat_in(1, "d", 2, "gw-d")
+    assert cup.players() == ["a", "b", "c", "d"]
+    # A repeated (older) pause changes nothing; resume: the clock runs again.
+    cup.send("pause", tournament="cup", seq=1, on=False)
+    assert table.paused
+    cup.send("pause", tournament="cup", seq=2, on=False)
+    assert not table.paused and table.deadline == NOW + 20_000
+    assert "paused" not in cup.views_to("gw-a")[-1]
+    # Stored and read back, a pause holds.
+    cup.send("pause", tournament="cup", seq=3, on=True)
+    again = Table.from_bytes(table.to_bytes())
+    assert again.paused == table.paused and again.pause_seq == 3
+
+
+def test_a_kicked_player_is_out_at_the_end_of_the_round_and_reported_out() -> None:
+    """Issue 31, kick: the director's `forfeit` takes effect at the round's end; the
+    seat is vacated (their views stop: `detached`) and the report names them `out`, not
+    `left` (the director places them, it does not seat them again). A player on their
+    way here is reported joined and out at once, never seated."""
+    cup = Cup([entrant("a"), entrant("b", gateway="gw-b"), entrant("c"), entrant("d")])
+    cup.reports.clear()
+    cup.seat_in(1, "e", 2)  # waits for a seat: none is free
+    cup.send("forfeit", tournament="cup", player="b")
+    cup.send("forfeit", tournament="cup", player="e")
+    assert "b" in cup.players() and not cup.reports  # the round plays on
+    cup.play_round()
+    assert "b" not in cup.players() and "e" not in cup.players()
+    [report] = cup.reports
+    assert "b" in report["out"] and "e" in report["out"] and "e" in report["joined"]
+    assert all(p["player"] != "b" for p in report["left"])
+    assert all(player != "b" for player, _ in report["seated"])
+    assert any(m["type"] == "detached" for g, m in cup.out if g == "gw-b")
+    assert cup.table.forfeits == [] and cup.table.arrivals == []
+
+
+def test_a_kick_and_an_order_at_the_same_round_end_never_vacate_a_seat_twice() -> None:
+    """The order's leavers are the seats that act last, chosen while the kicked seat
+    still counts: a kicked player is taken out once, the order sends the others."""
+    for kicked in ("a", "b", "c", "d"):
+        cup = Cup([entrant("a"), entrant("b"), entrant("c"), entrant("d")])
+        cup.reports.clear()
+        cup.send("order", tournament="cup", seq=1, count=2)
+        cup.send("forfeit", tournament="cup", player=kicked)
+        cup.play_round()
+        [report] = cup.reports
+        assert kicked in report["out"] and kicked not in cup.players()
+        assert all(p["player"] != kicked for p in report["left"])
+        seated = [p for p, _ in report["seated"]]
+        assert len(seated) >= 2 and len(set(seated)) == len(seated)
+
+
+def test_the_caller_sent_away_by_their_own_call_sees_its_reveal_through_the_gateway() -> None:
+    """Issue 31, item 4 (the gateway's part): that step's public view reaches the
+    caller's connection, unseated by the `detached` before it, after the `ack` of their
+    act: the reveal of their own call (`game.last_round`), with no seat and no die of
+    theirs or anyone's; `moved` then seats them elsewhere."""
+    from dudo.auth.authority import Grant
+    from dudo.gateway.app import Gateway, GatewaySettings
+
+    cup = Cup([entrant("a", gateway="gw-a"), entrant("b", gateway="gw-a"),
+               entrant("c", gateway="gw-a")])  # fmt: skip
+    caller = bid_before_the_break(cup)
+    cup.out.clear()
+    cup.act(caller, {"type": "dudo"})
+    step = [m for g, m in cup.out if g == "gw-a"]
+    assert [m["type"] for m in step][-1] == "view"
+
+    class Conn:
+        binary, seat, table = True, caller, "t1"
+        grant = Grant(table="cup", player=h("a"), name="A", kind="entrant", expires=2**40)
+
+        def __init__(self) -> None:
+            self.sent: list[dict[str, Any]] = []
+
+        def send(self, message: dict[str, Any]) -> None:
+            self.sent.append(message)
+
+    gateway = Gateway(GatewaySettings(secret=b"s" * 16, gateway_id="gw-a"))
+    conn = Conn()
+    gateway._remember_request(conn, "t1", f"m{cup.n}", "mine", timed=True)  # type: ignore[arg-type]
+    conn.seat = None  # the step's `detached` came first: no seat here any more
+    gateway._relay_view(step[-1])
+    assert [m["type"] for m in conn.sent] == ["ack", "view"]
+    ack, shown = conn.sent
+    assert ack["id"] == "mine"
+    assert shown["table"] == "t1" and shown["seat"] is None
+    assert shown["game"]["last_round"] is not None and "dice" not in shown["game"]

@@ -96,6 +96,16 @@ export class DudoApi {
   unregister(tournament, token) { return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/unregister`, { token }); }
   /** @param {string} tournament @param {string} token the host's entrant token */
   begin(tournament, token) { return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/begin`, { token }); }
+  /**
+   * The host runs a tournament with their entrant token: `pause` (each table finishes its
+   * round, then stops), `resume`, `cancel` (tables close, buy-ins back), `kick`
+   * (`{target: handle}`) or `announce` (`{text}`). Resolves to `{tournament, standings}`.
+   * @param {string} tournament @param {string} token @param {"pause"|"resume"|"cancel"|"kick"|"announce"} action
+   * @param {{target?: string, text?: string}} [fields]
+   */
+  organize(tournament, token, action, fields = {}) {
+    return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/${encodeURIComponent(action)}`, { token, ...fields });
+  }
   /** @param {string} tournament every place given so far with the chips won (JSON) */
   results(tournament) { return this.call("GET", `/api/tournaments/${encodeURIComponent(tournament)}/results`); }
   /** @param {string} tournament */

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from dudo.ops.fleet import wait_ready
 from ..servers import RedisServer, free_port
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
+SECRET = "e2e-secret-0123456789abcdef"  # every gateway of a test shares it, as deploy/'s do
 
 
 @contextlib.contextmanager
@@ -27,12 +29,19 @@ def serving(folder: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen[by
         [sys.executable, "-m", "dudo", "serve", "--port", str(port), *args],
         stdout=log,
         stderr=log,
-        env={**os.environ, "DUDO_GATEWAY_SECRET": "e2e-secret-0123456789abcdef"},
+        env={**os.environ, "DUDO_GATEWAY_SECRET": SECRET},
     )
     base = f"http://127.0.0.1:{port}"
-    try:
+    with _running(proc, log):
         wait_ready(base, proc)
         yield base, proc
+
+
+@contextlib.contextmanager
+def _running(proc: subprocess.Popen[bytes], log: Any) -> Iterator[None]:
+    """Until the block ends: then stopped (SIGTERM, SIGKILL after 10 s), its log closed."""
+    try:
+        yield
     finally:
         if proc.poll() is None:
             proc.terminate()
@@ -41,6 +50,25 @@ def serving(folder: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen[by
             except subprocess.TimeoutExpired:
                 proc.kill()
         log.close()
+
+
+@contextlib.contextmanager
+def gateway_beside(folder: Path, redis_url: str, gateway_id: str) -> Iterator[str]:
+    """A second web gateway (`dudo gateway`) on the Redis a `dudo serve` uses, with the
+    same secret: as deploy/ runs two behind one address. Yields its base URL."""
+    port = free_port()
+    log = (folder / f"{gateway_id}.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dudo", "gateway", "--redis", redis_url, "--port", str(port),
+         "--id", gateway_id],
+        stdout=log,
+        stderr=log,
+        env={**os.environ, "DUDO_GATEWAY_SECRET": SECRET},
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    with _running(proc, log):
+        wait_ready(base, proc)
+        yield base
 
 
 @pytest.fixture

@@ -229,3 +229,39 @@ def test_start_returns_the_games_first_view_and_a_guest_is_refused(served: str) 
             assert (await guest.next("view", lambda v: v["status"] == "playing"))["seat"] == 1
 
     run(scenario())
+
+
+def test_an_organizer_runs_a_tournament_with_the_python_client(served: str) -> None:
+    """Issue 31: the host's controls in the Python client, each answered with the
+    standings after it; a refusal is a typed DudoError with its HTTP status."""
+
+    async def scenario() -> None:
+        async with DudoApi(served) as api:
+            made = await api.create_tournament(
+                name="Py Club", host="Org", max_players=8, buy_in=5, private=True,
+                rules={"preset": "lizumo"},
+            )  # fmt: skip
+            assert made["invite"]
+            with pytest.raises(DudoError) as refused:
+                await api.register(made["tournament"], name="Bea")
+            assert (refused.value.code, refused.value.status) == ("unauthorized", 401)
+            bea = await api.register(made["tournament"], name="Bea", invite=made["invite"])
+            cid = await api.register(made["tournament"], name="Cid", invite=made["invite"])
+            with pytest.raises(DudoError) as refused:
+                await api.pause(made["tournament"], bea["token"])
+            assert (refused.value.code, refused.value.status) == ("not_host", 403)
+            done = await api.kick(made["tournament"], made["token"], cid["player"])
+            assert [e["name"] for e in done["standings"]["registered"]] == ["Org", "Bea"]
+            await api.begin(made["tournament"], made["token"])
+            assert (await api.pause(made["tournament"], made["token"]))["standings"]["paused"]
+            done = await api.announce(made["tournament"], made["token"], "Back in five")
+            assert done["standings"]["announcement"]["text"] == "Back in five"
+            done = await api.resume(made["tournament"], made["token"])
+            assert done["standings"]["paused"] is False
+            done = await api.cancel(made["tournament"], made["token"])
+            assert done["standings"]["status"] == "cancelled"
+            with pytest.raises(DudoError) as refused:
+                await api.pause(made["tournament"], made["token"])
+            assert (refused.value.code, refused.value.status) == ("tournament_over", 409)
+
+    run(scenario())

@@ -31,7 +31,9 @@ async def play(client: Client, name: str, log: list[str]) -> dict[str, Any]:
             if game is None:
                 continue
             seat = msg["seat"]
-            assert seat is not None
+            if seat is None:  # our own call ended the round that sent us away: its reveal
+                assert game["last_round"] is not None and "dice" not in game, msg
+                continue
             # Never anyone else's dice: exactly as many as this seat has, and the other
             # seats' hands appear only in the public reveal of the last round.
             my_dice = game["dice_counts"][seat]

@@ -78,3 +78,25 @@ test("the lobby: the full list, then changes", async () => {
   lobby.close();
   await assert.rejects(api.joinTable("nosuchtable", { name: "Z" }), (err) => err.code === "unknown_table" && err.status === 404);
 });
+
+test("an organizer's controls: pause, announce, kick, resume, cancel; a refusal is typed", async () => {
+  const made = await api.createTournament({ name: "JS Club", host: "Org", max_players: 8, buy_in: 5, rules: { preset: "lizumo" } });
+  const bea = await api.register(made.tournament, { name: "Bea" });
+  const cid = await api.register(made.tournament, { name: "Cid" });
+  // Only the host runs it: Bea's own entrant token is refused, typed.
+  await assert.rejects(api.organize(made.tournament, bea.token, "pause"),
+    (err) => err instanceof DudoError && err.code === "not_host" && err.status === 403);
+  let done = await api.organize(made.tournament, made.token, "kick", { target: cid.player });
+  assert.deepEqual(done.standings.registered.map((e) => e.name), ["Org", "Bea"]);
+  await api.begin(made.tournament, made.token);
+  done = await api.organize(made.tournament, made.token, "pause");
+  assert.equal(done.standings.paused, true);
+  done = await api.organize(made.tournament, made.token, "announce", { text: "Back in five" });
+  assert.equal(done.standings.announcement.text, "Back in five");
+  done = await api.organize(made.tournament, made.token, "resume");
+  assert.equal(done.standings.paused, false);
+  done = await api.organize(made.tournament, made.token, "cancel");
+  assert.equal(done.standings.status, "cancelled");
+  await assert.rejects(api.organize(made.tournament, made.token, "pause"),
+    (err) => err instanceof DudoError && err.code === "tournament_over");
+});

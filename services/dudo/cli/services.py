@@ -124,6 +124,20 @@ def add(sub: Any, env: Environment) -> None:
         help="how long a finished tournament's record (its results) is kept (0: until an "
         "operator deletes it); it is listed as over for a day",
     )
+    director.add_argument(
+        "--app-creates-per-min",
+        type=float,
+        default=60.0,
+        help="tournaments the gateways of one admitted app may create a minute on this "
+        "director (a minute's worth at once; 0: no quota)",
+    )
+    director.add_argument(
+        "--app-registers-per-min",
+        type=float,
+        default=6000.0,
+        help="new registrations the gateways of one admitted app may make a minute on "
+        "this director (0: no quota)",
+    )
     director.set_defaults(func=_director)
 
     health = sub.add_parser(
@@ -160,8 +174,10 @@ def _worker(args: argparse.Namespace) -> int:
     try:  # connecting needs Redis (to tell a Cluster node): wait for it
         if role == "director":
             from ..run.director import run
+            from ..worker.quota import AppQuotas
 
-            run(settings, args.table_partitions, args.health_port)
+            quotas = AppQuotas(args.app_creates_per_min, args.app_registers_per_min)
+            run(settings, args.table_partitions, args.health_port, quotas)
             return 0
         from ..run import table_worker
         from ..table import Limits

@@ -119,6 +119,34 @@ class DudoApi:
             "POST", f"/api/tournaments/{quote(tournament)}/begin", {"token": token}
         )
 
+    async def organize(
+        self, tournament: str, token: str, action: str, **fields: Any
+    ) -> dict[str, Any]:
+        """The host runs ``tournament`` with their entrant ``token``: ``action`` is
+        ``pause``, ``resume``, ``cancel``, ``kick`` (``target``: the entrant's handle) or
+        ``announce`` (``text``). Returns ``{tournament, standings}`` after it."""
+        path = f"/api/tournaments/{quote(tournament)}/{quote(action)}"
+        return await self.call("POST", path, {"token": token, **fields})
+
+    async def pause(self, tournament: str, token: str) -> dict[str, Any]:
+        """Every table finishes its round, then stops (no clock) until :meth:`resume`."""
+        return await self.organize(tournament, token, "pause")
+
+    async def resume(self, tournament: str, token: str) -> dict[str, Any]:
+        return await self.organize(tournament, token, "resume")
+
+    async def cancel(self, tournament: str, token: str) -> dict[str, Any]:
+        """Before or during play: the tables close, every buy-in goes back."""
+        return await self.organize(tournament, token, "cancel")
+
+    async def kick(self, tournament: str, token: str, target: str) -> dict[str, Any]:
+        """The entrant whose handle is ``target`` is out (unregistered before the start)."""
+        return await self.organize(tournament, token, "kick", target=target)
+
+    async def announce(self, tournament: str, token: str, text: str) -> dict[str, Any]:
+        """A line every entrant sees with the standings ("" takes it down)."""
+        return await self.organize(tournament, token, "announce", text=text)
+
     async def results(self, tournament: str) -> dict[str, Any]:
         """Every place given so far with the chips won, and what the tournament was."""
         return await self.call("GET", f"/api/tournaments/{quote(tournament)}/results")

@@ -37,6 +37,7 @@ class Progress(TournamentState):
     def _start(self, rng: random.Random) -> None:
         """Close registration, fill with bots if asked, seat everyone at tables."""
         self.status = RUNNING
+        self.started = self._now
         self.wake = None
         self._fill_with_bots(rng)
         players = list(self.entrants)
@@ -54,10 +55,12 @@ class Progress(TournamentState):
                 self.balancer.open(table, len(group))
         self.tables_at_start = self.tables_made
 
-    def _cancel(self) -> None:
-        """Never begun: every buy-in goes back (by double entry, as an unregister's
-        does), and the tournament is listed as cancelled for a day."""
-        back = [t for e in self.entrants.values() if e.paid for t in self._paid_back(e)]
+    def _cancel(self, paid_back: list[list[Any]] | None = None) -> None:
+        """Never begun (or cancelled by its host): every buy-in goes back (by double
+        entry, as an unregister's does), and it is listed as cancelled for a day."""
+        back = paid_back
+        if back is None:
+            back = [t for e in self.entrants.values() if e.paid for t in self._paid_back(e)]
         self.pool = 0
         self.status = CANCELLED
         self.wake = self._now + LISTED_OVER_MS
@@ -87,8 +90,11 @@ class Progress(TournamentState):
         bots = buy_in * max(0, wanted - n)
         self._ledger("lf", [[HOUSE, -bots], [pool_of(self.id), bots]])
 
-    def _new_tables(self, players: list[str], advance: int | None) -> list[tuple[str, list[str]]]:
-        """Create tables for ``players`` (as few as they need, sizes within one)."""
+    def _new_tables(
+        self, players: list[str], advance: int | None, *, fresh: bool = True
+    ) -> list[tuple[str, list[str]]]:
+        """Create tables for ``players`` (as few as they need, sizes within one), each
+        with the starting dice (``fresh``) or the dice they have."""
         start_dice = self.config["rules"]["start_dice"]
         rules, seats = self._table_rules(), [{"kind": "open"}] * self.config["seats"]
         made = []
@@ -100,7 +106,8 @@ class Progress(TournamentState):
             entrants = []
             for player in group:
                 entrant = self.entrants[player]
-                entrant.dice, entrant.table = start_dice, table
+                entrant.dice = start_dice if fresh else entrant.dice
+                entrant.table = table
                 self.touch(entrant)
                 entrants.append(self._entrant_message(entrant))
             self._send_to_table(
@@ -151,8 +158,12 @@ class Progress(TournamentState):
         # The seated players' dice: kept as the table reported them (stored in its row),
         # not copied to each entrant (most reports change nothing else).
         self.seated_at[table] = msg.seated.copy()  # its own bytes, not the entry's
-        gone = [p["player"] for p in left]
+        gone = [p["player"] for p in left if p["player"] not in self.kicked]
         for moving in left:
+            if moving["player"] in self.kicked:  # sent away before the kick reached it
+                self._eliminate(moving["player"])
+                out = [*out, moving["player"]]
+                continue
             entrant = self.entrants.get(moving["player"])
             if entrant is not None:
                 self._came_from[moving["player"]] = table  # for this batch's moves

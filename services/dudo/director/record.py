@@ -66,6 +66,14 @@ class Stored(TournamentState):
                 "\n".join(self.seen),
                 self.wake,
                 self.created,
+                [
+                    self.paused,
+                    self.pause_seq,
+                    self.announcement,
+                    self.started,
+                    self.kicked,
+                    self.reentered,
+                ],
             ]
         )
 
@@ -119,8 +127,10 @@ class Stored(TournamentState):
             return cls._from_format_2(raw)
         if not isinstance(raw, list) or raw[0] != FORMAT:
             raise ValueError("unknown tournament record format")
+        if len(raw) == 18:  # before the organizer's controls
+            raw = [*raw, [False, 0, None, 0, [], {}]]
         (_, tid, config, host, version, status, balancer, heat, out, entrant_seq, pool, made,
-         seq, subscribers, measured, seen, wake, created) = raw  # fmt: skip
+         seq, subscribers, measured, seen, wake, created, organizer) = raw  # fmt: skip
         people: list[Entrant] = []
         tables: list[tuple[str, list[Any]]] = []
         for name, value in (rows or {}).items():
@@ -166,6 +176,7 @@ class Stored(TournamentState):
         if config["format"] == "heats" and status == RUNNING:  # through, waiting
             t.qualified = [p for p, e in t.entrants.items() if e.place is None and not e.table]
         t.max_imbalance, t.reseats, t.tables_at_start = measured
+        t.paused, t.pause_seq, t.announcement, t.started, t.kicked, t.reentered = organizer
         t.timer_member = t._timer_name() if wake is not None else None
         return t
 

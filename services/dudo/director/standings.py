@@ -113,6 +113,11 @@ def standings(
         "moving": moving,
         "places": [{"place": e.place, **e.shown(handles), "chips": e.won} for e in shown],
         "placed": len(placed),
+        # Before the start, who registered (in that order; the best 100 places' cap when
+        # streamed): the organizer's list, and every entrant's "who else is in".
+        "registered": [
+            e.shown(handles) for e in (everyone if summary.get("status") == "registering" else ())
+        ][:places_limit],
     }
 
 

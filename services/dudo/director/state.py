@@ -17,6 +17,7 @@ from ..auth.authority import Authority
 from ..entity import RecentIds
 from ..wire import keys
 from .balance import Balancer
+from .quotas import NoQuotas, Quotas
 from .standings import Entrant
 
 REGISTERING, RUNNING, OVER = "registering", "running", "over"
@@ -40,6 +41,8 @@ class Context:
     director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS
     # The deployment's credentials (entrant tokens, player ids): the director's own.
     authority: Authority = field(default_factory=Authority, compare=False)
+    # What each admitted app may create and register here (dudo.director.quotas)
+    quotas: Quotas = field(default_factory=NoQuotas, compare=False)
 
 
 @dataclass
@@ -76,6 +79,16 @@ class TournamentState:
     seen: RecentIds = field(default_factory=RecentIds)
     wake: int | None = None
     created: int = 0
+    # What its organizer (the host) did (dudo.director.organizer): paused, how many pause
+    # and resume messages the tables got, the announcement ({text, at} or None), when it
+    # started (ms: the late registration's window), whom the host kicked (out at their
+    # table's round's end, never seated again), who bought re-entries and how many.
+    paused: bool = False
+    pause_seq: int = 0
+    announcement: dict[str, Any] | None = None
+    started: int = 0
+    kicked: list[str] = field(default_factory=list)
+    reentered: dict[str, int] = field(default_factory=dict)  # player -> re-entries bought
     # Transient, per batch.
     limits: Any = field(default_factory=Context, compare=False, repr=False)
     timer_member: str | None = None

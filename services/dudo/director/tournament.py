@@ -20,12 +20,11 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from .. import wire
-from ..engine import Rules, RulesConfigError, rules_dict
 from ..entity import Flush, Flushing
 from ..entity.results import account_of, ledger_send, message_id, pool_of
 from ..wire import DudoError, Refusal, TableReport, keys, message
-from .prizes import PayoutError, check_payouts
-from .progress import Progress
+from .config import config_of
+from .organizer import Organizer
 from .record import Stored
 from .standings import STREAMED_PLACES, STREAMED_TABLES, Entrant, standings
 from .state import (
@@ -38,24 +37,11 @@ from .state import (
     Context,
 )
 
-TOURNAMENT_ID_MAX = 48  # its tables are named "<id>-<n>", and ids are at most 64 characters
 
-
-# The turn clock of a tournament's tables when its creator names none. A tournament has
-# no table without one: an entrant who never shows would hold every table that waits
-# for theirs, and the whole tournament with them (docs/tournaments.md).
-TURN_SECONDS = 30
-
-
-def default_advance(seats: int) -> int:
-    """Heats: the most players per table that can go through and still make every heat
-    smaller (a table of a balanced seating always holds more than this)."""
-    return max(1, (seats + 1) // 2 - 1)
-
-
-class Tournament(Progress, Stored, Flushing):
+class Tournament(Organizer, Stored, Flushing):
     """A tournament: its state (:class:`~dudo.director.state.TournamentState`), how it goes
-    on (:class:`Progress`), how it is stored (:class:`Stored`), and the messages it takes."""
+    on (:class:`~dudo.director.progress.Progress`), what its host may do
+    (:class:`Organizer`), how it is stored (:class:`Stored`), and the messages it takes."""
 
     KEY: ClassVar[str] = "tournament"
     CREATES: ClassVar[frozenset[str]] = frozenset({"tournament_create"})
@@ -69,54 +55,10 @@ class Tournament(Progress, Stored, Flushing):
         cls, msg: dict[str, Any], now: int, limits: Any = None, rng: random.Random | None = None
     ) -> Tournament:
         tid = msg["tournament"]
-        if len(tid) > TOURNAMENT_ID_MAX:
-            raise Refusal(wire.BAD_MESSAGE, f"a tournament id has 1..{TOURNAMENT_ID_MAX} chars")
-        given = msg["rules"]
-        if given.get("turn_seconds", TURN_SECONDS) == 0:
-            raise Refusal(
-                wire.BAD_RULES,
-                "rules.turn_seconds: a tournament's tables keep a turn clock (1..3600 s; "
-                f"left out: {TURN_SECONDS})",
-            )
-        try:
-            rules = Rules.from_dict(
-                {"turn_seconds": TURN_SECONDS, **given, "max_players": msg["seats"]}
-            )
-            check_payouts(msg["payouts"])
-        except (RulesConfigError, PayoutError) as exc:
-            raise Refusal(wire.BAD_RULES, str(exc)) from exc
-        start_players, start_at = msg.get("start_players"), msg.get("start_at")
-        if start_players is not None and start_players > msg["max_players"]:
-            raise Refusal(
-                wire.BAD_MESSAGE,
-                f"start_players ({start_players}) is more than max_players "
-                f"({msg['max_players']}): it would never start",
-            )
-        if start_at is not None and start_at <= now:
-            raise Refusal(wire.BAD_MESSAGE, "start_at is past: give a time to come (ms)")
-        advance = msg.get("advance")
-        if msg["format"] == "heats":
-            advance = advance or default_advance(msg["seats"])
-            if advance > default_advance(msg["seats"]):
-                raise Refusal(
-                    wire.BAD_RULES,
-                    f"with {msg['seats']} seats at most {default_advance(msg['seats'])} "
-                    "per table can go through",
-                )
-        config = {
-            "name": msg["name"],
-            "rules": rules_dict(rules),
-            "seats": msg["seats"],
-            "format": msg["format"],
-            "advance": advance if msg["format"] == "heats" else None,
-            "start_players": msg.get("start_players"),
-            "start_at": msg.get("start_at"),
-            "max_players": msg["max_players"],
-            "buy_in": msg["buy_in"],
-            "payouts": list(msg["payouts"]),
-            "bots": msg.get("bots"),
-        }
+        config = config_of(msg, now)
         limits = limits or Context()
+        if msg.get("host") is None:  # a gateway's create (the deployment's own name a host)
+            limits.quotas.create(limits.authority.app_of(msg.get("gateway")))
         # The host: the deployment's own creates name it; a gateway's, by the creator's
         # credential (the register that follows names the same player).
         credential = any(msg.get(k) is not None for k in ("host", "identity", "request"))
@@ -216,9 +158,15 @@ class Tournament(Progress, Stored, Flushing):
 
     def _on_register(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         player = self.limits.authority.player_for(msg, self.id)
+        late = self._late_open()
         if player not in self.entrants:
-            if self.status != REGISTERING:
+            if self.status != REGISTERING and not late:
                 raise Refusal(wire.GAME_STARTED, self._closed_why("registration is closed"))
+            invite = self.config.get("invite")
+            if invite is not None and player != self.host and msg.get("invite") != invite:
+                raise Refusal(
+                    wire.UNAUTHORIZED, "this tournament is private: register with its invite"
+                )
             if len(self.entrants) >= self.config["max_players"]:
                 raise Refusal(wire.TOURNAMENT_FULL, "the tournament is full")
             if self._names is None:
@@ -227,35 +175,48 @@ class Tournament(Progress, Stored, Flushing):
                 raise Refusal(
                     wire.NAME_TAKEN, f"an entrant here is called {msg['name']!r} (or alike)"
                 )
+            if msg.get("player") is None:  # a gateway's (the deployment's own name players)
+                self.limits.quotas.register(self.limits.authority.app_of(msg.get("gateway")))
             buy_in = self.config["buy_in"]
-            self._enter(Entrant(player, msg["name"], msg["gateway"], msg.get("bot"), paid=buy_in))
+            entrant = Entrant(player, msg["name"], msg["gateway"], msg.get("bot"), paid=buy_in)
+            self._enter(entrant)
             self.pool += buy_in
+            if late:
+                self._enter_late(entrant)
             self._changed(msg)
             account = account_of(player, msg.get("bot"))
             self._ledger("lb", [[account, -buy_in], [pool_of(self.id), buy_in]])
+        elif late:
+            self._reenter(self.entrants[player], msg)
+            self._changed(msg)
         else:
             self._changed(msg)
         self._ack(msg, player, on=True)
         wanted = self.config["start_players"]
-        if wanted is not None and len(self.entrants) >= wanted:
+        if self.status == REGISTERING and wanted is not None and len(self.entrants) >= wanted:
             self._start(rng)
 
     def _on_unregister(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         if self.status != REGISTERING:
             raise Refusal(wire.GAME_STARTED, self._closed_why("the tournament has started"))
         player = self._player_of(msg)
-        entrant = self.entrants.pop(player, None)
-        if entrant is not None:
-            self._entrants_changed.add(entrant.player)  # its row goes
-            if self._by_handle is not None:
-                self._by_handle.pop(wire.public_id(player), None)
-            if self._names is not None:
-                self._names.discard(wire.name_key(entrant.name))
-            self.pool -= entrant.paid  # the buy-in goes back
+        entrant = self.entrants.get(player)
         self._changed(msg)
         if entrant is not None:
-            self._ledger("lu", self._paid_back(entrant))
+            self._unregister(entrant)
         self._ack(msg, player, on=False)
+
+    def _unregister(self, entrant: Entrant) -> None:
+        """``entrant`` leaves before the start (their own wish, or the host's kick): their
+        row goes, and their buy-in back."""
+        del self.entrants[entrant.player]
+        self._entrants_changed.add(entrant.player)  # its row goes
+        if self._by_handle is not None:
+            self._by_handle.pop(wire.public_id(entrant.player), None)
+        if self._names is not None:
+            self._names.discard(wire.name_key(entrant.name))
+        self.pool -= entrant.paid
+        self._ledger("lu", self._paid_back(entrant))
 
     def _ack(self, msg: dict[str, Any], player: str, *, on: bool) -> None:
         """``registered``: with the entrant token, the answer to a register."""
@@ -270,6 +231,8 @@ class Tournament(Progress, Stored, Flushing):
         entrant = self.entrants.get(player)
         if on and entrant is not None:
             answer["token"] = self.limits.authority.token("entrant", self.id, player, entrant.name)
+            if player == self.host and self.config.get("invite") is not None:
+                answer["invite"] = self.config["invite"]  # the host hands it out
         self._direct.append((msg["gateway"], answer))
 
     def _closed_why(self, otherwise: str) -> str:
@@ -367,6 +330,12 @@ class Tournament(Progress, Stored, Flushing):
             "payouts": c["payouts"],
             "start_players": c["start_players"],
             "start_at": c["start_at"],
+            "private": c.get("private", False),
+            "late_until": self._late_until(),
+            "reentries": c.get("reentries", 0),
+            "paused": self.paused,
+            "announcement": self.announcement,
+            "host": wire.public_id(self.host) if self.host is not None else None,
         }
 
     def standings(
@@ -400,6 +369,8 @@ class Tournament(Progress, Stored, Flushing):
     def lobby_entry(self) -> dict[str, Any] | None:
         if self.status in ENDED and self.wake is None:
             return None  # its time in the listing is over (tournament_timeout)
+        if self.config.get("private"):
+            return None  # reached by its link, registered with its invite
         c = self.config
         left = len(self.entrants) - self.out
         return {
@@ -415,6 +386,7 @@ class Tournament(Progress, Stored, Flushing):
             "start_at": c["start_at"],
             "rules": c["rules"],
             "host": wire.public_id(self.host) if self.host is not None else None,
+            "late_until": self._late_until(),
         }
 
     # -- what the partition loop asks of every entity --------------------------------
@@ -479,6 +451,7 @@ HANDLERS: dict[str, Handler] = {
     "register": Tournament._on_register,
     "unregister": Tournament._on_unregister,
     "begin": Tournament._on_begin,
+    "organize": Tournament._on_organize,
     "subscribe": Tournament._on_subscribe,
     "standings": Tournament._on_standings,
 }

@@ -34,12 +34,13 @@ from aiohttp import WSCloseCode, web
 from .. import wire
 from ..link import default_gateway_id
 from ..wire import keys
+from .clients import Connection
 from .guard import serve
 from .http import HttpApi
 from .requests import json_errors
 from .settings import GatewaySettings
 from .sockets import CLOSE_TIMEOUT, Sockets
-from .tournaments import TournamentApi
+from .tournaments import ORGANIZE_ACTIONS, TournamentApi
 
 __all__ = ["Gateway", "GatewaySettings", "default_gateway_id", "run"]
 
@@ -71,6 +72,10 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 web.post("/api/tournaments/{tournament}/register", self.register_tournament),
                 web.post("/api/tournaments/{tournament}/begin", self.begin_tournament),
                 web.post("/api/tournaments/{tournament}/unregister", self.unregister_tournament),
+                *(
+                    web.post(f"/api/tournaments/{{tournament}}/{action}", self.organize_tournament)
+                    for action in ORGANIZE_ACTIONS
+                ),
                 web.get("/ws", self.websocket),
                 web.get("/healthz", self.healthz),
                 web.get("/readyz", self.readyz),
@@ -192,6 +197,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
     def _relay_view(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
         _settle(self.created, table, msg)
+        sent_away: set[Connection] = set()
         for message_id in msg.get("applied", ()):
             # The sender's action went through: tell it, quoting its own id, before
             # the view that shows it.
@@ -199,10 +205,16 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 self.log.debug("act_applied", table=table, id=message_id, version=msg["version"])
             asked = self.acts.pop(message_id, None)
             if asked is not None and asked[1] is not None:
-                asked[0].send(wire.message("ack", id=asked[1], table=table, version=msg["version"]))
+                conn = asked[0]
+                conn.send(wire.message("ack", id=asked[1], table=table, version=msg["version"]))
+                grant = conn.grant
+                if conn.seat is None and grant is not None and grant.kind == "entrant":
+                    sent_away.add(conn)  # the step that ended its round moved it on
         now = time.perf_counter()
         if self.audience.relay_view(msg):
             self._observe_latency(table, msg["version"], now)
+            if sent_away:
+                self.audience.relay_public(sent_away, msg)
         if msg["status"] == "over":  # nothing will be applied there any more: no latency
             self.timing.pop(table, None)  # to wait for (each refusal pops its act)
 

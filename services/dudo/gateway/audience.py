@@ -28,6 +28,7 @@ from ..wire.frames import SnapshotTexts
 from .clients import Connection, Metrics
 
 VERSIONS_KEPT = 50_000  # tables whose last relayed version is remembered
+STANDINGS_KEPT = 1_000  # tournaments whose last standings are kept (~10-100 kB each)
 
 
 class Audience:
@@ -40,6 +41,9 @@ class Audience:
         self.entrants: dict[tuple[str, str], set[Connection]] = defaultdict(set)
         self.followers: dict[str, set[Connection]] = defaultdict(set)  # tournament -> conns
         self.standings_versions: dict[str, int] = {}  # tournament -> last relayed
+        # tournament -> the last standings relayed, for a connection that starts to follow
+        # it after they came (the answer to its own subscribe races its follow)
+        self.last_standings: dict[str, dict[str, Any]] = {}
         self.versions: dict[str, int] = {}  # table -> last view version relayed
         self.lobby_versions: dict[str, int] = {}  # table -> last lobby version relayed
 
@@ -78,14 +82,23 @@ class Audience:
         if msg["version"] <= self.standings_versions.get(tournament, -1):
             return
         _remember(self.standings_versions, tournament, msg["version"])
-        conns = self.followers.get(tournament)
-        if not conns:
-            return
         note = wire.message(
             "tournament", tournament=tournament, version=msg["version"],
             standings=msg["standings"],
         )  # fmt: skip
-        for conn in conns:
+        self.last_standings.pop(tournament, None)  # the order of last use, as _remember's
+        self.last_standings[tournament] = note
+        if len(self.last_standings) > STANDINGS_KEPT:
+            for old in list(self.last_standings)[: STANDINGS_KEPT // 2]:
+                del self.last_standings[old]
+        for conn in self.followers.get(tournament, ()):
+            conn.send(note)
+
+    def send_standings(self, conn: Connection, tournament: str) -> None:
+        """The last standings of ``tournament`` this gateway relayed, to a connection
+        that has just started to follow it (none if nothing came yet)."""
+        note = self.last_standings.get(tournament)
+        if note is not None:
             conn.send(note)
 
     def watch(self, conn: Connection, table: str) -> bool:
@@ -207,6 +220,17 @@ class Audience:
         if msg["status"] == "over":
             self.versions.pop(table, None)
         return True
+
+    def relay_public(self, conns: set[Connection], msg: dict[str, Any]) -> None:
+        """The public snapshot of a ``view`` or ``frames`` message to ``conns`` (no seat:
+        an entrant whose own action ended the round that sent them from this table sees
+        its reveal, as everyone who stayed does; ``moved`` follows)."""
+        if msg["type"] == "frames":
+            texts = SnapshotTexts.of_frames(msg)
+            _send_each(conns, None, lambda: _decode_json(texts.spectator()), texts.spectator)
+        else:
+            public = SnapshotTexts.of_view(msg)
+            _send_each(conns, None, lambda: wire.spectator_view(msg), public.spectator)
 
     def relay_error(self, msg: dict[str, Any]) -> None:
         """An error nobody waits for by message id: to the connections of its player."""

@@ -258,8 +258,10 @@ class Sockets(GatewayState):
         self.audience.follow(conn, tournament, grant.player)
         if answer["table"] is None:
             self._welcome_entrant(conn, None)
-            return
-        await self._join_seat(conn, answer["table"])
+        else:
+            await self._join_seat(conn, answer["table"])
+        # The standings answering the subscribe came before this connection followed.
+        self.audience.send_standings(conn, tournament)
 
     def _welcome_entrant(self, conn: Connection, seat: int | None) -> None:
         grant = conn.grant

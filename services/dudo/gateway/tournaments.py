@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import re
 import secrets
 from typing import Any
 
@@ -37,8 +38,13 @@ from .state import GatewayState
 CREATE_DEFAULTS: dict[str, Any] = {
     "rules": {}, "seats": 6, "format": "elimination", "advance": None,
     "start_players": None, "start_at": None, "max_players": 1000, "buy_in": 0,
-    "payouts": [100], "bots": None,
+    "payouts": [100], "bots": None, "private": False, "late_minutes": 0, "reentries": 0,
 }  # fmt: skip
+# What the host may do to a running (or open) tournament: POST .../{action}
+ORGANIZE_ACTIONS = ("pause", "resume", "cancel", "kick", "announce")
+# How a director's refusal is told over HTTP (409 for any other)
+REFUSAL_STATUS = {wire.UNKNOWN_TOURNAMENT: 404, wire.UNAUTHORIZED: 401, wire.NOT_HOST: 403,
+                  wire.BAD_MESSAGE: 400, wire.BAD_RULES: 400, wire.RATE_LIMITED: 429}  # fmt: skip
 
 
 class TournamentApi(GatewayState):
@@ -131,6 +137,10 @@ class TournamentApi(GatewayState):
             host_name, refused = name_of(host_name)
             if refused is not None:
                 return refused
+        elif fields["private"] is True:
+            return error_response(
+                400, wire.BAD_MESSAGE, "a private tournament needs a host: its invite is theirs"
+            )
         key, refused = read_credentials(request, body)
         if refused is not None:
             return refused
@@ -154,10 +164,10 @@ class TournamentApi(GatewayState):
             wire.TABLE_EXISTS,
         )
         if answer["type"] == "error" and not applied_before:
-            return refusal_response(answer, 400)
+            return refusal_response(answer, REFUSAL_STATUS.get(answer["code"], 400))
         result: dict[str, Any] = {"tournament": tid}
         if host_name:
-            registered = await self._register(tid, credential, host_name)
+            registered = await self._register(tid, credential, host_name, None)
             if isinstance(registered, web.Response):
                 return registered
             result.update(registered)
@@ -179,26 +189,67 @@ class TournamentApi(GatewayState):
         if refused is not None:
             return refused
         assert name is not None
-        registered = await self._register(tid, credential_of(body, key), name)
+        invite = body.get("invite")
+        if invite is not None and not (isinstance(invite, str) and INVITE.fullmatch(invite)):
+            return error_response(400, wire.BAD_MESSAGE, "invite: the code the host handed out")
+        registered = await self._register(tid, credential_of(body, key), name, invite)
         if isinstance(registered, web.Response):
             return registered
         return web.json_response({"tournament": tid, **registered})
 
     async def _register(
-        self, tid: str, credential: dict[str, str], name: str
+        self, tid: str, credential: dict[str, str], name: str, invite: str | None
     ) -> dict[str, Any] | web.Response:
         assert self.link is not None
         register = self.link.message(
             "register", id=f"r-{secrets.token_hex(6)}", tournament=tid, name=name, bot=None,
-            **credential,
+            **credential, **({"invite": invite} if invite is not None else {}),
         )  # fmt: skip
-        answer = await self._ask(register)
+        answer = await self._answer_of(register)
+        if isinstance(answer, web.Response):
+            return answer
+        got = {"player": answer["player"], "token": answer["token"]}
+        if "invite" in answer:  # the host of a private tournament: the code to hand out
+            got["invite"] = answer["invite"]
+        return got
+
+    async def _answer_of(self, msg: dict[str, Any]) -> dict[str, Any] | web.Response:
+        """Send ``msg`` to its tournament's director and wait for the answer quoting its
+        id; a refusal or no answer in time as the HTTP response to give."""
+        answer = await self._ask(msg)
         if answer is None:
             return error_response(504, wire.TIMEOUT, "no director answered in time")
         if answer["type"] == "error":
-            status = 404 if answer["code"] == wire.UNKNOWN_TOURNAMENT else 409
-            return refusal_response(answer, status)
-        return {"player": answer["player"], "token": answer["token"]}
+            return refusal_response(answer, REFUSAL_STATUS.get(answer["code"], 409))
+        return answer
+
+    async def organize_tournament(self, request: web.Request) -> web.Response:
+        """``POST .../{pause,resume,cancel,kick,announce}``, body ``{token}`` (the host's
+        entrant token), ``target`` (kick: the entrant's handle), ``text`` (announce): the
+        standings after it, or the director's refusal (403 ``not_host``, 409 otherwise)."""
+        refused = self._too_fast(self.joins, request, "organizer requests")
+        if refused is not None:
+            return refused
+        tid = request.match_info["tournament"]
+        action = request.path.rsplit("/", 1)[1]
+        body = await json_body(request)
+        refused = self._entrant_token(body, tid)
+        if refused is not None:
+            return refused
+        extra = {k: body[k] for k in ("target", "text") if body.get(k) is not None}
+        assert self.link is not None
+        organize = self.link.message(
+            "organize", id=f"o-{secrets.token_hex(6)}", tournament=tid, token=body["token"],
+            action=action, **extra,
+        )  # fmt: skip
+        try:
+            wire.validate(organize)
+        except wire.WireError as exc:
+            return error_response(400, exc.code, exc.message)
+        answer = await self._answer_of(organize)
+        if isinstance(answer, web.Response):
+            return answer
+        return web.json_response({"tournament": tid, "standings": answer["standings"]})
 
     async def unregister_tournament(self, request: web.Request) -> web.Response:
         """Body: ``{token}`` (the entrant's own token): leave before the start; the buy-in
@@ -215,12 +266,9 @@ class TournamentApi(GatewayState):
         unregister = self.link.message(
             "unregister", id=f"u-{secrets.token_hex(6)}", tournament=tid, token=body["token"]
         )
-        answer = await self._ask(unregister)
-        if answer is None:
-            return error_response(504, wire.TIMEOUT, "no director answered in time")
-        if answer["type"] == "error":
-            status = {wire.UNKNOWN_TOURNAMENT: 404, wire.UNAUTHORIZED: 401}
-            return refusal_response(answer, status.get(answer["code"], 409))
+        answer = await self._answer_of(unregister)
+        if isinstance(answer, web.Response):
+            return answer
         return web.json_response({"tournament": tid, "entrants": answer["entrants"]})
 
     def _entrant_token(self, body: dict[str, Any], tid: str) -> web.Response | None:
@@ -275,6 +323,7 @@ class TournamentApi(GatewayState):
 
 
 RESULT_FIELDS = ("place", "name", "handle", "chips")
+INVITE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 LISTING_ORDER = {"registering": 0, "running": 1, "over": 2, "cancelled": 3}
 
 

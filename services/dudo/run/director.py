@@ -19,6 +19,7 @@ from ..infra.connection import Client
 from ..infra.service import retry_until_ready
 from ..wire import keys
 from ..worker import Worker, WorkerSettings
+from ..worker.quota import AppQuotas
 
 # A director's cycles are at least this long when busy: reports batch up (its orders
 # wait for rounds' ends anyway), and its CPU per move falls (docs/tournaments.md).
@@ -39,6 +40,7 @@ def director(
     table_partitions: int,
     client: Client | None = None,
     pace_ms: float = DIRECTOR_PACE_MS,
+    quotas: AppQuotas | None = None,
 ) -> Worker:
     """A director's loop: ``settings.partitions`` counts director partitions;
     ``table_partitions`` is the deployment's table partition count."""
@@ -51,7 +53,11 @@ def director(
         idle_block_ms=max(settings.idle_block_ms, DIRECTOR_IDLE_BLOCK_MS),
         batch=max(settings.batch, 1024),
     )
-    context = Context(table_partitions=table_partitions, director_partitions=settings.partitions)
+    context = Context(
+        table_partitions=table_partitions,
+        director_partitions=settings.partitions,
+        quotas=quotas or AppQuotas(),
+    )
     return Worker(settings, client, entity=Tournament, limits=context)
 
 
@@ -70,11 +76,18 @@ def ratings_keeper(settings: WorkerSettings, client: Client | None = None) -> Wo
     return Worker(settings, client, entity=Ratings)
 
 
-def run(settings: WorkerSettings, table_partitions: int, health_port: int | None = None) -> None:
+def run(
+    settings: WorkerSettings,
+    table_partitions: int,
+    health_port: int | None = None,
+    quotas: AppQuotas | None = None,
+) -> None:
     """``dudo director``: the tournament loop, and the ratings loop beside it in a thread,
     until SIGTERM/SIGINT (both then hand their partitions back)."""
     loops: list[Worker] = []
-    retry_until_ready(lambda: loops.append(director(settings, table_partitions)))
+    retry_until_ready(
+        lambda: loops.append(director(settings, table_partitions, quotas=quotas))
+    )
     tournaments = loops[0]
     keeper = ratings_keeper(settings)
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..bots.levels import HOUSE_POLICY, LEVELS
 from ..engine import OVER, action_from_dict, seat_view
-from .state import DONE, OPEN, PLAYING, TableState
+from .state import DONE, OPEN, PAUSED_NOW, PLAYING, TableState
 
 if TYPE_CHECKING:
     pass
@@ -24,8 +24,8 @@ class TableClocks(TableState):
         ran out or a bot seat stayed silent (the house bot plays the seat in turn), or
         the table outlived its limit (an open table closes, an idle game is abandoned)."""
         game = self.game
-        if msg["version"] != self.version or self.status == DONE:
-            return  # the table moved on since the timer was set
+        if msg["version"] != self.version or self.status == DONE or self.paused == PAUSED_NOW:
+            return  # the table moved on since the timer was set (or its organizer paused it)
         if self.status == OPEN:
             self._close(now, "expired")
             return
@@ -89,6 +89,10 @@ class TableClocks(TableState):
             return
         if self.status != PLAYING or game is None or game.turn is None:
             self.deadline = self.wake = None
+            return
+        if self.paused == PAUSED_NOW:  # the organizer's pause: no clock, no house move
+            self.deadline = self.wake = None
+            self._play_now = False
             return
         seat = self.seats[game.turn]
         if seat.away:

@@ -14,7 +14,7 @@ from ..engine import private_view, public_view, rules_dict
 from ..entity import Flush, Flushing
 from ..wire import message
 from ..wire.frames import frames_message, public_piece
-from .state import DONE, OPEN, PLAYING, TableState
+from .state import DONE, OPEN, PAUSED_NOW, PLAYING, TableState
 
 
 class TableOutput(TableState, Flushing):
@@ -58,6 +58,7 @@ class TableOutput(TableState, Flushing):
             host=wire.public_id(self.host) if self.host is not None else None,
             deadline=self.deadline,
             **({"reveal_until": self.hold_until} if self.hold_until is not None else {}),
+            **({"paused": True} if self.paused == PAUSED_NOW else {}),
             game=game,
             seats=seats,
             holders=holders,

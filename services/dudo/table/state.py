@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_LIMITS", "DONE", "OPEN", "PLAYING", "Limits", "Seat", "TableState"]
 
 OPEN, PLAYING, DONE = wire.TABLE_STATUSES
+# A tournament table's pause (its organizer's): wanted at the end of the round in
+# progress, then in effect until resumed.
+PAUSE_WANTED, PAUSED_NOW = 1, 2
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,11 @@ class TableState:
     seat_seq: int = 0  # the last seat_in taken (its seq)
     # [player, name, dice, gateway, bot, from], as they came
     arrivals: list[list[Any]] = field(default_factory=list)
+    # The organizer's pause (dudo.table.tournament): the last `pause` taken (its seq), and
+    # whether the table is to stop at its round's end (WANTED) or has (PAUSED_NOW).
+    pause_seq: int = 0
+    paused: int = 0
+    forfeits: list[str] = field(default_factory=list)  # players to take out (kicked)
     # Transient, per batch: not persisted.
     limits: Limits = field(default=DEFAULT_LIMITS, compare=False, repr=False)
     timer_member: str | None = None

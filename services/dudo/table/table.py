@@ -34,7 +34,7 @@ from ..wire import DudoError, Refusal, message
 from .clocks import TableClocks
 from .output import TableOutput, error_for
 from .seating import TableSeating
-from .state import DEFAULT_LIMITS, DONE, OPEN, Limits, Seat
+from .state import DEFAULT_LIMITS, DONE, OPEN, PAUSED_NOW, Limits, Seat
 from .tournament import TournamentSeats
 
 # 2 added `wake`, 3 the tournament fields, 4 `hold_until`; older records are still read
@@ -122,6 +122,9 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                     self.order_done,
                     self.seat_seq,
                     self.arrivals,
+                    self.pause_seq,
+                    self.paused,
+                    self.forfeits,
                 ],
                 self.hold_until,
             ]
@@ -180,7 +183,10 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             table.order_done,
             table.seat_seq,
             table.arrivals,
-        ) = tournament
+            table.pause_seq,
+            table.paused,
+            table.forfeits,
+        ) = [*tournament, 0, 0, []][:10]  # records before the organizer's pause: 7 of them
         table.timer_member = table._timer_name() if wake is not None else None
         return table
 
@@ -237,6 +243,8 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         if self.status == OPEN:
             raise Refusal(wire.GAME_NOT_STARTED, "the game has not started")
         seat = self._held(msg)
+        if self.paused == PAUSED_NOW:
+            raise Refusal(wire.PAUSED, "the organizer paused the tournament: wait for resume")
         assert self.game is not None
         events = self.game.apply(msg["seat"], action_from_dict(msg["action"]))
         seat.away = False
@@ -338,5 +346,7 @@ HANDLERS: dict[str, Handler] = {
     "watch": Table._on_watch,
     "seat_in": TournamentSeats._on_seat_in,
     "order": TournamentSeats._on_order,
+    "pause": TournamentSeats._on_pause,
+    "forfeit": TournamentSeats._on_forfeit,
 }
 UNTRACKED = frozenset({"timeout"})  # handled before the id check: Table.handle

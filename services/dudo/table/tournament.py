@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .. import wire
 from ..engine import OVER, RuleError, leavers, reseat, seated_game
 from ..wire import Refusal, keys, message
-from .state import DONE, PLAYING, Seat, TableState
+from .state import DONE, PAUSE_WANTED, PAUSED_NOW, PLAYING, Seat, TableState
 
 if TYPE_CHECKING:
     from ..entity.reports import Report
@@ -92,6 +92,30 @@ class TournamentSeats(TableState):
         if self._idle():
             self._carry_out([], now, round_end=False)
 
+    def _on_pause(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """The organizer pauses (the round in progress ends first) or resumes."""
+        self._tournament_only(msg)
+        if msg["seq"] <= self.pause_seq:
+            return  # older than what this table already has
+        self.pause_seq = msg["seq"]
+        if not msg["on"]:
+            self.paused = 0
+        elif self.paused != PAUSED_NOW:
+            self.paused = PAUSED_NOW if self._idle() else PAUSE_WANTED
+        self._changed(msg)  # a view: the clock stops (or starts again) where people see it
+        self._rearm(now)
+        if self.arrivals and self._idle():
+            self._carry_out([], now, round_end=False)
+
+    def _on_forfeit(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """The organizer took a player out: at the end of the round in progress."""
+        self._tournament_only(msg)
+        if msg["player"] not in self.forfeits:
+            self.forfeits.append(msg["player"])
+        self._changed(msg, visible=False)
+        if self._idle():
+            self._carry_out([], now, round_end=False)
+
     # -- round ends -------------------------------------------------------------------
 
     def _tournament_step(self, events: list[dict[str, Any]], now: int) -> None:
@@ -99,12 +123,15 @@ class TournamentSeats(TableState):
         if not any(e["type"] == "reveal" for e in events):
             return
         assert self.game is not None
+        if self.paused == PAUSE_WANTED:
+            self.paused = PAUSED_NOW  # the round is over: the pause begins
         out = [self.seats[e["seat"]].player for e in events if e["type"] == "eliminated"]
         self._carry_out([p for p in out if p is not None], now, round_end=True)
 
     def _idle(self) -> bool:
-        """No round is being played: a change can happen now."""
-        return self.game is not None and self.game.phase == OVER
+        """No round is being played (or the organizer's pause holds the table before the
+        next round's first action): a change can happen now."""
+        return self.game is not None and (self.game.phase == OVER or self.paused == PAUSED_NOW)
 
     def _carry_out(self, out: list[str], now: int, *, round_end: bool) -> None:
         """Carry out the pending order and arrivals (and, in heats, send the players who
@@ -112,7 +139,16 @@ class TournamentSeats(TableState):
         the round just ended eliminated (every round's end is reported)."""
         game = self.game
         assert game is not None
-        alive = [s for s, c in enumerate(game.counts) if c > 0]
+        # Kicked players: their seats are vacated and they are reported out (as if
+        # eliminated); one still on the way here is reported joined and out.
+        kicked = set(self.forfeits)
+        self.forfeits = []
+        taken = [s for s, c in enumerate(game.counts) if c > 0 and self.seats[s].player in kicked]
+        dropped = [a[0] for a in self.arrivals if a[0] in kicked]
+        if dropped:
+            self.arrivals = [a for a in self.arrivals if a[0] not in kicked]
+        out = [*out, *(self.seats[s].player or "" for s in taken), *dropped]
+        alive = [s for s, c in enumerate(game.counts) if c > 0 and s not in taken]
         leave: list[int] = []
         if self.order is not None:
             seq, count = self.order
@@ -121,6 +157,8 @@ class TournamentSeats(TableState):
             self.order_done, self.order = seq, None
         if self.advance is not None and 0 < len(alive) - len(leave) <= self.advance:
             leave = alive  # heats: the last `advance` players standing go through
+        # (an order's leavers are chosen by the game, which still counts kicked seats)
+        leave = [s for s in leave if s not in taken] + taken
         gone = set(leave)
         # Arrivals take vacant seats first, then seats of players already out, but
         # never the seat of a player who went out in this very step: they would not
@@ -134,7 +172,7 @@ class TournamentSeats(TableState):
         )
         arriving, self.arrivals = self.arrivals[: len(free)], self.arrivals[len(free) :]
         join = [(seat, a[2]) for seat, a in zip(free, arriving, strict=False)]
-        if not leave and not join:
+        if not leave and not join and not dropped:
             self._wake_if_stuck()
             # A round where nobody went out changes only dice counts: reported for the
             # live standings, but at most every REPORT_EVERY_MS per table (bots play
@@ -151,6 +189,7 @@ class TournamentSeats(TableState):
                 "bot": self.seats[s].bot,
             }
             for s in leave
+            if s not in taken
         ]
         try:
             self._events.extend(reseat(game, leave, join))
@@ -175,7 +214,7 @@ class TournamentSeats(TableState):
             self.seats[s] = Seat(player, name, gateway, bot, False)
             self._tell_moved(s, origin[0] if origin else None)
         self._changed()
-        self._queue_report(out, left, [a[0] for a in arriving], now)
+        self._queue_report(out, left, [a[0] for a in arriving] + dropped, now)
         if not any(game.counts) and not self.arrivals:
             self.status = DONE  # broken up: everyone has gone
             self.deadline = None
@@ -185,7 +224,7 @@ class TournamentSeats(TableState):
     def _wake_if_stuck(self) -> None:
         """Arrivals still wait and no round will end to seat them: wake this table up
         (an entry to its own inbox, sent with the commit; see _house_move)."""
-        if self.arrivals and self._idle():
+        if self.arrivals and self.game is not None and self.game.phase == OVER:
             self._play_now = True
 
     def _house_played(self, seat: Seat) -> bool:

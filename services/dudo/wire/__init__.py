@@ -43,6 +43,7 @@ from .errors import (
     NOT_ATTACHED,
     NOT_HOST,
     NOT_SEATED,
+    PAUSED,
     PROTOCOL_ERROR_CODES,
     RATE_LIMITED,
     SEAT_TAKEN,
@@ -52,6 +53,7 @@ from .errors import (
     TOO_FEW_PLAYERS,
     TOO_LARGE,
     TOURNAMENT_FULL,
+    TOURNAMENT_OVER,
     UNAUTHORIZED,
     UNAVAILABLE,
     UNKNOWN_TABLE,
@@ -71,7 +73,7 @@ from .fields import (
     Field,
     Message,
 )
-from .names import NAME_MAX, clean_name, is_clean_name, name_key
+from .names import NAME_MAX, clean_line, clean_name, is_clean_name, name_key
 from .packing import encode, unpack
 from .schemas import SCHEMA_BASE, json_schemas, sync_schema_files
 from .spec import (
@@ -92,12 +94,13 @@ __all__ = [
     "DUPLICATE", "ENTRY_FIELD", "GAME_NOT_STARTED", "GAME_STARTED", "GATEWAY_ONLY", "ID_RE",
     "INBOX_TYPES", "INTERNAL", "LOBBY_ENTRY", "MAX_INBOUND_BYTES", "MAX_RESULT_BYTES",
     "MESSAGES", "MESSAGE_ID_RE", "NAME_MAX", "NAME_TAKEN", "NOT_ATTACHED", "NOT_HOST",
-    "NOT_SEATED", "OUTBOX_TYPES", "PROTOCOL_ERROR_CODES", "PROTOCOL_VERSION", "RATE_LIMITED",
-    "RATINGS_TYPES", "REPORTS_MAX", "SCHEMA_BASE", "SEAT_TAKEN", "TABLE_EXISTS", "TABLE_FULL",
-    "TABLE_STATUSES", "TIMEOUT", "TOO_FEW_PLAYERS", "TOO_LARGE", "TOURNAMENT_FULL", "TYPES_OF",
-    "UNAUTHORIZED", "UNAVAILABLE", "UNKNOWN_TABLE", "UNKNOWN_TOURNAMENT", "UNSUPPORTED_VERSION",
-    "Checker", "DudoError", "FastValidator", "Field", "Message", "Refusal", "TableReport",
-    "WireError", "clean_name", "decode", "decode_own", "encode", "fast_check", "is_clean_name",
+    "NOT_SEATED", "OUTBOX_TYPES", "PAUSED", "PROTOCOL_ERROR_CODES", "PROTOCOL_VERSION",
+    "RATE_LIMITED", "RATINGS_TYPES", "REPORTS_MAX", "SCHEMA_BASE", "SEAT_TAKEN", "TABLE_EXISTS",
+    "TABLE_FULL", "TABLE_STATUSES", "TIMEOUT", "TOO_FEW_PLAYERS", "TOO_LARGE",
+    "TOURNAMENT_FULL", "TOURNAMENT_OVER", "TYPES_OF", "UNAUTHORIZED", "UNAVAILABLE",
+    "UNKNOWN_TABLE", "UNKNOWN_TOURNAMENT", "UNSUPPORTED_VERSION", "Checker", "DudoError",
+    "FastValidator", "Field", "Message", "Refusal", "TableReport", "WireError", "clean_line",
+    "clean_name", "decode", "decode_own", "encode", "fast_check", "is_clean_name",
     "json_schemas", "message", "name_key", "pack_batch", "plausible", "public_id",
     "seat_snapshot", "seat_views", "spectator_view", "sync_schema_files", "unpack",
     "unpack_batch", "validate", "validator"

@@ -153,6 +153,12 @@ CLIENT_MESSAGES: dict[str, Message] = {
                     doc="a round just ended: show its reveal (`game.last_round`) until then "
                     "(ms since the epoch); the next turn's clock and the bots wait for it",
                 ),
+                "paused": Field(
+                    "boolean",
+                    required=False,
+                    doc="present (true) while the tournament's organizer has the table paused: no "
+                    "clock runs and acts are refused `paused` until it resumes",
+                ),
                 "game": _GAME,
                 "events": Field(
                     "array",

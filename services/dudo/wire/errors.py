@@ -26,6 +26,9 @@ NOT_ATTACHED = "not_attached"  # the seat is attached to another gateway
 NOT_HOST = "not_host"
 GAME_NOT_STARTED = "game_not_started"
 GAME_STARTED = "game_started"
+# a tournament table's action while its organizer has the tournament paused
+PAUSED = "paused"
+TOURNAMENT_OVER = "tournament_over"  # an organizer's control after the end (or a cancel)
 TOO_FEW_PLAYERS = "too_few_players"
 DUPLICATE = "duplicate"  # an action id seen before: it took effect once already
 RATE_LIMITED = "rate_limited"  # gateway
@@ -52,6 +55,8 @@ PROTOCOL_ERROR_CODES = frozenset(
         NOT_HOST,
         GAME_NOT_STARTED,
         GAME_STARTED,
+        PAUSED,
+        TOURNAMENT_OVER,
         TOO_FEW_PLAYERS,
         DUPLICATE,
         RATE_LIMITED,

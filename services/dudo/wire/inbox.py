@@ -107,8 +107,7 @@ INBOX: list[Message] = [
     Message(
         "leave",
         "in",
-        "Leave a seat: before the start it is freed; during the game the house bot "
-        "plays for it.",
+        "Leave a seat: before the start it is freed; during the game the house bot plays for it.",
         {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": HANDLE, "seat": seat_field()},
     ),
     Message(
@@ -203,9 +202,31 @@ INBOX: list[Message] = [
             "table": TABLE,
             "tournament": TOURNAMENT,
             "seq": Field("integer", minimum=1, doc="the director's order number"),
-            "count": Field(
-                "integer", nullable=True, minimum=0, maximum=6, doc="players to send"
-            ),
+            "count": Field("integer", nullable=True, minimum=0, maximum=6, doc="players to send"),
         },
+    ),
+    Message(
+        "pause",
+        "in",
+        "A tournament's director pauses (on) or resumes this table. Paused, it finishes "
+        "the round in progress, then stops: no turn clock, no house moves, acts refused "
+        "`paused`; seats still change between rounds. Resumed, the next turn gets a "
+        "whole clock. A lower seq than the last taken is ignored.",
+        {
+            "id": MSG_ID,
+            "table": TABLE,
+            "tournament": TOURNAMENT,
+            "seq": Field("integer", minimum=1, doc="the director's pause number"),
+            "on": Field("boolean"),
+        },
+    ),
+    Message(
+        "forfeit",
+        "in",
+        "A tournament's director takes a player out (its host kicked them): at the end "
+        "of the round in progress (at once if none is played) their seat is vacated and "
+        "reported `out`, as an elimination; a player still on their way here is "
+        "reported joined and out at once.",
+        {"id": MSG_ID, "table": TABLE, "tournament": TOURNAMENT, "player": PLAYER},
     ),
 ]

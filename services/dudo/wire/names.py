@@ -26,12 +26,20 @@ def clean_name(value: Any) -> str:
     had been created)."""
     if not isinstance(value, str):
         raise WireError(BAD_MESSAGE, "a name must be a string")
-    name = " ".join(unicodedata.normalize("NFC", value).split())
+    name = clean_line(value, "a name")
     if not 1 <= len(name) <= NAME_MAX:
         raise WireError(BAD_MESSAGE, f"a name must be 1..{NAME_MAX} characters")
-    if any(unicodedata.category(c) in _HIDDEN for c in name):
-        raise WireError(BAD_MESSAGE, "a name may not hold control or invisible characters")
     return name
+
+
+def clean_line(value: str, what: str = "a line") -> str:
+    """A line of text people will read (a name, an organizer's announcement): NFC,
+    trimmed, inner whitespace runs made one space; :class:`WireError` if it holds a
+    character that hides, reorders or breaks the text around it."""
+    line = " ".join(unicodedata.normalize("NFC", value).split())
+    if any(unicodedata.category(c) in _HIDDEN for c in line):
+        raise WireError(BAD_MESSAGE, f"{what} may not hold control or invisible characters")
+    return line
 
 
 # A display name clean_name leaves as it is, in plain ASCII: printable words, one space

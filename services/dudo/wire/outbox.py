@@ -45,6 +45,12 @@ OUTBOX: list[Message] = [
                 doc="a round just ended: its reveal holds the table's clocks and bots "
                 "until then (ms since epoch)",
             ),
+            "paused": Field(
+                "boolean",
+                required=False,
+                doc="present (true) while the tournament's organizer has the table paused: no "
+                "clock runs and acts are refused `paused` until it resumes",
+            ),
             "game": Field(
                 "ref",
                 ref="game-view.schema.json#/$defs/public",
@@ -218,8 +224,7 @@ OUTBOX: list[Message] = [
                 "string",
                 required=False,
                 pattern=MESSAGE_ID_RE,
-                doc="the `standings` request this answers (then every place, not the best "
-                "100)",
+                doc="the `standings` request this answers (then every place, not the best 100)",
             ),
         },
     ),
@@ -247,6 +252,14 @@ OUTBOX: list[Message] = [
                     "start_at": Field("integer", nullable=True, minimum=0),
                     "rules": Field("ref", ref="rules.schema.json"),
                     "host": id_field("the host's public handle", nullable=True),
+                    "late_until": Field(
+                        "integer",
+                        required=False,
+                        nullable=True,
+                        minimum=0,
+                        doc="running, and registration still open until then (ms since "
+                        "epoch): late registration",
+                    ),
                 },
             ),
         },
@@ -263,6 +276,12 @@ OUTBOX: list[Message] = [
             "on": Field("boolean"),
             "entrants": Field("integer", minimum=0, doc="entrants now"),
             "token": Field("string", required=False, maximum=1024, doc="the entrant token"),
+            "invite": Field(
+                "string",
+                required=False,
+                maximum=64,
+                doc="to the host of a private tournament: the invite code to hand out",
+            ),
         },
     ),
     Message(

@@ -47,7 +47,8 @@ _DERIVE = b"dudo inbox entries/1"
 # written by the deployment itself (timeouts, reports, orders, seats, results...).
 GATEWAY_SENDS = frozenset(
     {"create", "join", "leave", "attach", "act", "resync", "watch", "start",
-     "tournament_create", "register", "unregister", "begin", "subscribe", "standings"}
+     "tournament_create", "register", "unregister", "begin", "organize", "subscribe",
+     "standings"}
 )  # fmt: skip
 # Fields of those that only the deployment may fill: a player id (a gateway names its
 # players by credential: a token, an identity, a request key; dudo.auth.authority), and the
@@ -60,6 +61,7 @@ DEPLOYMENT_FIELDS = {
     "register": ("player",),
     "unregister": ("player",),
     "begin": ("player",),
+    "organize": ("player",),
 }
 
 
@@ -160,4 +162,3 @@ class Verifier:
             if msg.get(name) is not None:
                 return f"a gateway may not name a player id ({kind}.{name}): send a credential"
         return None
-

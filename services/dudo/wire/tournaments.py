@@ -104,6 +104,29 @@ DIRECTOR: list[Message] = [
                 doc="at the start, bots of this level fill the last table's empty seats "
                 "(and any field below two); null: no bots",
             ),
+            "private": Field(
+                "boolean",
+                required=False,
+                doc="not listed; registering needs the invite code the director makes "
+                "(the creator's `registered` answer carries it); default false",
+            ),
+            "late_minutes": Field(
+                "integer",
+                required=False,
+                minimum=0,
+                maximum=240,
+                doc="elimination: registration stays open this many minutes after the "
+                "start, a late entrant seated where the balancing puts them; default 0",
+            ),
+            "reentries": Field(
+                "integer",
+                required=False,
+                minimum=0,
+                maximum=10,
+                doc="elimination, within late registration: how many times an entrant "
+                "who is out may register again (another buy-in, a fresh stack); "
+                "default 0",
+            ),
         },
     ),
     Message(
@@ -121,6 +144,13 @@ DIRECTOR: list[Message] = [
             "player": id_field(PLAYER.doc, required=False),
             "name": Field("string", maximum=32, display=True, doc="display name"),
             "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="a bot client"),
+            "invite": Field(
+                "string",
+                required=False,
+                maximum=64,
+                pattern=r"^[A-Za-z0-9_-]+$",
+                doc="a private tournament's invite code",
+            ),
         },
     ),
     Message(
@@ -143,10 +173,35 @@ DIRECTOR: list[Message] = [
             "id": MSG_ID,
             "tournament": TOURNAMENT,
             "gateway": GATEWAY,
-            "token": Field(
-                "string", required=False, maximum=1024, doc="the host's entrant token"
-            ),
+            "token": Field("string", required=False, maximum=1024, doc="the host's entrant token"),
             "player": id_field(PLAYER.doc, required=False),
+        },
+    ),
+    Message(
+        "organize",
+        "director",
+        "The host runs the tournament: `pause` (each table finishes its round, then its "
+        "clock stops and acts are refused `paused`), `resume`, `cancel` (before or during: "
+        "the tables close at their round's end, every buy-in goes back), `kick` (the "
+        "entrant `target` names by handle: before the start unregistered, buy-in back; "
+        "after it, out at the end of their table's round, placed as if eliminated) and "
+        "`announce` (`text`, shown to every entrant; empty: none). Answered with the "
+        "standings, or an error.",
+        {
+            "id": MSG_ID,
+            "tournament": TOURNAMENT,
+            "gateway": GATEWAY,
+            "token": Field("string", required=False, maximum=1024, doc="the host's entrant token"),
+            "player": id_field(PLAYER.doc, required=False),
+            "action": Field("string", enum=("pause", "resume", "cancel", "kick", "announce")),
+            "target": id_field("kick: the entrant's public handle", required=False),
+            "text": Field(
+                "string",
+                required=False,
+                maximum=280,
+                doc="announce: the line every entrant sees (controls and invisible "
+                "characters refused; spaces collapsed)",
+            ),
         },
     ),
     Message(

@@ -67,3 +67,43 @@ class QuotaExceeded(wire.WireError):
     def __init__(self, message: str, tell: bool) -> None:
         super().__init__(wire.RATE_LIMITED, message)
         self.tell = tell
+
+
+@dataclass
+class AppQuotas:
+    """What one admitted app may make a director do (:class:`dudo.director.quotas.Quotas`):
+    tournaments created and new registrations, token buckets per app (a minute's worth at
+    once, then the rate; 0: no quota).
+
+    A gateway's own limits (per client address) bind the clients of an honest gateway;
+    an app that runs its own gateways can switch those off, so the director counts too.
+    The deployment's own gateways (not admitted: app None) and processes are not
+    counted: their operator sets the gateways' limits. Per director process, over the
+    partitions it holds: with N directors an app may make up to N times as much, as a
+    gateway's quota per worker above. A director that restarts starts its buckets full.
+    """
+
+    creates_per_min: float = 60.0
+    registers_per_min: float = 6000.0
+    _creates: PerKey = field(init=False, repr=False)
+    _registers: PerKey = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._creates = PerKey(self.creates_per_min / 60, self.creates_per_min, keep=10_000)
+        self._registers = PerKey(self.registers_per_min / 60, self.registers_per_min, keep=10_000)
+
+    def create(self, app: str | None) -> None:
+        self._take(self._creates, self.creates_per_min, app, "tournaments created")
+
+    def register(self, app: str | None) -> None:
+        self._take(self._registers, self.registers_per_min, app, "registrations")
+
+    @staticmethod
+    def _take(buckets: PerKey, per_min: float, app: str | None, what: str) -> None:
+        if app is None or per_min <= 0 or buckets.allow(app):
+            return
+        raise wire.Refusal(
+            wire.RATE_LIMITED,
+            f"app {app} is over its quota of {what} ({per_min:g} a minute per director): "
+            "try again later",
+        )

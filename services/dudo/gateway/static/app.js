@@ -3,12 +3,13 @@
 // (dudo-client.js, protocol/js): HTTP for the lobby, one WebSocket per table or
 // tournament, every view a full snapshot.
 //
-// app.js: routes (#/ lobby, #/t/T seat, #/w/T watch, #/c/C tournament, #/r leaderboard,
-// #/help) and what each message does. The screens: lobby.js, table.js (+ reveal.js),
+// app.js: routes (#/ lobby, #/t/T seat, #/w/T watch, #/c/C tournament (#/c/C/INVITE: a
+// private one's invite link), #/cn a new tournament, #/r leaderboard, #/help) and what each message does. The screens: lobby.js, table.js (+ reveal.js),
 // cup.js, help.js; the shared state and connection: session.js; the words: i18n.js.
 
 import { cupHeader, cupStandings, goCup, loadCups, renderCupList, renderLeaderboard, tableNumber } from "./cup.js";
 import { renderHelp } from "./help.js";
+import { renderCupForm } from "./organize.js";
 import { LANGS, detectLang, errorText, faceName, lang, setLang, t } from "./i18n.js";
 import { renderJoin, renderLobby, renderTableList } from "./lobby.js";
 import { api, app, closeSocket, openSocket, setReceiver, state } from "./session.js";
@@ -18,8 +19,9 @@ import { forgetToken, h, setSound, soundOn, toast, tokens } from "./ui.js";
 function parseRoute() {
   if (location.hash === "#/r") return { page: "leaderboard" };
   if (location.hash === "#/help") return { page: "help" };
-  const cup = location.hash.match(/^#\/c\/([A-Za-z0-9_-]{1,64})/);
-  if (cup) return { page: "cup", cup: cup[1] };
+  if (location.hash === "#/cn") return { page: "newCup" };
+  const cup = location.hash.match(/^#\/c\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9_-]{1,64}))?/);
+  if (cup) return { page: "cup", cup: cup[1], invite: cup[2] ?? null };
   const m = location.hash.match(/^#\/(t|w)\/([A-Za-z0-9_-]{1,64})/);
   if (m) return { page: "table", table: m[2], watch: m[1] === "w" };
   return { page: "lobby" };
@@ -32,6 +34,7 @@ function redraw({ reload = false } = {}) {
   if (page === "lobby") renderLobby(), renderCupList();
   else if (page === "leaderboard") renderLeaderboard();
   else if (page === "help") renderHelp();
+  else if (page === "newCup") renderCupForm();
   else if (page === "cup") renderTable({ header: cupHeader(), footer: cupStandings() });
   else if (state.view || state.conn) renderTable();
 }
@@ -53,6 +56,7 @@ async function go() {
   } else if (route.page === "cup") await goCup(route.cup);
   else if (route.page === "leaderboard") await renderLeaderboard();
   else if (route.page === "help") renderHelp();
+  else if (route.page === "newCup") renderCupForm();
   else await goTable(route);
 }
 

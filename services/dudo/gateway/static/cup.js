@@ -4,15 +4,8 @@
 import { errorText, t } from "./i18n.js";
 import { api, app, openSocket, state } from "./session.js";
 import { askName } from "./lobby.js";
-import { h, load, toast } from "./ui.js";
-
-function entrantTokens() {
-  return load("dudo.entrants", {});
-}
-
-function saveEntrant(cup, token) {
-  localStorage.setItem("dudo.entrants", JSON.stringify({ ...entrantTokens(), [cup]: token }));
-}
+import { entrantTokens, hostPanel, kickButton, organizerNews, registerLine, registeredList, requestKey, saveEntrant } from "./organize.js";
+import { h, toast } from "./ui.js";
 
 export function tableNumber(table) {
   return table.slice(table.lastIndexOf("-") + 1);
@@ -39,8 +32,8 @@ export function renderCupList() {
       h("span", {}, h("strong", {}, c.name), " · ", t(c.status === "over" ? "finished" : c.status),
         h("span", { class: "muted" }, ` (${t("entrants", { n: c.entrants })}, ${c.seats} ${t("seats").toLowerCase()})`)),
       h("span", { class: "row" },
-        c.status === "registering" && !entrantTokens()[c.tournament]
-          ? h("button", { onclick: () => registerCup(c.tournament), test: "register" }, t("register")) : null,
+        (c.status === "registering" || (c.status === "running" && c.late_until > Date.now())) && !entrantTokens()[c.tournament]
+          ? h("button", { onclick: () => registerCup(c.tournament), test: "register" }, t(c.status === "running" ? "registerLate" : "register")) : null,
         h("button", { onclick: () => (location.hash = `#/c/${c.tournament}`), test: "standings" }, t("standingsBtn")))))));
 }
 
@@ -68,7 +61,7 @@ async function registerCup(cup) {
   const name = askName();
   if (!name) return;
   try {
-    const entrant = await api("POST", `/api/tournaments/${cup}/register`, { name });
+    const entrant = await api("POST", `/api/tournaments/${cup}/register`, { name, request: requestKey(cup) });
     saveEntrant(cup, entrant.token);
     location.hash = `#/c/${cup}`;
   } catch (err) {
@@ -126,13 +119,17 @@ export function cupHeader() {
     h("div", { class: "row" },
       h("a", { href: "#/" }, h("button", {}, `← ${t("back")}`)),
       h("strong", {}, s.name), h("span", { class: "badge" }, t(s.status === "over" ? "finished" : s.status)),
+      s.private ? h("span", { class: "badge" }, t("privateBadge")) : null,
       h("span", { class: "muted" }, t("playersLeft", { n: s.left })),
       s.heat ? h("span", { class: "muted" }, t("heat", { n: s.heat })) : null),
     s.status === "over" ? h("h2", { test: "cup-over" }, t("cupOver")) : null,
     mine ? h("p", { test: "my-place" }, t("place", { n: mine.place })) : null,
     table && s.status === "running" && !mine ? h("p", { test: "my-table" }, t("movedTo", { table: tableNumber(table) })) : null,
     !table && s.status === "running" && state.welcome && !mine ? h("p", { class: "muted" }, t("waitingSeat")) : null,
-    s.status === "registering" && state.welcome ? h("p", {}, t("registered"), " · ", t("entrants", { n: s.entrants })) : null);
+    s.status === "registering" && state.welcome ? h("p", {}, t("registered"), " · ", t("entrants", { n: s.entrants })) : null,
+    organizerNews(s),
+    registerLine(s),
+    hostPanel(s));
 }
 
 export function cupStandings() {
@@ -140,8 +137,9 @@ export function cupStandings() {
   if (!s) return null;
   return h("div", { class: "card", test: "cup-standings" },
     h("h3", {}, t("standingsBtn")),
+    registeredList(s),
     s.tables.length ? h("ul", {}, s.tables.map((tb) => h("li", {}, `#${tableNumber(tb.table)}: `,
-      tb.players.map((p) => `${p.name} (${p.dice})`).join(", "), " ",
+      tb.players.map((p) => [h("span", { test: "cup-player" }, `${p.name} (${p.dice})`, kickButton(s, p)), " "]),
       h("a", { href: `#/w/${tb.table}`, test: "watch-table" }, t("watch"))))) : null,
     s.tables_playing > s.tables.length ? h("p", { class: "muted" }, t("moreTables", { n: s.tables_playing - s.tables.length })) : null,
     state.cup.id ? h("p", { class: "muted" }, `${t("share")}: `,

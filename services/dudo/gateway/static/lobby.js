@@ -66,6 +66,7 @@ export function renderLobby() {
     h("section", { class: "card" }, h("h2", {}, t("tournaments")),
       h("div", { class: "actions" },
         h("button", { type: "button", test: "quick-cup", onclick: () => import("./cup.js").then((m) => m.quickCup()) }, t("quickCup")),
+        h("a", { href: "#/cn" }, h("button", { type: "button", test: "new-cup" }, t("newCup"))),
         h("a", { href: "#/r" }, h("button", { type: "button", test: "leaderboard-link" }, t("leaderboard")))),
       h("div", { id: "cup-list" })),
     h("p", {}, h("a", { href: "#/help", test: "help-link" }, t("help"))),

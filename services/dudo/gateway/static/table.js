@@ -32,6 +32,7 @@ export function renderTable({ header = null, footer = null } = {}) {
   const game = view.game;
   const parts = [header, topRow(view)];
   if (view.status === "open") parts.push(renderWaiting(view));
+  if (view.paused) parts.push(h("div", { class: "banner", test: "table-paused", role: "status" }, t("pausedBanner")));
   if (game) {
     if (game.palifico && game.phase !== "over") {
       parts.push(h("div", { class: "banner palifico", test: "palifico" },

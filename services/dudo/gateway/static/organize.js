@@ -1,0 +1,228 @@
+// Tournaments an organizer runs: the create form (#/cn), the host's controls on the
+// tournament page (begin, pause, resume, cancel, kick, announce, the invite link of a
+// private one), who registered before the start, and registering from the page itself
+// (a private tournament's invite link, late registration, re-entry).
+
+import { errorText, t } from "./i18n.js";
+import { PRESETS } from "./presets.js";
+import { presetName } from "./lobby.js";
+import { api, app, state } from "./session.js";
+import { h, load, saveName, savedName, toast } from "./ui.js";
+
+const CLOCKS = [15, 30, 60, 120]; // a tournament's tables always keep a turn clock
+const LATE = [0, 5, 10, 30, 60];
+
+export function entrantTokens() {
+  return load("dudo.entrants", {});
+}
+
+export function saveEntrant(cup, token) {
+  localStorage.setItem("dudo.entrants", JSON.stringify({ ...entrantTokens(), [cup]: token }));
+}
+
+function saveInvite(cup, invite) {
+  localStorage.setItem("dudo.invites", JSON.stringify({ ...load("dudo.invites", {}), [cup]: invite }));
+}
+
+/** The request key this browser registers with at `cup`: sent again, it names the same
+ * player (a re-entry is that player buying in again, not a new entrant). */
+export function requestKey(cup) {
+  return load("dudo.cupRequests", {})[cup] ?? rememberKey(cup, newKey());
+}
+
+function newKey() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function rememberKey(cup, key) {
+  localStorage.setItem("dudo.cupRequests", JSON.stringify({ ...load("dudo.cupRequests", {}), [cup]: key }));
+  return key;
+}
+
+function choice(id, options, value, extra = {}) {
+  return h("select", { id, test: id, ...extra },
+    options.map(([v, text]) => h("option", { value: String(v), selected: String(v) === String(value) }, text)));
+}
+
+function field(label, input, help = null) {
+  return h("label", {}, label, input, help ? h("small", { class: "help" }, help) : null);
+}
+
+function input(id, attrs = {}) {
+  return h("input", { id, test: id, ...attrs });
+}
+
+/** #/cn: every setting an organizer chooses; the creator hosts (and plays). */
+export function renderCupForm() {
+  const form = h("form", { class: "card", test: "cup-form", onsubmit: (e) => { e.preventDefault(); createCup(); } },
+    h("div", { class: "row" }, h("a", { href: "#/" }, `← ${t("back")}`), h("h2", {}, t("newCup"))),
+    h("div", { class: "grid" },
+      field(t("cupName"), input("cup-name", { required: true, maxlength: 64 })),
+      field(t("yourName"), input("cup-host", { required: true, maxlength: 32, value: savedName(), autocomplete: "nickname" })),
+      field(t("preset"), choice("cup-preset", Object.keys(PRESETS).map((p) => [p, presetName(p)]), "classic")),
+      field(t("opt_start_dice"), choice("cup-dice", [["", t("asRules")], ...[1, 2, 3, 4, 5].map((n) => [n, String(n)])], "")),
+      field(t("clock"), choice("cup-clock", CLOCKS.map((s) => [s, t("seconds", { s })]), 30), t("help_cupClock")),
+      field(t("cupFormat"), choice("cup-format", [["elimination", t("format_elimination")], ["heats", t("format_heats")]], "elimination")),
+      field(t("seatsPerTable"), choice("cup-seats", [3, 4, 5, 6].map((n) => [n, String(n)]), 6)),
+      field(t("cupStart"), choice("cup-start", [["host", t("start_host")], ["full", t("start_full")], ["time", t("start_time")]], "host", { onchange: startFields })),
+      field(t("startPlayers"), input("cup-start-players", { type: "number", min: 2, value: 6 })),
+      field(t("startAt"), input("cup-start-at", { type: "datetime-local" })),
+      field(t("maxPlayers"), input("cup-max", { type: "number", min: 2, max: 100000, value: 100 })),
+      field(t("buyIn"), input("cup-buy-in", { type: "number", min: 0, value: 0 })),
+      field(t("payouts"), input("cup-payouts", { value: "100", pattern: "[0-9 ,]+" }), t("help_payouts")),
+      field(t("botsFill"), choice("cup-bots", [["", t("no")], ["easy", t("easy")], ["normal", t("normal")], ["hard", t("hard")]], "")),
+      field(t("lateMinutes"), choice("cup-late", LATE.map((m) => [m, m ? t("minutes", { m }) : t("no")]), 0), t("help_late")),
+      field(t("reentries"), choice("cup-reentries", [0, 1, 2, 3].map((n) => [n, String(n)]), 0), t("help_reentries")),
+      h("label", { class: "check" }, input("cup-private", { type: "checkbox" }), t("privateCup"))),
+    h("div", { class: "actions" }, h("button", { class: "primary big", type: "submit", test: "cup-create" }, t("createCup"))));
+  app.replaceChildren(form);
+  startFields();
+}
+
+/** Only the start setting chosen can be filled in. */
+function startFields() {
+  const start = value("cup-start");
+  document.getElementById("cup-start-players").disabled = start !== "full";
+  document.getElementById("cup-start-at").disabled = start !== "time";
+}
+
+function value(id) {
+  return document.getElementById(id).value;
+}
+
+async function createCup() {
+  const host = value("cup-host").trim();
+  const start = value("cup-start");
+  const body = {
+    name: value("cup-name").trim(), host,
+    rules: { preset: value("cup-preset"), turn_seconds: Number(value("cup-clock")) },
+    format: value("cup-format"), seats: Number(value("cup-seats")),
+    max_players: Number(value("cup-max")), buy_in: Number(value("cup-buy-in")),
+    payouts: value("cup-payouts").split(/[ ,]+/).filter(Boolean).map(Number),
+    bots: value("cup-bots") || null, late_minutes: Number(value("cup-late")),
+    reentries: Number(value("cup-reentries")), private: document.getElementById("cup-private").checked,
+    request: newKey(), // the creator's credential: the host, and their registration
+  };
+  if (value("cup-dice")) body.rules.start_dice = Number(value("cup-dice"));
+  if (start === "full") body.start_players = Number(value("cup-start-players"));
+  if (start === "time") body.start_at = new Date(value("cup-start-at")).getTime();
+  try {
+    const made = await api("POST", "/api/tournaments", body);
+    rememberKey(made.tournament, body.request);
+    saveName(host);
+    saveEntrant(made.tournament, made.token);
+    if (made.invite) saveInvite(made.tournament, made.invite);
+    location.hash = `#/c/${made.tournament}`;
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+  }
+}
+
+// ------------------------------------------------------------ the tournament page
+
+function lateOpen(s) {
+  return s.status === "running" && s.late_until && s.late_until > Date.now();
+}
+
+/** Register (or re-enter) from the tournament's own page: its invite, if private. */
+async function registerHere(cup) {
+  const name = (state.ui.regName ?? savedName()).trim();
+  if (!name) return toast(errorText("bad_message", ""));
+  const body = { name, request: requestKey(cup) };
+  if (state.route.invite) body.invite = state.route.invite;
+  try {
+    const entrant = await api("POST", `/api/tournaments/${cup}/register`, body);
+    saveName(name);
+    saveEntrant(cup, entrant.token);
+    state.redraw({ reload: true });
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+  }
+}
+
+/** The registration line of a tournament page: for a visitor while registering is open,
+ * for an entrant who is out when a re-entry is possible. */
+export function registerLine(s) {
+  const cup = state.cup?.id;
+  const entrant = Boolean(entrantTokens()[cup]);
+  const mine = state.welcome?.player ? s.places.find((p) => p.handle === state.welcome.player) : null;
+  const open = s.status === "registering" || lateOpen(s);
+  const reenter = entrant && mine && lateOpen(s) && s.reentries > 0;
+  if (!cup || !open || (entrant && !reenter)) return null;
+  return h("div", { class: "row", test: "cup-register" },
+    entrant ? null : input("cup-reg-name", { value: state.ui.regName ?? savedName(), maxlength: 32, oninput: (e) => { state.ui.regName = e.target.value; } }),
+    h("button", { class: "primary", test: reenter ? "cup-reenter" : "cup-register-btn", onclick: () => registerHere(cup) },
+      reenter ? t("reenter") : t(s.status === "running" ? "registerLate" : "register")));
+}
+
+/** What everyone sees of the organizer: the announcement, and a pause. */
+export function organizerNews(s) {
+  return [
+    s.announcement ? h("p", { class: "banner", test: "cup-announcement", role: "status" }, `${t("organizer")}: ${s.announcement.text}`) : null,
+    s.paused ? h("p", { class: "banner", test: "cup-paused", role: "status" }, t("cupPaused")) : null,
+  ];
+}
+
+function isHost(s) {
+  return Boolean(s.host && state.welcome?.player === s.host);
+}
+
+async function organize(action, fields = {}) {
+  const cup = state.cup.id;
+  try {
+    const token = entrantTokens()[cup];
+    const path = action === "begin" ? "begin" : action;
+    const done = await api("POST", `/api/tournaments/${cup}/${path}`, { token, ...fields });
+    if (done.standings && (!state.cup || state.cup.id === cup)) {
+      state.cup = { ...state.cup, standings: done.standings };
+      state.redraw();
+    }
+    return true;
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+    return false;
+  }
+}
+
+/** The host's controls (shown to the host only; the director checks the token anyway). */
+export function hostPanel(s) {
+  if (!isHost(s) || (s.status !== "registering" && s.status !== "running")) return null;
+  const ui = state.ui;
+  const invite = load("dudo.invites", {})[state.cup.id];
+  const text = input("announce-text", { maxlength: 280, value: ui.announce ?? "", placeholder: t("announcePlaceholder"),
+    oninput: (e) => { ui.announce = e.target.value; } });
+  if (ui.focus === "announce") queueMicrotask(() => { text.focus(); text.setSelectionRange(text.value.length, text.value.length); });
+  text.addEventListener("focus", () => { ui.focus = "announce"; });
+  text.addEventListener("blur", () => { ui.focus = null; });
+  return h("div", { class: "card", test: "host-panel" },
+    h("h3", {}, t("organizer")),
+    h("div", { class: "actions" },
+      s.status === "registering" ? h("button", { class: "primary", test: "cup-begin", onclick: () => organize("begin") }, t("beginCup")) : null,
+      s.status === "running" && !s.paused ? h("button", { test: "cup-pause", onclick: () => organize("pause") }, t("pauseCup")) : null,
+      s.status === "running" && s.paused ? h("button", { class: "primary", test: "cup-resume", onclick: () => organize("resume") }, t("resumeCup")) : null,
+      ui.confirmCancel
+        ? h("button", { class: "danger", test: "cup-cancel-yes", onclick: () => { ui.confirmCancel = false; organize("cancel"); } }, t("cancelCupYes"))
+        : h("button", { test: "cup-cancel", onclick: () => { ui.confirmCancel = true; state.redraw(); } }, t("cancelCup"))),
+    h("form", { class: "row", onsubmit: async (e) => {
+      e.preventDefault();
+      if (await organize("announce", { text: ui.announce ?? "" })) ui.announce = "";
+    } }, text, h("button", { type: "submit", test: "announce" }, t("announce"))),
+    invite ? h("p", {}, `${t("inviteLink")}: `, h("span", { class: "share", test: "cup-invite" }, `${location.origin}/#/c/${state.cup.id}/${invite}`)) : null);
+}
+
+/** A Kick button beside an entrant, for the host (confirmed by a second click). */
+export function kickButton(s, who) {
+  if (!isHost(s) || who.handle === s.host || (s.status !== "registering" && s.status !== "running")) return null;
+  const ui = state.ui;
+  if (ui.kick === who.handle) {
+    return h("button", { class: "danger small", test: "kick-yes", onclick: () => { ui.kick = null; organize("kick", { target: who.handle }); } }, t("kickYes", { name: who.name }));
+  }
+  return h("button", { class: "small", test: "kick", onclick: () => { ui.kick = who.handle; state.redraw(); } }, t("kick"));
+}
+
+/** Before the start: who registered (everyone sees it), with Kick for the host. */
+export function registeredList(s) {
+  if (s.status !== "registering" || !s.registered?.length) return null;
+  return h("div", { test: "cup-registered" }, h("h4", {}, t("entrants", { n: s.entrants })),
+    h("ul", {}, s.registered.map((e) => h("li", { test: "entrant" }, e.name, " ", kickButton(s, e)))));
+}

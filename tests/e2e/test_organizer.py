@@ -1,0 +1,221 @@
+"""An organizer runs a private tournament from the page (issue 31's proof), in headless
+Chromium: the create form, two browser entrants and scripted entrants registering
+through two gateways, Begin, Pause, Resume, a Kick, a late registrant, the end, and the
+results with their CSV export."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import csv
+import io
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from dudo.client import DudoConnection, DudoError
+from dudo.client.examples.bot import choose
+
+from ..servers import RedisServer
+from .conftest import gateway_beside, serving
+from .test_browser import ARGS, chromium, new_page, untranslated
+
+
+def post(base: str, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(
+        base + path, json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=15) as got:
+            return got.status, json.loads(got.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
+
+
+def scripted(
+    base: str, token: str, stop: threading.Event, log: list[str], tables: list[str]
+) -> threading.Thread:
+    """A scripted entrant on the Python client library: plays its turns (a refused move,
+    such as one during the pause, is played again at the next view) until the end;
+    ``tables``: where it was seated (`moved`), ``log``: the codes of its refused moves."""
+
+    async def play() -> None:
+        async with DudoConnection(base, token) as conn:
+            async for msg in conn.messages():
+                if stop.is_set():
+                    return
+                ended = msg["type"] == "tournament" and msg["standings"]["status"] in (
+                    "over", "cancelled",
+                )  # fmt: skip
+                if ended:
+                    return
+                if msg["type"] == "moved":
+                    tables.append(msg["table"])
+                if msg["type"] != "view" or not msg.get("game"):
+                    continue
+                game = msg["game"]
+                if "legal" in game and game["turn"] == msg["seat"] and not msg.get("paused"):
+                    try:
+                        await conn.act(choose(game))
+                    except DudoError as refused:
+                        log.append(refused.code)
+
+    thread = threading.Thread(target=lambda: asyncio.run(play()), daemon=True)
+    thread.start()
+    return thread
+
+
+def play_if_my_turn(page: Any) -> None:
+    if page.query_selector("[data-test=reveal]"):
+        with contextlib.suppress(Exception):
+            page.click("[data-test=reveal-ok]", timeout=1000)
+        return
+    if page.query_selector("[data-test=your-turn]"):
+        with contextlib.suppress(Exception):
+            if page.is_enabled("[data-test=dudo]"):
+                page.click("[data-test=dudo]", timeout=1000)
+            elif page.query_selector("[data-test=bid]"):
+                page.click("[data-test=bid]", timeout=1000)
+
+
+def test_an_organizer_runs_a_private_tournament_from_the_page(
+    redis_server: RedisServer, tmp_path: Path, output_dir: Path
+) -> None:
+    from playwright import sync_api as playwright
+
+    redis_server.client().flushall()
+    quick = ("--bot-think", "0.05,0.15", "--reveal-hold", "0")
+    stop, refusals = threading.Event(), []
+    with (
+        serving(tmp_path, "--redis", redis_server.url, *quick) as (one, _),
+        gateway_beside(tmp_path, redis_server.url, "web-2") as two,
+        playwright.sync_playwright() as p,
+    ):
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        olga = new_page(browser, {"width": 1100, "height": 1000}, errors)
+        olga.goto(one)
+        olga.click("[data-test=new-cup]")
+        olga.wait_for_selector("[data-test=cup-form]")
+        olga.fill("#cup-name", "Club Night")
+        olga.fill("#cup-host", "Olga")
+        olga.select_option("#cup-preset", "lizumo")
+        olga.select_option("#cup-dice", "2")
+        olga.select_option("#cup-clock", "15")
+        olga.select_option("#cup-seats", "3")
+        olga.fill("#cup-max", "12")
+        olga.fill("#cup-buy-in", "10")
+        olga.fill("#cup-payouts", "70, 30")
+        olga.select_option("#cup-bots", "easy")
+        olga.select_option("#cup-late", "5")
+        olga.select_option("#cup-reentries", "1")
+        olga.check("#cup-private")
+        olga.screenshot(path=str(output_dir / "organizer-form.png"), full_page=True)
+        olga.click("[data-test=cup-create]")
+        olga.wait_for_selector("[data-test=host-panel]", timeout=15_000)
+        tid = olga.url.split("#/c/", 1)[1]
+        invite_link = olga.inner_text("[data-test=cup-invite]")
+        assert invite_link.startswith(f"{one}/#/c/{tid}/")
+        invite = invite_link.rsplit("/", 1)[1]
+        # Private: not listed, and nobody registers without the invite.
+        with urllib.request.urlopen(one + "/api/tournaments", timeout=10) as got:
+            assert tid not in [c["tournament"] for c in json.loads(got.read())["tournaments"]]
+        status, refused = post(two, f"/api/tournaments/{tid}/register", {"name": "Mallory"})
+        assert (status, refused["code"]) == (401, "unauthorized"), refused
+
+        # Bea registers in her browser through the other gateway, from the invite link.
+        bea = new_page(browser, {"width": 900, "height": 1000}, errors)
+        bea.goto(f"{two}/#/c/{tid}/{invite}")
+        bea.wait_for_selector("[data-test=cup-register]")
+        bea.fill("#cup-reg-name", "Bea")
+        bea.click("[data-test=cup-register-btn]")
+        # Scripted entrants through both gateways; Eli registers and never shows.
+        tokens = {}
+        for name, base in (("Ciro", two), ("Eli", one)):
+            status, got = post(base, f"/api/tournaments/{tid}/register",
+                               {"name": name, "invite": invite})  # fmt: skip
+            assert status == 200, got
+            tokens[name] = got["token"]
+        scripted(two, tokens["Ciro"], stop, refusals, [])
+        # The organizer sees who registered before the start, then begins.
+        olga.wait_for_function(
+            "document.querySelectorAll('[data-test=entrant]').length === 4", timeout=15_000
+        )
+        assert olga.inner_text("[data-test=cup-registered]").count("Kick") == 3  # not herself
+        olga.screenshot(path=str(output_dir / "organizer-entrants.png"), full_page=True)
+        olga.click("[data-test=cup-begin]")
+        olga.wait_for_selector("[data-test=cup-pause]", timeout=15_000)
+
+        # Pause: every page says so; a table stops at its round's end; then resume.
+        olga.click("[data-test=cup-pause]")
+        bea.wait_for_selector("[data-test=cup-paused]", timeout=15_000)
+        deadline = time.monotonic() + 60
+        while not any(pg.query_selector("[data-test=table-paused]") for pg in (olga, bea)):
+            assert time.monotonic() < deadline, "no table stopped for the pause"
+            for pg in (olga, bea):
+                play_if_my_turn(pg)
+            time.sleep(0.1)
+        olga.screenshot(path=str(output_dir / "organizer-paused.png"), full_page=True)
+        olga.click("[data-test=cup-resume]")
+        olga.wait_for_selector("[data-test=cup-pause]", timeout=15_000)
+        bea.wait_for_selector("[data-test=cup-paused]", state="detached", timeout=15_000)
+
+        # An announcement, then a kick of the entrant who never showed.
+        olga.fill("#announce-text", "Final table at nine")
+        olga.click("[data-test=announce]")
+        bea.wait_for_selector("[data-test=cup-announcement]", timeout=15_000)
+        assert "Final table at nine" in bea.inner_text("[data-test=cup-announcement]")
+        eli = olga.locator("[data-test=cup-player]", has_text="Eli")
+        eli.locator("[data-test=kick]").click()
+        olga.click("[data-test=kick-yes]")
+        deadline = time.monotonic() + 120  # out at the end of his table's round
+        while not olga.query_selector("[data-test=cup-places] li:has-text('Eli')"):
+            assert time.monotonic() < deadline, "the kicked entrant was never placed"
+            for pg in (olga, bea):
+                play_if_my_turn(pg)
+            time.sleep(0.1)
+
+        # A late registrant joins through the first gateway and plays (scripted).
+        status, dora = post(one, f"/api/tournaments/{tid}/register",
+                            {"name": "Dora", "invite": invite})  # fmt: skip
+        assert status == 200, dora
+        dora_tables: list[str] = []
+        scripted(one, dora["token"], stop, refusals, dora_tables)
+
+        deadline = time.monotonic() + 300
+        while not olga.query_selector("[data-test=cup-over]"):
+            assert time.monotonic() < deadline, "the tournament did not finish"
+            for pg in (olga, bea):
+                play_if_my_turn(pg)
+            time.sleep(0.05)
+        stop.set()
+        if olga.query_selector("[data-test=reveal]"):
+            olga.click("[data-test=reveal-ok]")
+        olga.screenshot(path=str(output_dir / "organizer-results.png"), full_page=True)
+
+        # The results: seven places (four people, a late one, two bots), Eli placed out
+        # by the kick, the pool of 70 paid 70/30; the CSV says the same as the page.
+        shown = [li.inner_text() for li in olga.query_selector_all("[data-test=cup-places] li")]
+        assert len(shown) == 7, shown
+        with urllib.request.urlopen(f"{two}/api/tournaments/{tid}/results", timeout=10) as got:
+            results = json.loads(got.read())
+        assert results["entrants"] == 7 and results["buy_in"] == 10
+        chips = {p["name"]: p["chips"] for p in results["places"]}
+        assert sorted(chips.values(), reverse=True)[:2] == [49, 21] and sum(chips.values()) == 70
+        assert {"Olga", "Bea", "Ciro", "Eli", "Dora"} <= set(chips)
+        assert dora_tables, "the late registrant was never seated"
+        href = olga.get_attribute("[data-test=cup-csv]", "href")
+        assert href is not None
+        with urllib.request.urlopen(one + href, timeout=10) as got:
+            rows = list(csv.DictReader(io.StringIO(got.read().decode())))
+        assert [(int(r["place"]), r["name"], int(r["chips"])) for r in rows] == [
+            (p["place"], p["name"], p["chips"]) for p in results["places"]
+        ]
+        assert all(p["name"] in text for p, text in zip(results["places"], shown, strict=True))
+        assert set(refusals) <= {"paused", "not_your_turn", "game_over", "duplicate"}, refusals
+        assert untranslated(olga) == [] and untranslated(bea) == [] and errors == []
+        browser.close()
