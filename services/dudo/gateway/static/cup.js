@@ -142,7 +142,7 @@ export function cupStandings() {
       tb.players.map((p) => [h("span", { test: "cup-player" }, `${p.name} (${p.dice})`, kickButton(s, p)), " "]),
       h("a", { href: `#/w/${tb.table}`, test: "watch-table" }, t("watch"))))) : null,
     s.tables_playing > s.tables.length ? h("p", { class: "muted" }, t("moreTables", { n: s.tables_playing - s.tables.length })) : null,
-    state.cup.id ? h("p", { class: "muted" }, `${t("share")}: `,
+    state.cup.id && !s.private ? h("p", { class: "muted" }, `${t("share")}: `,
       h("span", { class: "share", test: "cup-share" }, `${location.origin}/#/c/${state.cup.id}`)) : null,
     s.buy_in ? h("p", { test: "cup-prizes" }, t("prizePool", {
       pool: s.pool || s.buy_in * s.entrants, payouts: s.payouts.map((p) => `${p}%`).join(" / ") })) : null,
