@@ -355,3 +355,59 @@ def test_the_kubernetes_scrape_job_keeps_annotated_dudo_pods_under_dudo_jobs() -
                 (container,) = doc["spec"]["template"]["spec"]["containers"]
                 ports = {str(p["containerPort"]) for p in container["ports"]}
                 assert notes["prometheus.io/port"] in ports, path
+
+
+def test_an_entrant_registered_through_one_gateway_plays_through_the_other_as_deployed(
+    topology: tuple[Topology, IrcServer, dict[str, str]],
+) -> None:
+    """Issue 31, item 1, as deploy/ runs it: two admitted web gateways (a Redis user and a
+    signing key each, the same app), the director checking every entry's writer. An
+    entrant registered through one gateway who says hello through the other, before the
+    start, is seated there: `moved`, then views with their own die."""
+    from .e2e.test_gateway import Client
+    from .integration.test_tournament_api import call
+
+    stack, _, variables = topology
+    stack.up()
+    one = f"http://127.0.0.1:{variables['GATEWAY_1_PORT']}"
+    two = f"http://127.0.0.1:{variables['GATEWAY_2_PORT']}"
+    wait_for(lambda: ready(one) and ready(two), 60, "both web gateways")
+    status, made = call(one, "POST", "/api/tournaments", {
+        "name": "Cup", "host": "Ana", "seats": 3, "max_players": 3,
+        "rules": {"preset": "lizumo", "start_dice": 1, "turn_seconds": 5}})  # fmt: skip
+    assert status == 201, made
+    tid = made["tournament"]
+    status, bea = call(one, "POST", f"/api/tournaments/{tid}/register", {"name": "Bea"})
+    assert status == 200, bea
+    status, ciro = call(two, "POST", f"/api/tournaments/{tid}/register", {"name": "Ciro"})
+    assert status == 200, ciro
+
+    async def scenario() -> None:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session:
+            ws = await Client(session, two).open(bea["token"])  # the other gateway
+            welcome = await ws.next("welcome", timeout=15)
+            assert welcome["tournament"] == tid and welcome["table"] is None
+            status, begun = await asyncio.to_thread(
+                call, one, "POST", f"/api/tournaments/{tid}/begin", {"token": made["token"]}
+            )
+            assert status == 200, begun
+            seen: list[str] = []
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 25
+            while loop.time() < deadline:
+                msg = await ws.receive(timeout=max(0.1, deadline - loop.time()))
+                seen.append(msg["type"])
+                game = msg.get("game") if msg["type"] == "view" else None
+                if game and msg["seat"] is not None and len(game.get("dice", [])) == 1:
+                    assert "moved" in seen, seen
+                    return
+            raise AssertionError(f"never seated through the other gateway: {seen}")
+
+    asyncio.run(scenario())
+    client = redis.Redis.from_url(
+        f"redis://default:{variables['REDIS_PASSWORD']}@127.0.0.1:{variables['REDIS_PORT']}/0"
+    )
+    for name in ("web-1", "web-2"):  # neither gateway was refused anything it did
+        assert denied(client, admin.user_of(name)) == [], name
