@@ -31,6 +31,7 @@ class Cup:
         self.t = Tournament.create(create(**over), self.now, Context(16, 4))
         self.tables: dict[str, list[dict[str, Any]]] = {}  # table -> messages it got
         self.ledger: list[list[Any]] = []
+        self.ledger_ids: set[str] = set()
         self.out: list[dict[str, Any]] = []
         self.versions: dict[str, int] = {}
         self.n = 0
@@ -41,7 +42,8 @@ class Cup:
         for stream, data in flush.sends:
             body = wire.unpack(data)
             if stream == LEDGER:
-                if body["type"] == "ledger":
+                if body["type"] == "ledger" and body["id"] not in self.ledger_ids:
+                    self.ledger_ids.add(body["id"])  # as the keeper: each id once
                     self.ledger.extend(body["transfers"])
                 continue
             wire.validate(body)
@@ -278,3 +280,16 @@ def test_an_admitted_app_is_held_to_its_quotas_of_creates_and_registrations() ->
     out = [wire.unpack(d) for _, d in first.flush().outputs]
     assert [m["type"] for m in out if m.get("id") == "r3"] == ["error"]
     assert len(first.entrants) == 3 and first.pool == 21
+
+
+def test_every_refund_before_the_start_reaches_the_ledger_once_each() -> None:
+    """An entrant's own unregister and the host's kick that follows it each give a buy-in
+    back under a ledger id of their own (the keeper takes an id once: a shared one lost
+    the second refund)."""
+    cup = Cup(max_players=8)
+    for name in ("h", "a", "b"):
+        cup.send("register", player=name, name=name.upper(), bot=None)
+    cup.send("unregister", player="a")
+    cup.organize("kick", target=wire.public_id("b"))
+    assert cup.balance() == {"h": -7, "a": 0, "b": 0, "pool:cup": 7}
+

@@ -118,6 +118,10 @@ class Organizer(Progress):
         if entrant.player == self.host:
             raise Refusal(wire.BAD_MESSAGE, "the host cannot kick themselves")
         if self.status == REGISTERING:
+            # A version of its own first: the refund's ledger id is numbered by it, and an
+            # unregister just before (its own refund at the version it made) must not
+            # share it (the ledger takes an id once).
+            self._changed()
             self._unregister(entrant)
             return
         if entrant.place is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from hmac import compare_digest
 from typing import Any, ClassVar
 
 from .. import wire
@@ -163,7 +164,8 @@ class Tournament(Organizer, Stored, Flushing):
             if self.status != REGISTERING and not late:
                 raise Refusal(wire.GAME_STARTED, self._closed_why("registration is closed"))
             invite = self.config.get("invite")
-            if invite is not None and player != self.host and msg.get("invite") != invite:
+            given = str(msg.get("invite") or "")
+            if invite is not None and player != self.host and not compare_digest(given, invite):
                 raise Refusal(
                     wire.UNAUTHORIZED, "this tournament is private: register with its invite"
                 )
