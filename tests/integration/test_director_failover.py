@@ -9,6 +9,7 @@ import time
 
 import redis
 
+from dudo import wire
 from dudo.bench.tournament import (
     DIRECTOR_PARTITIONS,
     TOURNAMENT,
@@ -115,3 +116,65 @@ def test_a_director_stops_on_sigterm_and_hands_its_partitions_back(
     ]
     assert all(raw is None or raw.decode().split("|")[1] == "" for raw in held), held
     assert real_redis.zcard(keys.DIRECTORS) == 0 and real_redis.zcard(keys.RATERS) == 0
+
+
+def test_a_pause_outlives_a_killed_director_and_the_tournament_resumes(
+    workers: Workers, real_redis: redis.Redis
+) -> None:
+    """Issue 31, the organizer's pause under failure: the host pauses a running
+    tournament; the director holding it is killed with kill -9 while its tables stop.
+    The other director takes over from Redis: still paused (no table plays a move, no
+    place is given), the resume it then takes starts every table again, and the
+    tournament ends with every invariant."""
+    from dudo.infra.keyring import internal_key
+    from dudo.table import Table
+    from dudo.table.state import PAUSED_NOW
+    from dudo.wire.signing import entry_fields
+
+    under_way(workers, real_redis, directors=2)
+    inbox = keys.TOURNAMENTS.inbox(keys.partition_of(TOURNAMENT, DIRECTOR_PARTITIONS))
+
+    def organize(action: str) -> None:  # the deployment's own host ("bench")
+        body = wire.message("organize", id=f"o-{action}", tournament=TOURNAMENT,
+                            gateway="bench", player="bench", action=action)  # fmt: skip
+        wire.validate(body)
+        real_redis.xadd(inbox, entry_fields(internal_key(real_redis), wire.encode(body)))
+
+    def live_tables() -> list[Table]:
+        """The tables playing on (not breaking up: those finish their round and close)."""
+        state = load_tournament(real_redis)
+        assert state is not None and state.balancer is not None
+        found = []
+        for name, count in state.balancer.tables.items():
+            blob = real_redis.hget(keys.table_of(name, P), "s")
+            if blob is not None and not count.breaking:
+                table = Table.from_bytes(blob)
+                if table.game is not None and table.status == "playing":
+                    found.append(table)
+        return found
+
+    def bids() -> int:
+        return sum(len(t.game.bids) for t in live_tables() if t.game is not None)
+
+    organize("pause")
+    wait_for(lambda: (s := load_tournament(real_redis)) is not None and s.paused, 30, "paused")
+    victim = lease_owner(real_redis)
+    workers.kill(victim)
+    wait_for(lambda: all(t.paused == PAUSED_NOW for t in live_tables()), 60, "tables stopped")
+    # The survivor takes the partition over and the reports of the rounds that ended
+    # before each table stopped (the victim's backlog): then nothing changes any more.
+    last: list[int] = []
+
+    def settled() -> bool:
+        last.append(load_tournament(real_redis).out)  # type: ignore[union-attr]
+        return lease_owner(real_redis) not in (victim, "") and last[-6:] == [last[-1]] * 6
+
+    wait_for(lambda: settled() or time.sleep(0.5), 60, "the survivor caught up")
+    out, bid = last[-1], bids()
+    time.sleep(3)  # paused: no bid is made, nobody goes out (no clock runs)
+    assert load_tournament(real_redis).out == out  # type: ignore[union-attr]
+    assert bids() == bid
+    organize("resume")
+    to_the_end(real_redis, out)
+    survivor = "d2" if victim == "d1" else "d1"
+    assert lease_owner(real_redis) in (survivor, "")
