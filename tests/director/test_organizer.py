@@ -293,30 +293,3 @@ def test_every_refund_before_the_start_reaches_the_ledger_once_each() -> None:
     cup.organize("kick", target=wire.public_id("b"))
     assert cup.balance() == {"h": -7, "a": 0, "b": 0, "pool:cup": 7}
 
-
-
-def test_every_tables_history_is_kept_with_the_record_and_shown_by_handle() -> None:
-    """The organizer's records: each table's history (who sat down with what dice, who was
-    sent away, who went out, by round), kept in a row per table, read back as written,
-    and shown with names and handles only when asked (`standings` with `history`)."""
-    cup = Cup(max_players=12)
-    cup.send("register", player="h", name="Host", bot=None)
-    cup.start_with(7)
-    first = next(iter(cup.tables))
-    seated = [p for p, e in cup.t.entrants.items() if e.table == first]
-    cup.report(first, out=(seated[0],))
-    start = cup.t.config["rules"]["start_dice"]
-    events = cup.t.history[first]
-    assert sorted(events[:-1]) == sorted([1, "in", p, start] for p in seated)
-    assert events[-1] == [2, "out", seated[0], 0]
-    again = Tournament.from_hash({b"s": cup.t.to_bytes(), **{
-        k.encode(): v for k, v in cup.t.to_rows(everything=True)}})  # fmt: skip
-    assert again is not None and again.history == cup.t.history
-    [plain] = cup.send("standings")
-    assert "history" not in plain["standings"]
-    [asked] = cup.send("standings", history=True)
-    shown = {h["table"]: h["events"] for h in asked["standings"]["history"]}
-    assert shown[first][-1] == {"round": 2, "event": "out", "name": cup.t.entrants[seated[0]].name,
-                                "handle": wire.public_id(seated[0]), "dice": 0}  # fmt: skip
-    players = set(cup.t.entrants)  # never a player id: names and handles
-    assert not any({e["name"], e["handle"]} & players for ev in shown.values() for e in ev)

@@ -207,13 +207,6 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         chips = {p["name"]: p["chips"] for p in results["places"]}
         assert sorted(chips.values(), reverse=True)[:2] == [49, 21] and sum(chips.values()) == 70
         assert {"Olga", "Bea", "Ciro", "Eli", "Dora"} <= set(chips)
-        # Every table's history: everyone sat down somewhere, Dora late at a table that
-        # had started, and Eli (kicked) went out without being sent anywhere else.
-        events = [(e["name"], e["event"]) for tb in results["tables"] for e in tb["events"]]
-        assert {name for name, event in events if event == "in"} == set(chips)
-        assert ("Eli", "out") in events and ("Eli", "away") not in events
-        late = [tb for tb in results["tables"] if any(e["name"] == "Dora" for e in tb["events"])]
-        assert late and all(tb["events"][0]["name"] != "Dora" for tb in late)
         assert dora_tables, "the late registrant was never seated"
         href = olga.get_attribute("[data-test=cup-csv]", "href")
         assert href is not None

@@ -151,8 +151,6 @@ class Progress(TournamentState):
         self.reported[table] = version  # none before: the table's creation, its first players
         self._tables_changed.add(table)
         left, joined, out = msg.left, msg.joined, msg.out
-        if joined or left or out:
-            self._tell_history(table, msg)
         if last is not None and (left or joined):
             self.reseats += 1
         for player in out:
@@ -182,18 +180,6 @@ class Progress(TournamentState):
                 self._decide = True
         if out:
             self._maybe_finish()
-
-    def _tell_history(self, table: str, msg: TableReport) -> None:
-        """A report that changed who sits at ``table``, in its history: who sat down (with
-        the dice they brought), who was sent away (with theirs), who went out."""
-        events = self.history.setdefault(table, [])
-        entrants, played = self.entrants, msg.round
-        for player in msg.joined:
-            entrant = entrants.get(player)
-            events.append([played, "in", player, entrant.dice if entrant is not None else 0])
-        events.extend([played, "away", p["player"], p["dice"]] for p in msg.left)
-        events.extend([played, "out", player, 0] for player in msg.out)
-        self._history_changed.add(table)
 
     def _eliminate(self, player: str) -> None:
         entrant = self.entrants.get(player)

@@ -33,7 +33,6 @@ ENTRANT_ROW = "e:"  # + player id: that entrant's row in the record's hash
 # + table id: the last report's version, in the heat or not, its balancing count and the
 # [player, dice] of its last report (the dice of the players seated there)
 TABLE_ROW = "t:"
-HISTORY_ROW = "h:"  # + table id: its history (who sat down, was sent away, went out)
 
 
 class Stored(TournamentState):
@@ -107,13 +106,9 @@ class Stored(TournamentState):
                            count.order_seq]  # fmt: skip
             row = [reported.get(table, -1), table in heat, counted, seated.get(table)]
             rows.append((TABLE_ROW + table, encode(row)))
-        history = self.history
-        for table in history if everything else self._history_changed:
-            rows.append((HISTORY_ROW + table, encode(history[table])))
         if not everything:
             self._entrants_changed.clear()
             self._tables_changed.clear()
-            self._history_changed.clear()
             if balancer is not None:
                 balancer.touched.clear()
         return rows
@@ -138,14 +133,11 @@ class Stored(TournamentState):
          seq, subscribers, measured, seen, wake, created, organizer) = raw  # fmt: skip
         people: list[Entrant] = []
         tables: list[tuple[str, list[Any]]] = []
-        history: dict[str, list[list[Any]]] = {}
         for name, value in (rows or {}).items():
             if name.startswith(b"e:"):
                 people.append(Entrant.from_row(wire.unpack(value)))
             elif name.startswith(b"t:"):
                 tables.append((name[2:].decode(), wire.unpack(value)))
-            elif name.startswith(b"h:"):
-                history[name[2:].decode()] = wire.unpack(value)
         people.sort(key=lambda e: e.number)
         tables.sort(key=lambda t: (len(t[0]), t[0]))  # in the order they were opened
         b = None
@@ -175,7 +167,6 @@ class Stored(TournamentState):
         )
         for entrant in people:
             t.entrants[entrant.player] = entrant
-        t.history = dict(sorted(history.items(), key=lambda h: (len(h[0]), h[0])))
         # Rows stored before held no dice (their players' rows did).
         t.seated_at = {
             table: msgspec.Raw(wire.encode(row[3]))  # the bytes the table's report held

@@ -89,9 +89,6 @@ class TournamentState:
     started: int = 0
     kicked: list[str] = field(default_factory=list)
     reentered: dict[str, int] = field(default_factory=dict)  # player -> re-entries bought
-    # Each table's history, for the organizer's records: [round, "in" | "away" | "out",
-    # player, dice] as its reports told them (stored as a row per table, "h:<table>")
-    history: dict[str, list[list[Any]]] = field(default_factory=dict)
     # Transient, per batch.
     limits: Any = field(default_factory=Context, compare=False, repr=False)
     timer_member: str | None = None
@@ -123,7 +120,6 @@ class TournamentState:
     # went; tables whose report or heat changed (the balancer keeps its own set).
     _entrants_changed: set[str] = field(default_factory=set, compare=False, repr=False)
     _tables_changed: set[str] = field(default_factory=set, compare=False, repr=False)
-    _history_changed: set[str] = field(default_factory=set, compare=False, repr=False)
 
     def touch(self, entrant: Entrant) -> Entrant:
         """``entrant`` changed (or came): its row is stored with the next batch. Every

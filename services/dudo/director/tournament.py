@@ -270,25 +270,9 @@ class Tournament(Organizer, Stored, Flushing):
         cached = self._full_standings
         if cached is None or cached[0] != self.version:
             cached = self._full_standings = (self.version, self.standings())
-        standings = cached[1]
-        if msg.get("history"):
-            standings = {**standings, "history": self._history_shown()}
         answer = message("tournament", tournament=self.id, version=self.version,
-                         standings=standings, id=msg["id"])  # fmt: skip
+                         standings=cached[1], id=msg["id"])  # fmt: skip
         self._direct.append((msg["gateway"], answer))
-
-    def _history_shown(self) -> list[dict[str, Any]]:
-        """Every table's history, in the order they opened, by name and handle."""
-        shown = []
-        for table, events in self.history.items():
-            rows = []
-            for played, event, player, dice in events:
-                entrant = self.entrants.get(player)
-                name = entrant.name if entrant is not None else ""
-                rows.append({"round": played, "event": event, "name": name,
-                             "handle": wire.public_id(player), "dice": dice})  # fmt: skip
-            shown.append({"table": table, "events": rows})
-        return shown
 
     def _follow(self, msg: dict[str, Any], gateway: str) -> None:
         """An entrant's client says hello through ``gateway``: its seats are attached

@@ -89,7 +89,7 @@ class TournamentApi(GatewayState):
         wanted = request.query.get("format", "json")
         if wanted not in ("json", "csv"):
             return error_response(400, wire.BAD_MESSAGE, "format is json or csv")
-        answer = await self._whole_standings(request, history=wanted == "json")
+        answer = await self._whole_standings(request)
         if isinstance(answer, web.Response):
             return answer
         results = results_of(answer["tournament"], answer["standings"])
@@ -104,11 +104,8 @@ class TournamentApi(GatewayState):
             },
         )
 
-    async def _whole_standings(
-        self, request: web.Request, *, history: bool = False
-    ) -> dict[str, Any] | web.Response:
-        """``{tournament, version, standings}`` as the director answers (``history``: with
-        every table's), or the refusal."""
+    async def _whole_standings(self, request: web.Request) -> dict[str, Any] | web.Response:
+        """``{tournament, version, standings}`` as the director answers, or the refusal."""
         tid = request.match_info["tournament"]
         if not keys.ID_PATTERN.fullmatch(tid):
             return error_response(404, wire.UNKNOWN_TOURNAMENT, "no such tournament")
@@ -116,8 +113,7 @@ class TournamentApi(GatewayState):
         if refused is not None:
             return refused
         assert self.link is not None
-        ask = self.link.message("standings", id=f"st-{secrets.token_hex(6)}", tournament=tid,
-                                **({"history": True} if history else {}))  # fmt: skip
+        ask = self.link.message("standings", id=f"st-{secrets.token_hex(6)}", tournament=tid)
         answer = await self._ask(ask)
         if answer is None:
             return error_response(504, wire.TIMEOUT, "no director answered in time")
@@ -332,8 +328,8 @@ LISTING_ORDER = {"registering": 0, "running": 1, "over": 2, "cancelled": 3}
 
 
 def results_of(tournament: str, standings: dict[str, Any]) -> dict[str, Any]:
-    """A tournament's results as an organizer keeps them: what it was, every place given
-    (best first) with the chips won, and (asked with it) every table's history."""
+    """A tournament's results as an organizer keeps them: what it was, and every place
+    given (best first) with the chips won."""
     return {
         "tournament": tournament,
         "name": standings["name"],
@@ -343,7 +339,6 @@ def results_of(tournament: str, standings: dict[str, Any]) -> dict[str, Any]:
         "buy_in": standings["buy_in"],
         "payouts": standings["payouts"],
         "places": [{k: p[k] for k in RESULT_FIELDS} for p in standings["places"]],
-        "tables": standings.get("history", []),
     }
 
 

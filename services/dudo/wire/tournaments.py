@@ -223,16 +223,8 @@ DIRECTOR: list[Message] = [
         "director",
         "Send me this tournament's whole standings (every place, by handle): answered "
         "with a `tournament` message quoting this id. A gateway may not read a "
-        "tournament's record, whose entrants are player ids. With `history`, the "
-        "standings carry every table's history too (the organizer's results).",
-        {
-            "id": MSG_ID,
-            "tournament": TOURNAMENT,
-            "gateway": GATEWAY,
-            "history": Field(
-                "boolean", required=False, doc="every table's history as well (larger)"
-            ),
-        },
+        "tournament's record, whose entrants are player ids.",
+        {"id": MSG_ID, "tournament": TOURNAMENT, "gateway": GATEWAY},
     ),
     Message(
         "tournament_timeout",
