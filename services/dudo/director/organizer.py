@@ -49,6 +49,18 @@ class Organizer(Progress):
         def _standings_message(self) -> dict[str, Any]: ...
         def _unregister(self, entrant: Entrant) -> None: ...
 
+    def _entrant_by_handle(self, handle: str | None, unknown: str) -> Entrant:
+        """The entrant whose public handle is ``handle``, or :class:`Refusal`
+        ``not_seated`` (``unknown`` says why). The handle map is made at the first
+        lookup this process makes for the tournament, kept up with entries after that."""
+        if self._by_handle is None:
+            self._by_handle = {wire.public_id(p): p for p in self.entrants}
+        player = self._by_handle.get(handle or "")
+        entrant = self.entrants.get(player) if player is not None else None
+        if entrant is None:
+            raise Refusal(wire.NOT_SEATED, unknown)
+        return entrant
+
     # -- the organize message ---------------------------------------------------------
 
     def _on_organize(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
@@ -98,23 +110,13 @@ class Organizer(Progress):
         return list(self.heat_tables)
 
     def _cancel_now(self, msg: dict[str, Any]) -> None:
-        if self.status == REGISTERING:
-            self._cancel()
-            return
-        for table in self._live_tables():
-            self._close_table(table)
-        back = [t for e in self.entrants.values() if e.paid for t in self._paid_back(e)]
-        self.pool = 0
-        self._cancel(paid_back=back)
+        if self.status == RUNNING:
+            for table in self._live_tables():
+                self._close_table(table)
+        self._cancel()
 
     def _kick(self, msg: dict[str, Any]) -> None:
-        handle = msg.get("target")
-        if self._by_handle is None:
-            self._by_handle = {wire.public_id(p): p for p in self.entrants}
-        player = self._by_handle.get(handle or "")
-        entrant = self.entrants.get(player) if player is not None else None
-        if entrant is None:
-            raise Refusal(wire.NOT_SEATED, "no entrant has that handle")
+        entrant = self._entrant_by_handle(msg.get("target"), "no entrant has that handle")
         if entrant.player == self.host:
             raise Refusal(wire.BAD_MESSAGE, "the host cannot kick themselves")
         if self.status == REGISTERING:
@@ -162,13 +164,18 @@ class Organizer(Progress):
     def _enter_late(self, entrant: Entrant) -> None:
         """A new entrant after the start: below nobody yet, so every place given so far
         moves down one; they wait for the balancer's seat with a fresh stack."""
-        for other in self.entrants.values():
-            if other.place is not None:
-                other.place += 1
-                self.touch(other)
+        self._places_down(above=None)
         self._wait_for_seat(entrant)
 
-    def _reenter(self, entrant: Entrant, msg: dict[str, Any]) -> None:
+    def _places_down(self, above: int | None) -> None:
+        """One more player stands above every place given before ``above`` (None: every
+        place given): each moves down one."""
+        for other in self.entrants.values():
+            if other.place is not None and (above is None or other.place < above):
+                other.place += 1
+                self.touch(other)
+
+    def _reenter(self, entrant: Entrant) -> None:
         """An entrant who is out buys in again (``reentries`` times at most)."""
         allowed = self.config.get("reentries") or 0
         if entrant.place is None:
@@ -176,11 +183,7 @@ class Organizer(Progress):
         bought = self.reentered.get(entrant.player, 0)
         if bought >= allowed or entrant.player in self.kicked:
             raise Refusal(wire.GAME_STARTED, "no re-entry left for this player")
-        mine = entrant.place
-        for other in self.entrants.values():
-            if other.place is not None and other.place < mine:
-                other.place += 1  # went out after them: one more player is above now
-                self.touch(other)
+        self._places_down(above=entrant.place)  # those who went out after them
         entrant.place = None
         self.reentered[entrant.player] = bought + 1
         self.out -= 1

@@ -55,12 +55,10 @@ class Progress(TournamentState):
                 self.balancer.open(table, len(group))
         self.tables_at_start = self.tables_made
 
-    def _cancel(self, paid_back: list[list[Any]] | None = None) -> None:
-        """Never begun (or cancelled by its host): every buy-in goes back (by double
-        entry, as an unregister's does), and it is listed as cancelled for a day."""
-        back = paid_back
-        if back is None:
-            back = [t for e in self.entrants.values() if e.paid for t in self._paid_back(e)]
+    def _cancel(self) -> None:
+        """Never begun (or cancelled by its host): everything each entrant paid goes back
+        (by double entry, as an unregister's does), and it is listed as cancelled for a day."""
+        back = [t for e in self.entrants.values() if e.paid for t in self._paid_back(e)]
         self.pool = 0
         self.status = CANCELLED
         self.wake = self._now + LISTED_OVER_MS

@@ -87,13 +87,7 @@ class Tournament(Organizer, Stored, Flushing):
         :class:`Refusal`: ``unauthorized`` (forged, foreign, expired), ``not_seated``
         (no such entrant: unregistered since)."""
         grant = self.limits.authority.check(token, {"entrant": self.id})
-        if self._by_handle is None:
-            self._by_handle = {wire.public_id(p): p for p in self.entrants}
-        player = self._by_handle.get(grant.player or "")
-        entrant = self.entrants.get(player) if player is not None else None
-        if entrant is None:
-            raise Refusal(wire.NOT_SEATED, "that entrant is not registered")
-        return entrant
+        return self._entrant_by_handle(grant.player, "that entrant is not registered")
 
     def _player_of(self, msg: dict[str, Any]) -> str:
         """Who a message from a gateway names: the entrant of its ``token``; the
@@ -189,7 +183,7 @@ class Tournament(Organizer, Stored, Flushing):
             account = account_of(player, msg.get("bot"))
             self._ledger("lb", [[account, -buy_in], [pool_of(self.id), buy_in]])
         elif late:
-            self._reenter(self.entrants[player], msg)
+            self._reenter(self.entrants[player])
             self._changed(msg)
         else:
             self._changed(msg)

@@ -211,10 +211,8 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 if conn.seat is None and grant is not None and grant.kind == "entrant":
                     sent_away.add(conn)  # the step that ended its round moved it on
         now = time.perf_counter()
-        if self.audience.relay_view(msg):
+        if self.audience.relay_view(msg, sent_away):
             self._observe_latency(table, msg["version"], now)
-            if sent_away:
-                self.audience.relay_public(sent_away, msg)
         if msg["status"] == "over":  # nothing will be applied there any more: no latency
             self.timing.pop(table, None)  # to wait for (each refusal pops its act)
 

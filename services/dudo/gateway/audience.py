@@ -183,10 +183,13 @@ class Audience:
 
     # -- relaying -----------------------------------------------------------------------
 
-    def relay_view(self, msg: dict[str, Any]) -> bool:
-        """Send each holder's connections its seat's snapshot and every spectator the
-        public one, from a ``view`` message or from the ``frames`` a worker renders for
-        this gateway. False if it was older than one already relayed (dropped)."""
+    def relay_view(
+        self, msg: dict[str, Any], also_public: set[Connection] | None = None
+    ) -> bool:
+        """Send each holder's connections its seat's snapshot and every spectator (and
+        ``also_public``) the public one, from a ``view`` message or from the ``frames`` a
+        worker renders for this gateway. False if it was older than one already relayed
+        (dropped)."""
         table = msg["table"]
         if msg["version"] < self.versions.get(table, 0):
             return False  # an older snapshot (at-least-once delivery): already passed
@@ -215,22 +218,13 @@ class Audience:
                         lambda private=private: texts.seat(private),
                     )
         watchers = self.spectators.get(table)
+        if also_public:  # an entrant whose own action ended the round that moved it
+            watchers = (watchers or set()) | also_public  # on sees its reveal, as all here do
         if watchers:
             _send_each(watchers, None, spectator, texts.spectator)
         if msg["status"] == "over":
             self.versions.pop(table, None)
         return True
-
-    def relay_public(self, conns: set[Connection], msg: dict[str, Any]) -> None:
-        """The public snapshot of a ``view`` or ``frames`` message to ``conns`` (no seat:
-        an entrant whose own action ended the round that sent them from this table sees
-        its reveal, as everyone who stayed does; ``moved`` follows)."""
-        if msg["type"] == "frames":
-            texts = SnapshotTexts.of_frames(msg)
-            _send_each(conns, None, lambda: _decode_json(texts.spectator()), texts.spectator)
-        else:
-            public = SnapshotTexts.of_view(msg)
-            _send_each(conns, None, lambda: wire.spectator_view(msg), public.spectator)
 
     def relay_error(self, msg: dict[str, Any]) -> None:
         """An error nobody waits for by message id: to the connections of its player."""

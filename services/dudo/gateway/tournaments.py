@@ -114,12 +114,9 @@ class TournamentApi(GatewayState):
             return refused
         assert self.link is not None
         ask = self.link.message("standings", id=f"st-{secrets.token_hex(6)}", tournament=tid)
-        answer = await self._ask(ask)
-        if answer is None:
-            return error_response(504, wire.TIMEOUT, "no director answered in time")
-        if answer["type"] == "error":
-            status = 404 if answer["code"] == wire.UNKNOWN_TOURNAMENT else 409
-            return error_response(status, answer["code"], answer["message"])
+        answer = await self._answer_of(ask)
+        if isinstance(answer, web.Response):
+            return answer
         return {"tournament": tid, "version": answer["version"], "standings": answer["standings"]}
 
     async def create_tournament(self, request: web.Request) -> web.Response:
@@ -230,12 +227,11 @@ class TournamentApi(GatewayState):
         refused = self._too_fast(self.joins, request, "organizer requests")
         if refused is not None:
             return refused
-        tid = request.match_info["tournament"]
+        asked = await self._entrant_request(request)
+        if isinstance(asked, web.Response):
+            return asked
+        tid, body = asked
         action = request.path.rsplit("/", 1)[1]
-        body = await json_body(request)
-        refused = self._entrant_token(body, tid)
-        if refused is not None:
-            return refused
         extra = {k: body[k] for k in ("target", "text") if body.get(k) is not None}
         assert self.link is not None
         organize = self.link.message(
@@ -257,11 +253,10 @@ class TournamentApi(GatewayState):
         refused = self._too_fast(self.joins, request, "registrations")
         if refused is not None:
             return refused
-        tid = request.match_info["tournament"]
-        body = await json_body(request)
-        refused = self._entrant_token(body, tid)
-        if refused is not None:
-            return refused
+        asked = await self._entrant_request(request)
+        if isinstance(asked, web.Response):
+            return asked
+        tid, body = asked
         assert self.link is not None
         unregister = self.link.message(
             "unregister", id=f"u-{secrets.token_hex(6)}", tournament=tid, token=body["token"]
@@ -271,24 +266,28 @@ class TournamentApi(GatewayState):
             return answer
         return web.json_response({"tournament": tid, "entrants": answer["entrants"]})
 
-    def _entrant_token(self, body: dict[str, Any], tid: str) -> web.Response | None:
-        """A 401 unless ``body["token"]`` reads as an entrant token of ``tid`` (whose
+    async def _entrant_request(
+        self, request: web.Request
+    ) -> tuple[str, dict[str, Any]] | web.Response:
+        """The tournament and body of a request an entrant makes with its token (body
+        ``token``); a 401 unless it reads as an entrant token of that tournament (whose
         signature the director checks)."""
+        tid = request.match_info["tournament"]
+        body = await json_body(request)
         try:
             grant = self.tokens.check(str(body.get("token", "")))
         except TokenError as exc:
             return error_response(401, exc.code, exc.message)
         if grant.kind != "entrant" or grant.table != tid:
             return error_response(401, wire.UNAUTHORIZED, "not an entrant token of this tournament")
-        return None
+        return tid, body
 
     async def begin_tournament(self, request: web.Request) -> web.Response:
         """Body: ``{token}`` (the host's entrant token): start now."""
-        tid = request.match_info["tournament"]
-        body = await json_body(request)
-        refused = self._entrant_token(body, tid)
-        if refused is not None:
-            return refused
+        asked = await self._entrant_request(request)
+        if isinstance(asked, web.Response):
+            return asked
+        tid, body = asked
         assert self.link is not None
         begin = self.link.message(
             "begin", id=f"b-{secrets.token_hex(4)}", tournament=tid, token=body["token"]

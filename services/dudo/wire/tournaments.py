@@ -19,6 +19,13 @@ from .fields import (
     id_field,
 )
 
+# Who a host's control comes from: the host's entrant token (a gateway's message), or
+# the player id (the deployment's own; dudo.wire.signing refuses one from a gateway).
+AS_HOST = {
+    "token": Field("string", required=False, maximum=1024, doc="the host's entrant token"),
+    "player": id_field(PLAYER.doc, required=False),
+}
+
 DIRECTOR: list[Message] = [
     Message(
         "report",
@@ -173,8 +180,7 @@ DIRECTOR: list[Message] = [
             "id": MSG_ID,
             "tournament": TOURNAMENT,
             "gateway": GATEWAY,
-            "token": Field("string", required=False, maximum=1024, doc="the host's entrant token"),
-            "player": id_field(PLAYER.doc, required=False),
+            **AS_HOST,
         },
     ),
     Message(
@@ -191,8 +197,7 @@ DIRECTOR: list[Message] = [
             "id": MSG_ID,
             "tournament": TOURNAMENT,
             "gateway": GATEWAY,
-            "token": Field("string", required=False, maximum=1024, doc="the host's entrant token"),
-            "player": id_field(PLAYER.doc, required=False),
+            **AS_HOST,
             "action": Field("string", enum=("pause", "resume", "cancel", "kick", "announce")),
             "target": id_field("kick: the entrant's public handle", required=False),
             "text": Field(

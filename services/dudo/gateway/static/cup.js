@@ -4,7 +4,7 @@
 import { errorText, t } from "./i18n.js";
 import { api, app, openSocket, state } from "./session.js";
 import { askName } from "./lobby.js";
-import { entrantTokens, hostPanel, kickButton, organizerNews, registerLine, registeredList, requestKey, saveEntrant } from "./organize.js";
+import { entrantTokens, hostPanel, kickButton, organizerNews, registerAt, registerLine, registeredList, saveEntrant } from "./organize.js";
 import { h, toast } from "./ui.js";
 
 export function tableNumber(table) {
@@ -59,14 +59,7 @@ export async function quickCup() {
 
 async function registerCup(cup) {
   const name = askName();
-  if (!name) return;
-  try {
-    const entrant = await api("POST", `/api/tournaments/${cup}/register`, { name, request: requestKey(cup) });
-    saveEntrant(cup, entrant.token);
-    location.hash = `#/c/${cup}`;
-  } catch (err) {
-    toast(errorText(err.code, err.message));
-  }
+  if (name && await registerAt(cup, name)) location.hash = `#/c/${cup}`;
 }
 
 /** Open a tournament's page: follow your seat through it, or watch its standings. */

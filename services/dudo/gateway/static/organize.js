@@ -26,7 +26,7 @@ function saveInvite(cup, invite) {
 
 /** The request key this browser registers with at `cup`: sent again, it names the same
  * player (a re-entry is that player buying in again, not a new entrant). */
-export function requestKey(cup) {
+function requestKey(cup) {
   return load("dudo.cupRequests", {})[cup] ?? rememberKey(cup, newKey());
 }
 
@@ -128,15 +128,22 @@ function lateOpen(s) {
 async function registerHere(cup) {
   const name = (state.ui.regName ?? savedName()).trim();
   if (!name) return toast(errorText("bad_message", ""));
-  const body = { name, request: requestKey(cup) };
-  if (state.route.invite) body.invite = state.route.invite;
-  try {
-    const entrant = await api("POST", `/api/tournaments/${cup}/register`, body);
+  if (await registerAt(cup, name, state.route.invite)) {
     saveName(name);
-    saveEntrant(cup, entrant.token);
     state.redraw({ reload: true });
+  }
+}
+
+/** Register `name` at `cup` (its invite, if private) with this browser's request key
+ * there, and keep the entrant token; false (and why, in a toast) if refused. */
+export async function registerAt(cup, name, invite = null) {
+  const body = { name, request: requestKey(cup), ...(invite ? { invite } : {}) };
+  try {
+    saveEntrant(cup, (await api("POST", `/api/tournaments/${cup}/register`, body)).token);
+    return true;
   } catch (err) {
     toast(errorText(err.code, err.message));
+    return false;
   }
 }
 
@@ -171,8 +178,7 @@ async function organize(action, fields = {}) {
   const cup = state.cup.id;
   try {
     const token = entrantTokens()[cup];
-    const path = action === "begin" ? "begin" : action;
-    const done = await api("POST", `/api/tournaments/${cup}/${path}`, { token, ...fields });
+    const done = await api("POST", `/api/tournaments/${cup}/${action}`, { token, ...fields });
     if (done.standings && (!state.cup || state.cup.id === cup)) {
       state.cup = { ...state.cup, standings: done.standings };
       state.redraw();
