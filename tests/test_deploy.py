@@ -365,7 +365,7 @@ def test_an_entrant_registered_through_one_gateway_plays_through_the_other_as_de
     entrant registered through one gateway who says hello through the other, before the
     start, is seated there: `moved`, then views with their own die."""
     from .e2e.test_gateway import Client
-    from .integration.test_tournament_api import call
+    from .integration.test_tournament_api import call, seated_with_its_die
 
     stack, _, variables = topology
     stack.up()
@@ -393,17 +393,7 @@ def test_an_entrant_registered_through_one_gateway_plays_through_the_other_as_de
                 call, one, "POST", f"/api/tournaments/{tid}/begin", {"token": made["token"]}
             )
             assert status == 200, begun
-            seen: list[str] = []
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + 25
-            while loop.time() < deadline:
-                msg = await ws.receive(timeout=max(0.1, deadline - loop.time()))
-                seen.append(msg["type"])
-                game = msg.get("game") if msg["type"] == "view" else None
-                if game and msg["seat"] is not None and len(game.get("dice", [])) == 1:
-                    assert "moved" in seen, seen
-                    return
-            raise AssertionError(f"never seated through the other gateway: {seen}")
+            assert "moved" in await seated_with_its_die(ws)
 
     asyncio.run(scenario())
     client = redis.Redis.from_url(

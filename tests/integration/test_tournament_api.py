@@ -238,18 +238,26 @@ def test_an_entrant_who_registers_through_one_gateway_plays_through_another(
                 await asyncio.to_thread(begin)
             elif when == "begin-at-once":
                 await asyncio.to_thread(begin)
-            seen: list[dict[str, Any]] = []
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + 25
-            while loop.time() < deadline:
-                msg = await ws.receive(timeout=max(0.1, deadline - loop.time()))
-                seen.append(msg)
-                game = msg.get("game") if msg["type"] == "view" else None
-                if game and msg["seat"] is not None and len(game.get("dice", [])) == 1:
-                    return  # seated, with its own die, through g2
-            raise AssertionError(f"never seated through the other gateway: {seen}")
+            await seated_with_its_die(ws)  # through g2
 
     asyncio.run(scenario())
+
+
+async def seated_with_its_die(ws: Any, seconds: float = 25) -> list[str]:
+    """Wait until ``ws`` gets a view of its seat with its own single die; the types of
+    the messages that came until then. AssertionError if none comes in time."""
+    import asyncio
+
+    seen: list[dict[str, Any]] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while loop.time() < deadline:
+        msg = await ws.receive(timeout=max(0.1, deadline - loop.time()))
+        seen.append(msg)
+        game = msg.get("game") if msg["type"] == "view" else None
+        if game and msg["seat"] is not None and len(game.get("dice", [])) == 1:
+            return [m["type"] for m in seen]
+    raise AssertionError(f"never seated through the other gateway: {seen}")
 
 
 def test_the_api_refuses_what_would_never_work_and_lets_an_entrant_leave(
