@@ -160,15 +160,14 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
                 play_if_my_turn(pg)
             time.sleep(0.1)
         olga.screenshot(path=str(output_dir / "organizer-paused.png"), full_page=True)
-        olga.click("[data-test=cup-resume]")
-        olga.wait_for_selector("[data-test=cup-pause]", timeout=15_000)
-        bea.wait_for_selector("[data-test=cup-paused]", state="detached", timeout=15_000)
-
-        # An announcement, then a kick of the entrant who never showed.
-        olga.fill("#announce-text", "Final table at nine")
-        olga.click("[data-test=announce]")
-        bea.wait_for_selector("[data-test=cup-announcement]", timeout=15_000)
-        assert "Final table at nine" in bea.inner_text("[data-test=cup-announcement]")
+        # While it is paused (so that it surely runs, with two dice each it can end within
+        # a minute): a late registrant joins through the first gateway and plays
+        # (scripted), and the host kicks the entrant who never showed; then resume.
+        status, dora = post(one, f"/api/tournaments/{tid}/register",
+                            {"name": "Dora", "invite": invite})  # fmt: skip
+        assert status == 200, dora
+        dora_tables: list[str] = []
+        scripted(one, dora["token"], stop, refusals, dora_tables)
         eli = olga.locator("[data-test=cup-player]", has_text="Eli")
         eli.locator("[data-test=kick]").click()
         olga.click("[data-test=kick-yes]")
@@ -178,13 +177,15 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
             for pg in (olga, bea):
                 play_if_my_turn(pg)
             time.sleep(0.1)
+        olga.click("[data-test=cup-resume]")
+        olga.wait_for_selector("[data-test=cup-pause]", timeout=15_000)
+        bea.wait_for_selector("[data-test=cup-paused]", state="detached", timeout=15_000)
 
-        # A late registrant joins through the first gateway and plays (scripted).
-        status, dora = post(one, f"/api/tournaments/{tid}/register",
-                            {"name": "Dora", "invite": invite})  # fmt: skip
-        assert status == 200, dora
-        dora_tables: list[str] = []
-        scripted(one, dora["token"], stop, refusals, dora_tables)
+        # An announcement for every entrant.
+        olga.fill("#announce-text", "Final table at nine")
+        olga.click("[data-test=announce]")
+        bea.wait_for_selector("[data-test=cup-announcement]", timeout=15_000)
+        assert "Final table at nine" in bea.inner_text("[data-test=cup-announcement]")
 
         deadline = time.monotonic() + 300
         while not olga.query_selector("[data-test=cup-over]"):
