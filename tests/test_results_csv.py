@@ -11,17 +11,23 @@ from dudo.gateway.tournaments import results_csv
 
 def test_the_csv_reads_back_as_the_places_and_no_name_is_a_formula() -> None:
     places = [
-        {"place": 1, "name": "Ana, la \"Reina\"", "handle": "h1", "chips": 14},
-        {"place": 2, "name": "=HYPERLINK(\"http://x\",\"win\")", "handle": "h2", "chips": 6},
+        {"place": 1, "name": "Ana, la \"Reina\"", "handle": "h1", "chips": 14,
+         "rating": 3.512, "rating_change": 3.512},
+        {"place": 2, "name": "=HYPERLINK(\"http://x\",\"win\")", "handle": "h2", "chips": 6,
+         "rating": -0.25, "rating_change": -1.5},
         {"place": 3, "name": "+1", "handle": "h3", "chips": 0},
         {"place": 4, "name": "@cmd", "handle": "h4", "chips": 0},
     ]
     text = results_csv(places)
-    assert text.startswith("place,name,handle,chips\r\n")
+    assert text.startswith("place,name,handle,chips,rating,rating_change\r\n")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [r["name"] for r in rows] == [
         'Ana, la "Reina"', "'=HYPERLINK(\"http://x\",\"win\")", "'+1", "'@cmd"
     ]
     assert [(int(r["place"]), r["handle"], int(r["chips"])) for r in rows] == [
         (1, "h1", 14), (2, "h2", 6), (3, "h3", 0), (4, "h4", 0)
+    ]
+    # Rated places carry their rating and change; a bot's (or one not rated yet) are empty.
+    assert [(r["rating"], r["rating_change"]) for r in rows] == [
+        ("3.512", "3.512"), ("-0.25", "-1.5"), ("", ""), ("", "")
     ]

@@ -46,6 +46,7 @@ class Cup:
         )
         self.table = Table.create(create, NOW, rng=self.rng)
         self.reports: list[dict[str, Any]] = []
+        self.histories: list[dict[str, Any]] = []  # table_history, once it closes
         self.out: list[tuple[str, dict[str, Any]]] = []
         self.flush()
 
@@ -54,7 +55,10 @@ class Cup:
         # As the partition loop writes them: one `reports` entry for the tournament.
         for stream, data in [*flush.sends, *report_sends(flush.reports)]:
             assert stream == keys.TOURNAMENTS.inbox(2)
-            sent = wire.decode(data, direction="director")
+            sent = wire.decode(data, direction="director")  # (its size cap, too)
+            if sent["type"] == "table_history":
+                self.histories.append(sent)
+                continue
             assert sent["type"] == "reports" and sent["tournament"] == "cup"
             assert [r["table"] for r in sent["reports"]] == [self.table.id] * len(sent["reports"])
             self.reports.extend(sent["reports"])
@@ -217,6 +221,34 @@ def test_a_finished_table_is_broken_at_once_and_closes() -> None:
     assert [p["player"] for p in report["left"]] == [winner] and report["seated"] == []
     assert cup.table.status == DONE
     assert ("gw-a", "detached") in [(g, m["type"]) for g, m in cup.out]
+    # Closed: its history goes to the director once, with the commit that closed it.
+    loser = next(p for p in ("a", "b") if p != winner)
+    [history] = cup.histories
+    assert (history["table"], history["part"], history["parts"]) == ("t1", 0, 1)
+    assert [row[2:] for row in history["rows"]] == [
+        [[["a", 1], ["b", 1]], [], []],  # the first players, with their dice
+        [[], [], [loser]],
+        [[], [[winner, 1]], []],  # the winner, sent away as the table closes
+    ]
+    assert [row[0] for row in history["rows"]] == [1, 1, 1]  # the game ended in round 1
+    cup.flush()
+    assert len(cup.histories) == 1  # never again
+
+
+def test_a_long_history_goes_in_parts_under_the_inbox_cap_and_old_records_read() -> None:
+    cup = Cup([entrant("a", 1), entrant("b", 1)])
+    many = [[r, NOW, [[f"p{r}-{i}-{'x' * 50}", 5] for i in range(6)], [], []] for r in range(300)]
+    cup.table.history = many
+    cup.send("order", tournament="cup", seq=1, count=None)
+    cup.play_round()
+    assert cup.table.status == DONE and len(cup.histories) > 2
+    assert [h["part"] for h in cup.histories] == list(range(len(cup.histories)))
+    assert {h["parts"] for h in cup.histories} == {len(cup.histories)}
+    assert [row for h in cup.histories for row in h["rows"]] == cup.table.history
+    # A record written before the history (10 tournament fields) reads with none.
+    raw = wire.unpack(cup.table.to_bytes())
+    raw[14] = raw[14][:10]
+    assert Table.from_bytes(wire.encode(raw)).history == []
 
 
 def test_a_halted_table_takes_arrivals_at_once_and_plays_again() -> None:

@@ -12,9 +12,9 @@ from dudo import wire
 from dudo.director.ratings import Ratings
 from dudo.director.tournament import Context, Tournament
 from dudo.entity.results import ledger_send, result_send
-from dudo.wire import keys
+from dudo.wire import keys, signing
 
-from .test_tournament import create, send
+from .test_tournament import Stored, create, send
 
 
 def result(result_id: str, *players: str) -> dict:
@@ -111,3 +111,50 @@ def test_ledger_sends_add_up_and_skip_nothing_moving() -> None:
     assert wire.decode(data, direction="ratings")["transfers"] == [["a", -3], ["house", 3]]
     with pytest.raises(ValueError):
         ledger_send("l:3", [["a", -3], ["b", 2]])
+
+
+def test_a_finished_tournament_gets_its_rating_changes_in_its_results() -> None:
+    """The ratings keeper answers a tournament's result with `rated` (chunked under the
+    director inbox's cap) and the tournament's places show each person's change; a
+    repeat changes nothing, and a stored tournament keeps them."""
+    t = Tournament.create(create(max_players=400, start_players=None), 0, Context())
+    people = [f"p{i:03}" for i in range(320)]  # more than two `rated` messages' worth
+    for n, player in enumerate(people):
+        send(t, "register", id=f"r{n}", player=player, name=player.upper(), bot=None)
+    send(t, "begin", id="b", player="h")
+    for player in people[1:]:
+        t._eliminate(player)
+    t._maybe_finish()
+    [(_, data)] = [s for s in t.flush().sends if s[0] == keys.RATINGS.inbox(0)
+                   and wire.unpack(s[1])["type"] == "result"]  # fmt: skip
+    body = wire.decode(data, direction="ratings")
+    assert body["tournament"] == "cup"
+    keeper = Ratings.create(wire.message("result", id="rt:x", ratings="ratings",
+                            source="table", ranking=[["p000", "A"], ["zed", "Z"]]), 0)  # fmt: skip
+    before = keeper.players["p000"].ordinal
+    keeper.handle(body, 0, random.Random())
+    rated = [m for m in keeper.flush().sends if m[0] == keys.TOURNAMENTS.inbox(
+        keys.partition_of("cup", keys.DEFAULT_DIRECTOR_PARTITIONS))]  # fmt: skip
+    assert len(rated) == 3  # 320 entrants, at most RATED_MAX (150) a message
+    messages = [wire.decode(data, direction="director") for _, data in rated]
+    assert all(len(data) <= wire.MAX_INBOUND_BYTES for _, data in rated)
+    assert len({m["id"] for m in messages}) == 3
+    stored = Stored()
+    stored.fields = t.to_record()  # as the finishing commit stored it
+    t = Tournament.from_hash(stored.fields)
+    assert t is not None and t.status == "over"
+    for m in messages:
+        t.handle(m, 0, random.Random())
+    t.handle(messages[0], 0, random.Random())  # delivered again: taken once
+    t = stored.commit(t)
+    places = t.standings()["places"]
+    assert len(places) == 320 and all("rating" in p for p in places)
+    winner = places[0]
+    assert winner["handle"] == wire.public_id("p000")
+    assert winner["rating"] == round(keeper.players["p000"].ordinal, 3)
+    assert winner["rating_change"] == pytest.approx(winner["rating"] - before, abs=0.002)
+    assert winner["rating_change"] > 0 > places[-1]["rating_change"]
+    # A newcomer started at 0 (mu 25, sigma 25/3): their change is their rating.
+    assert places[-1]["rating_change"] == places[-1]["rating"]
+    # Only the deployment writes `rated`: a gateway's is refused by the signing check.
+    assert "rated" not in signing.GATEWAY_SENDS

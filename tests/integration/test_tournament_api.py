@@ -87,7 +87,9 @@ def test_create_register_begin_and_follow_the_standings_to_the_end(
     while True:
         status, state = call(base, "GET", f"/api/tournaments/{tid}")
         assert status == 200
-        if state["standings"]["status"] == "over":
+        # Over, and rated a moment later: each place then shows its rating change.
+        over = state["standings"]["status"] == "over"
+        if over and all("rating_change" in p for p in state["standings"]["places"]):
             break
         assert time.monotonic() < deadline, state
         time.sleep(0.5)
@@ -103,6 +105,18 @@ def test_create_register_begin_and_follow_the_standings_to_the_end(
     assert [(int(r["place"]), r["name"], int(r["chips"])) for r in rows] == [
         (p["place"], p["name"], p["chips"]) for p in places
     ]
+    assert [float(r["rating_change"]) for r in rows] == [p["rating_change"] for p in places]
+    assert places[0]["rating_change"] > 0 > places[-1]["rating_change"]
+    # Every table's history, by name and handle: the two first tables' four players sat
+    # down with their dice, and everyone but the winner went out once.
+    tables = results["tables"]
+    assert len(tables) >= 2 and all(t["rounds"] for t in tables)
+    rounds = [r for t in tables for r in t["rounds"]]
+    first = [p for t in tables[:2] for p in t["rounds"][0]["joined"]]
+    assert sorted(p["name"] for p in first) == ["Ana", "Bea", "Ciro", "Dora"]
+    assert {p["handle"] for p in first} == {p["handle"] for p in places}
+    out = sorted(p["name"] for r in rounds for p in r["out"])
+    assert out == sorted(p["name"] for p in places[1:])
     status, refused = call(base, "GET", f"/api/tournaments/{tid}/results?format=xls")
     assert (status, refused["code"]) == (400, "bad_message")
     assert sorted(p["name"] for p in places) == ["Ana", "Bea", "Ciro", "Dora"]

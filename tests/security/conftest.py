@@ -103,7 +103,7 @@ def d(redis_server: RedisServer, real_redis: redis.Redis) -> Iterator[Deployment
     settings = WorkerSettings(partitions=P, worker_id="w1", seed=3, gateway_entries_per_s=50)
     worker = table_worker(settings, client=client)
     loop = director(WorkerSettings(partitions=D, worker_id="d1", seed=3), P, client, pace_ms=0)
-    keeper = ratings_keeper(WorkerSettings(worker_id="r1"), client)
+    keeper = ratings_keeper(WorkerSettings(worker_id="r1"), client, director_partitions=D)
     for each in (worker, loop, keeper):
         each.setup()  # the partition counts stored: a gateway's user gets those inboxes
     keyring.start_signing(client, wait_s=0)  # nothing of ours runs yet: check from now on

@@ -55,7 +55,7 @@ def run_tournament(
     loop = director(WorkerSettings(partitions=D, worker_id="d1", seed=5), P, client, pace_ms=0)
     loop.setup()
     loop.heartbeat()
-    keeper = ratings_keeper(WorkerSettings(worker_id="k1"), client)
+    keeper = ratings_keeper(WorkerSettings(worker_id="k1"), client, director_partitions=D)
     keeper.setup()
     keeper.heartbeat()
     create_bot_tournament(
@@ -112,6 +112,43 @@ def test_a_whole_tournament_places_everyone_once_and_conserves_chips(
     # Every table closed once its players were gone.
     tables = [Table.from_bytes(client.hget(k, "s")) for k in client.scan_iter("dudo:{p*}:t:*")]
     assert tables and all(t.status == "over" for t in tables)
+    assert_histories_tell_every_seat_change(load(client, "cup"), {t.id for t in tables})
+
+
+def assert_histories_tell_every_seat_change(state: Tournament, tables: set[str]) -> None:
+    """Every closed table's history (sent by the table when it closed) accounts for every
+    entrant: each sat down first at the start, every move is a leave at one table and a
+    seat at another with the same dice (elimination), everyone but the winner went out
+    exactly once, and the winner left the final table when it closed."""
+    assert set(state.histories) == tables
+    events: dict[str, list[tuple[int, int, str, str, int]]] = {p: [] for p in state.entrants}
+    for table, rows in state.histories.items():
+        assert [r[:2] for r in rows] == sorted(r[:2] for r in rows)  # by round, in time
+        for _, at, joined, left, out in rows:
+            for player, dice in joined:  # (after a leave in the same millisecond)
+                events[player].append((at, 1, "joined", table, dice))
+            for player, dice in left:
+                events[player].append((at, 0, "left", table, dice))
+            for player in out:
+                events[player].append((at, 0, "out", table, 0))
+    for seen in events.values():
+        seen.sort()
+    winner = next(p for p, e in state.entrants.items() if e.place == 1)
+    for player, seen in events.items():
+        kinds = [kind for _, _, kind, _, _ in seen]
+        # The winner leaves the final table too: it closes at the end.
+        stays = 0 if player == winner else 1
+        assert kinds.count("joined") == kinds.count("left") + stays, (player, seen)
+        assert kinds.count("out") == stays, (player, seen)
+        assert kinds[-1] == ("left" if player == winner else "out"), (player, seen)
+        if state.config["format"] == "elimination":
+            # A move: left one table with some dice, sat down at another with as many.
+            moves = [(t, d) for _, _, kind, t, d in seen if kind == "left"]
+            seats = [(t, d) for _, _, kind, t, d in seen if kind == "joined"][1:]
+            if player == winner:
+                moves = moves[:-1]  # the final table's close
+            assert [d for _, d in moves] == [d for _, d in seats], (player, seen)
+            assert all(a != b for (a, _), (b, _) in zip(moves, seats, strict=True))
 
 
 @pytest.mark.parametrize("signed", [False, True], ids=["unsigned", "signed"])
@@ -138,3 +175,16 @@ def test_chips_move_by_double_entry_for_people_bots_and_the_pool(
     bots = sum(e.won - e.paid for e in state.entrants.values() if e.bot is not None)
     assert accounts.get("house", 0) == bots
     assert {"ana", "bea"} <= set(accounts)
+    # The keeper rated the result and answered the director (`rated`, signed like every
+    # entry of ours): the stored results show each person's rating change, no bot's.
+    rated = load(client, "cup")
+    board = Ratings.from_bytes(client.hget(keys.RATINGS.record(0, keys.RATINGS_ID), "s"))
+    for e in rated.entrants.values():
+        if e.bot is None:
+            assert e.rating == round(board.players[e.player].ordinal, 3)
+            assert e.rating_change is not None and e.rating_change != 0
+        else:
+            assert e.rating is None and e.rating_change is None
+    winner, second = sorted((e for e in rated.entrants.values() if e.bot is None),
+                            key=lambda e: e.place or 0)  # fmt: skip
+    assert winner.rating_change > second.rating_change  # type: ignore[operator]

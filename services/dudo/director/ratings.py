@@ -30,7 +30,8 @@ from openskill.models import PlackettLuce, ThurstoneMostellerPart
 
 from .. import wire
 from ..entity import Flush
-from ..wire import keys
+from ..entity.results import message_id
+from ..wire import RATED_MAX, keys
 
 BOARD_MAX = 500  # players on the public leaderboard (GET /api/leaderboard?limit=...)
 
@@ -39,6 +40,16 @@ FULL_MODEL_MAX = 64
 RESULTS_REMEMBERED = 10_000  # result ids kept to refuse repeats
 _FULL = PlackettLuce()
 _PARTIAL = ThurstoneMostellerPart()
+
+
+@dataclass(frozen=True)
+class RatingsContext:
+    """What the ratings keeper knows of the deployment (the worker's ``limits`` slot):
+    where a tournament's director inbox is, to answer its result with ``rated``."""
+
+    director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS
+    # Every loop's limits carry its credentials (the worker sets them); unused here.
+    authority: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -69,6 +80,7 @@ class Ratings:
     timer_member: str | None = None
     _applied_set: set[str] = field(default_factory=set, compare=False, repr=False)
     _changed: bool = False
+    _sends: list[tuple[str, bytes]] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def create(
@@ -107,7 +119,9 @@ class Ratings:
         if msg["type"] == "ledger":
             self.move(msg["transfers"])
         else:
-            self.apply(msg["ranking"])
+            changes = self.apply(msg["ranking"])
+            if msg.get("tournament") is not None and changes:
+                self._answer(msg["tournament"], changes)
         self.version += 1
         self._changed = True
 
@@ -123,8 +137,10 @@ class Ratings:
         for account, chips in moves:
             self.accounts[account] = self.accounts.get(account, 0) + chips
 
-    def apply(self, ranking: list[list[Any]]) -> None:
-        """Rate one finished game or tournament: players from first to last place."""
+    def apply(self, ranking: list[list[Any]]) -> list[list[Any]]:
+        """Rate one finished game or tournament: players from first to last place.
+        Returns ``[player, ordinal before, ordinal after]`` for each (none for fewer
+        than two players: nothing was rated)."""
         seen: set[str] = set()
         order = []
         for player, name in ranking:
@@ -132,7 +148,7 @@ class Ratings:
                 seen.add(player)
                 order.append((player, str(name)))
         if len(order) < 2:
-            return
+            return []
         model = _FULL if len(order) <= FULL_MODEL_MAX else _PARTIAL
         teams = []
         for player, _ in order:
@@ -140,10 +156,29 @@ class Ratings:
             rating = model.rating(mu=known.mu, sigma=known.sigma) if known else model.rating()
             teams.append([rating])
         rated = model.rate(teams, ranks=list(range(1, len(order) + 1)))
-        for (player, name), [rating] in zip(order, rated, strict=True):
+        changes = []
+        for (player, name), [before], [rating] in zip(order, teams, rated, strict=True):
             known = self.players.get(player)
             games = known.games + 1 if known else 1
-            self.players[player] = Rated(name, rating.mu, rating.sigma, games)
+            after = self.players[player] = Rated(name, rating.mu, rating.sigma, games)
+            changes.append([player, round(before.ordinal(), 3), round(after.ordinal, 3)])
+        return changes
+
+    def _answer(self, tournament: str, changes: list[list[Any]]) -> None:
+        """``rated`` for the tournament's director, sent with this commit: its entrants'
+        ratings before and after, in messages of at most RATED_MAX (each under the
+        director inbox's size cap), numbered so that a repeat is taken once."""
+        context = self.limits if isinstance(self.limits, RatingsContext) else RatingsContext()
+        partition = keys.partition_of(tournament, context.director_partitions)
+        inbox = keys.TOURNAMENTS.inbox(partition)
+        for n, start in enumerate(range(0, len(changes), RATED_MAX)):
+            body = wire.message(
+                "rated",
+                id=message_id("rd", tournament, n),
+                tournament=tournament,
+                changes=changes[start : start + RATED_MAX],
+            )
+            self._sends.append((inbox, wire.encode(body)))
 
     def leaderboard(self, limit: int = 50) -> list[dict[str, Any]]:
         """The best ``limit`` players by ordinal (names and public handles only)."""
@@ -178,6 +213,7 @@ class Ratings:
 
     def flush(self, frame_gateways: frozenset[str] = frozenset()) -> Flush:
         changed, self._changed = self._changed, False
+        sends, self._sends = self._sends, []
         return Flush(
             record=self.to_bytes() if changed else None,
             version=self.version,
@@ -188,4 +224,5 @@ class Ratings:
             timer_remove=None,
             timer_add=None,
             finished=False,
+            sends=sends,
         )

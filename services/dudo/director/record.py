@@ -2,8 +2,9 @@
 
 A mixin of :class:`~dudo.director.tournament.Tournament`. The record's hash holds
 ``s`` (everything but entrants and tables) and ``e:<player>`` / ``t:<table>`` rows
-beside it: a batch of reports changes a few entrants and tables of thousands, and
-the commit writes those rows only (:attr:`dudo.entity.Flush.rows`). Entrants mark
+beside it (and ``h:<table>``, a closed table's history, written once): a batch of
+reports changes a few entrants and tables of thousands, and the commit writes those
+rows only (:attr:`dudo.entity.Flush.rows`). Entrants mark
 themselves changed (:class:`~dudo.director.standings.Entrant`); the balancer says
 which tables it touched; the tournament marks the tables whose report or heat
 changed. A seated player's dice now are in their table's row (as its last report
@@ -33,6 +34,7 @@ ENTRANT_ROW = "e:"  # + player id: that entrant's row in the record's hash
 # + table id: the last report's version, in the heat or not, its balancing count and the
 # [player, dice] of its last report (the dice of the players seated there)
 TABLE_ROW = "t:"
+HISTORY_ROW = "h:"  # + table id: a closed table's history (TournamentState.histories)
 
 
 class Stored(TournamentState):
@@ -86,8 +88,10 @@ class Stored(TournamentState):
             tables: Iterable[str] = self.reported.keys() | set(self.heat_tables)
             if balancer is not None:
                 tables = tables | balancer.tables.keys()
+            histories: Iterable[str] = self.histories
         else:
             players, tables = self._entrants_changed, self._tables_changed
+            histories = self._histories_changed
             if balancer is not None and balancer.touched:
                 tables = tables | balancer.touched
         encode, entrants, reported = wire.encode, self.entrants, self.reported
@@ -106,9 +110,12 @@ class Stored(TournamentState):
                            count.order_seq]  # fmt: skip
             row = [reported.get(table, -1), table in heat, counted, seated.get(table)]
             rows.append((TABLE_ROW + table, encode(row)))
+        for table in histories:
+            rows.append((HISTORY_ROW + table, encode(self.histories[table])))
         if not everything:
             self._entrants_changed.clear()
             self._tables_changed.clear()
+            self._histories_changed.clear()
             if balancer is not None:
                 balancer.touched.clear()
         return rows
@@ -133,11 +140,14 @@ class Stored(TournamentState):
          seq, subscribers, measured, seen, wake, created, organizer) = raw  # fmt: skip
         people: list[Entrant] = []
         tables: list[tuple[str, list[Any]]] = []
+        histories: dict[str, list[list[Any]]] = {}
         for name, value in (rows or {}).items():
             if name.startswith(b"e:"):
                 people.append(Entrant.from_row(wire.unpack(value)))
             elif name.startswith(b"t:"):
                 tables.append((name[2:].decode(), wire.unpack(value)))
+            elif name.startswith(b"h:"):
+                histories[name[2:].decode()] = wire.unpack(value)
         people.sort(key=lambda e: e.number)
         tables.sort(key=lambda t: (len(t[0]), t[0]))  # in the order they were opened
         b = None
@@ -164,6 +174,7 @@ class Stored(TournamentState):
             seen=RecentIds(seen.split("\n") if seen else ()),
             wake=wake,
             created=created,
+            histories=dict(sorted(histories.items(), key=lambda h: (len(h[0]), h[0]))),
         )
         for entrant in people:
             t.entrants[entrant.player] = entrant

@@ -31,7 +31,9 @@ class Entrant(msgspec.Struct, array_like=True):
     (docs/benchmarks.md, "Measurements behind the code").
     A msgspec Struct encoded as an array: its row is
     ``wire.encode(entrant)``, ``[player, name, gateway, bot, dice, table, place,
-    paid, won, number]``, with no list made first.
+    paid, won, number, rating, rating_change]``, with no list made first (a row
+    written before ratings were kept has the first ten: the rest take their
+    defaults).
     """
 
     player: str
@@ -48,6 +50,10 @@ class Entrant(msgspec.Struct, array_like=True):
     paid: int = 0  # the buy-in they paid
     won: int = 0  # chips won
     number: int = 0  # in the order they registered (bots after the people)
+    # Once the tournament is over and rated (the ratings keeper's `rated`): the
+    # leaderboard's ordinal after it, and how far it moved. None: a bot, or not yet.
+    rating: float | None = None
+    rating_change: float | None = None
 
     @classmethod
     def from_row(cls, row: list[Any]) -> Entrant:
@@ -111,7 +117,7 @@ def standings(
         "tables": [{"table": t, "players": players} for t, players in at.items()],
         "tables_playing": len(live),
         "moving": moving,
-        "places": [{"place": e.place, **e.shown(handles), "chips": e.won} for e in shown],
+        "places": [_place(e, handles) for e in shown],
         "placed": len(placed),
         # Before the start, who registered (in that order; the best 100 places' cap when
         # streamed): the organizer's list, and every entrant's "who else is in".
@@ -122,3 +128,12 @@ def standings(
 
 
 _PLACE = attrgetter("place")
+
+
+def _place(entrant: Entrant, handles: dict[str, str]) -> dict[str, Any]:
+    """One place given: who, the chips won and, once rated, the rating change."""
+    shown = {"place": entrant.place, **entrant.shown(handles), "chips": entrant.won}
+    if entrant.rating is not None:
+        shown["rating"] = entrant.rating
+        shown["rating_change"] = entrant.rating_change
+    return shown

@@ -89,6 +89,10 @@ class TournamentState:
     started: int = 0
     kicked: list[str] = field(default_factory=list)
     reentered: dict[str, int] = field(default_factory=dict)  # player -> re-entries bought
+    # Every closed table's history, as the table sent it when it closed (table_history):
+    # table -> rows [round, ms, [[player, dice] joined], [[player, dice] left], [out]]. A row
+    # of its own in the record's hash (h:<table>), written once per table.
+    histories: dict[str, list[list[Any]]] = field(default_factory=dict)
     # Transient, per batch.
     limits: Any = field(default_factory=Context, compare=False, repr=False)
     timer_member: str | None = None
@@ -120,6 +124,7 @@ class TournamentState:
     # went; tables whose report or heat changed (the balancer keeps its own set).
     _entrants_changed: set[str] = field(default_factory=set, compare=False, repr=False)
     _tables_changed: set[str] = field(default_factory=set, compare=False, repr=False)
+    _histories_changed: set[str] = field(default_factory=set, compare=False, repr=False)
 
     def touch(self, entrant: Entrant) -> Entrant:
         """``entrant`` changed (or came): its row is stored with the next batch. Every

@@ -27,6 +27,7 @@ from ..wire import DudoError, Refusal, TableReport, keys, message
 from .config import config_of
 from .organizer import Organizer
 from .record import Stored
+from .results import Results
 from .standings import STREAMED_PLACES, STREAMED_TABLES, Entrant, standings
 from .state import (
     BROADCAST_EVERY_MS,
@@ -39,10 +40,12 @@ from .state import (
 )
 
 
-class Tournament(Organizer, Stored, Flushing):
+class Tournament(Organizer, Results, Stored, Flushing):
     """A tournament: its state (:class:`~dudo.director.state.TournamentState`), how it goes
     on (:class:`~dudo.director.progress.Progress`), what its host may do
-    (:class:`Organizer`), how it is stored (:class:`Stored`), and the messages it takes."""
+    (:class:`Organizer`), what it keeps once played (:class:`Results`: rating changes,
+    every table's history), how it is stored (:class:`Stored`), and the messages it
+    takes."""
 
     KEY: ClassVar[str] = "tournament"
     CREATES: ClassVar[frozenset[str]] = frozenset({"tournament_create"})
@@ -266,6 +269,8 @@ class Tournament(Organizer, Stored, Flushing):
             cached = self._full_standings = (self.version, self.standings())
         answer = message("tournament", tournament=self.id, version=self.version,
                          standings=cached[1], id=msg["id"])  # fmt: skip
+        if msg.get("history"):
+            answer["history"] = self.history()
         self._direct.append((msg["gateway"], answer))
 
     def _follow(self, msg: dict[str, Any], gateway: str) -> None:
@@ -450,5 +455,7 @@ HANDLERS: dict[str, Handler] = {
     "organize": Tournament._on_organize,
     "subscribe": Tournament._on_subscribe,
     "standings": Tournament._on_standings,
+    "rated": Tournament._on_rated,
+    "table_history": Tournament._on_table_history,
 }
 UNTRACKED = frozenset({"report", "reports", "tournament_timeout"})

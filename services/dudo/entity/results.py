@@ -4,7 +4,9 @@ Tables and tournaments append these to the ratings inbox with the commit that
 makes them (``Flush`` sends); :mod:`dudo.director.ratings` applies each once.
 
 - ``result``: people from first to last place, for the ratings. Bots' seats are
-  left out, and a game with fewer than two people sends nothing.
+  left out, and a game with fewer than two people sends nothing. A tournament's
+  is answered with ``rated`` messages to its director: each entrant's rating
+  before and after, which its results show.
 - ``ledger``: chips moving between accounts, double entry (the amounts add up to
   0): a player id, ``pool:<tournament>`` (a tournament's prize pool), or
   :data:`HOUSE` (every bot). So the sum over all accounts is always 0, and a
@@ -53,6 +55,8 @@ def result_send(kind: str, entity: str, ranking: list[list[str]]) -> list[tuple[
         source=kind,
         ranking=ranking,
     )
+    if kind == "tournament":  # answered with its entrants' rating changes (`rated`)
+        body["tournament"] = entity
     return [(keys.RATINGS.inbox(0), wire.encode(body))]
 
 

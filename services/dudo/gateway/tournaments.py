@@ -89,10 +89,10 @@ class TournamentApi(GatewayState):
         wanted = request.query.get("format", "json")
         if wanted not in ("json", "csv"):
             return error_response(400, wire.BAD_MESSAGE, "format is json or csv")
-        answer = await self._whole_standings(request)
+        answer = await self._whole_standings(request, history=wanted == "json")
         if isinstance(answer, web.Response):
             return answer
-        results = results_of(answer["tournament"], answer["standings"])
+        results = results_of(answer["tournament"], answer["standings"], answer.get("history"))
         if wanted == "json":
             return web.json_response(results)
         return web.Response(
@@ -104,8 +104,11 @@ class TournamentApi(GatewayState):
             },
         )
 
-    async def _whole_standings(self, request: web.Request) -> dict[str, Any] | web.Response:
-        """``{tournament, version, standings}`` as the director answers, or the refusal."""
+    async def _whole_standings(
+        self, request: web.Request, *, history: bool = False
+    ) -> dict[str, Any] | web.Response:
+        """``{tournament, version, standings}`` as the director answers (and ``history``,
+        every closed table's, if asked), or the refusal."""
         tid = request.match_info["tournament"]
         if not keys.ID_PATTERN.fullmatch(tid):
             return error_response(404, wire.UNKNOWN_TOURNAMENT, "no such tournament")
@@ -114,10 +117,15 @@ class TournamentApi(GatewayState):
             return refused
         assert self.link is not None
         ask = self.link.message("standings", id=f"st-{secrets.token_hex(6)}", tournament=tid)
+        if history:
+            ask["history"] = True
         answer = await self._answer_of(ask)
         if isinstance(answer, web.Response):
             return answer
-        return {"tournament": tid, "version": answer["version"], "standings": answer["standings"]}
+        whole = {"tournament": tid, "version": answer["version"], "standings": answer["standings"]}
+        if "history" in answer:
+            whole["history"] = answer["history"]
+        return whole
 
     async def create_tournament(self, request: web.Request) -> web.Response:
         """Body: the ``tournament_create`` fields (rules, seats, format, ...), and an
@@ -321,14 +329,19 @@ class TournamentApi(GatewayState):
         return None
 
 
-RESULT_FIELDS = ("place", "name", "handle", "chips")
+# A place's rating and its change are null for a bot, and until the ratings keeper has
+# rated the finished tournament (normally within a second of its end).
+RESULT_FIELDS = ("place", "name", "handle", "chips", "rating", "rating_change")
 INVITE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 LISTING_ORDER = {"registering": 0, "running": 1, "over": 2, "cancelled": 3}
 
 
-def results_of(tournament: str, standings: dict[str, Any]) -> dict[str, Any]:
-    """A tournament's results as an organizer keeps them: what it was, and every place
-    given (best first) with the chips won."""
+def results_of(
+    tournament: str, standings: dict[str, Any], history: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """A tournament's results as an organizer keeps them: what it was, every place
+    given (best first) with the chips won and the rating change, and every closed
+    table's history (``tables``)."""
     return {
         "tournament": tournament,
         "name": standings["name"],
@@ -337,7 +350,8 @@ def results_of(tournament: str, standings: dict[str, Any]) -> dict[str, Any]:
         "entrants": standings["entrants"],
         "buy_in": standings["buy_in"],
         "payouts": standings["payouts"],
-        "places": [{k: p[k] for k in RESULT_FIELDS} for p in standings["places"]],
+        "places": [{k: p.get(k) for k in RESULT_FIELDS} for p in standings["places"]],
+        "tables": history or [],
     }
 
 
@@ -352,5 +366,9 @@ def results_csv(places: list[dict[str, Any]]) -> str:
         name = place["name"]
         if name[:1] in ("=", "+", "-", "@", "\t", "\r"):
             name = "'" + name
-        writer.writerow([place["place"], name, place["handle"], place["chips"]])
+        rating, change = place.get("rating"), place.get("rating_change")
+        writer.writerow(
+            [place["place"], name, place["handle"], place["chips"],
+             "" if rating is None else rating, "" if change is None else change]
+        )  # fmt: skip
     return out.getvalue()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 
-from ..director.ratings import Ratings
+from ..director.ratings import Ratings, RatingsContext
 from ..director.tournament import Context, Tournament
 from ..infra.connection import Client
 from ..infra.service import retry_until_ready
@@ -61,9 +61,14 @@ def director(
     return Worker(settings, client, entity=Tournament, limits=context)
 
 
-def ratings_keeper(settings: WorkerSettings, client: Client | None = None) -> Worker:
+def ratings_keeper(
+    settings: WorkerSettings, client: Client | None = None, *, director_partitions: int
+) -> Worker:
     """The loop that keeps the ratings: one partition, so one holder at a time among the
-    directors (each runs one; the others stand by and take over if it dies)."""
+    directors (each runs one; the others stand by and take over if it dies). Its
+    answers to tournaments' results (`rated`) go to their directors' inboxes, among
+    ``director_partitions``."""
+    context = RatingsContext(director_partitions=director_partitions)
     settings = replace(
         settings,
         space=keys.RATINGS,
@@ -73,7 +78,7 @@ def ratings_keeper(settings: WorkerSettings, client: Client | None = None) -> Wo
         timer_interval=RATINGS_TIMER_S,
         idle_block_ms=max(settings.idle_block_ms, DIRECTOR_IDLE_BLOCK_MS),
     )
-    return Worker(settings, client, entity=Ratings)
+    return Worker(settings, client, entity=Ratings, limits=context)
 
 
 def run(
@@ -89,7 +94,7 @@ def run(
         lambda: loops.append(director(settings, table_partitions, quotas=quotas))
     )
     tournaments = loops[0]
-    keeper = ratings_keeper(settings)
+    keeper = ratings_keeper(settings, director_partitions=settings.partitions)
 
     def keep() -> None:
         if retry_until_ready(keeper.setup, stopping=lambda: keeper.stopping, log=keeper.log):

@@ -119,7 +119,10 @@ def serve(
         table_partitions=partitions,
     )
     tournaments.setup()
-    keeper = ratings_keeper(WorkerSettings(redis_url=url, slow_cycle_ms=1000 if fake else 100))
+    keeper = ratings_keeper(
+        WorkerSettings(redis_url=url, slow_cycle_ms=1000 if fake else 100),
+        director_partitions=directors,
+    )
     keeper.setup()
     bots = BotService(connect(url), partitions, think=bot_think)
     threads = [

@@ -113,7 +113,7 @@ class TableOutput(TableState, Flushing):
                     view = frames_message(view, public_json)
                 outputs.append((gateway, wire.encode(view)))
 
-        sends = self._house_move() + self._result_sends()
+        sends = self._house_move() + self._result_sends() + self._history_sends()
         result = self._flush(
             outputs, sends, finished=self.status == DONE, reports=self._reports_out()
         )

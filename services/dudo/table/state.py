@@ -120,6 +120,10 @@ class TableState:
     pause_seq: int = 0
     paused: int = 0
     forfeits: list[str] = field(default_factory=list)  # players to take out (kicked)
+    # Who sat down and who left, by round, for the tournament's records: rows of
+    # [round, ms, [[player, dice] who joined], [[player, dice] who left], [players out]],
+    # sent to the director once, when the table closes (dudo.table.tournament).
+    history: list[list[Any]] = field(default_factory=list)
     # Transient, per batch: not persisted.
     limits: Limits = field(default=DEFAULT_LIMITS, compare=False, repr=False)
     timer_member: str | None = None
@@ -130,6 +134,7 @@ class TableState:
     # (`applied`), so a client learns its action went through, not only that the
     # table changed.
     _applied: dict[str, list[str]] = field(default_factory=dict)
+    _history_due: bool = False  # closed in this batch: its history goes to the director
     _dirty: bool = False
     _persist: bool = False
     _lobby: bool = False

@@ -41,6 +41,15 @@ from .tournament import TournamentSeats
 FORMAT = 4
 
 
+def _tournament_fields(stored: list[Any]) -> list[Any]:
+    """A tournament table's fields as its record lists them, [tournament, director,
+    advance, order, order_done, seat_seq, arrivals, pause_seq, paused, forfeits,
+    history]: a record written before some of them has fewer (7 before the organizer's
+    pause, 10 before the history), the rest take their defaults (fresh lists)."""
+    defaults = [None, 0, None, None, 0, 0, [], 0, 0, [], []]
+    return [*stored, *defaults[len(stored) :]]
+
+
 @dataclass
 class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
     """One table (an :class:`~dudo.entity.Entity` of the worker's partitions): its
@@ -125,6 +134,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                     self.pause_seq,
                     self.paused,
                     self.forfeits,
+                    self.history,
                 ],
                 self.hold_until,
             ]
@@ -138,7 +148,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         if raw[0] == 1:  # before `wake`: the turn deadline was the only timer
             raw = [*raw, raw[11]]
         if raw[0] < 3:  # before tournaments
-            raw = [*raw, [None, 0, None, None, 0, 0, []]]
+            raw = [*raw, _tournament_fields([])]
         if raw[0] < 4:  # before the reveal's hold
             raw = [*raw, None]
         (
@@ -186,7 +196,8 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             table.pause_seq,
             table.paused,
             table.forfeits,
-        ) = [*tournament, 0, 0, []][:10]  # records before the organizer's pause: 7 of them
+            table.history,
+        ) = _tournament_fields(tournament)
         table.timer_member = table._timer_name() if wake is not None else None
         return table
 

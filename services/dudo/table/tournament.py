@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import wire
 from ..engine import OVER, RuleError, leavers, reseat, seated_game
+from ..entity.results import message_id
 from ..wire import Refusal, keys, message
 from .state import DONE, PAUSE_WANTED, PAUSED_NOW, PLAYING, Seat, TableState
 
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 
 
 REPORT_EVERY_MS = 2000
+# A `table_history` part's rows stay under this (the director inbox takes 16 KiB a message).
+HISTORY_PART_BYTES = 12_000
 
 
 class TournamentSeats(TableState):
@@ -218,6 +221,7 @@ class TournamentSeats(TableState):
         if not any(game.counts) and not self.arrivals:
             self.status = DONE  # broken up: everyone has gone
             self.deadline = None
+            self._history_due = True
         self._rearm(now)
         self._wake_if_stuck()
 
@@ -226,6 +230,37 @@ class TournamentSeats(TableState):
         (an entry to its own inbox, sent with the commit; see _house_move)."""
         if self.arrivals and self.game is not None and self.game.phase == OVER:
             self._play_now = True
+
+    def _history_sends(self) -> list[tuple[str, bytes]]:
+        """The closed table's history for its director's records (``table_history``),
+        appended with the commit that closed it: in parts that each stay under the
+        director inbox's size cap, numbered, so a repeat is taken once."""
+        if not self._history_due or self.tournament is None:
+            return []
+        self._history_due = False
+        inbox = keys.TOURNAMENTS.inbox(self.director)
+        parts: list[list[list[Any]]] = [[]]
+        size = 0
+        for row in self.history:
+            row_size = len(wire.encode(row))
+            if parts[-1] and size + row_size > HISTORY_PART_BYTES:
+                parts.append([])
+                size = 0
+            parts[-1].append(row)
+            size += row_size
+        sends = []
+        for n, rows in enumerate(parts):
+            body = message(
+                "table_history",
+                id=message_id("h", self.id, n),
+                tournament=self.tournament,
+                table=self.id,
+                part=n,
+                parts=len(parts),
+                rows=rows,
+            )
+            sends.append((inbox, wire.encode(body)))
+        return sends
 
     def _house_played(self, seat: Seat) -> bool:
         """A tournament's bot with no bot service behind it: the table plays it."""
@@ -269,13 +304,25 @@ class TournamentSeats(TableState):
         self._last_report = now
         game = self.game
         assert game is not None
+        seated = [
+            [s.player, game.counts[i]]
+            for i, s in enumerate(self.seats)
+            if s.player is not None and game.counts[i] > 0
+        ]
+        if out or left or joined:  # the seating changed: a row of the table's history
+            brought = dict(seated)  # (0: kicked on the way here, never seated)
+            self.history.append(
+                [
+                    game.round_no,
+                    now,
+                    [[p, brought.get(p, 0)] for p in joined],
+                    [[p["player"], p["dice"]] for p in left],
+                    list(out),
+                ]
+            )
         self._reports.append(
             {
-                "seated": [
-                    [s.player, game.counts[i]]
-                    for i, s in enumerate(self.seats)
-                    if s.player is not None and game.counts[i] > 0
-                ],
+                "seated": seated,
                 "out": out,
                 "left": left,
                 "joined": joined,

@@ -104,6 +104,7 @@ PLAYER_INFO = Field(
     },
 )
 
+RATED_MAX = 150  # entrants per `rated` message: 150 rows of 64-character ids stay under 16 KiB
 TOURNAMENT = id_field("the tournament; its director partition is CRC-32(id) mod D")
 DICE = Field("integer", minimum=1, maximum=10, doc="dice the player brings (they keep their count)")
 ENTRANT = Field(

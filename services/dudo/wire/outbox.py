@@ -226,6 +226,15 @@ OUTBOX: list[Message] = [
                 pattern=MESSAGE_ID_RE,
                 doc="the `standings` request this answers (then every place, not the best 100)",
             ),
+            "history": Field(
+                "array",
+                required=False,
+                items=Field("object"),
+                doc="answering a `standings` request with `history`: every closed table, "
+                "in the order they opened, as {table, rounds: [{round, at, joined, left, "
+                "out}]} (at: ms since the epoch), "
+                "joined and left as [{name, handle, dice}], out as [{name, handle}]",
+            ),
         },
     ),
     Message(

@@ -10,6 +10,7 @@ from .fields import (
     MESSAGE_ID_RE,
     MSG_ID,
     PLAYER,
+    RATED_MAX,
     REPORT_FIELDS,
     REPORTS_MAX,
     REQUEST,
@@ -229,7 +230,59 @@ DIRECTOR: list[Message] = [
         "Send me this tournament's whole standings (every place, by handle): answered "
         "with a `tournament` message quoting this id. A gateway may not read a "
         "tournament's record, whose entrants are player ids.",
-        {"id": MSG_ID, "tournament": TOURNAMENT, "gateway": GATEWAY},
+        {
+            "id": MSG_ID,
+            "tournament": TOURNAMENT,
+            "gateway": GATEWAY,
+            "history": Field(
+                "boolean",
+                required=False,
+                doc="also every closed table's history, by name and handle (the "
+                "organizer's results); default false",
+            ),
+        },
+    ),
+    Message(
+        "rated",
+        "director",
+        "The ratings keeper's answer to a finished tournament's `result`: each rated "
+        "entrant's rating (the leaderboard's ordinal, mu - 3 sigma) before and after it, "
+        "for the tournament's results. At most 150 entrants a message (a large field "
+        "gets several, numbered by their ids); a repeat (same id) changes nothing.",
+        {
+            "id": MSG_ID,
+            "tournament": TOURNAMENT,
+            "changes": Field(
+                "array",
+                minimum=1,
+                maximum=RATED_MAX,
+                items=Field("array", minimum=3, maximum=3),
+                doc="[player, ordinal before, ordinal after]",
+            ),
+        },
+    ),
+    Message(
+        "table_history",
+        "director",
+        "A tournament table closed: who sat down there and who left, by round, for the "
+        "tournament's records (answered to a `standings` request with `history`). "
+        "Written by the table with the commit that closed it, in parts that each stay "
+        "under the inbox's size cap; a repeat (same id) changes nothing.",
+        {
+            "id": MSG_ID,
+            "tournament": TOURNAMENT,
+            "table": id_field("the table"),
+            "part": Field("integer", minimum=0, maximum=999, doc="this part, from 0"),
+            "parts": Field("integer", minimum=1, maximum=1000, doc="how many parts"),
+            "rows": Field(
+                "array",
+                maximum=1000,
+                items=Field("array", minimum=5, maximum=5),
+                doc="[round, time (ms), [[player, dice] who sat down], [[player, dice] "
+                "who left for another table], [players out]], oldest first; dice 0 for a "
+                "player taken out on the way here",
+            ),
+        },
     ),
     Message(
         "tournament_timeout",
@@ -250,6 +303,11 @@ RATINGS: list[Message] = [
             "id": Field("string", pattern=MESSAGE_ID_RE, doc="unique per result"),
             "ratings": Field("string", enum=("ratings",), doc="the ratings entity"),
             "source": Field("string", enum=("table", "tournament")),
+            "tournament": id_field(
+                "source tournament: the tournament, answered with `rated` (its entrants' "
+                "rating changes, for its results)",
+                required=False,
+            ),
             "ranking": Field(
                 "array",
                 minimum=2,

@@ -125,6 +125,15 @@ export function cupHeader() {
     hostPanel(s));
 }
 
+// Once the finished tournament is rated (a second or so after its end): how far it moved
+// the player's rating, as the leaderboard counts it.
+function ratingChange(p) {
+  if (p.rating_change == null) return null;
+  const sign = p.rating_change >= 0 ? "+" : "−";
+  return h("span", { class: "muted", test: "cup-rating" },
+    ` · ${t("rating")} ${sign}${Math.abs(p.rating_change).toFixed(1)}`);
+}
+
 export function cupStandings() {
   const s = state.cup?.standings;
   if (!s) return null;
@@ -140,7 +149,7 @@ export function cupStandings() {
     s.buy_in ? h("p", { test: "cup-prizes" }, t("prizePool", {
       pool: s.pool || s.buy_in * s.entrants, payouts: s.payouts.map((p) => `${p}%`).join(" / ") })) : null,
     s.places.length ? h("ol", { test: "cup-places" }, s.places.map((p) => h("li", { value: p.place },
-      p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : ""))) : null,
+      p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : "", ratingChange(p)))) : null,
     s.places.length && state.cup.id ? h("a", {
       href: `/api/tournaments/${encodeURIComponent(state.cup.id)}/results?format=csv`,
       download: `${state.cup.id}.csv`, test: "cup-csv" }, t("resultsCsv")) : null);
