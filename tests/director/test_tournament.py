@@ -347,3 +347,49 @@ def test_a_tournament_that_never_begins_is_cancelled_and_pays_every_buy_in_back(
     timer = wire.message("tournament_timeout", version=nobody.version, **timeout)
     nobody.handle(timer, 5_000, RNG)
     assert nobody.status == CANCELLED
+
+
+def test_standings_news_held_back_is_sent_by_a_wake_up_not_the_next_entry() -> None:
+    """While it runs, standings go out at most once a second; news held back waited for
+    the director's next entry, which in a paused tournament (or tables waiting on
+    people) may not come for minutes: the host kicked a player during a pause and the
+    page never showed him out. Now a wake-up sends it, on one timer entry for the run."""
+    t = Tournament.create(create(), 0, Context())
+    for n in (1, 2, 3):
+        send(t, "register", id=f"r{n}", player=f"p{n}", name=f"P{n}", bot=None)
+    t.handle(wire.message("begin", id="b", tournament="cup", gateway="gw", player="h"), 9000, RNG)
+    flush = t.flush()
+    [table] = [wire.unpack(d)["table"] for s, d in flush.sends if s != keys.RATINGS.inbox(0)]
+
+    def broadcasts(flush: Any) -> list[dict[str, Any]]:
+        sent = [wire.unpack(data) for _, data in flush.outputs]
+        return [m for m in sent if m["type"] == "tournament" and "id" not in m]
+
+    def report(version: int, now: int, out: list[str]) -> None:
+        body = wire.message(
+            "report", id=f"r:{version}", tournament="cup", table=table, version=version,
+            round=version, done=0, seated=[[p, 2] for p in ("p1", "p2", "p3") if p not in out],
+            joined=["p1", "p2", "p3"] if version == 1 else [], out=out, left=[],
+        )  # fmt: skip
+        wire.validate(body)
+        t.handle(body, now, RNG)
+
+    assert broadcasts(flush) and t.status == RUNNING  # the start
+    assert flush.timer_add is None and t.wake is None  # nothing held back
+    report(1, 9100, [])
+    flush = t.flush()
+    assert broadcasts(flush) == []  # held back: a broadcast went out 100 ms ago
+    assert flush.timer_add == ("cup|0", 10_000)
+    report(2, 9400, ["p3"])  # p3 goes out: the news the page waits for
+    flush = t.flush()
+    assert broadcasts(flush) == [] and flush.timer_add is None  # the same entry
+    assert flush.timer_remove is None
+    # The wake-up (any version while it runs): the news goes out, the timer goes.
+    t.handle(Tournament.timeout("cup", 0), 10_000, RNG)
+    flush = t.flush()
+    [news] = broadcasts(flush)
+    assert [p["name"] for p in news["standings"]["places"]] == ["P3"]
+    assert flush.timer_remove == "cup|0" and flush.timer_add is None and t.wake is None
+    # Stored with its timer: a director taking over starts from the same.
+    again = Tournament.from_hash(t.to_record())
+    assert again is not None and again.wake is None

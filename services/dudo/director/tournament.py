@@ -128,6 +128,8 @@ class Tournament(Organizer, Results, Stored, Flushing):
                 self.wake = None  # out of the listing; the record stays (its retention)
                 self._lobby = True
                 self._changed(visible=False)
+            # Running, any version: the standings news held back (flush) is due now; the
+            # flush that follows this entry sends it.
             return
         if msg["id"] in self.seen:
             self._error(msg, wire.DUPLICATE, "this message id was already applied")
@@ -414,6 +416,14 @@ class Tournament(Organizer, Results, Stored, Flushing):
     def lobby_note(entity: str, entry: dict[str, Any] | None, version: int) -> bytes:
         return wire.encode(message("tournaments", tournament=entity, entry=entry, version=version))
 
+    def _timer_name(self) -> str:
+        """While it runs, the only timer is the held-back news' (flush): one entry,
+        ``<id>|0``, whatever the version, so reports arriving every few milliseconds
+        do not move it each batch (its timeout applies at any version)."""
+        if self.status == RUNNING:
+            return f"{self.id}|0"
+        return f"{self.id}|{self.version}"
+
     @staticmethod
     def timeout(entity: str, version: int) -> dict[str, Any]:
         return message("tournament_timeout", id=f"t:{version}", tournament=entity, version=version)
@@ -429,6 +439,14 @@ class Tournament(Organizer, Results, Stored, Flushing):
             news = wire.encode(self._standings_message())
             outputs.extend((gateway, news) for gateway in self.subscribers)
             self._news, self._last_broadcast = False, self._now
+        if self.status == RUNNING:
+            # News held back (one broadcast a second) must not wait for the next entry:
+            # a paused tournament, or tables waiting on people, may send none for long.
+            # A wake-up then, on one timer entry for the whole run (_timer_name).
+            held = self._news and bool(self.subscribers)
+            wake = (self.wake or self._last_broadcast + BROADCAST_EVERY_MS) if held else None
+            if wake != self.wake:
+                self.wake, self._persist = wake, True  # the record keeps its timer
         if (
             self._entrants_changed
             or self._tables_changed
