@@ -287,7 +287,9 @@ DIRECTOR: list[Message] = [
     Message(
         "tournament_timeout",
         "director",
-        "A tournament's timer fired (its start time). Applies only at this version.",
+        "A tournament's timer fired: its start time or the registration's expiry, an "
+        "ended tournament leaving the listing (these only at this version), or, while "
+        "it runs, standings held back (sent then, at any version).",
         {"id": MSG_ID, "tournament": TOURNAMENT, "version": Field("integer", minimum=0)},
     ),
 ]
