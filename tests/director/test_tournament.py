@@ -282,19 +282,34 @@ def test_every_tournament_table_has_a_turn_clock() -> None:
 def test_a_name_like_an_entrants_is_refused_until_that_entrant_leaves() -> None:
     """Issue 31, item 7: duplicate and look-alike display names were accepted, so two
     "Ana"s stood in the standings. A name equal to an entrant's in any case, width or
-    spacing is refused `name_taken`; free again once that entrant unregisters; the same
-    player registering again is not a second entrant (and not refused)."""
-    t = Tournament.create(create(max_players=9), 0, Context())
+    spacing, or that differs only by characters that look the same (another script's
+    letters, "0" for "O", "rn" for "m", "I" for "l") is refused `name_taken`; free again
+    once that entrant unregisters; the same player registering again is not a second
+    entrant (and not refused). Names that merely differ stay free."""
+    t = Tournament.create(create(max_players=20), 0, Context())
     replies(t)
     assert not codes(send(t, "register", id="r1", player="p1", name="Ana María", bot=None))
-    for i, alike in enumerate(["ana maría", "ANA MARÍA", "Ａｎａ María", "ana MARÍA"]):
+    assert not codes(send(t, "register", id="r2", player="p2", name="Ollie", bot=None))
+    alikes = [
+        "ana maría", "ANA MARÍA", "Ａｎａ María", "ana MARÍA",
+        "\u0410na María",  # a Cyrillic capital A
+        "Ana Maríа",  # a Cyrillic small a at the end
+        "Ana Ma\u0072\u0131\u0301a",  # a dotless i with a combining acute
+        "Ana rnaría",  # r and n for m
+        "0llie", "OIIie", "ollie",  # zero for O, capital I for l
+    ]  # fmt: skip
+    for i, alike in enumerate(alikes):
         refused = send(t, "register", id=f"x{i}", player=f"q{i}", name=alike, bot=None)
         assert codes(refused) == ["name_taken"], alike
     assert not codes(send(t, "register", id="r1b", player="p1", name="Ana María", bot=None))
-    assert len(t.entrants) == 1
-    assert not codes(send(t, "register", id="r2", player="p2", name="Аna", bot=None))  # Cyrillic
+    assert len(t.entrants) == 2
+    for i, other in enumerate(["Ana Marta", "Ana", "Olive", "Anna María"]):
+        assert not codes(send(t, "register", id=f"o{i}", player=f"o{i}", name=other, bot=None))
     send(t, "unregister", id="u1", player="p1")
-    assert not codes(send(t, "register", id="r3", player="p3", name="ana maría", bot=None))
+    assert not codes(send(t, "register", id="r3", player="p3", name="Аna maría", bot=None))
+    send(t, "unregister", id="u3", player="p3")  # frees its keys, not Ollie's
+    refused = send(t, "register", id="r4", player="p4", name="OLLIE", bot=None)
+    assert codes(refused) == ["name_taken"]
 
 
 def test_a_finished_tournament_is_listed_as_over_for_a_day_then_leaves_the_listing() -> None:

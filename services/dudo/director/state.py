@@ -8,6 +8,7 @@ so each sees the fields without listing them again.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,9 +112,10 @@ class TournamentState:
     # handle -> player of every entrant, made at the first entrant token this process
     # checks for the tournament, kept up with registrations after that (None: not made)
     _by_handle: dict[str, str] | None = field(default=None, compare=False, repr=False)
-    # every entrant's name as wire.name_key folds it, made at the first registration this
-    # process takes for the tournament, kept up after that (None: not made)
-    _names: set[str] | None = field(default=None, compare=False, repr=False)
+    # how many entrants hold each key of wire.name_keys (names that look alike share
+    # one), made at the first registration this process takes for the tournament, kept
+    # up after that (None: not made)
+    _names: Counter[str] | None = field(default=None, compare=False, repr=False)
     # (version, the whole standings) last asked for by a gateway (`standings`)
     _full_standings: tuple[int, dict[str, Any]] | None = field(
         default=None, compare=False, repr=False

@@ -16,6 +16,7 @@ with fresh dice, until the survivors fit one final table.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 from hmac import compare_digest
 from typing import Any, ClassVar
@@ -83,7 +84,7 @@ class Tournament(Organizer, Results, Stored, Flushing):
         if self._by_handle is not None:
             self._by_handle[wire.public_id(entrant.player)] = entrant.player
         if self._names is not None:
-            self._names.add(wire.name_key(entrant.name))
+            self._names.update(wire.name_keys(entrant.name))
 
     def _entrant_of(self, token: str) -> Entrant:
         """The entrant an entrant token of this tournament names (by handle), or
@@ -171,8 +172,10 @@ class Tournament(Organizer, Results, Stored, Flushing):
             if len(self.entrants) >= self.config["max_players"]:
                 raise Refusal(wire.TOURNAMENT_FULL, "the tournament is full")
             if self._names is None:
-                self._names = {wire.name_key(e.name) for e in self.entrants.values()}
-            if wire.name_key(msg["name"]) in self._names:
+                self._names = Counter(
+                    k for e in self.entrants.values() for k in wire.name_keys(e.name)
+                )
+            if any(key in self._names for key in wire.name_keys(msg["name"])):
                 raise Refusal(
                     wire.NAME_TAKEN, f"an entrant here is called {msg['name']!r} (or alike)"
                 )
@@ -215,7 +218,10 @@ class Tournament(Organizer, Results, Stored, Flushing):
         if self._by_handle is not None:
             self._by_handle.pop(wire.public_id(entrant.player), None)
         if self._names is not None:
-            self._names.discard(wire.name_key(entrant.name))
+            for key in wire.name_keys(entrant.name):
+                self._names[key] -= 1
+                if self._names[key] <= 0:
+                    del self._names[key]  # no entrant holds it any more
         self.pool -= entrant.paid
         self._ledger("lu", self._paid_back(entrant))
 

@@ -74,7 +74,7 @@ from .fields import (
     Field,
     Message,
 )
-from .names import NAME_MAX, clean_line, clean_name, is_clean_name, name_key
+from .names import NAME_MAX, clean_line, clean_name, is_clean_name, name_keys
 from .packing import encode, unpack
 from .schemas import SCHEMA_BASE, json_schemas, sync_schema_files
 from .spec import (
@@ -102,7 +102,7 @@ __all__ = [
     "UNKNOWN_TABLE", "UNKNOWN_TOURNAMENT", "UNSUPPORTED_VERSION", "Checker", "DudoError",
     "FastValidator", "Field", "Message", "Refusal", "TableReport", "WireError", "clean_line",
     "clean_name", "decode", "decode_own", "encode", "fast_check", "is_clean_name",
-    "json_schemas", "message", "name_key", "pack_batch", "plausible", "public_id",
+    "json_schemas", "message", "name_keys", "pack_batch", "plausible", "public_id",
     "seat_snapshot", "seat_views", "spectator_view", "sync_schema_files", "unpack",
     "unpack_batch", "validate", "validator"
 ]  # fmt: skip

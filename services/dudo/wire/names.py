@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Any
+
+from confusable_homoglyphs import utils as confusable_data
 
 from .errors import BAD_MESSAGE, WireError
 
@@ -62,8 +65,56 @@ def is_clean_name(value: str) -> bool:
         return False
 
 
-def name_key(name: str) -> str:
-    """What two display names that people would take for the same one share: the same
-    letters in any case or width (NFKC, then casefolded), spaces collapsed. Scripts that
-    merely look alike (a Cyrillic "а" for a Latin "a") are not folded together."""
-    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+def name_keys(name: str) -> frozenset[str]:
+    """What a display name shares with every name people would take for it: two names
+    look alike when they have a key in common. The same letters in any case or width
+    (NFKC, casefolded), spaces collapsed, letters of any script that look the same (a
+    Cyrillic "а" for a Latin "a", "0" for "O", "rn" for "m": :func:`skeleton`). Two keys,
+    because case and confusables do not commute: casefolded first, "IAN" is "ian";
+    skeleton first, "Ian" is "lan" (a capital I is a small l in most fonts)."""
+    nfkc = unicodedata.normalize("NFKC", name)
+    return frozenset(
+        " ".join(skeleton(skeleton(text).casefold()).split()) for text in (nfkc.casefold(), nfkc)
+    )
+
+
+def skeleton(text: str) -> str:
+    """UTS #39's skeleton: each character replaced by the prototype Unicode's
+    confusables.txt gives it (NFD before and after). Two strings with the same skeleton
+    look alike. The table is the ``confusable-homoglyphs`` package's data."""
+    table = _prototypes()
+    mapped = "".join(table.get(c, c) for c in unicodedata.normalize("NFD", text))
+    return unicodedata.normalize("NFD", mapped)
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Each confusable character's prototype, read once (the data holds ~10,000 of them).
+
+    The package stores confusables.txt both ways: a prototype lists its sources, a
+    source (one character, never a prototype itself) lists its one prototype. So a
+    one-character key with one entry whose entry lists it back is a source, except in a
+    pair of two single characters, where either may be the prototype: both then map to
+    the smaller, which keeps them one class."""
+    data = confusable_data.load("confusables.json")
+
+    def entries(key: str) -> list[str]:
+        return [e["c"].strip(_BIDI_MARKS) for e in data.get(key, ())]
+
+    table: dict[str, str] = {}
+    for key in data:
+        if len(key) != 1:
+            continue
+        [*found] = entries(key)
+        if len(found) != 1:
+            continue  # a prototype of several sources
+        other = found[0]
+        if len(other) == 1 and len(entries(other)) == 1:
+            table[key] = min(key, other)  # a pair: one class, one representative
+        else:
+            table[key] = other
+    return table
+
+
+# The package wraps right-to-left characters in these marks for display.
+_BIDI_MARKS = "\u200e\u200f"
