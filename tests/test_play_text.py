@@ -99,6 +99,9 @@ def test_the_whole_table_reads_in_each_language(lang: str) -> None:
     assert "Tess" in lines[0] and "Hugo" in lines[0] and "42%" in lines[1]
 
 
+USAGE_BID = {"command": "usage", "of": "bid"}
+
+
 def test_commands_and_faces_of_every_language_are_understood() -> None:
     bid = {"type": "bid", "quantity": 3, "face": 5}
     for typed in ("3 5", "3 fives", "3 five", "3 quinas", "3 Fünfer", "3 funfer", "3 x 5"):
@@ -111,14 +114,15 @@ def test_commands_and_faces_of_every_language_are_understood() -> None:
     assert parse("ayuda") == parse("hilfe") == "help"
     assert parse("salir") == parse("beenden") == "quit"
     assert parse("empezar") == parse("starten") == "start"
-    assert parse("3 dragons") == "help" and parse("") is None
+    assert parse("3 dragons") == USAGE_BID and parse("") is None
+    assert parse("!dados") == parse("!würfel") == parse("!dice") == "dice"
 
 
 def test_the_english_text_piece_by_piece() -> None:
     assert parse("3 5") == {"type": "bid", "quantity": 3, "face": 5}
     assert parse("  DUDO ") == {"type": "dudo"}
     assert parse("left") == {"type": "direction", "value": -1}
-    assert parse("three fives") == "help"  # a quantity is a number
+    assert parse("three fives") == {"command": "unknown", "word": "three"}  # a number
     view = copy.deepcopy(VIEW)
     view["game"]["palifico"] = False
     text = render(view)
@@ -149,7 +153,9 @@ def test_chat_commands_of_every_language_with_or_without_the_bang() -> None:
     assert parse("!dudo") == {"type": "dudo"} and parse("!calza") == {"type": "calza"}
     for typed, meant in (("!dir +", 1), ("!dir -", -1), ("!richtung links", -1), ("+", 1)):
         assert parse(typed) == {"type": "direction", "value": meant}, typed
-    assert parse("!dir up") == "help"
+    assert parse("!dir up") == {"command": "usage", "of": "dir"}
+    assert parse("!bid 3") == parse("!3") == USAGE_BID  # a usage line, not the help
+    assert parse("!frobnicate") == {"command": "unknown", "word": "frobnicate"}
     for words, meant in (
         (("!join", "!unirse", "!mitspielen"), "join"),
         (("!odds", "!probabilidad", "!chancen"), "odds"),
@@ -158,17 +164,24 @@ def test_chat_commands_of_every_language_with_or_without_the_bang() -> None:
         (("!start", "!empezar", "!starten"), "start"),
     ):
         assert {parse(w) for w in words} == {meant}, words
-    new = {"command": "new", "preset": None, "bots": 0, "dice": None}
+    new = {"command": "new", "preset": None, "bots": 0, "dice": None, "clock": None,
+           "odds": False, "dir": False}  # fmt: skip
     assert parse("!new") == new
     assert parse("!new lizumo bots 2") == {**new, "preset": "lizumo", "bots": 2}
     assert parse("!nueva 3 bots 2 dados") == {**new, "bots": 3, "dice": 2}
     assert parse("!neu cacho würfel 3") == {**new, "preset": "cacho", "dice": 3}
     assert parse("!new liars-dice bots 1") == {**new, "preset": "liars-dice", "bots": 1}
-    assert parse("!new classic lizumo") == parse("!new bots") == parse("!new 3") == "help"
-    assert parse("!new bots 999") == parse("!new " + "x" * 40) == "help"  # not counts, not names
-    assert parse("3000 5") == parse("3 ٥") == parse("3 9x") == "help"  # plain, short numbers
+    assert parse("!new lizumo clock 30 odds dir") == {
+        **new, "preset": "lizumo", "clock": 30, "odds": True, "dir": True,
+    }  # fmt: skip
+    assert parse("!nueva reloj 45 probabilidad") == {**new, "clock": 45, "odds": True}
+    usage_new = {"command": "usage", "of": "new"}
+    assert parse("!new classic lizumo") == parse("!new bots") == parse("!new 3") == usage_new
+    assert parse("!new bots 999") == parse("!new " + "x" * 40) == usage_new  # not counts, names
+    assert parse("!new clock 1000") == usage_new
+    assert parse("3000 5") == parse("3 ٥") == parse("3 9x") == USAGE_BID  # plain, short numbers
     assert parse("!idioma es") == {"command": "lang", "lang": "es"}
-    assert parse("!lang xx") == parse("!lang") == "help"
+    assert parse("!lang xx") == parse("!lang") == {"command": "usage", "of": "lang"}
     assert parse("!") is None
 
 

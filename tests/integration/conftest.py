@@ -1,4 +1,5 @@
-"""Fixtures of the integration tests: worker processes on the session's redis-server."""
+"""Fixtures of the integration tests: worker processes on the session's redis-server; an
+IRC server (ngIRCd) and a deployment for the chat gateway."""
 
 from __future__ import annotations
 
@@ -8,8 +9,12 @@ from pathlib import Path
 import pytest
 import redis
 
+from dudo.ops import admin
+from dudo.wire import keys
+
+from ..irc import IrcServer
 from ..servers import RedisServer
-from .procs import Workers
+from .procs import Workers, wait_for
 
 
 @pytest.fixture
@@ -19,3 +24,24 @@ def workers(
     group = Workers(redis_server.url, tmp_path)
     yield group
     group.stop_all()
+
+
+@pytest.fixture
+def irc_server(tmp_path: Path) -> Iterator[IrcServer]:
+    server = IrcServer(tmp_path / "ngircd")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def deployment(
+    redis_server: RedisServer, real_redis: redis.Redis, workers: Workers
+) -> Iterator[tuple[Workers, str]]:
+    """A worker and a bot service; the chat gateway's own Redis user (its URL)."""
+    workers.start("w1")
+    workers.bots("b1")
+    wait_for(lambda: real_redis.zcard(keys.GATEWAYS) >= 1, 15, "the bot service")
+    password = admin.add_gateway(real_redis, "irc-1")
+    yield workers, admin.url_for(redis_server.url, "irc-1", password)
+    for name in admin.gateways(real_redis):
+        admin.revoke_gateway(real_redis, name)

@@ -5,7 +5,6 @@ gateway mid-game and a restart go on with the game in the channel."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import time
@@ -14,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import redis
 
 from dudo.ops import admin
@@ -27,27 +25,6 @@ from .test_gateway_acl import denied
 
 DICE_TOLD = re.compile(r"round (\d+) · your dice: ((?:\[\d\] ?)+)")
 TURN = re.compile(r"^(\S+): your turn \((.*)\)$")
-
-
-@pytest.fixture
-def irc_server(tmp_path: Path) -> Iterator[IrcServer]:
-    server = IrcServer(tmp_path / "ngircd")
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def deployment(
-    redis_server: RedisServer, real_redis: redis.Redis, workers: Workers
-) -> Iterator[tuple[Workers, str]]:
-    """A worker and a bot service; the chat gateway's own Redis user (its URL)."""
-    workers.start("w1")
-    workers.bots("b1")
-    wait_for(lambda: real_redis.zcard(keys.GATEWAYS) >= 1, 15, "the bot service")
-    password = admin.add_gateway(real_redis, "irc-1")
-    yield workers, admin.url_for(redis_server.url, "irc-1", password)
-    for name in admin.gateways(real_redis):
-        admin.revoke_gateway(real_redis, name)
 
 
 def move(people: dict[str, IrcPerson], channel: str, nick: str, standing: str) -> None:
@@ -68,32 +45,40 @@ def play_until_over(
     line), or, with ``stop_after``, after that many moves (None). Every line the watcher
     got since the last call is read, in order, once. A move the gateway could not write
     (Redis away) is made again a moment later, as a person would."""
-    watcher = next(iter(people.values()))
     moves = 0
     last: dict[str, str] = {}
+    for piece in channel_pieces(next(iter(people.values())), channel, timeout, "no winner"):
+        if piece.startswith("Winner:"):
+            return piece
+        called = TURN.match(piece)
+        unreachable = re.match(r"^(\S+): the game service is unreachable", piece)
+        if called and called.group(1) in people:
+            last[called.group(1)] = called.group(2)
+            move(people, channel, called.group(1), called.group(2))
+            moves += 1
+            if stop_after and moves >= stop_after:
+                return None
+        elif unreachable and unreachable.group(1) in last:
+            time.sleep(0.5)
+            move(people, channel, unreachable.group(1), last[unreachable.group(1)])
+    raise AssertionError("unreachable: channel_pieces ends only by raising")
+
+
+def channel_pieces(
+    person: IrcPerson, channel: str, timeout: float, waiting_for: str
+) -> Iterator[str]:
+    """What the channel told ``person`` from where the last reader stopped, piece by
+    piece (the gateway joins lines with " · "), waiting for more; AssertionError after
+    ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
-        while watcher.read_upto >= len(watcher.seen):
-            assert time.monotonic() < deadline, f"no winner in {timeout} s: {watcher.seen[-10:]}"
+        while person.read_upto >= len(person.seen):
+            assert time.monotonic() < deadline, f"{waiting_for} in {timeout} s: {person.seen[-10:]}"
             time.sleep(0.02)
-        _, target, text = watcher.seen[watcher.read_upto]
-        watcher.read_upto += 1
-        if target != channel:
-            continue
-        for piece in text.split(" · "):
-            if piece.startswith("Winner:"):
-                return piece
-            called = TURN.match(piece)
-            unreachable = re.match(r"^(\S+): the game service is unreachable", piece)
-            if called and called.group(1) in people:
-                last[called.group(1)] = called.group(2)
-                move(people, channel, called.group(1), called.group(2))
-                moves += 1
-                if stop_after and moves >= stop_after:
-                    return None
-            elif unreachable and unreachable.group(1) in last:
-                time.sleep(0.5)
-                move(people, channel, unreachable.group(1), last[unreachable.group(1)])
+        _, target, text = person.seen[person.read_upto]
+        person.read_upto += 1
+        if target == channel:
+            yield from text.split(" · ")
 
 
 def open_and_play(person: IrcPerson, moves: int, channel: str = "#dudo") -> str:
@@ -107,6 +92,16 @@ def open_and_play(person: IrcPerson, moves: int, channel: str = "#dudo") -> str:
     person.wait_for("The game begins")
     assert play_until_over({person.nick: person}, channel, stop_after=moves) is None
     return table
+
+
+def next_turn(person: IrcPerson, channel: str = "#dudo", timeout: float = 60) -> str:
+    """Read on from where the last reader stopped until the channel calls ``person``'s
+    turn; what it said stands (the bid to beat, or what to do)."""
+    for piece in channel_pieces(person, channel, timeout, f"{person.nick}'s turn never came"):
+        called = TURN.match(piece)
+        if called and called.group(1) == person.nick:
+            return called.group(2)
+    raise AssertionError("unreachable: channel_pieces ends only by raising")
 
 
 def dice_told(person: IrcPerson) -> dict[int, list[str]]:
@@ -147,7 +142,7 @@ def test_two_people_and_a_bot_play_a_whole_game_while_another_channel_plays_too(
     ben = IrcPerson(irc_server.port, "ben", "#dudo")
     cleo = IrcPerson(irc_server.port, "cleo", "#two")
     ana.say("#dudo", "!new classic bots 1 dice 2")
-    ana.wait_for(r"ana opens table (\S+) \(classic, 6 seats, 1 bots\)")
+    ana.wait_for(r"ana opens table (\S+) \(classic, 6 seats, 1 bot\)")
     ben.say("#dudo", "!join")
     ana.wait_for(r"ben joins")
     cleo.say("#two", "!new classic bots 2 dice 1")
@@ -196,10 +191,16 @@ def test_killed_mid_game_the_chat_gateway_comes_back_and_the_game_goes_on(
     workers.irc("irc-1", irc_server.address, "--channel", "#dudo", url=url)
     ana = IrcPerson(irc_server.port, "ana", "#dudo")
     table = open_and_play(ana, moves=2)
+    next_turn(ana)  # her turn again: the table waits for her (a 60 s clock)
+    time.sleep(1.0)  # her dice for this round came with it (they follow the call)
+    current = max(dice_told(ana))
 
     workers.kill("irc-1")  # kill -9, mid-game
     workers.irc("irc-1", irc_server.address, "--channel", "#dudo", url=url)
     ana.wait_for(rf"Back: table {table} goes on")
+    # Issue 32, item 2: what it stored never says her dice were told (a line still
+    # queued dies with the process), so the new life tells her this round's dice again.
+    ana.wait_for(lambda s, t, x: t == "ana" and f"round {current} · your dice" in x, 15)
     winner = play_until_over({"ana": ana}, "#dudo")
     assert winner is not None
     # The same table all along; Ana played after the restart too (her turns were called).
@@ -268,20 +269,21 @@ def test_the_irc_server_restarts_mid_game_and_the_gateway_comes_back_to_the_chan
     deployment: tuple[Workers, str], irc_server: IrcServer
 ) -> None:
     workers, url = deployment
-    workers.irc("irc-1", irc_server.address, "--channel", "#dudo", "--turn-seconds", "10",
+    workers.irc("irc-1", irc_server.address, "--channel", "#dudo", "--turn-seconds", "90",
                 url=url)  # fmt: skip
     ana = IrcPerson(irc_server.port, "ana", "#dudo")
     table = open_and_play(ana, moves=2)
+    next_turn(ana)  # and she has not moved yet when the server goes
 
     irc_server.restart(down_for=1.0)  # everyone is cut off, the gateway too
     ana = IrcPerson(irc_server.port, "ana", "#dudo")
-    for _ in range(60):  # until the gateway is back in the channel and answers
-        ana.say("#dudo", "!table")
-        with contextlib.suppress(AssertionError):
-            ana.wait_for(rf"{table} · Round|Winner:", timeout=1)
-            break
-    else:
-        raise AssertionError(f"the gateway did not come back: {ana.seen[-5:]}")
+    # Issue 32, item 4: back, the gateway says so and calls her turn again (before, it
+    # rejoined silently and the house played her turn when the clock ran out), whether
+    # it came back before her (she joins: it calls her) or after (it calls on its return).
+    called = ana.wait_for(r"(^|· )ana: your turn \(", timeout=25)  # her clock: 90 s
+    ana.say("#dudo", "!table")  # and the table in a line has the bid to beat
+    ana.wait_for(rf"{table} · Round \d+ · .* · (to beat: .* by \S+|no bid yet)", timeout=10)
+    ana.read_upto = ana.seen.index(called)  # she answers that call, and plays on
     assert play_until_over({"ana": ana}, "#dudo") is not None
     log = (workers.folder / "irc-1.log").read_text()
     assert log.count("irc_registered") >= 2  # it connected again by itself

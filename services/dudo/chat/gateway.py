@@ -49,7 +49,6 @@ from .room import Output
 from .rooms import Rooms
 
 log = structlog.get_logger("dudo.chat")
-TRIM_EVERY = 64  # outbox batches read between two trims (after the memory is stored)
 
 
 @dataclass
@@ -62,7 +61,9 @@ class ChatSettings:
     nick: str = "dudo"
     channels: list[str] = field(default_factory=lambda: ["#dudo"])
     lang: str = "en"
-    network: str | None = None  # whose nicks these are (default: the server's host)
+    # The network's name in logged-in players' ids (<network>:<account>); the command line
+    # requires it with an app (default here: the server's host).
+    network: str | None = None
     turn_seconds: int = 60  # the clock of the tables opened in a channel (0: none)
     lines_per_s: float = 2.0  # the pace of what we say (ngIRCd lets ~3 a second through)
     burst: int = 5
@@ -110,6 +111,8 @@ class ChatGateway(StreamSide):
             burst=settings.burst,
             on_nick=self.rooms.nick_changed,
             on_gone=lambda nick, channel: self._emit(self.rooms.gone(nick, channel)),
+            on_came=lambda nick, channel: self._emit(self.rooms.came(nick, channel)),
+            on_back=lambda: self._emit(self.rooms.reconnected()),
         )
         self.per_nick = PerKey(settings.nick_lines_per_s, 5 * settings.nick_lines_per_s, 10_000)
         self.per_channel = PerKey(
@@ -133,7 +136,7 @@ class ChatGateway(StreamSide):
         self.memory = keys.gateway_memory(settings.gateway_id)
         self._stored: bytes | None = None
         self._stored_id: str | None = None
-        self._reads = 0
+        self._trimmed: str | None = None
         self._stop = asyncio.Event()
 
     # -- life ---------------------------------------------------------------------------
@@ -204,10 +207,12 @@ class ChatGateway(StreamSide):
         self._stored, self._stored_id = rooms, self.reader.last_id
 
     async def _after_read(self) -> None:
+        """After every batch: the memory stored, then the outbox trimmed up to where it
+        says we read (what a restart would read again is kept; nothing else is)."""
         await self._remember()
-        self._reads += 1
-        if self._reads % TRIM_EVERY == 0 and self.reader is not None and self._stored_id:
+        if self.reader is not None and self._stored_id and self._stored_id != self._trimmed:
             await self.redis.xtrim(self.reader.outbox, minid=self._stored_id, approximate=False)
+            self._trimmed = self._stored_id
 
     async def _tick(self) -> None:
         """Every second: reminders, the memory stored, health."""

@@ -127,13 +127,20 @@ class IrcClient:
         burst: int = 5,
         on_nick: Callable[[str, str], None] = lambda old, new: None,
         on_gone: Callable[[str, str | None], None] = lambda nick, channel: None,
+        on_came: Callable[[str, str], None] = lambda nick, channel: None,
+        on_back: Callable[[], None] = lambda: None,
     ) -> None:
+        """``on_came(nick, channel)``: someone joined one of our channels; ``on_back()``:
+        welcomed again after a lost connection (whatever was typed meanwhile is lost)."""
         self.host, self.port, self.tls, self.password = host, port, tls, password
         self.wanted_nick = nick
         self.channels = list(channels)
         self.on_message = on_message
         self.on_nick = on_nick
         self.on_gone = on_gone
+        self.on_came = on_came
+        self.on_back = on_back
+        self.welcomed = 0  # times the server welcomed us (past 1: we came back)
         self.dropped = 0  # lines not said: the queue was full
         self.pacer = Pacer(lines_per_s, burst)
         self.queue: deque[tuple[str, str]] = deque()  # (target, text), in order
@@ -296,7 +303,10 @@ class IrcClient:
         for channel in self.channels:
             conn.join(channel)
         self.registered = True
+        self.welcomed += 1
         self._wake.set()
+        if self.welcomed > 1:
+            self.on_back()
 
     def _nick_taken(self, conn: Any, event: Any) -> None:
         if not self.registered:
@@ -313,8 +323,11 @@ class IrcClient:
         self.on_message(target, nick, text, account or None)
 
     def _joined(self, conn: Any, event: Any) -> None:
-        if NickMask(event.source).nick == conn.get_nickname():
+        nick = NickMask(event.source).nick
+        if nick == conn.get_nickname():
             self.joined.add(event.target.lower())
+        else:
+            self.on_came(nick, event.target)
 
     def _parted(self, conn: Any, event: Any) -> None:
         nick = NickMask(event.source).nick

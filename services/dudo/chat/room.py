@@ -17,8 +17,10 @@ REMIND_MIN_MS = 5000  # a reminder comes at least this long before the clock run
 _PERSISTED = (
     "channel", "lang", "table", "host", "opener", "preset", "bots", "nicks", "seats", "accounts",
     "version", "status", "round", "turn_key", "turn_player", "deadline", "reminded", "names",
-    "dealt", "start_by",
+    "start_by",
 )  # fmt: skip
+# Not stored: `dealt` (whose dice were told this round). A line queued to be said dies
+# with the process; after a restart every player is told their dice again.
 
 
 @dataclass
@@ -53,7 +55,7 @@ class Room:
     version: int = 0  # the last view announced
     status: str | None = None
     round: int | None = None
-    turn_key: list[int] | None = None  # (round, turn, bids) of the turn last called
+    turn_key: list[int] | None = None  # (round, turn, bids, choosing) of the turn last called
     turn_player: str | None = None  # our player whose turn it is, if it is one of ours
     deadline: int | None = None
     reminded: list[int] | None = None  # the turn_key a reminder was said for
@@ -80,6 +82,16 @@ class Room:
         """Bots at the table as the last view showed (none before the first view)."""
         players = self.public["players"] if self.public is not None else []
         return sum(1 for p in players if p and p.get("bot"))
+
+    def claim(self, nick: str, account: str | None = None) -> str | None:
+        """:meth:`player_of_nick`; and a seat taken with ``account`` whose nick had gone
+        is this person's again, under the nick they have now."""
+        found = self.player_of_nick(nick, account)
+        if found is None and account is not None:
+            found = next((p for p, a in self.accounts.items() if a == account), None)
+            if found is not None:
+                self.nicks[found] = nick
+        return found
 
     def player_of_nick(self, nick: str, account: str | None = None) -> str | None:
         """The handle of the seat this person holds here: by account when they are

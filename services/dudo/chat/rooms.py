@@ -19,25 +19,14 @@ player's private view is never stored, it comes back with a ``resync``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import zip_longest
 from typing import Any
 
 from irc.strings import lower as fold
 
 from .. import wire
 from ..engine import Rules, RulesConfigError
-from ..text.lines import (
-    LANGS,
-    bid_text,
-    dice_text,
-    event_line,
-    odds_text,
-    parse,
-    result_lines,
-    reveal_text,
-    say,
-    summary_line,
-)
+from ..text.lines import LANGS, odds_text, parse, say
+from .news import announce, call_turn, dice_line, refusal, table_line
 from .room import (
     DEFAULT_PRESET,
     MAX_SEATS,
@@ -76,6 +65,7 @@ class Rooms:
         self.logged: dict[str, str] = {}  # a join's message id -> its sender's account
         self.creates: dict[str, str] = {}  # a create's message id -> its table, until seen
         self.joins: dict[str, str] = {}  # a join's message id -> its table, until answered
+        self.private_replies: set[str] = set()  # ids asked for in private: answered there
 
     # -- state --------------------------------------------------------------------------
 
@@ -109,7 +99,7 @@ class Rooms:
         if room is None:
             return Output()
         # The handle of this person's seat, if they hold one here (None: not seated).
-        player = room.player_of_nick(nick, account)
+        player = room.claim(nick, account)
         command = parse(text)
         if not text.lstrip().startswith("!"):
             # Plain chat: only a bid ("3 5") from the player whose turn it is is a move.
@@ -119,6 +109,12 @@ class Rooms:
             return Output()
         if command is None:
             return Output()
+        asked = command.get("command") if isinstance(command, dict) else None
+        if asked == "usage":  # a known command typed wrong: how to type it
+            return Output([(room.channel, say(f"usage_{command['of']}", room.lang, who=nick))])
+        if asked == "unknown":
+            line = say("unknown_command", room.lang, who=nick, word=f"!{command['word']}")
+            return Output([(room.channel, line)])
         if isinstance(command, dict) and command.get("command") == "new":
             return self._new(room, nick, player, command, account)
         if isinstance(command, dict) and command.get("command") == "lang":
@@ -138,9 +134,16 @@ class Rooms:
             self.joins[msg["id"]] = room.table
             return Output(send=[msg])
         if command == "table":
-            return Output([(room.channel, self._table_line(room))])
+            return Output([(room.channel, table_line(room))])
         if player not in room.seats:
+            if command == "start" and self._joining(room, nick):  # typed right after !new
+                room.start_by = nick  # sent once their seat is confirmed and the bots sit
+                return Output([(room.channel, say("start_when_seated", room.lang, who=nick))])
             return Output([(room.channel, say("not_seated", room.lang, who=nick))])
+        if command == "dice":  # told again, to this player alone
+            return Output([(nick, dice_line(room, player) or say("no_dice", room.lang, who=nick))])
+        if command in ("start", "leave") and room.status == "over":
+            return Output([(room.channel, say("game_over_new", room.lang, who=nick))])
         if command == "odds":
             view = room.views.get(player)
             text = odds_text(view, room.lang) if view else say("no_odds", room.lang)
@@ -157,35 +160,76 @@ class Rooms:
             return self._tracked(room, nick, self._msg(room, "leave", player=player, seat=seat))
         if isinstance(command, dict) and "type" in command:
             return self._act(room, nick, player, command)
-        return Output([(room.channel, say("chat_help", room.lang))])
+        return Output([(room.channel, say("chat_help", room.lang))])  # join at a seat: help
 
     def private(self, nick: str, text: str, account: str | None = None) -> Output:
         """A private message: a command for the one table this person plays, if they play
         exactly one (answers meant for the channel go there); else the help."""
-        playing = [r for r in self.rooms.values() if r.player_of_nick(nick, account) in r.seats]
+        playing = [r for r in self.rooms.values() if r.claim(nick, account) in r.seats]
         if len(playing) != 1:
             lang = next(iter(self.rooms.values())).lang if self.rooms else "en"
             return Output([(nick, say("chat_help", lang))])
-        line = text.strip()
-        return self.command(
-            playing[0].channel, nick, line if line.startswith("!") else f"!{line}", account
-        )
+        line, room = text.strip(), playing[0]
+        typed = line if line.startswith("!") else f"!{line}"
+        out = self.command(room.channel, nick, typed, account)
+        # Asked privately, answered privately: the answers (now, and a refusal later);
+        # what the table does is the channel's news as always.
+        out.lines = [(nick if fold(t) == fold(room.channel) else t, x) for t, x in out.lines]
+        self.private_replies.update(m["id"] for m in out.send)
+        while len(self.private_replies) > PENDING_MAX:
+            self.private_replies.pop()
+        return out
 
     def gone(self, nick: str, channel: str | None) -> Output:
         """``nick`` left ``channel`` (None: the network). A seat that follows that nick
-        is nobody's here from now on (the table's clock plays it): whoever takes the
-        nick next is someone else. A seat taken with an account stays the account's."""
+        is nobody's here from now on: the gateway leaves it (an open table frees it and
+        passes the host on; in a game the house plays it) and whoever takes the nick
+        next is someone else. A seat taken with an account stays the account's: it is
+        taken up again when that account comes back."""
         out = Output()
         folded = fold(nick)
         for room in self.rooms.values():
             if channel is not None and fold(channel) != fold(room.channel):
                 continue
             for handle, held in list(room.nicks.items()):
-                if fold(held) != folded or handle in room.accounts:
+                if fold(held) != folded:
                     continue
                 del room.nicks[handle]
-                if room.status in (None, "open", "playing"):
+                if handle in room.accounts or room.status not in (None, "open", "playing"):
+                    continue
+                if room.status == "playing":  # at an open table the view says "leaves"
                     out.lines.append((room.channel, say("seat_left", room.lang, who=held)))
+                if handle in room.seats and room.table is not None:
+                    seat = room.seats[handle]
+                    out.send.append(self._msg(room, "leave", player=handle, seat=seat))
+        return out
+
+    def came(self, nick: str, channel: str) -> Output:
+        """``nick`` joined ``channel``: if they hold a seat there (they were cut off, the
+        gateway never saw them go), their turn is called again and their dice told."""
+        room = self.rooms.get(fold(channel))
+        player = room.player_of_nick(nick) if room is not None else None
+        if room is None or player is None or room.public is None:
+            return Output()
+        out = Output()
+        dice = dice_line(room, player)
+        if dice:
+            out.lines.append((nick, dice))
+        if room.turn_player == player:
+            room.turn_key = None
+            out.lines += call_turn(room, room.public)
+        return out
+
+    def reconnected(self) -> Output:
+        """Back on the chat network after losing it: every channel with a game is told,
+        and whose turn it is called again (lines typed meanwhile never reached us)."""
+        out = Output()
+        for room in self.rooms.values():
+            if room.table is None or room.public is None or room.status == "over":
+                continue
+            out.lines.append((room.channel, say("back_online", room.lang, table=room.table)))
+            room.turn_key = None
+            out.lines += call_turn(room, room.public)
         return out
 
     def _credential(self, account: str | None) -> dict[str, str]:
@@ -217,20 +261,30 @@ class Rooms:
         asked: dict[str, Any],
         account: str | None = None,
     ) -> Output:
-        """``!new [preset] [bots N] [dice D]``: a table for this channel, its opener seated."""
+        """``!new [preset] [bots N] [dice D] [clock S] [odds] [dir]``: a table for this
+        channel, its opener seated. Refused while a game here goes on with a player of
+        ours still in the channel; a table nobody here plays any more is left behind."""
+        left_behind = Output()
         if room.table is not None and room.status != "over":
-            return Output([(room.channel, say("table_busy", room.lang, table=room.table))])
+            if room.nicks:
+                return Output([(room.channel, say("table_busy", room.lang, table=room.table))])
+            left_behind = self._leave_behind(room)
         preset, bots = asked["preset"] or DEFAULT_PRESET, asked["bots"]
-        wanted: dict[str, Any] = {"preset": preset, "turn_seconds": self.turn_seconds}
+        clock = self.turn_seconds if asked.get("clock") is None else asked["clock"]
+        wanted: dict[str, Any] = {"preset": preset, "turn_seconds": clock}
         if asked.get("dice"):
             wanted["start_dice"] = asked["dice"]
+        if asked.get("odds"):
+            wanted["assisted"] = True
+        if asked.get("dir"):
+            wanted["loser_chooses_direction"] = True
         try:
             rules = Rules.from_dict(wanted)
         except RulesConfigError as exc:
             return self._refused(room, nick, wire.BAD_RULES, str(exc))
         seats = min(MAX_SEATS, rules.max_players)
         if not 0 <= bots < seats:
-            return self._refused(room, nick, wire.BAD_MESSAGE, f"bots: 0..{seats - 1}")
+            return self._refused(room, nick, wire.BAD_RULES, f"bots: 0..{seats - 1}")
         if room.table is not None:
             self.by_table.pop(room.table, None)
         table = f"irc{self.new_id()}"[:20]
@@ -248,7 +302,17 @@ class Rooms:
             self._expect(msg["id"], fresh.channel, nick, account)
         self.creates[create["id"]] = table
         self.joins[join["id"]] = table
-        return Output(send=[create, join, watch])
+        left_behind.send += [create, join, watch]
+        return left_behind
+
+    def _leave_behind(self, room: Room) -> Output:
+        """A game nobody in the channel plays any more: our seats left to the house, the
+        table no longer watched, the channel told."""
+        out = Output([(room.channel, say("left_behind", room.lang, table=room.table))])
+        for handle, seat in room.seats.items():
+            out.send.append(self._msg(room, "leave", player=handle, seat=seat))
+        out.send.append(self._msg(room, "watch", on=False))
+        return out
 
     def _act(self, room: Room, nick: str, player: str, action: dict[str, Any]) -> Output:
         msg = self._msg(room, "act", player=player, seat=room.seats[player], action=action)
@@ -284,17 +348,7 @@ class Rooms:
         return self.message(kind, id=f"irc-{self.new_id()}", table=room.table, **fields)
 
     def _refused(self, room: Room, nick: str, code: str, text: str) -> Output:
-        line = say("refused", room.lang, who=nick, code=code, message=text)
-        return Output([(room.channel, line)])
-
-    def _table_line(self, room: Room) -> str:
-        public = room.public
-        if public is None or public["game"] is None:
-            taken = sum(1 for n in room.names if n)
-            return say("waiting", room.lang, table=room.table, taken=taken, seats=len(room.names))
-        if public["status"] == "over":
-            return " · ".join(result_lines(public, room.lang))
-        return f"{room.table} · {summary_line(public, room.lang)}"
+        return Output([(room.channel, refusal(room, nick, code, text))])
 
     # -- what the tables say ------------------------------------------------------------------
 
@@ -343,8 +397,10 @@ class Rooms:
         if self.creates.pop(msg.get("id") or "", None) == room.table:
             self.by_table.pop(room.table or "", None)  # the table was never made
             room.table = None
-        line = say("refused", room.lang, who=nick, code=msg["code"], message=msg["message"])
-        return Output([(channel, line)])
+        if msg["id"] in self.private_replies:
+            self.private_replies.discard(msg["id"])
+            channel = nick
+        return Output([(channel, refusal(room, nick, msg["code"], msg["message"]))])
 
     def on_view(self, msg: dict[str, Any]) -> Output:
         for message_id in msg.get("applied") or ():
@@ -358,10 +414,10 @@ class Rooms:
         if room.status is None:  # the table exists: its create can no longer be refused
             self.creates = {i: t for i, t in self.creates.items() if t != room.table}
         if fresh:
-            self._announce(room, public, out)
+            out.lines += announce(room, public)
         elif room.resumed:  # the first view after a restart: whose turn it is, again
             room.turn_key = None
-            self._call_turn(room, public, out)
+            out.lines += call_turn(room, public)
         room.resumed = False
         room.public = public
         self._deferred_start(room, out)
@@ -369,77 +425,17 @@ class Rooms:
         room.version = msg["version"]
         return out
 
-    def _announce(self, room: Room, view: dict[str, Any], out: Output) -> None:
-        """The channel's lines for a new version of the table: public only."""
-        lang, status, game = room.lang, view["status"], view["game"]
-
-        def line(text: str | None) -> None:
-            if text:
-                out.lines.append((room.channel, text))
-
-        names = [p["name"] if p else None for p in view["players"]]
-        if status == "open" and room.status is None:
-            host = room.nicks.get(room.host or "", room.opener or "?")
-            line(say("opened", lang, host=host, table=room.table, preset=room.preset,
-                     seats=len(names), bots=room.bots))  # fmt: skip
-        elif status == "open":
-            count = sum(1 for n in room.names if n)  # as the channel last heard it
-            for old, new in zip_longest(room.names, names):
-                if new and not old:
-                    count += 1
-                    line(say("joins", lang, who=new, taken=count, seats=len(names)))
-                elif old and not new:
-                    count -= 1
-                    line(say("leaves", lang, who=old, taken=count, seats=len(names)))
-        if status != "open" and room.status in (None, "open") and game is not None:
-            line(say("begins", lang, names=", ".join(n for n in names if n)))
-        for event in view["events"]:
-            if event["type"] == "reveal" and game and game.get("last_round"):
-                parts = reveal_text(view, lang).splitlines()  # a line per hand: one here
-                line(" · ".join(" ".join(part.split()) for part in parts))
-            else:
-                line(event_line(view, event, lang))
-        if game is not None and game["phase"] != "over" and game["round"] != room.round:
-            line(summary_line(view, lang))
-        if status == "over" and room.status != "over" and game is not None:
-            line(" · ".join(result_lines(view, lang)))
-        room.names, room.status = names, status
-        room.round = game["round"] if game else None
-        room.deadline = view.get("deadline")
-        self._call_turn(room, view, out)
-
     def _deferred_start(self, room: Room, out: Output) -> None:
         """The start someone asked for while the bots were on their way, now they sit
         (dropped if the game began otherwise, or that person is no longer seated)."""
         if room.start_by is None or (room.bots_seated < room.bots and room.status == "open"):
             return
+        player = room.player_of_nick(room.start_by)
+        if player not in room.seats and self._joining(room, room.start_by):
+            return  # their own seat is not confirmed yet
         nick, room.start_by = room.start_by, None
-        player = room.player_of_nick(nick)
         if room.status == "open" and player in room.seats:
             out.extend(self._tracked(room, nick, self._msg(room, "start", player=player)))
-
-    def _call_turn(self, room: Room, view: dict[str, Any], out: Output) -> None:
-        """Name the player whose turn it is, when it is one of ours and a new turn."""
-        game = view["game"]
-        if view["status"] != "playing" or game is None or game["phase"] == "over":
-            room.turn_player = None
-            return
-        key = [game["round"], game["turn"], len(game["bids"])]
-        holder = next((p for p, s in room.seats.items() if s == game["turn"]), None)
-        room.turn_player = holder if holder in room.nicks else None
-        if key == room.turn_key or room.turn_player is None:
-            room.turn_key = key
-            return
-        room.turn_key = key
-        if game["phase"] == "direction":
-            standing = say("choose_dir", room.lang)
-        elif game["bids"]:
-            _, quantity, face = game["bids"][-1]
-            standing = bid_text(quantity, face, room.lang)
-        else:
-            standing = say("open_round", room.lang)
-        who = room.nicks[room.turn_player]
-        out.lines.append((room.channel, say("turn_call", room.lang, who=who, standing=standing)))
 
     def _privates(self, room: Room, msg: dict[str, Any], out: Output) -> None:
         """Each of our players' own part: kept for !odds; the dice told to that player's
@@ -451,14 +447,10 @@ class Rooms:
                 continue
             room.seats[holder] = private["seat"]
             room.views[holder] = wire.seat_snapshot(msg, private)
-            dice = private.get("dice")
-            if game is None or not dice or msg["status"] != "playing":
-                continue
-            if room.dealt.get(holder) != game["round"]:
+            told = dice_line(room, holder)
+            if game is not None and told and room.dealt.get(holder) != game["round"]:
                 room.dealt[holder] = game["round"]
-                text = say("dice_round", room.lang, table=room.table, round=game["round"],
-                           dice=dice_text(dice))  # fmt: skip
-                out.lines.append((nick, text))
+                out.lines.append((nick, told))
 
     # -- time -----------------------------------------------------------------------------------
 

@@ -139,8 +139,8 @@ def _admin_gateway(args: argparse.Namespace) -> int:
         print(f"dudo admin gateway add: {exc}", file=sys.stderr)
         return 2
     print(f"gateway {args.name}: Redis user {admin.user_of(args.name)}; run it with")
-    print(f"  dudo gateway --id {args.name} --redis URL")
-    print("where URL is")
+    print(f"  DUDO_REDIS_URL=URL dudo gateway --id {args.name}   (or dudo irc ...)")
+    print("where URL is (keep it out of arguments: `ps` shows those to everyone)")
     if args.password_env or args.derive_from_env:  # the password stays out of the logs
         print(admin.url_for(args.redis, args.name, "PASSWORD"))
         print(f"with PASSWORD from ${args.password_env or args.derive_from_env}")

@@ -74,7 +74,9 @@ def add(sub: Any, env: Environment) -> None:
     )
     irc.add_argument("--lang", choices=("en", "es", "de"), default="en", help="channels' language")
     irc.add_argument(
-        "--network", help="whose accounts these are, for player identity (default: the host)"
+        "--network",
+        help="the network's name, in the ids of logged-in players (<network>:<account>); "
+        "required with --app: it must not change when the server's address does",
     )
     irc.add_argument(
         "--app",
@@ -281,6 +283,17 @@ def _irc(args: argparse.Namespace) -> int:
     if not host or not port.isdigit():
         print(f"dudo irc: --server HOST:PORT, not {args.server!r}", file=sys.stderr)
         return 2
+    if args.app and not args.network:
+        print(
+            "dudo irc: --app needs --network NAME: a logged-in player is <network>:<account>, "
+            "and a name taken from the server's address would make new players of everyone "
+            "when it changes",
+            file=sys.stderr,
+        )
+        return 2
+    if args.redis != args.env.redis_url and "@" in args.redis:
+        print("dudo irc: a password in --redis shows in `ps`: prefer DUDO_REDIS_URL",
+              file=sys.stderr)  # fmt: skip
     settings = ChatSettings(
         redis_url=args.redis,
         server=host,

@@ -175,8 +175,8 @@ class Terminal:
                 continue
             if command == "quit":
                 return
-            if command in ("table", "odds") and self.view is not None:
-                text = render if command == "table" else odds_text
+            if command in ("table", "dice", "odds") and self.view is not None:
+                text = odds_text if command == "odds" else render  # the table shows your dice
                 self.say(text(self.view, self.lang))
                 continue
             if command == "start":

@@ -26,6 +26,7 @@ _COMMANDS = {
     "odds": "odds", "probabilidad": "odds", "chancen": "odds",
     "table": "table", "mesa": "table", "tisch": "table",
     "leave": "leave", "dejar": "leave", "verlassen": "leave",
+    "dice": "dice", "dados": "dice", "wurfel": "dice",
 }  # fmt: skip
 _NEW = {"new", "nueva", "nuevo", "neu"}
 _LANG = {"lang", "idioma", "sprache"}
@@ -33,6 +34,9 @@ _BID = {"bid", "puja", "pujar", "apuesta", "biete", "bieten", "gebot"}
 _DIR = {"dir", "direction", "direccion", "richtung"}
 _BOTS = {"bots", "bot", "robots"}
 _DICE = {"dice", "dados", "wurfel"}
+_CLOCK = {"clock", "reloj", "uhr"}
+_ODDS = {"odds", "probabilidad", "chancen"}
+_DIGITS = {"bots": 2, "dice": 2, "clock": 3}  # how long each count of !new may be
 _DIRECTIONS = {
     "left": -1, "izquierda": -1, "links": -1, "-": -1,
     "right": 1, "derecha": 1, "rechts": 1, "+": 1,
@@ -240,9 +244,10 @@ _FACE_WORDS = {
 
 def parse(line: str) -> dict[str, Any] | str | None:
     """A typed command: an action (a dict with ``type``), a command with arguments (a
-    dict with ``command``: ``new``, ``lang``), or a word the client handles itself
-    (``quit``, ``help``, ``start``, ``join``, ``odds``, ``table``, ``leave``); None for
-    nothing. Words of every language are understood, with or without a leading "!" (as
+    dict with ``command``: ``new``, ``lang``; ``usage`` with ``of``, a known command
+    typed wrong; ``unknown`` with ``word``), or a word the client handles itself
+    (``quit``, ``help``, ``start``, ``join``, ``odds``, ``table``, ``leave``, ``dice``);
+    None for nothing. Words of every language are understood, with or without a leading "!" (as
     chats type them). A bid is a quantity and a face, as a number or a face name in any
     language ("3 5", "3 fives", "3 quinas", "3 Fünfer"; "3 x 5" and "bid 3 5" too)."""
     words = [w for w in _plain(line).split() if w not in ("x", "×", "*")]
@@ -261,19 +266,27 @@ def parse(line: str) -> dict[str, Any] | str | None:
         return {"type": "direction", "value": _DIRECTIONS[head]}
     if head in _DIR:
         value = _DIRECTIONS.get(words[1]) if len(words) == 2 else None
-        return {"type": "direction", "value": value} if value is not None else "help"
+        return {"type": "direction", "value": value} if value is not None else _usage("dir")
     if head in _NEW:
         return _parse_new(words[1:])
     if head in _LANG:
         wanted = words[1] if len(words) == 2 else None
-        return {"command": "lang", "lang": wanted} if wanted in LANGS else "help"
+        return {"command": "lang", "lang": wanted} if wanted in LANGS else _usage("lang")
+    bidding = head in _BID or (head.isascii() and head.isdigit())
     if head in _BID:
         words = words[1:]
     if len(words) == 2 and _number(words[0], 3):
         face = int(words[1]) if _number(words[1], 1) else _FACE_WORDS.get(words[1])
         if face is not None:
             return {"type": "bid", "quantity": int(words[0]), "face": face}
-    return "help"
+    if bidding:
+        return _usage("bid")
+    return {"command": "unknown", "word": head[:20]}
+
+
+def _usage(command: str) -> dict[str, str]:
+    """A known command typed wrong: its usage line is the answer, not the whole help."""
+    return {"command": "usage", "of": command}
 
 
 def _number(word: str, digits: int) -> bool:
@@ -281,23 +294,32 @@ def _number(word: str, digits: int) -> bool:
     return word.isascii() and word.isdigit() and len(word) <= digits
 
 
-def _parse_new(words: list[str]) -> dict[str, Any] | str:
-    """``new [preset] [bots N] [dice D]`` (also "N bots", "D dice"): a table's preset, its
-    bot seats and the dice each player starts with (None: the preset's)."""
-    found: dict[str, Any] = {"command": "new", "preset": None, "bots": 0, "dice": None}
+def _parse_new(words: list[str]) -> dict[str, Any]:
+    """``new [preset] [bots N] [dice D] [clock S] [odds] [dir]`` (also "N bots", "D
+    dice"): a table's preset, its bot seats, the dice each player starts with, its turn
+    clock in seconds (None: the preset's, the gateway's clock), the odds shown to each
+    player (``assisted``) and the loser choosing who plays next."""
+    found: dict[str, Any] = {
+        "command": "new", "preset": None, "bots": 0, "dice": None, "clock": None,
+        "odds": False, "dir": False,
+    }  # fmt: skip
+    counted = {**{w: "bots" for w in _BOTS}, **{w: "dice" for w in _DICE}}
+    counted.update({w: "clock" for w in _CLOCK})
     rest = list(words)
     while rest:
         word = rest.pop(0)
-        if word in (_BOTS | _DICE) and rest and _number(rest[0], 2):
-            found["bots" if word in _BOTS else "dice"] = int(rest.pop(0))
-        elif _number(word, 2) and rest and rest[0] in (_BOTS | _DICE):
-            found["bots" if rest.pop(0) in _BOTS else "dice"] = int(word)
+        if word in counted and rest and _number(rest[0], _DIGITS[counted[word]]):
+            found[counted[word]] = int(rest.pop(0))
+        elif rest and rest[0] in counted and _number(word, _DIGITS[counted[rest[0]]]):
+            found[counted[rest.pop(0)]] = int(word)
+        elif word in _ODDS or word in _DIR:
+            found["odds" if word in _ODDS else "dir"] = True
         elif found["preset"] is None and len(word) <= 32 and not word.isdigit() and (
-            word not in (_BOTS | _DICE)
+            word not in counted
         ):
             found["preset"] = word
         else:
-            return "help"
+            return _usage("new")
     return found
 
 
@@ -307,10 +329,11 @@ def odds_text(view: dict[str, Any], lang: str = "en") -> str:
     w = _w(lang)
     game = view.get("game") or {}
     odds = game.get("odds")
-    if not odds:
+    assisted = (game.get("rules") or {}).get("assisted", odds is not None)
+    if not assisted:
         return w["no_odds"]
-    if not game.get("bids") or odds.get("bid_true") is None:
-        return w["no_bid"]
+    if not odds or not game.get("bids") or odds.get("bid_true") is None:
+        return w["no_bid"]  # odds come with a bid to beat (none while choosing a direction)
     _, quantity, face = game["bids"][-1]
     return w["odds_line"].format(
         bid=bid_text(quantity, face, lang), percent=round(odds["bid_true"] * 100)

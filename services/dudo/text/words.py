@@ -5,6 +5,8 @@ ones Pacos, as the browser client does."""
 
 from __future__ import annotations
 
+from .chat_words import CHAT_WORDS
+
 LANGS = ("en", "es", "de")
 FACE: dict[str, tuple[str, ...]] = {
     "en": ("one", "two", "three", "four", "five", "six"),
@@ -65,9 +67,10 @@ WORDS: dict[str, dict[str, str]] = {
         "created": "Table {table} created; you are seat {seat} of {seats}.",
         "connected": "Connected to table {table} as {seat}. {help}",
         "watching": "watching",
-        "chat_help": "!new [preset] [bots N] [dice D] · !join · !start · !bid Q F (or just Q F) · "
-        "!dudo · !calza · !dir + or - · !odds · !table · !leave · !lang en|es|de · !help",
-        "opened": "{host} opens table {table} ({preset}, {seats} seats, {bots} bots): "
+        "chat_help": "!new [preset] [bots N] [dice D] [clock S] [odds] [dir] · !join · !start · "
+        "!bid Q F (or just Q F) · !dudo · !calza · !dir + or - · !dice · !odds · !table · "
+        "!leave · !lang en|es|de · !help",
+        "opened": "{host} opens table {table} ({preset}, {seats} seats, {bots}): "
         "!join to play; {host}, !start when ready",
         "joins": "{who} joins ({taken}/{seats})",
         "leaves": "{who} leaves ({taken}/{seats})",
@@ -139,10 +142,11 @@ WORDS: dict[str, dict[str, str]] = {
         "created": "Mesa {table} creada; sos el asiento {seat} de {seats}.",
         "connected": "Conectado a la mesa {table} como {seat}. {help}",
         "watching": "espectador",
-        "chat_help": "!nueva [preset] [bots N] [dados D] · !unirse · !empezar · "
-        "!puja C P (o solo C P) · !dudo · !calza · !dir + o - · !odds · !mesa · !dejar · "
+        "chat_help": "!nueva [preset] [bots N] [dados D] [reloj S] [odds] [dir] · !unirse · "
+        "!empezar · !puja C P (o solo C P) · !dudo · !calza · !dir + o - · !dados · !odds · "
+        "!mesa · !dejar · "
         "!idioma en|es|de · !ayuda",
-        "opened": "{host} abre la mesa {table} ({preset}, {seats} asientos, {bots} bots): "
+        "opened": "{host} abre la mesa {table} ({preset}, {seats} asientos, {bots}): "
         "!unirse para jugar; {host}, !empezar cuando estén",
         "joins": "{who} se sienta ({taken}/{seats})",
         "leaves": "{who} se va ({taken}/{seats})",
@@ -214,10 +218,11 @@ WORDS: dict[str, dict[str, str]] = {
         "created": "Tisch {table} eröffnet; du bist Platz {seat} von {seats}.",
         "connected": "Verbunden mit Tisch {table} als {seat}. {help}",
         "watching": "Zuschauer",
-        "chat_help": "!neu [Preset] [bots N] [würfel W] · !mitspielen · !starten · "
-        "!gebot A Z (oder nur A Z) · !dudo · !calza · !dir + oder - · !odds · !tisch · "
+        "chat_help": "!neu [Preset] [bots N] [würfel W] [uhr S] [odds] [dir] · !mitspielen · "
+        "!starten · !gebot A Z (oder nur A Z) · !dudo · !calza · !dir + oder - · !würfel · "
+        "!odds · !tisch · "
         "!verlassen · !sprache en|es|de · !hilfe",
-        "opened": "{host} eröffnet Tisch {table} ({preset}, {seats} Plätze, {bots} Bots): "
+        "opened": "{host} eröffnet Tisch {table} ({preset}, {seats} Plätze, {bots}): "
         "!mitspielen zum Mitspielen; {host}, !starten wenn alle da sind",
         "joins": "{who} setzt sich ({taken}/{seats})",
         "leaves": "{who} geht ({taken}/{seats})",
@@ -243,3 +248,5 @@ WORDS: dict[str, dict[str, str]] = {
         "nimmt, ist jemand anderes)",
     },
 }
+for _lang, _extra in CHAT_WORDS.items():  # a chat gateway's own sentences
+    WORDS[_lang].update(_extra)

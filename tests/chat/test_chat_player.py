@@ -1,0 +1,159 @@
+"""Issue 32, what a chat player met, room by room against a real table (no IRC, no
+Redis; tests/integration/test_irc.py plays the same on ngIRCd): dice told again, an
+abandoned table replaced, the turn called again after the gateway was cut off, refusals
+in the player's words and language, usage lines, private answers, the table's options."""
+
+from __future__ import annotations
+
+import re
+
+import msgpack
+
+from dudo.chat.news import call_turn
+from dudo.chat.room import Room
+from dudo.text.words import WORDS
+
+from .test_rooms import CHANNEL, GATEWAY, Harness, Output, channel, play_out, private
+
+DICE = re.compile(r"your dice: ((?:\[\d\] ?)+)")
+
+
+def started(bots: int = 1, dice: int = 2, *people: str) -> Harness:
+    h = Harness()
+    h.type("Ana", f"!new classic bots {bots} dice {dice}")
+    for nick in people:
+        h.type(nick, "!join")
+    h.type("Ana", "!start")
+    assert h.table().status == "playing"
+    return h
+
+
+def test_dice_told_again_privately_and_after_a_restart() -> None:
+    h = started()
+    room = h.rooms.rooms[CHANNEL]
+    (ana,) = room.nicks
+    first = private(h.lines, "Ana")
+    assert first and DICE.search(first[-1])
+    again = h.type("Ana", "!dice")
+    assert [t for t, _ in again] == ["Ana"] and again[0][1] == first[-1]  # to her alone
+    assert h.type("Ben", "!dados") == [(CHANNEL, "Ben: you have no seat at this table (!join)")]
+    # Killed before the line went out: what it stored does not say her dice were told,
+    # so the next life tells them (again) for this round.
+    stored = msgpack.unpackb(msgpack.packb(h.rooms.state()), raw=False)
+    assert "dealt" not in stored[CHANNEL]
+    life = Harness(life="b")
+    life.tables = h.tables
+    out = life.rooms.load(stored)
+    life.run(Output(send=out.send))
+    assert private(life.lines, "Ana") == [first[-1]]
+    assert ana in life.rooms.rooms[CHANNEL].views
+
+
+def test_a_table_nobody_here_plays_any_more_gives_way_to_a_new_one() -> None:
+    h = Harness()
+    h.type("Ana", "!new classic bots 1 dice 2")
+    h.type("Ben", "!join")
+    h.run(h.rooms.gone("Ana", None))  # the host quits while the table is open
+    table = h.table()
+    assert [s.name for s in table.seats if s.taken and not s.bot] == ["Ben"]  # hers is free
+    said = channel(h.type("Ben", "!start"))  # the host passed to Ben: he may start
+    assert said[0] == "The game begins: Ben, Bot5" and table.status == "playing", said
+    assert "already being played" in channel(h.type("Cleo", "!new"))[0]  # Ben still plays
+    h.run(h.rooms.gone("Ben", CHANNEL))
+    said = channel(h.type("Cleo", "!new classic bots 2"))
+    assert said[0] == f"Nobody here plays table {table.id} any more: it is left to the house"
+    assert any("Cleo opens table" in t and "2 bots)" in t for t in said), said
+    assert len(h.tables) == 2 and GATEWAY not in table.watchers  # not watched any more
+
+
+def test_after_the_gateway_was_cut_off_the_turn_is_called_again() -> None:
+    h = started(1, 2, "Ben")
+    room = h.rooms.rooms[CHANNEL]
+    # The stand-in bot service plays at once: whoever's turn it is now is a person's.
+    who = room.nicks.get(room.turn_player or "")
+    assert who in ("Ana", "Ben")
+    out = h.rooms.reconnected()
+    lines = channel(out.lines)
+    assert lines[0].startswith(f"Back on the channel: table {room.table} goes on")
+    assert lines[1].startswith(f"{who}: your turn (")
+    came = h.rooms.came(who, CHANNEL)  # and when that player comes back to the channel
+    assert private(came.lines, who) and DICE.search(private(came.lines, who)[0])
+    assert channel(came.lines)[0].startswith(f"{who}: your turn (")
+    assert h.rooms.came("Zoe", CHANNEL).lines == []  # nobody of ours
+
+
+def test_refusals_name_people_in_the_players_language() -> None:
+    h = started(1, 2, "Ben")
+    room = h.rooms.rooms[CHANNEL]
+    game = h.table().game
+    assert game is not None
+    turn = room.nicks.get(room.turn_player or "") or room.names[game.turn]
+    other = "Ben" if turn == "Ana" else "Ana"
+    assert channel(h.type(other, "!dudo")) == [f"{other}: not your turn: it is {turn}'s"]
+    h.type("Ana", "!lang es")
+    assert channel(h.type(other, "!dudo")) == [f"{other}: no es tu turno: le toca a {turn}"]
+    h.type("Ana", "!lang de")
+    said = channel(h.type(other, "!dudo"))
+    assert said == [f"{other}: du bist nicht dran: {turn} ist dran"]
+    assert "seat" not in said[0] and "turn" not in said[0]  # no English, no seat numbers
+
+
+def test_usage_lines_private_answers_and_the_end_of_a_game() -> None:
+    h = started(1, 1)
+    assert channel(h.type("Ana", "!bid 3")) == [
+        "Ana: usage: !bid Q F, for example !bid 3 5 (three fives) · !help"
+    ]
+    assert channel(h.type("Ana", "!frobnicate")) == [
+        "Ana: there is no command !frobnicate · !help lists them"
+    ]
+    line = h.rooms.private("Ana", "table")
+    assert [t for t, _ in line.lines] == ["Ana"]  # asked privately, answered privately
+    assert re.search(
+        r"Round \d+ · \d+ dice: .* · (to beat: .* by \S+|no bid yet)$", line.lines[0][1]
+    )
+    play_out(h, ["Ana"])
+    for typed in ("!start", "!leave"):
+        assert channel(h.type("Ana", typed)) == ["Ana: this game is over: !new opens another table"]
+
+
+def test_a_table_with_a_clock_odds_and_the_losers_direction() -> None:
+    h = Harness()
+    h.type("Ana", "!new lizumo bots 1 clock 45 odds dir")
+    rules = h.table().rules
+    assert rules.turn_seconds == 45 and rules.assisted and rules.loser_chooses_direction
+    said = channel(h.type("Ben", "!new clock 5"))
+    assert said and "already being played" in said[0]
+
+
+def test_every_refusal_sentence_has_every_fact_it_names() -> None:
+    for lang, words in WORDS.items():
+        for key, text in words.items():
+            if key.startswith("err_"):
+                text.format(who="x", turn="y", host="z", bid="1 × two", dice=3)  # no KeyError
+        assert words["one_bot"] != words["n_bots"], lang
+
+
+def test_the_loser_who_chose_the_direction_is_called_again_to_open() -> None:
+    """With the loser choosing the direction, the same seat chooses, then opens: two
+    turns with the same round, seat and bids, each called (the second was not)."""
+    room = Room(CHANNEL, table="t1", seats={"h": 0}, nicks={"h": "Ana"})
+    game = {"round": 2, "turn": 0, "bids": [], "phase": "direction"}
+    view = {"status": "playing", "game": game}
+    assert call_turn(room, view) == [
+        (CHANNEL, "Ana: your turn (choose who plays next: !dir + or -)")
+    ]
+    assert call_turn(room, view) == []  # the same turn: once
+    view["game"] = {**game, "phase": "bidding"}
+    assert call_turn(room, view) == [(CHANNEL, "Ana: your turn (open the round)")]
+
+
+def test_a_start_typed_right_after_new_waits_for_the_seat() -> None:
+    """People type !new and !start in one breath: the start waits for their own seat
+    (and the bots), it is not refused as "no seat"."""
+    h = Harness(hold_bots=True)
+    out = h.rooms.command(CHANNEL, "Ana", "!new classic bots 1 dice 2")  # not delivered yet
+    said = channel(h.type("Ana", "!start"))
+    assert said and "the game begins when they sit" in said[0], said
+    h.run(out)
+    assert h.table().status == "open"
+    assert any(t.startswith("The game begins: Ana, Bot") for t in channel(h.seat_bots()))
