@@ -262,6 +262,27 @@ def test_leave_before_start_frees_the_seat_and_moves_the_host() -> None:
     assert run.last.lobby["taken"] == 1
 
 
+def test_rename_shows_a_seats_new_name_and_only_its_gateway_may() -> None:
+    run = Run()
+    run.send("join", player="p0", name="Ana")
+    run.send("join", "gw-b", player="p1", name="Ben")
+    version = run.table.version
+    out = run.send("rename", player=h("p0"), seat=0, name="Ana_away")
+    views = [m for m in out if m["type"] == "view"]
+    assert views and views[0]["players"][0]["name"] == "Ana_away"
+    assert run.table.version == version + 1 and run.last.lobby is not None  # open: listed
+    assert run.send("rename", player=h("p0"), seat=0, name="Ana_away") == []  # no change
+    assert run.table.version == version + 1
+    # Only the gateway the seat is attached to, and only for the seat's own player.
+    assert errors(run.send("rename", "gw-b", player=h("p0"), seat=0, name="Eve")) == [
+        "not_attached"
+    ]
+    assert errors(run.send("rename", player=h("p1"), seat=0, name="Eve")) == ["not_seated"]
+    assert run.table.seats[0].name == "Ana_away"
+    with pytest.raises(wire.WireError):  # a name is cleaned by the gateway: this is not
+        msg("rename", id="r", table="t1", player=h("p0"), seat=0, name="\u202eevil")
+
+
 def test_leave_during_play_lets_the_house_bot_play_at_once() -> None:
     run = Run({"preset": "classic", "turn_seconds": 20})
     run.seat_all()

@@ -557,3 +557,14 @@ def test_the_caller_sent_away_by_their_own_call_sees_its_reveal_through_the_gate
     assert ack["id"] == "mine"
     assert shown["table"] == "t1" and shown["seat"] is None
     assert shown["game"]["last_round"] is not None and "dice" not in shown["game"]
+
+
+def test_a_tournament_table_refuses_a_rename() -> None:
+    """A tournament's names are its entrants' (checked for look-alikes when they
+    register): a gateway may not rename a seat there."""
+    cup = Cup([entrant("a"), entrant("b", 2, "gw-b")])
+    cup.send("rename", gateway="gw-a", player=h("a"), seat=0, name="Bea")
+    cup.flush()
+    refused = [m for g, m in cup.out if m["type"] == "error" and g == "gw-a"]
+    assert [m["code"] for m in refused] == ["bad_message"]
+    assert cup.table.seats[0].name != "Bea"

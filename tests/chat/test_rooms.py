@@ -280,10 +280,12 @@ def test_a_nick_change_keeps_the_seat() -> None:
     h = Harness()
     h.type("Ana", "!new classic bots 1")
     h.type("Ana", "!start")
-    h.rooms.nick_changed("Ana", "Ana_away")
+    h.run(h.rooms.nick_changed("Ana", "Ana_away"))
     room: Room = h.rooms.rooms[CHANNEL]
     (ana,) = room.nicks  # her handle, as the worker named her player in `joined`
     assert room.nicks == {ana: "Ana_away"} and room.seats[ana] == 0
+    assert h.table().seats[0].name == "Ana_away"  # the table shows it (`rename`)
+    assert "Ana_away" in " ".join(channel(h.type("Ana_away", "!table")))
     assert room.player_of_nick("ana_AWAY") == ana and room.player_of_nick("Ana") is None
 
 

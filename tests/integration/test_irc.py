@@ -340,5 +340,7 @@ def test_whoever_takes_a_nick_after_its_player_quit_is_someone_else(
     ben.nick = "benji"
     ben.say("#dudo", "!odds")  # and Ben, as benji, still holds his seat: answered privately
     ben.wait_for(lambda sender, target, text: target == "benji")
+    ben.say("#dudo", "!table")  # and the table calls him by his new name (issue 32, item 6)
+    ben.wait_for(r" · Round \d+ · \d+ dice: .*\bbenji \d")
     eve.close()
     ben.close()

@@ -109,7 +109,7 @@ class ChatGateway(StreamSide):
             password=settings.server_password,
             lines_per_s=settings.lines_per_s,
             burst=settings.burst,
-            on_nick=self.rooms.nick_changed,
+            on_nick=lambda old, new: self._emit(self.rooms.nick_changed(old, new)),
             on_gone=lambda nick, channel: self._emit(self.rooms.gone(nick, channel)),
             on_came=lambda nick, channel: self._emit(self.rooms.came(nick, channel)),
             on_back=lambda: self._emit(self.rooms.reconnected()),

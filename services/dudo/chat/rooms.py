@@ -238,11 +238,19 @@ class Rooms:
         identity = self.identity_of(account) if account is not None else None
         return {"identity": identity} if identity else {}
 
-    def nick_changed(self, old: str, new: str) -> None:
+    def nick_changed(self, old: str, new: str) -> Output:
+        """A nick changed: the seat follows it, and the table shows the new name."""
+        out = Output()
         for room in self.rooms.values():
             player = room.player_of_nick(old)
-            if player is not None:
-                room.nicks[player] = new
+            if player is None:
+                continue
+            room.nicks[player] = new
+            if player in room.seats and room.status in (None, "open", "playing"):
+                seat = room.seats[player]
+                rename = self._msg(room, "rename", player=player, seat=seat, name=_name_of(new))
+                out.extend(self._tracked(room, new, rename))
+        return out
 
     def _joining(self, room: Room, nick: str) -> bool:
         """Is a join of this nick at this room's table still unanswered?"""

@@ -150,6 +150,17 @@ class TableSeating(TableState):
             )
         )
 
+    def _on_rename(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """The seat's player goes by another name from now on (views, the lobby)."""
+        seat = self._held(msg)
+        if self.tournament is not None:
+            raise Refusal(wire.BAD_MESSAGE, "a tournament's names are its entrants': no rename")
+        renamed = seat.name != msg["name"]
+        seat.name = msg["name"]
+        self._changed(msg, visible=renamed)  # the same name: taken, nothing to show
+        if renamed and self.status == OPEN:
+            self._lobby = True
+
     def _on_attach(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         # The deployment's own (dudo.wire.signing refuses a gateway's): it names the player id.
         index = msg["seat"]

@@ -350,6 +350,7 @@ HANDLERS: dict[str, Handler] = {
     "create": Table._on_create,  # a second create of the same table: table_exists
     "join": TableSeating._on_join,
     "leave": TableSeating._on_leave,
+    "rename": TableSeating._on_rename,
     "attach": TableSeating._on_attach,
     "start": TableSeating._on_start,
     "act": Table._on_act,

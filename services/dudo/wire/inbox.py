@@ -111,6 +111,26 @@ INBOX: list[Message] = [
         {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": HANDLE, "seat": seat_field()},
     ),
     Message(
+        "rename",
+        "in",
+        "A seated player's new display name (a chat nick changed, a profile was edited): "
+        "views show it from the next one on. Refused at a tournament's table "
+        "(`bad_message`: there names are the entrants').",
+        {
+            "id": MSG_ID,
+            "table": TABLE,
+            "gateway": GATEWAY,
+            "player": HANDLE,
+            "seat": seat_field(),
+            "name": Field(
+                "string",
+                maximum=32,
+                display=True,
+                doc="the new display name, cleaned as `join.name` is",
+            ),
+        },
+    ),
+    Message(
         "attach",
         "in",
         "Deliver a seat's views to this gateway from now on. The deployment's own "

@@ -46,7 +46,7 @@ _DERIVE = b"dudo inbox entries/1"
 # What a gateway may send (to tables' and tournaments' inboxes); everything else is
 # written by the deployment itself (timeouts, reports, orders, seats, results...).
 GATEWAY_SENDS = frozenset(
-    {"create", "join", "leave", "attach", "act", "resync", "watch", "start",
+    {"create", "join", "leave", "rename", "attach", "act", "resync", "watch", "start",
      "tournament_create", "register", "unregister", "begin", "organize", "subscribe",
      "standings"}
 )  # fmt: skip
