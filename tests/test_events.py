@@ -66,6 +66,11 @@ def test_every_event_of_the_engine_and_the_tables_matches_its_schema() -> None:
     abandoned = Run()
     abandoned.seat_all()
     abandoned.send("timeout", gateway=None, id="t:3", version=abandoned.table.version)
+    # A person whose turns the house played three times in a row, out at the round's end.
+    from .test_table_clocks import play_with_one_absent
+
+    _, vacated = play_with_one_absent(3)
+    check(vacated, seen)
     for table in (run, expired, abandoned):
         for messages in table.inbox.values():
             for view in (m for m in messages if m["type"] == "view"):

@@ -157,5 +157,81 @@ def test_records_before_the_hold_still_load() -> None:
     run = Run({"preset": "classic", "turn_seconds": 20}, seats=2)
     run.seat_all()
     raw = wire.unpack(run.table.to_bytes())
-    loaded = type(run.table).from_bytes(wire.encode([3, *raw[1:-1]]))
+    loaded = type(run.table).from_bytes(wire.encode([3, *raw[1:-2]]))
     assert loaded.hold_until is None and loaded.deadline == NOW + 20_000
+    before_idle = type(run.table).from_bytes(wire.encode([4, *raw[1:-1]]))  # format 4
+    assert before_idle.idle == [] and before_idle.deadline == NOW + 20_000
+
+
+def play_with_one_absent(seats: int, absent: int = 0) -> tuple[Run, list[dict[str, Any]]]:
+    """Everyone acts in turn but ``absent``, whose turns the clock hands to the house;
+    until that seat is vacated or the game ends. Every event, as seat 1 saw them."""
+    run = Run({"preset": "classic", "turn_seconds": 20, "start_dice": 3}, seats=seats)
+    run.seat_all()
+    seen: list[dict[str, Any]] = []
+    at = NOW
+    while run.table.status == "playing" and not any(e["type"] == "vacated" for e in seen):
+        at += 1000
+        game = run.table.game
+        assert game is not None
+        if run.turn() == absent:
+            seen += seat_events(fire(run, run.table.wake or at), 1)
+            continue
+        legal = game.legal(run.turn())
+        face = next(f for f in (2, 3, 4, 5, 6, 1) if legal["bid"][f - 1] is not None)
+        action = {"type": "dudo"} if legal["dudo"] and game.bids[-1][1] > 2 else {
+            "type": "bid", "quantity": legal["bid"][face - 1], "face": face}  # fmt: skip
+        seen += seat_events(run.move(action, at=at), 1)
+    return run, seen
+
+
+def seat_events(out: list[dict[str, Any]], seat: int) -> list[dict[str, Any]]:
+    return [e for m in out if m["type"] == "view" and m["seat"] == seat for e in m["events"]]
+
+
+def test_a_person_the_house_played_for_three_turns_running_is_out_at_the_rounds_end() -> None:
+    """Issue 32, item 6: an absent player's seat was played by the house indefinitely,
+    and could win. Three turns in a row played for them: out when the round ends
+    (eliminated and placed), and with one player left that player wins."""
+    run, seen = play_with_one_absent(2)
+    vacated = [e for e in seen if e["type"] == "vacated"]
+    assert vacated == [{"type": "vacated", "seat": 0, "turns": LIMITS.vacate_after}]
+    after = seen[seen.index(vacated[0]) :]
+    assert {"type": "eliminated", "seat": 0} in after
+    game = run.table.game
+    assert game is not None and game.winner == 1 and game.standings() == [1, 0]
+    assert run.table.status == "over" and run.table.idle == []
+    # The vacating came at a round's end: after its reveal, before the next round's
+    # first move (the round that began is played without them).
+    kinds = [e["type"] for e in seen]
+    at = kinds.index("vacated")
+    assert "reveal" in kinds[at - 4 : at] and kinds[at - 1] == "round_start", kinds[at - 5 :]
+
+
+def test_at_a_larger_table_the_others_play_on_and_acting_starts_the_count_again() -> None:
+    run, _ = play_with_one_absent(3)
+    game = run.table.game
+    assert game is not None and game.counts[0] == 0 and 0 in game.eliminated
+    assert run.table.status == "playing" and sum(c > 0 for c in game.counts) == 2
+    assert game.turn != 0 and game.hands[0] == ()  # the new round goes on without them
+    # Acting clears a seat's count: two house turns, a move, two more: not vacated.
+    run = Run({"preset": "classic", "turn_seconds": 20}, seats=2)
+    run.seat_all()
+    run.table.idle = [[0, LIMITS.vacate_after - 1]]
+    run.table._not_idle(0)
+    assert run.table.idle == []
+    # A record keeps the count (a worker may die between two turns).
+    run.table.idle = [[1, 2]]
+    assert type(run.table).from_bytes(run.table.to_bytes()).idle == [[1, 2]]
+
+
+def test_no_vacating_with_the_policy_off() -> None:
+    run = Run({"preset": "classic", "turn_seconds": 20, "start_dice": 1}, seats=2)
+    run.table.limits = Limits(vacate_after=0)
+    run.seat_all()
+    at = NOW
+    seen: list[dict[str, Any]] = []
+    while run.table.status == "playing":  # the house plays both seats to the end
+        at += 1000
+        seen += events(fire(run, run.table.wake or at))
+    assert not any(e["type"] == "vacated" for e in seen)

@@ -14,6 +14,7 @@ from dudo.engine import (
     RuleError,
     Rules,
     all_views,
+    forfeit,
     from_bytes,
     leavers,
     preset,
@@ -163,3 +164,32 @@ def test_leavers_are_the_seats_that_would_act_last() -> None:
     # Play order: 3, 2, 0, 4.
     assert leavers(backwards, 1) == [4]
     assert leavers(backwards, 2) == [0, 4]
+
+
+def test_a_forfeit_places_the_seat_out_and_the_round_goes_on_or_the_last_one_wins() -> None:
+    """An idle person taken out between rounds (a table's idle policy): eliminated and
+    placed, not vacant; the others keep their dice and the commitment holds; with one
+    seat left it wins."""
+    state = game("classic", seats=3)
+    before, commit = list(state.hands), state.commitment
+    events = forfeit(state, [0])
+    assert events == [{"type": "eliminated", "seat": 0}]
+    assert state.eliminated == [0] and state.counts[0] == 0 and state.hands[0] == ()
+    assert state.hands[1:] == before[1:] and state.commitment == commit
+    assert state.turn != 0 and state.phase != OVER
+    events = forfeit(state, [1])
+    assert events[0] == {"type": "eliminated", "seat": 1} and events[-1]["type"] == "game_over"
+    assert state.phase == OVER and state.winner == 2 and state.standings() == [2, 1, 0]
+
+
+def test_a_forfeit_is_refused_mid_round_and_if_nobody_would_be_left() -> None:
+    state = game("classic", seats=2)
+    blob = to_bytes(state)
+    with pytest.raises(RuleError) as err:
+        forfeit(state, [0, 1])
+    assert err.value.code == "bad_action" and to_bytes(state) == blob
+    state.apply(state.turn or 0, state.legal_actions(state.turn or 0)[0])
+    blob = to_bytes(state)
+    with pytest.raises(RuleError) as err:
+        forfeit(state, [0])
+    assert err.value.code == "not_between_rounds" and to_bytes(state) == blob

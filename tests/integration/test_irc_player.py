@@ -133,15 +133,16 @@ def test_a_chat_player_asks_again_and_is_answered_in_their_words(
 def test_a_table_its_people_left_gives_way(
     deployment: tuple[Workers, str], irc_server: IrcServer
 ) -> None:
-    """Item 3: the host leaves an open table (the host passes on to the next person);
-    everyone leaves a game (the house plays it out at once, not a clock a turn); an open
+    """Items 3 and 6: the host leaves an open table (the host passes on to the next
+    person); everyone leaves a game (the house plays it at once, not a clock a turn,
+    and the absent player is out after three turns: the bot wins); an open
     table whose people all left gives way to the next person's !new (it answered
     "already being played" and "not_host" until the open table expired, an hour)."""
     workers, url = deployment
     workers.irc("irc-1", irc_server.address, "--channel", "#dudo", url=url)
     ana = IrcPerson(irc_server.port, "ana", "#dudo")
     ben = IrcPerson(irc_server.port, "ben", "#dudo")
-    ana.say("#dudo", "!new classic bots 1 dice 1")
+    ana.say("#dudo", "!new classic bots 1 dice 5")
     said_to(ben, r"ana opens table (\S+) ", "#dudo")
     ben.say("#dudo", "!join")
     said_to(ben, "ben joins", "#dudo")
@@ -150,9 +151,12 @@ def test_a_table_its_people_left_gives_way(
     ben.say("#dudo", "!start")  # he is the host now
     said_to(ben, r"The game begins: ben, ", "#dudo")
     cleo = IrcPerson(irc_server.port, "cleo", "#dudo")
-    ben.close()  # the house plays his seat at once (not at each turn's clock): it ends
+    ben.close()  # the house plays his seat at once (not at each turn's clock)...
     said_to(cleo, r"ben left: the house plays", "#dudo")
-    said_to(cleo, r"Winner: ", "#dudo")
+    # ...and not to a win (item 6): three turns in a row, and he is out at the round's end.
+    said_to(cleo, r"\(ben let the house play 3 turns in a row\)", "#dudo")
+    said_to(cleo, r"^ben is out\.$", "#dudo")
+    said_to(cleo, r"Winner: (?!ben)", "#dudo")
     dora = IrcPerson(irc_server.port, "dora", "#dudo")
     dora.say("#dudo", "!new classic bots 1 dice 1")
     table = said_to(cleo, r"dora opens table (\S+) ", "#dudo").group(1)

@@ -60,6 +60,13 @@ def loop_arguments(p: argparse.ArgumentParser, partitions: int, env: Environment
         "people play (0: no hold)",
     )
     p.add_argument(
+        "--vacate-after",
+        type=int,
+        default=3,
+        help="a person whose turns the house played this many times in a row is out at "
+        "the round's end (0: never; not at tournament tables)",
+    )
+    p.add_argument(
         "--max-deliveries",
         type=int,
         default=5,

@@ -87,6 +87,33 @@ def reseat(
     return events
 
 
+def forfeit(state: State, seats: Iterable[int]) -> list[Event]:
+    """Take ``seats`` out of the game between rounds, as *eliminated* (a table's idle
+    policy: a person whose turns the house played too often in a row). Unlike a
+    ``leave`` they are placed: last among those out so far, in the order given. With
+    one seat left it wins (``game_over``); the round otherwise goes on as after a
+    reseat (same seed, the others keep their dice). Raises :class:`RuleError`
+    (``not_between_rounds``, ``bad_action``: no such seat with dice, or nobody would
+    be left) and changes nothing then."""
+    out = list(dict.fromkeys(seats))
+    counts = _new_counts(state, out, [])
+    alive = [s for s, c in enumerate(counts) if c > 0]
+    if not alive:
+        raise RuleError(E.BAD_ACTION, "a forfeit must leave somebody playing")
+    if len(alive) > 1:
+        events = reseat(state, leave=out)
+        events = [e for e in events if e["type"] != "seat_out"]  # out, not vacant
+    else:
+        events = []
+        state.counts = counts
+        state.version += 1
+    state.eliminated += out
+    events = [{"type": "eliminated", "seat": seat} for seat in out] + events
+    if len(alive) == 1:
+        state._end(alive[0], events)
+    return events
+
+
 def seated_game(rules: Rules, dice_counts: list[int], secret: bytes, *, opener: int) -> State:
     """A game at a table with room: the seats without dice are vacant, not eliminated
     (a tournament seats players there later)."""

@@ -9,7 +9,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from ..bots.levels import HOUSE_POLICY, LEVELS
-from ..engine import OVER, action_from_dict, seat_view
+from ..engine import OVER, RuleError, action_from_dict, forfeit, seat_view
 from .state import DONE, OPEN, PAUSED_NOW, PLAYING, TableState
 
 if TYPE_CHECKING:
@@ -44,7 +44,36 @@ class TableClocks(TableState):
         action = action_from_dict(policy(view, rng))
         events = game.apply(seat, action)
         self._events.append({"type": "house_bot", "seat": seat})
+        if self.tournament is None and level is None:  # a person's turn, played for them
+            turns = {s: n for s, n in self.idle}.get(seat, 0) + 1
+            self.idle = [[s, n] for s, n in self.idle if s != seat] + [[seat, turns]]
         self._after_game_change(events, msg, now)
+
+    def _not_idle(self, seat: int) -> None:
+        """The seat's player acted (or came back): their house-played turns start over."""
+        if self.idle:
+            self.idle = [[s, n] for s, n in self.idle if s != seat]
+
+    def _vacate_idle(self, events: list[dict[str, Any]]) -> None:
+        """At a round's end: people whose turns the house played ``vacate_after`` times
+        in a row are out (eliminated, placed; the last one standing wins). Not if
+        nobody would be left: then the game plays on to its end by itself."""
+        game, limit = self.game, self.limits.vacate_after
+        if game is None or limit <= 0 or not self.idle or game.phase == OVER:
+            return
+        if not any(event["type"] == "reveal" for event in events):
+            return
+        out = [s for s, n in self.idle if n >= limit and game.counts[s] > 0]
+        if not out:
+            return
+        try:
+            taken = forfeit(game, out)
+        except RuleError:  # nobody would be left: every seat with dice is idle
+            return
+        turns = {s: n for s, n in self.idle}
+        self.idle = [[s, n] for s, n in self.idle if s not in out]
+        self._events.extend({"type": "vacated", "seat": s, "turns": turns[s]} for s in out)
+        self._events.extend(taken)
 
     def _close(self, now: int, why: str) -> None:
         """End a table that will not be played: it leaves the lobby, its record expires."""

@@ -81,6 +81,7 @@ class TableSeating(TableState):
             was_away = seat.away
             self._reattach(index, gateway)
             seat.away = False
+            self._not_idle(index)
             self._changed(msg, visible=was_away)
             self._joined(gateway, index, msg["id"])
             self._requests.append((gateway, index))

@@ -48,6 +48,11 @@ class Limits:
     # After a round's reveal, at a table where people sit, the next turn's clock, bots
     # and the house wait this long, so everyone can read what happened (0: no hold).
     reveal_hold_ms: int = 0
+    # A person whose turns the house played this many times in a row (their clock ran
+    # out, or they left) is out at the end of the round (event `vacated`): an absent
+    # player's seat is not played to a win. 0: never. Not at a tournament's tables
+    # (their organizer kicks).
+    vacate_after: int = 3
     partitions: int = keys.DEFAULT_PARTITIONS  # the deployment's: to address its own inbox
     # The deployment's credentials (dudo.auth.authority): the worker's, refreshed at every
     # heartbeat; random keys where a table is tested alone.
@@ -124,6 +129,9 @@ class TableState:
     # [round, ms, [[player, dice] who joined], [[player, dice] who left], [players out]],
     # sent to the director once, when the table closes (dudo.table.tournament).
     history: list[list[Any]] = field(default_factory=list)
+    # [[seat, turns]]: people whose turns the house played that many times in a row
+    # (clocks.py: at `Limits.vacate_after` they are out at the round's end).
+    idle: list[list[int]] = field(default_factory=list)
     # Transient, per batch: not persisted.
     limits: Limits = field(default=DEFAULT_LIMITS, compare=False, repr=False)
     timer_member: str | None = None
@@ -155,6 +163,8 @@ class TableState:
 
         # clocks.py
         def _rearm(self, now: int, *, reset: bool = True) -> None: ...
+        def _not_idle(self, seat: int) -> None: ...
+        def _vacate_idle(self, events: list[dict[str, Any]]) -> None: ...
         def _close(self, now: int, why: str) -> None: ...
 
         # tournament.py

@@ -38,7 +38,7 @@ from .state import DEFAULT_LIMITS, DONE, OPEN, PAUSED_NOW, Limits, Seat
 from .tournament import TournamentSeats
 
 # 2 added `wake`, 3 the tournament fields, 4 `hold_until`; older records are still read
-FORMAT = 4
+FORMAT = 5
 
 
 def _tournament_fields(stored: list[Any]) -> list[Any]:
@@ -137,13 +137,14 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                     self.history,
                 ],
                 self.hold_until,
+                self.idle,
             ]
         )
 
     @classmethod
     def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Table:
         raw = wire.unpack(data)
-        if not isinstance(raw, list) or raw[0] not in (1, 2, 3, FORMAT):
+        if not isinstance(raw, list) or raw[0] not in (1, 2, 3, 4, FORMAT):
             raise ValueError("unknown table record format")
         if raw[0] == 1:  # before `wake`: the turn deadline was the only timer
             raw = [*raw, raw[11]]
@@ -151,6 +152,8 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             raw = [*raw, _tournament_fields([])]
         if raw[0] < 4:  # before the reveal's hold
             raw = [*raw, None]
+        if raw[0] < 5:  # before the idle policy
+            raw = [*raw, []]
         (
             _,
             tid,
@@ -168,6 +171,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             wake,
             tournament,
             hold_until,
+            idle,
         ) = raw
         table = cls(
             id=tid,
@@ -184,6 +188,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             created=created,
             wake=wake,
             hold_until=hold_until,
+            idle=idle,
         )
         (
             table.tournament,
@@ -259,6 +264,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         assert self.game is not None
         events = self.game.apply(msg["seat"], action_from_dict(msg["action"]))
         seat.away = False
+        self._not_idle(msg["seat"])
         self._applied.setdefault(msg["gateway"], []).append(msg["id"])
         self._after_game_change(events, msg, now)
 
@@ -289,6 +295,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             self._changed(msg)
             self._tournament_step(events, now)
         else:
+            self._vacate_idle(events)
             if self.game is not None and self.game.phase == OVER:
                 self.status = DONE
                 self._lobby = True  # no longer listed

@@ -135,6 +135,8 @@ def event_line(view: dict[str, Any], event: dict[str, Any], lang: str = "en") ->
         return w["dir" + pick].format(who=who, next=_name(view, game["turn"], lang=lang))
     if kind == "house_bot":
         return w["house" + pick].format(who=who)
+    if kind == "vacated":  # why the `eliminated` that follows
+        return w["vacated" + pick].format(who=who, turns=event["turns"])
     if kind == "eliminated":
         return w["out" + pick].format(who=who)
     return None
