@@ -454,3 +454,14 @@ def test_a_frames_gateway_gets_the_same_snapshots_as_client_json_and_no_other_se
     assert "p1" not in str(sent["gw-a"])  # no player id of another gateway's seat
     for piece in (sent["gw-c"]["head"], sent["gw-c"]["public"]):
         assert '"dice"' not in piece  # a spectator's pieces carry no hand
+
+
+def test_a_label_says_in_the_lobby_where_the_table_is_played() -> None:
+    run = Run(label="#dudo on irc.libera.chat")
+    assert run.last.lobby is not None and run.last.lobby["label"] == "#dudo on irc.libera.chat"
+    again = type(run.table).from_bytes(run.table.to_bytes())
+    assert again.lobby_entry()["label"] == "#dudo on irc.libera.chat"  # type: ignore[index]
+    assert "label" not in (Run().last.lobby or {})  # none given: none listed
+    with pytest.raises(wire.WireError):  # text people read: nothing hidden in it
+        msg("create", id="c", table="t2", rules={"preset": "classic"},
+            seats=[{"kind": "open"}] * 2, label="#dudo\u202e")  # fmt: skip

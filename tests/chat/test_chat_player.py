@@ -157,3 +157,10 @@ def test_a_start_typed_right_after_new_waits_for_the_seat() -> None:
     h.run(out)
     assert h.table().status == "open"
     assert any(t.startswith("The game begins: Ana, Bot") for t in channel(h.seat_bots()))
+
+
+def test_a_channels_table_is_labelled_with_the_channel_and_network() -> None:
+    h = Harness()
+    h.rooms.network = "irc.example"
+    h.type("Ana", "!new classic bots 1")
+    assert h.table().lobby_entry()["label"] == "#dudo on irc.example"  # type: ignore[index]

@@ -98,6 +98,7 @@ class ChatGateway(StreamSide):
             new_id=lambda: secrets.token_urlsafe(9).replace("_", "-"),
             lang=settings.lang,
             turn_seconds=settings.turn_seconds,
+            network=network,
         )
         self.irc = IrcClient(
             settings.server,

@@ -9,6 +9,8 @@ from typing import Any
 
 from irc.strings import lower as fold
 
+from .. import wire
+
 Line = tuple[str, str]  # (target: a channel or a nick, text)
 DEFAULT_PRESET = "classic"
 MAX_SEATS = 6
@@ -122,3 +124,21 @@ def public_of(msg: dict[str, Any]) -> dict[str, Any]:
         "events": msg.get("events") or [],
         "seat": None,
     }
+
+
+def name_of(nick: str) -> str:
+    """A nick as a display name (nicks are short and plain; cut to the protocol's 32)."""
+    try:
+        return wire.clean_name(nick[: wire.NAME_MAX])
+    except wire.WireError:
+        return "player"
+
+
+def label_of(channel: str, network: str | None) -> dict[str, str]:
+    """Where a channel's table is played, for the lobby ("#dudo on irc.libera.chat"):
+    a create's ``label`` field, or none if it would not read as clean text."""
+    where = f"{channel} on {network}" if network else channel
+    try:
+        return {"label": wire.clean_line(where[:64], "a label")}
+    except wire.WireError:
+        return {}

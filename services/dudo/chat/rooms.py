@@ -34,6 +34,8 @@ from .room import (
     REMIND_MIN_MS,
     Output,
     Room,
+    label_of,
+    name_of,
     public_of,
 )
 
@@ -50,6 +52,7 @@ class Rooms:
         identity_of: Callable[[str], str | None] = lambda account: None,
         lang: str = "en",
         turn_seconds: int = 60,
+        network: str | None = None,
     ) -> None:
         self.message = message  # a stream message from this gateway (link.message)
         self.new_id = new_id
@@ -59,6 +62,7 @@ class Rooms:
         # A chat's tables run a turn clock (people drift away from a channel; the house
         # plays for them when it runs out); 0: none.
         self.turn_seconds = turn_seconds
+        self.network = network  # where the channels are, for the lobby's label of a table
         self.rooms: dict[str, Room] = {fold(c): Room(c, lang) for c in channels}
         self.by_table: dict[str, Room] = {}
         self.pending: dict[str, tuple[str, str]] = {}  # message id -> (channel, nick)
@@ -129,7 +133,7 @@ class Rooms:
                 return Output()  # seated already, or on the way: one seat a person
             # A new player of the deployment's: the nick is not an identity (another
             # person may take it later); the seat follows this person's nick changes.
-            msg = self._msg(room, "join", name=_name_of(nick), **self._credential(account))
+            msg = self._msg(room, "join", name=name_of(nick), **self._credential(account))
             self._expect(msg["id"], room.channel, nick, account)
             self.joins[msg["id"]] = room.table
             return Output(send=[msg])
@@ -248,7 +252,7 @@ class Rooms:
             room.nicks[player] = new
             if player in room.seats and room.status in (None, "open", "playing"):
                 seat = room.seats[player]
-                rename = self._msg(room, "rename", player=player, seat=seat, name=_name_of(new))
+                rename = self._msg(room, "rename", player=player, seat=seat, name=name_of(new))
                 out.extend(self._tracked(room, new, rename))
         return out
 
@@ -303,8 +307,9 @@ class Rooms:
         # The host: the player the opener's join names (the same identity or request key).
         key = f"open-{self.new_id()}-{self.new_id()}"
         credential = self._credential(account) or {"request": key}
-        create = self._msg(fresh, "create", rules=wanted, seats=plan, **credential)
-        join = self._msg(fresh, "join", name=_name_of(nick), **credential)
+        where = label_of(room.channel, self.network)
+        create = self._msg(fresh, "create", rules=wanted, seats=plan, **where, **credential)
+        join = self._msg(fresh, "join", name=name_of(nick), **credential)
         watch = self._msg(fresh, "watch", on=True)
         for msg in (create, join):
             self._expect(msg["id"], fresh.channel, nick, account)
@@ -481,10 +486,3 @@ class Rooms:
                                                     seconds=seconds)))  # fmt: skip
         return out
 
-
-def _name_of(nick: str) -> str:
-    """A nick as a display name (nicks are short and plain; cut to the protocol's 32)."""
-    try:
-        return wire.clean_name(nick[: wire.NAME_MAX])
-    except wire.WireError:
-        return "player"

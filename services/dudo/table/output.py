@@ -26,7 +26,9 @@ class TableOutput(TableState, Flushing):
         if self.status not in (OPEN, PLAYING) or self.tournament is not None:
             return None
         names = [s.name for s in self.seats]
+        labelled = {"label": self.label} if self.label else {}
         return {
+            **labelled,
             "status": self.status,
             "preset": self.rules.preset,
             "seats": len(self.seats),

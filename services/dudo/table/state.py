@@ -132,6 +132,7 @@ class TableState:
     # [[seat, turns]]: people whose turns the house played that many times in a row
     # (clocks.py: at `Limits.vacate_after` they are out at the round's end).
     idle: list[list[int]] = field(default_factory=list)
+    label: str | None = None  # where it is played (`create.label`), for the lobby
     # Transient, per batch: not persisted.
     limits: Limits = field(default=DEFAULT_LIMITS, compare=False, repr=False)
     timer_member: str | None = None

@@ -96,6 +96,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             host=limits.authority.player_for(msg, msg["table"], "host") if credential else None,
             created=now,
             limits=limits,
+            label=msg.get("label"),
         )
         table.seen.add(msg["id"])
         table._dirty = table._persist = table._lobby = True
@@ -138,6 +139,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 ],
                 self.hold_until,
                 self.idle,
+                self.label,
             ]
         )
 
@@ -152,8 +154,8 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             raw = [*raw, _tournament_fields([])]
         if raw[0] < 4:  # before the reveal's hold
             raw = [*raw, None]
-        if raw[0] < 5:  # before the idle policy
-            raw = [*raw, []]
+        if raw[0] < 5:  # before the idle policy and labels
+            raw = [*raw, [], None]
         (
             _,
             tid,
@@ -172,6 +174,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             tournament,
             hold_until,
             idle,
+            label,
         ) = raw
         table = cls(
             id=tid,
@@ -189,6 +192,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             wake=wake,
             hold_until=hold_until,
             idle=idle,
+            label=label,
         )
         (
             table.tournament,

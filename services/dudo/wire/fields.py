@@ -161,6 +161,12 @@ LOBBY_ENTRY: dict[str, Field] = {
     "names": Field("array", maximum=6, items=Field("string", nullable=True, maximum=32)),
     "rules": Field("ref", ref="rules.schema.json"),
     "host": id_field("the host's public handle", nullable=True),
+    "label": Field(
+        "string",
+        required=False,
+        maximum=64,
+        doc="where the table is played, as its creator's gateway said (`create.label`)",
+    ),
     "wants_bots": Field(
         "array",
         maximum=6,

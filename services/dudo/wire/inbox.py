@@ -34,6 +34,14 @@ INBOX: list[Message] = [
             "gateway": GATEWAY,
             "rules": Field("ref", ref="rules.schema.json", doc="preset plus overrides"),
             "seats": Field("array", minimum=2, maximum=6, items=SEAT_SPEC),
+            "label": Field(
+                "string",
+                required=False,
+                maximum=64,
+                display=True,
+                doc="where the table is played, for the lobby: \"#dudo on irc.libera.chat\", "
+                "\"a Matrix room\" (cleaned as names are)",
+            ),
             "host": id_field(
                 "player allowed to start the table early (the deployment's own creates; "
                 "a gateway's creator is named by `identity` or `request`, else the "

@@ -180,7 +180,9 @@ export function renderTableList() {
   const playing = state.lobby.filter((e) => e.status === "playing");
   const title = (e) => {
     const host = e.names.find(Boolean);
-    return [h("strong", {}, host ? t("tableOf", { name: host }) : t("tableAnon")), " · ", presetName(e.preset)];
+    // Where it is played, as its gateway says ("#dudo on irc.libera.chat"): text only.
+    const where = e.label ? [" · ", h("span", { class: "muted", test: "label" }, e.label)] : [];
+    return [h("strong", {}, host ? t("tableOf", { name: host }) : t("tableAnon")), " · ", presetName(e.preset), ...where];
   };
   const watch = (e) => h("button", { onclick: () => (location.hash = `#/w/${e.table}`), test: "watch" }, t("watch"));
   const rows = [...open].sort((a, b) => a.table.localeCompare(b.table)).map((e) => {
