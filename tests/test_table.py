@@ -465,3 +465,26 @@ def test_a_label_says_in_the_lobby_where_the_table_is_played() -> None:
     with pytest.raises(wire.WireError):  # text people read: nothing hidden in it
         msg("create", id="c", table="t2", rules={"preset": "classic"},
             seats=[{"kind": "open"}] * 2, label="#dudo\u202e")  # fmt: skip
+
+
+def test_a_refusal_carries_its_facts_for_the_gateway_to_word() -> None:
+    run = Run(seats=3)
+    run.send("join", player="p0", name="Ana")
+    refused = run.send("start", player=h("p0"))
+    assert [m.get("facts") for m in refused if m["type"] == "error"] == [
+        {"seated": 1, "needed": 2}
+    ]
+    run.send("join", "gw-b", player="p1", name="Ben")
+    refused = run.send("start", "gw-b", player=h("p1"))
+    assert [m.get("facts") for m in refused if m["type"] == "error"] == [{"host": h("p0")}]
+    run.send("start", player=h("p0"))
+    turn = run.turn()
+    other = 1 - turn
+    gateway = run.table.seats[other].gateway
+    refused = run.send("act", gateway, player=h(f"p{other}"), seat=other, action={"type": "dudo"})
+    assert [m.get("facts") for m in refused if m["type"] == "error"] == [{"turn": turn}]
+    run.move({"type": "bid", "quantity": 2, "face": 3})
+    holder = run.table.seats[run.turn()]
+    refused = run.send("act", holder.gateway, player=holder.handle, seat=run.turn(),
+                       action={"type": "bid", "quantity": 1, "face": 3})  # fmt: skip
+    assert [m.get("facts") for m in refused if m["type"] == "error"] == [{"bid": [turn, 2, 3]}]

@@ -31,12 +31,14 @@ export function requestKey() {
 
 /** A refusal: `code` is one of docs/protocol.md's error codes. */
 export class DudoError extends Error {
-  /** @param {string} code @param {string} message @param {number} [status] */
-  constructor(code, message, status) {
+  /** @param {string} code @param {string} message @param {number} [status] @param {object} [facts] */
+  constructor(code, message, status, facts) {
     super(message);
     this.name = "DudoError";
     this.code = code;
     this.status = status;
+    /** What a table's refusal refers to (whose turn, the bid to beat...): word it yourself. */
+    this.facts = facts ?? null;
   }
 }
 
@@ -271,7 +273,7 @@ export class DudoConnection extends EventTarget {
           setTimeout(() => this.pending.has(msg.id) && this.#send(p.message), msg.retry_ms ?? 1000);
         } else if (p && msg.code === "duplicate") {
           this.#settle(msg.id, this.view); // applied before the connection dropped
-        } else if (!p || !this.#settle(msg.id, null, new DudoError(msg.code, msg.message))) {
+        } else if (!p || !this.#settle(msg.id, null, new DudoError(msg.code, msg.message, undefined, msg.facts))) {
           this.#emit("error", msg);
         }
         // The service could not take our hello now (Redis away, no worker in time): say

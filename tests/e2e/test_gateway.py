@@ -156,6 +156,12 @@ def test_join_act_and_views_per_seat(served: str, redis_server: RedisServer) -> 
             after = await a.next("view", version=view_a["version"] + 1)
             assert after["game"]["bids"] == [[turn, 1, 3]]
             assert after["events"][0] == {"type": "bid", "seat": turn, "quantity": 1, "face": 3}
+            # Out of turn: the refusal says whose turn it is as data (its facts), for a
+            # client to word in its player's language.
+            await mover.send({"v": 1, "type": "act", "id": "x2", "action": {"type": "dudo"}})
+            refused = await mover.next("error")
+            assert (refused["id"], refused["code"]) == ("x2", "not_your_turn")
+            assert refused["facts"] == {"turn": 1 - turn}
             await a.close()
             await b.close()
 

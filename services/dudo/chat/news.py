@@ -138,19 +138,22 @@ def name_of_seat(room: Room, seat: int | None) -> str:
     return player["name"] if player else "?"
 
 
-def refusal(room: Room, who: str, code: str, message: str = "") -> str:
-    """A refusal in the player's words and language, naming people, not seats. A code
-    without a sentence of its own is said by its code (and, in English, the table's
-    message, which is English)."""
+def refusal(
+    room: Room, who: str, code: str, message: str = "", facts: dict[str, Any] | None = None
+) -> str:
+    """A refusal in the player's words and language, naming people, not seats: from the
+    refusal's ``facts`` (the table's state when it refused), else the room's last view.
+    A code without a sentence of its own is said by its code (and, in English, the
+    table's message, which is English)."""
     lang = room.lang
     if f"err_{code}" not in WORDS.get(lang, WORDS["en"]):
         line = say("refused_code", lang, who=who, code=code)
         return f"{line}: {message}" if lang == "en" and message else line
     if code == BAD_RULES and lang == "en" and message:  # which rule: the table's words
         return f"{say('err_bad_rules', lang, who=who)} ({message})"
-    game = (room.public or {}).get("game") or {}
-    bids = game.get("bids") or []
-    host = room.public.get("host") if room.public else None
+    game = {**((room.public or {}).get("game") or {}), **(facts or {})}
+    bids = [facts["bid"]] if facts and "bid" in facts else game.get("bids") or []
+    host = (facts or {}).get("host") or (room.public.get("host") if room.public else None)
     host_name = room.nicks.get(host or room.host or "") or say("the_host", lang)
     facts = {
         "who": who,

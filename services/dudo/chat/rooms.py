@@ -413,7 +413,8 @@ class Rooms:
         if msg["id"] in self.private_replies:
             self.private_replies.discard(msg["id"])
             channel = nick
-        return Output([(channel, refusal(room, nick, msg["code"], msg["message"]))])
+        said = refusal(room, nick, msg["code"], msg["message"], msg.get("facts"))
+        return Output([(channel, said)])
 
     def on_view(self, msg: dict[str, Any]) -> Output:
         for message_id in msg.get("applied") or ():

@@ -249,7 +249,8 @@ class DudoConnection:
             elif code == "duplicate":  # applied before the connection dropped
                 self._settle(msg["id"], self.view)
             else:
-                self._settle(msg["id"], error=DudoError(code, msg["message"]))
+                error = DudoError(code, msg["message"], facts=msg.get("facts"))
+                self._settle(msg["id"], error=error)
             return True
         if self.token and self.welcome is None:
             if code in ("unavailable", "timeout"):  # say hello again in a moment

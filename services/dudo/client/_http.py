@@ -13,11 +13,20 @@ RETRIES = 3  # a create or join is sent again at most this often (with the same 
 
 
 class DudoError(Exception):
-    """A refusal: ``code`` is one of docs/protocol.md's error codes (``status``: HTTP's)."""
+    """A refusal: ``code`` is one of docs/protocol.md's error codes (``status``: HTTP's;
+    ``facts``: what a table's refusal refers to, whose turn or the bid to beat, for
+    wording it in your player's language)."""
 
-    def __init__(self, code: str, message: str, status: int | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        status: int | None = None,
+        facts: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code, self.message, self.status = code, message, status
+        self.facts = facts
 
 
 def request_key() -> str:

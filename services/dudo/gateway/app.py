@@ -241,7 +241,8 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         act = self.acts.pop(message_id, None) if message_id else None
         if act is not None:
             conn, client_id = act
-            self._error(conn, client_id, msg["code"], msg["message"])
+            facts = {"facts": msg["facts"]} if "facts" in msg else {}
+            self._error(conn, client_id, msg["code"], msg["message"], **facts)
             self._untime(msg.get("table"), message_id)
             return
         self.audience.relay_error(msg)

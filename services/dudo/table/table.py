@@ -241,6 +241,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         gateway = msg.get("gateway")
         if gateway is None:
             return
+        facts = self._facts(code)
         self._direct.append(
             (
                 gateway,
@@ -252,9 +253,27 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                     id=msg.get("id"),
                     code=code,
                     message=text,
+                    **({"facts": facts} if facts else {}),
                 ),
             )
         )
+
+    def _facts(self, code: str) -> dict[str, Any]:
+        """What a refusal refers to, as data: a gateway words it in its player's language
+        and names people as it knows them (docs/protocol.md, "Errors")."""
+        game = self.game
+        if code in ("not_your_turn", "direction_required") and game is not None:
+            return {"turn": game.turn} if game.turn is not None else {}
+        if code in ("bid_not_higher", "palifico_face_locked") and game is not None and game.bids:
+            return {"bid": list(game.bids[-1])}
+        if code == "bid_out_of_range" and game is not None:
+            return {"dice_in_play": sum(game.counts)}
+        if code == wire.NOT_HOST and self.host is not None:
+            return {"host": wire.public_id(self.host)}
+        if code == wire.TOO_FEW_PLAYERS:
+            seated = sum(1 for s in self.seats if s.taken)
+            return {"seated": seated, "needed": self.rules.min_players}
+        return {}
 
     def _on_create(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         raise Refusal(wire.TABLE_EXISTS, f"table {self.id} already exists")

@@ -12,7 +12,16 @@ from __future__ import annotations
 
 from .checks import validator
 from .fast import FastValidator
-from .fields import BOT_LEVELS, ID_RE, LOBBY_ENTRY, MESSAGE_ID_RE, TABLE_STATUSES, Field, Message
+from .fields import (
+    BOT_LEVELS,
+    FACTS,
+    ID_RE,
+    LOBBY_ENTRY,
+    MESSAGE_ID_RE,
+    TABLE_STATUSES,
+    Field,
+    Message,
+)
 
 MAX_CLIENT_BYTES = 4096  # a client message larger than this gets `too_large`
 
@@ -181,6 +190,7 @@ CLIENT_MESSAGES: dict[str, Message] = {
                     minimum=1,
                     doc="with `rate_limited`: wait this long before sending again",
                 ),
+                "facts": FACTS,
             },
         ),
         Message(

@@ -147,6 +147,33 @@ REPORT_FIELDS: dict[str, Field] = {
 
 # An open table as the lobby shows it (stream `lobby` news, the client's `lobby`, GET
 # /api/tables): one declaration for all three.
+# What a refusal is about, as data (docs/protocol.md, "Errors"): a gateway phrases the
+# refusal in its player's language and names people as it knows them, from these and its
+# latest view, never from the English `message`.
+FACTS = Field(
+    "object",
+    required=False,
+    doc="the state a refusal refers to: whose turn it is (`not_your_turn`, "
+    "`direction_required`), the bid to beat (`bid_not_higher`, `palifico_face_locked`), "
+    "the dice in play (`bid_out_of_range`), the host (`not_host`), seated and needed "
+    "players (`too_few_players`)",
+    fields={
+        "turn": seat_field("the seat whose turn it is", required=False),
+        "bid": Field(
+            "array",
+            required=False,
+            minimum=3,
+            maximum=3,
+            items=Field("integer", minimum=0),
+            doc="the bid to beat: [seat, quantity, face]",
+        ),
+        "dice_in_play": Field("integer", required=False, minimum=0),
+        "host": id_field("the host's public handle", required=False),
+        "seated": Field("integer", required=False, minimum=0, maximum=6),
+        "needed": Field("integer", required=False, minimum=2, maximum=6),
+    },
+)
+
 LOBBY_ENTRY: dict[str, Field] = {
     "status": Field(
         "string",

@@ -4,6 +4,7 @@ gateway)."""
 from __future__ import annotations
 
 from .fields import (
+    FACTS,
     HANDLE,
     LOBBY_ENTRY,
     MESSAGE_ID_RE,
@@ -152,7 +153,8 @@ OUTBOX: list[Message] = [
             ),
             "id": Field("string", nullable=True, maximum=64, doc="the refused message's id"),
             "code": Field("string", pattern=r"^[a-z_]+$", doc="rule or protocol error code"),
-            "message": Field("string", maximum=500, doc="for people"),
+            "message": Field("string", maximum=500, doc="for people (English)"),
+            "facts": FACTS,
         },
     ),
     Message(
