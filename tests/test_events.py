@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from dudo.engine import OVER, Rules, new_game, reseat
 
 from .engine.helpers import legal_moves, pick
-from .test_table import Run
+from .test_table import Run, h
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parents[1] / "protocol/schemas/event.schema.json").read_text()
@@ -66,12 +66,15 @@ def test_every_event_of_the_engine_and_the_tables_matches_its_schema() -> None:
     abandoned = Run()
     abandoned.seat_all()
     abandoned.send("timeout", gateway=None, id="t:3", version=abandoned.table.version)
+    closed = Run()
+    closed.send("join", player="p0", name="Ana")
+    closed.send("close", player=h("p0"))
     # A person whose turns the house played three times in a row, out at the round's end.
     from .test_table_clocks import play_with_one_absent
 
     _, vacated = play_with_one_absent(3)
     check(vacated, seen)
-    for table in (run, expired, abandoned):
+    for table in (run, expired, abandoned, closed):
         for messages in table.inbox.values():
             for view in (m for m in messages if m["type"] == "view"):
                 check(view["events"], seen)

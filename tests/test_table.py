@@ -488,3 +488,30 @@ def test_a_refusal_carries_its_facts_for_the_gateway_to_word() -> None:
     refused = run.send("act", holder.gateway, player=holder.handle, seat=run.turn(),
                        action={"type": "bid", "quantity": 1, "face": 3})  # fmt: skip
     assert [m.get("facts") for m in refused if m["type"] == "error"] == [{"bid": [turn, 2, 3]}]
+
+
+def test_the_host_hands_an_open_table_over_or_closes_it() -> None:
+    run = Run(seats=4)
+    run.send("join", player="p0", name="Ana")
+    run.send("join", "gw-b", player="p1", name="Ben")
+    run.send("join", "gw-bots", player="bot", name="Rocío", bot="normal")
+    assert errors(run.send("handover", "gw-b", player=h("p1"), to=1)) == ["not_host"]
+    assert errors(run.send("handover", player=h("p0"), to=2)) == ["not_seated"]  # a bot
+    out = run.send("handover", player=h("p0"), to=1)
+    assert run.table.host == "p1"
+    assert next(m["host"] for m in out if m["type"] == "view") == h("p1")
+    assert run.last.lobby is not None and run.last.lobby["host"] == h("p1")
+    assert errors(run.send("close", player=h("p0"))) == ["not_host"]  # not any more
+    out = run.send("close", "gw-b", player=h("p1"))
+    assert run.table.status == "over" and run.last.lobby is None and run.last.finished
+    views = [m for m in out if m["type"] == "view"]
+    assert views and all({"type": "closed"} in m["events"] for m in views)
+
+
+def test_handover_and_close_only_before_the_start() -> None:
+    run = Run(seats=2)
+    run.seat_all()
+    assert run.table.status == "playing"
+    assert errors(run.send("handover", player=h("p0"), to=1)) == ["game_started"]
+    assert errors(run.send("close", player=h("p0"))) == ["game_started"]
+    assert run.table.status == "playing"

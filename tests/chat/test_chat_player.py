@@ -164,3 +164,22 @@ def test_a_channels_table_is_labelled_with_the_channel_and_network() -> None:
     h.rooms.network = "irc.example"
     h.type("Ana", "!new classic bots 1")
     assert h.table().lobby_entry()["label"] == "#dudo on irc.example"  # type: ignore[index]
+
+
+def test_the_host_hands_the_table_over_or_closes_it_from_the_channel() -> None:
+    h = Harness()
+    h.type("Ana", "!new classic bots 1")
+    h.type("Ben", "!join")
+    assert channel(h.type("Ana", "!host zoe")) == ["Ana: zoe has no seat at this table"]
+    assert channel(h.type("Ana", "!host")) == [
+        "Ana: usage: !host NICK (a player at this table becomes its host)"
+    ]
+    h.type("Ana", "!host ben")
+    room = h.rooms.rooms[CHANNEL]
+    ben = room.player_of_nick("Ben")
+    assert h.table().lobby_entry()["host"] == ben  # type: ignore[index]
+    assert channel(h.type("Ana", "!close")) == ["Ana: only Ben, the host, can do that"]
+    said = channel(h.type("Ben", "!cerrar"))
+    assert said == [f"Table {room.table} was closed by its host"], said
+    assert h.table().status == "over"
+    assert any("Cleo opens table" in t for t in channel(h.type("Cleo", "!new")))

@@ -216,7 +216,7 @@ def test_refusals_go_back_to_whoever_typed() -> None:
     assert "already being played" in channel(h.type("Ben", "!new"))[0]
     h.type("Ben", "!join")
     refused = channel(h.type("Ben", "!start"))
-    assert refused == ["Ben: only Ana can start this table"], refused  # names, not seats
+    assert refused == ["Ben: only Ana, the host, can do that"], refused  # names, not seats
     assert h.table().status == "open"
 
 

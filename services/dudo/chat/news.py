@@ -58,7 +58,9 @@ def announce(room: Room, view: dict[str, Any]) -> list[Line]:
     if status != "open" and room.status in (None, "open") and game is not None:
         line(say("begins", lang, names=", ".join(n for n in names if n)))
     for event in view["events"]:
-        if event["type"] == "reveal" and game and game.get("last_round"):
+        if event["type"] == "closed":
+            line(say("table_closed", lang, table=room.table))
+        elif event["type"] == "reveal" and game and game.get("last_round"):
             parts = reveal_text(view, lang).splitlines()  # a line per hand: one here
             line(" · ".join(" ".join(part.split()) for part in parts))
         else:
@@ -155,6 +157,8 @@ def refusal(
     bids = [facts["bid"]] if facts and "bid" in facts else game.get("bids") or []
     host = (facts or {}).get("host") or (room.public.get("host") if room.public else None)
     host_name = room.nicks.get(host or room.host or "") or say("the_host", lang)
+    if code == "not_host" and not room.nicks.get(host or room.host or ""):
+        code = "not_host_unknown"  # a host we cannot name (another app's player)
     facts = {
         "who": who,
         "turn": name_of_seat(room, game.get("turn")),

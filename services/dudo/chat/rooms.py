@@ -159,6 +159,15 @@ class Rooms:
                 return Output([(room.channel, say("start_when_seated", room.lang, who=nick))])
             room.start_by = None  # asked twice: at once (refused if too few sit)
             return self._tracked(room, nick, self._msg(room, "start", player=player))
+        if command == "close":
+            return self._tracked(room, nick, self._msg(room, "close", player=player))
+        if asked == "host":  # hand the open table to another player of ours
+            target = room.player_of_nick(command["nick"])
+            if target not in room.seats:
+                line = say("no_such_player", room.lang, who=nick, nick=command["nick"])
+                return Output([(room.channel, line)])
+            handover = self._msg(room, "handover", player=player, to=room.seats[target])
+            return self._tracked(room, nick, handover)
         if command == "leave":
             seat = room.seats[player]
             return self._tracked(room, nick, self._msg(room, "leave", player=player, seat=seat))

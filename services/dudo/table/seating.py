@@ -171,16 +171,39 @@ class TableSeating(TableState):
         self._changed(msg, visible=False)
         self._requests.append((msg["gateway"], msg["seat"]))
 
-    def _on_start(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+    def _host_of_open_table(self, msg: dict[str, Any], what: str) -> int:
+        """The host's seat, if ``msg`` comes from the host (through the gateway the host's
+        seat is attached to: the handle is public) and the table is still open."""
         if self.host is None or msg["player"] != wire.public_id(self.host):
-            raise Refusal(wire.NOT_HOST, "only the host may start the table")
-        # The host's handle is public (views, the lobby): only the gateway the host's
-        # seat is attached to speaks for the host.
+            raise Refusal(wire.NOT_HOST, f"only the host may {what} the table")
         index = self._seat_of(self.host)
         if index is None or self.seats[index].gateway != msg["gateway"]:
-            raise Refusal(wire.NOT_HOST, "only the host's own connection may start the table")
+            raise Refusal(wire.NOT_HOST, f"only the host's own connection may {what} the table")
         if self.status != OPEN:
             raise Refusal(wire.GAME_STARTED, "the game has already started")
+        return index
+
+    def _on_handover(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """The host makes another person at the open table its host."""
+        index = self._host_of_open_table(msg, "hand over")
+        to = msg["to"]
+        if to >= len(self.seats) or not self.seats[to].taken or self.seats[to].bot is not None:
+            raise Refusal(wire.NOT_SEATED, f"no person holds seat {to}")
+        if to != index:
+            self.host = self.seats[to].player
+            self._changed(msg)
+            self._lobby = True
+        else:
+            self._changed(msg, visible=False)
+
+    def _on_close(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """The host closes the open table: it leaves the lobby, its record expires."""
+        self._host_of_open_table(msg, "close")
+        self.seen.add(msg["id"])
+        self._close(now, "closed")
+
+    def _on_start(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        self._host_of_open_table(msg, "start")
         taken = [i for i, s in enumerate(self.seats) if s.taken]
         if self.rules.bots_fill and len(taken) < len(self.seats):
             # Bots fill the empty seats (seed 003, Cacho): they become bot seats, the

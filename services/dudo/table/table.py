@@ -383,6 +383,8 @@ HANDLERS: dict[str, Handler] = {
     "rename": TableSeating._on_rename,
     "attach": TableSeating._on_attach,
     "start": TableSeating._on_start,
+    "handover": TableSeating._on_handover,
+    "close": TableSeating._on_close,
     "act": Table._on_act,
     "resync": Table._on_resync,
     "watch": Table._on_watch,

@@ -27,7 +27,9 @@ _COMMANDS = {
     "table": "table", "mesa": "table", "tisch": "table",
     "leave": "leave", "dejar": "leave", "verlassen": "leave",
     "dice": "dice", "dados": "dice", "wurfel": "dice",
+    "close": "close", "cerrar": "close", "schliessen": "close",
 }  # fmt: skip
+_HOST = {"host", "anfitrion", "gastgeber"}
 _NEW = {"new", "nueva", "nuevo", "neu"}
 _LANG = {"lang", "idioma", "sprache"}
 _BID = {"bid", "puja", "pujar", "apuesta", "biete", "bieten", "gebot"}
@@ -271,6 +273,8 @@ def parse(line: str) -> dict[str, Any] | str | None:
         return {"type": "direction", "value": value} if value is not None else _usage("dir")
     if head in _NEW:
         return _parse_new(words[1:])
+    if head in _HOST:  # hand an open table to another player: "!host ben"
+        return {"command": "host", "nick": words[1]} if len(words) == 2 else _usage("host")
     if head in _LANG:
         wanted = words[1] if len(words) == 2 else None
         return {"command": "lang", "lang": wanted} if wanted in LANGS else _usage("lang")

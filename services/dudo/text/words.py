@@ -71,7 +71,7 @@ WORDS: dict[str, dict[str, str]] = {
         "watching": "watching",
         "chat_help": "!new [preset] [bots N] [dice D] [clock S] [odds] [dir] · !join · !start · "
         "!bid Q F (or just Q F) · !dudo · !calza · !dir + or - · !dice · !odds · !table · "
-        "!leave · !lang en|es|de · !help",
+        "!leave · !host NICK · !close · !lang en|es|de · !help",
         "opened": "{host} opens table {table} ({preset}, {seats} seats, {bots}): "
         "!join to play; {host}, !start when ready",
         "joins": "{who} joins ({taken}/{seats})",
@@ -148,7 +148,7 @@ WORDS: dict[str, dict[str, str]] = {
         "watching": "espectador",
         "chat_help": "!nueva [preset] [bots N] [dados D] [reloj S] [odds] [dir] · !unirse · "
         "!empezar · !puja C P (o solo C P) · !dudo · !calza · !dir + o - · !dados · !odds · "
-        "!mesa · !dejar · "
+        "!mesa · !dejar · !anfitrion NICK · !cerrar · "
         "!idioma en|es|de · !ayuda",
         "opened": "{host} abre la mesa {table} ({preset}, {seats} asientos, {bots}): "
         "!unirse para jugar; {host}, !empezar cuando estén",
@@ -227,7 +227,7 @@ WORDS: dict[str, dict[str, str]] = {
         "chat_help": "!neu [Preset] [bots N] [würfel W] [uhr S] [odds] [dir] · !mitspielen · "
         "!starten · !gebot A Z (oder nur A Z) · !dudo · !calza · !dir + oder - · !würfel · "
         "!odds · !tisch · "
-        "!verlassen · !sprache en|es|de · !hilfe",
+        "!verlassen · !gastgeber NICK · !schliessen · !sprache en|es|de · !hilfe",
         "opened": "{host} eröffnet Tisch {table} ({preset}, {seats} Plätze, {bots}): "
         "!mitspielen zum Mitspielen; {host}, !starten wenn alle da sind",
         "joins": "{who} setzt sich ({taken}/{seats})",

@@ -186,6 +186,27 @@ INBOX: list[Message] = [
         {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": HANDLE},
     ),
     Message(
+        "handover",
+        "in",
+        "The host makes the person in seat `to` the host of the open table (a host who "
+        "goes away need not leave the table waiting for its expiry). After the start: "
+        "`game_started`.",
+        {
+            "id": MSG_ID,
+            "table": TABLE,
+            "gateway": GATEWAY,
+            "player": HANDLE,
+            "to": seat_field("the new host's seat: a person's"),
+        },
+    ),
+    Message(
+        "close",
+        "in",
+        "The host closes the open table: it leaves the lobby, its players get a last "
+        "view (status `over`, event `closed`). After the start: `game_started`.",
+        {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": HANDLE},
+    ),
+    Message(
         "timeout",
         "in",
         "A turn clock expired (written by the partition's owner from its timers). "
