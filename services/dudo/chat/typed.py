@@ -1,0 +1,253 @@
+"""What people type in a chat room, as the table's stream messages: the commands of
+:func:`dudo.text.lines.parse` in every language, checked against the room (who holds
+which seat, whose turn it is) before anything is sent. A mixin of
+:class:`~dudo.chat.rooms.Rooms`, which holds the fields declared here; pure, as it is."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from irc.strings import lower as fold
+
+from .. import wire
+from ..engine import Rules, RulesConfigError
+from ..text.lines import LANGS, odds_text, parse, say
+from .news import dice_line, refusal, table_line
+from .room import (
+    DEFAULT_PRESET,
+    MAX_SEATS,
+    PENDING_MAX,
+    Output,
+    Room,
+    label_of,
+    name_of,
+)
+
+
+class Typed:
+    """Commands in, stream messages out (and the answers said at once)."""
+
+    # Declared by Rooms (dudo.chat.rooms), which sets them.
+    message: Callable[..., dict[str, Any]]
+    new_id: Callable[[], str]
+    identity_of: Callable[[str], str | None]
+    turn_seconds: int
+    network: str | None
+    rooms: dict[str, Room]
+    by_table: dict[str, Room]
+    pending: dict[str, tuple[str, str]]
+    logged: dict[str, str]
+    creates: dict[str, str]
+    joins: dict[str, str]
+    private_replies: set[str]
+
+    # -- what people type -------------------------------------------------------------------
+
+    def command(self, channel: str, nick: str, text: str, account: str | None = None) -> Output:
+        """A line typed in one of our channels (``account``: the sender's, where the
+        network has accounts)."""
+        room = self.rooms.get(fold(channel))
+        if room is None:
+            return Output()
+        # The handle of this person's seat, if they hold one here (None: not seated).
+        player = room.claim(nick, account)
+        command = parse(text)
+        if not text.lstrip().startswith("!"):
+            # Plain chat: only a bid ("3 5") from the player whose turn it is is a move.
+            bid = isinstance(command, dict) and command.get("type") == "bid"
+            if bid and room.turn_player == player and player in room.seats:
+                return self._act(room, nick, player, command)
+            return Output()
+        if command is None:
+            return Output()
+        asked = command.get("command") if isinstance(command, dict) else None
+        if asked == "usage":  # a known command typed wrong: how to type it
+            return Output([(room.channel, say(f"usage_{command['of']}", room.lang, who=nick))])
+        if asked == "unknown":
+            line = say("unknown_command", room.lang, who=nick, word=f"!{command['word']}")
+            return Output([(room.channel, line)])
+        if isinstance(command, dict) and command.get("command") == "new":
+            return self._new(room, nick, player, command, account)
+        if isinstance(command, dict) and command.get("command") == "lang":
+            room.lang = command["lang"] if command["lang"] in LANGS else room.lang
+            return Output([(room.channel, say("lang_set", room.lang))])
+        if command in ("help", "quit"):
+            return Output([(room.channel, say("chat_help", room.lang))])
+        if room.table is None:
+            return Output([(room.channel, say("no_table_here", room.lang))])
+        if command == "join":
+            if player is not None or self._joining(room, nick):
+                return Output()  # seated already, or on the way: one seat a person
+            # A new player of the deployment's: the nick is not an identity (another
+            # person may take it later); the seat follows this person's nick changes.
+            msg = self._msg(room, "join", name=name_of(nick), **self._credential(account))
+            self._expect(msg["id"], room.channel, nick, account)
+            self.joins[msg["id"]] = room.table
+            return Output(send=[msg])
+        if command == "table":
+            return Output([(room.channel, table_line(room))])
+        if player not in room.seats:
+            if command == "start" and self._joining(room, nick):  # typed right after !new
+                room.start_by = nick  # sent once their seat is confirmed and the bots sit
+                return Output([(room.channel, say("start_when_seated", room.lang, who=nick))])
+            return Output([(room.channel, say("not_seated", room.lang, who=nick))])
+        if command == "dice":  # told again, to this player alone
+            return Output([(nick, dice_line(room, player) or say("no_dice", room.lang, who=nick))])
+        if command in ("start", "leave") and room.status == "over":
+            return Output([(room.channel, say("game_over_new", room.lang, who=nick))])
+        if command == "odds":
+            view = room.views.get(player)
+            text = odds_text(view, room.lang) if view else say("no_odds", room.lang)
+            return Output([(nick, text)])
+        if command == "start":
+            coming = room.status in (None, "open") and room.bots_seated < room.bots
+            if coming and room.start_by is None:  # the bot service seats them, soon
+                room.start_by = nick
+                return Output([(room.channel, say("start_when_seated", room.lang, who=nick))])
+            room.start_by = None  # asked twice: at once (refused if too few sit)
+            return self._tracked(room, nick, self._msg(room, "start", player=player))
+        if command == "close":
+            return self._tracked(room, nick, self._msg(room, "close", player=player))
+        if asked == "host":  # hand the open table to another player of ours
+            target = room.player_of_nick(command["nick"])
+            if target not in room.seats:
+                line = say("no_such_player", room.lang, who=nick, nick=command["nick"])
+                return Output([(room.channel, line)])
+            handover = self._msg(room, "handover", player=player, to=room.seats[target])
+            return self._tracked(room, nick, handover)
+        if command == "leave":
+            seat = room.seats[player]
+            return self._tracked(room, nick, self._msg(room, "leave", player=player, seat=seat))
+        if isinstance(command, dict) and "type" in command:
+            return self._act(room, nick, player, command)
+        return Output([(room.channel, say("chat_help", room.lang))])  # join at a seat: help
+
+    def private(self, nick: str, text: str, account: str | None = None) -> Output:
+        """A private message: a command for the one table this person plays, if they play
+        exactly one (answers meant for the channel go there); else the help."""
+        playing = [r for r in self.rooms.values() if r.claim(nick, account) in r.seats]
+        if len(playing) != 1:
+            lang = next(iter(self.rooms.values())).lang if self.rooms else "en"
+            return Output([(nick, say("chat_help", lang))])
+        line, room = text.strip(), playing[0]
+        typed = line if line.startswith("!") else f"!{line}"
+        out = self.command(room.channel, nick, typed, account)
+        # Asked privately, answered privately: the answers (now, and a refusal later);
+        # what the table does is the channel's news as always.
+        out.lines = [(nick if fold(t) == fold(room.channel) else t, x) for t, x in out.lines]
+        self.private_replies.update(m["id"] for m in out.send)
+        while len(self.private_replies) > PENDING_MAX:
+            self.private_replies.pop()
+        return out
+
+    def _credential(self, account: str | None) -> dict[str, str]:
+        """How a join names its player: the account's identity where there is one (one
+        player everywhere); else a new player of the deployment's."""
+        identity = self.identity_of(account) if account is not None else None
+        return {"identity": identity} if identity else {}
+
+    def _joining(self, room: Room, nick: str) -> bool:
+        """Is a join of this nick at this room's table still unanswered?"""
+        folded = fold(nick)
+        return any(
+            fold(who) == folded and channel == room.channel
+            for message_id, (channel, who) in self.pending.items()
+            if message_id in self.joins
+        )
+
+    def _new(
+        self,
+        room: Room,
+        nick: str,
+        player: str | None,
+        asked: dict[str, Any],
+        account: str | None = None,
+    ) -> Output:
+        """``!new [preset] [bots N] [dice D] [clock S] [odds] [dir]``: a table for this
+        channel, its opener seated. Refused while a game here goes on with a player of
+        ours still in the channel; a table nobody here plays any more is left behind."""
+        left_behind = Output()
+        if room.table is not None and room.status != "over":
+            if room.nicks:
+                return Output([(room.channel, say("table_busy", room.lang, table=room.table))])
+            left_behind = self._leave_behind(room)
+        preset, bots = asked["preset"] or DEFAULT_PRESET, asked["bots"]
+        clock = self.turn_seconds if asked.get("clock") is None else asked["clock"]
+        wanted: dict[str, Any] = {"preset": preset, "turn_seconds": clock}
+        if asked.get("dice"):
+            wanted["start_dice"] = asked["dice"]
+        if asked.get("odds"):
+            wanted["assisted"] = True
+        if asked.get("dir"):
+            wanted["loser_chooses_direction"] = True
+        try:
+            rules = Rules.from_dict(wanted)
+        except RulesConfigError as exc:
+            return self._refused(room, nick, wire.BAD_RULES, str(exc))
+        seats = min(MAX_SEATS, rules.max_players)
+        if not 0 <= bots < seats:
+            return self._refused(room, nick, wire.BAD_RULES, f"bots: 0..{seats - 1}")
+        if room.table is not None:
+            self.by_table.pop(room.table, None)
+        table = f"irc{self.new_id()}"[:20]
+        fresh = Room(room.channel, room.lang, table, None, nick, preset, bots)
+        self.rooms[fold(room.channel)] = fresh
+        self.by_table[table] = fresh
+        plan = [{"kind": "open"}] * (seats - bots) + [{"kind": "bot", "level": "normal"}] * bots
+        # The host: the player the opener's join names (the same identity or request key).
+        key = f"open-{self.new_id()}-{self.new_id()}"
+        credential = self._credential(account) or {"request": key}
+        where = label_of(room.channel, self.network)
+        create = self._msg(fresh, "create", rules=wanted, seats=plan, **where, **credential)
+        join = self._msg(fresh, "join", name=name_of(nick), **credential)
+        watch = self._msg(fresh, "watch", on=True)
+        for msg in (create, join):
+            self._expect(msg["id"], fresh.channel, nick, account)
+        self.creates[create["id"]] = table
+        self.joins[join["id"]] = table
+        left_behind.send += [create, join, watch]
+        return left_behind
+
+    def _leave_behind(self, room: Room) -> Output:
+        """A game nobody in the channel plays any more: our seats left to the house, the
+        table no longer watched, the channel told."""
+        out = Output([(room.channel, say("left_behind", room.lang, table=room.table))])
+        for handle, seat in room.seats.items():
+            out.send.append(self._msg(room, "leave", player=handle, seat=seat))
+        out.send.append(self._msg(room, "watch", on=False))
+        return out
+
+    def _act(self, room: Room, nick: str, player: str, action: dict[str, Any]) -> Output:
+        msg = self._msg(room, "act", player=player, seat=room.seats[player], action=action)
+        return self._tracked(room, nick, msg)
+
+    def _tracked(self, room: Room, nick: str, msg: dict[str, Any]) -> Output:
+        """A message whose refusal is told to whoever typed it (at once, if it is not
+        even a valid message: nothing is sent then)."""
+        try:
+            wire.validate(msg)
+        except wire.WireError as exc:
+            return self._refused(room, nick, exc.code, exc.message)
+        self._expect(msg["id"], room.channel, nick)
+        return Output(send=[msg])
+
+    def _expect(self, message_id: str, channel: str, nick: str, account: str | None = None) -> None:
+        """Remember who asked, until the answer (a refusal, ``joined``, or a view that
+        applied it); the oldest are forgotten past PENDING_MAX (answers never sent)."""
+        self.pending[message_id] = (channel, nick)
+        if account is not None:
+            self.logged[message_id] = account
+        while len(self.pending) > PENDING_MAX:
+            del self.pending[next(iter(self.pending))]
+        for stale in [i for i in self.joins if i not in self.pending]:
+            del self.joins[stale]
+        for stale in [i for i in self.logged if i not in self.pending]:
+            del self.logged[stale]
+
+    def _msg(self, room: Room, kind: str, **fields: Any) -> dict[str, Any]:
+        assert room.table is not None
+        return self.message(kind, id=f"irc-{self.new_id()}", table=room.table, **fields)
+
+    def _refused(self, room: Room, nick: str, code: str, text: str) -> Output:
+        return Output([(room.channel, refusal(room, nick, code, text))])
