@@ -462,9 +462,12 @@ def test_a_label_says_in_the_lobby_where_the_table_is_played() -> None:
     again = type(run.table).from_bytes(run.table.to_bytes())
     assert again.lobby_entry()["label"] == "#dudo on irc.libera.chat"  # type: ignore[index]
     assert "label" not in (Run().last.lobby or {})  # none given: none listed
-    with pytest.raises(wire.WireError):  # text people read: nothing hidden in it
-        msg("create", id="c", table="t2", rules={"preset": "classic"},
-            seats=[{"kind": "open"}] * 2, label="#dudo\u202e")  # fmt: skip
+    long = "#liars-dice-en-espanol on irc.libera.chat"  # longer than a name may be
+    assert Run(label=long).last.lobby["label"] == long  # type: ignore[index]
+    for hidden in ("#dudo\u202e", " #dudo", "#dudo  on x"):  # text people read, as is
+        with pytest.raises(wire.Refusal) as refused:
+            Run(label=hidden)
+        assert refused.value.code == "bad_message"
 
 
 def test_a_refusal_carries_its_facts_for_the_gateway_to_word() -> None:

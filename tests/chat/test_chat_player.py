@@ -10,9 +10,10 @@ import re
 import msgpack
 
 from dudo.chat.news import call_turn
-from dudo.chat.room import Room
+from dudo.chat.room import Room, label_of
 from dudo.text.words import WORDS
 
+from ..test_table import Run
 from .test_rooms import CHANNEL, GATEWAY, Harness, Output, channel, play_out, private
 
 DICE = re.compile(r"your dice: ((?:\[\d\] ?)+)")
@@ -164,6 +165,9 @@ def test_a_channels_table_is_labelled_with_the_channel_and_network() -> None:
     h.rooms.network = "irc.example"
     h.type("Ana", "!new classic bots 1")
     assert h.table().lobby_entry()["label"] == "#dudo on irc.example"  # type: ignore[index]
+    long = label_of("#" + "x" * 70, "irc.example")["label"]  # cut to the field's 64
+    assert len(long) == 64 and Run(label=long).table.label == long
+    assert label_of("#dudo\u202e", None) == {}  # not clean text: no label rather than none
 
 
 def test_the_host_hands_the_table_over_or_closes_it_from_the_channel() -> None:

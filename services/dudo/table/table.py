@@ -79,6 +79,12 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         except RulesConfigError as exc:
             raise Refusal(wire.BAD_RULES, str(exc)) from exc
         plan = [dict(spec) for spec in msg["seats"]]
+        label = msg.get("label")
+        try:
+            if label is not None and wire.clean_line(label, "create.label") != label:
+                raise Refusal(wire.BAD_MESSAGE, "create.label: trim it, one space between words")
+        except wire.WireError as exc:
+            raise Refusal(wire.BAD_MESSAGE, exc.message) from exc
         if not rules.seats_allowed(len(plan)):
             raise Refusal(
                 wire.BAD_RULES,

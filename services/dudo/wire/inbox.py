@@ -38,9 +38,9 @@ INBOX: list[Message] = [
                 "string",
                 required=False,
                 maximum=64,
-                display=True,
                 doc="where the table is played, for the lobby: \"#dudo on irc.libera.chat\", "
-                "\"a Matrix room\" (cleaned as names are)",
+                "\"a Matrix room\": a line of text as wire.clean_line leaves it (trimmed, "
+                "single spaces, nothing hidden; else bad_message)",
             ),
             "host": id_field(
                 "player allowed to start the table early (the deployment's own creates; "
