@@ -127,7 +127,11 @@ def test_thousands_of_moves_every_message_as_the_schemas_say(
 
     redis_server.client().flushall()
     limits = ("--creates-per-min", "1000", "--joins-per-min", "5000")  # one address here
-    with serving(tmp_path, "--redis", redis_server.url, *limits) as (served, _):
+    # No reveal hold: these clients read each reveal at once (the hold, 3 s a round at
+    # tables of people, made this the suite's longest test; tests/e2e/test_browser.py
+    # checks the hold itself).
+    fast = ("--reveal-hold", "0", "--bot-think", "0,0")
+    with serving(tmp_path, "--redis", redis_server.url, *limits, *fast) as (served, _):
         moves, checked, wrong = run(_soak(served, check))
     assert wrong == [], wrong[:3]
     assert moves >= 2000, moves
