@@ -391,3 +391,37 @@ def test_how_to_play_and_the_odds_guide_in_each_language(served: str, output_dir
             page.wait_for_selector("[data-test=create-form]")
         assert untranslated(page) == [] and errors == []
         browser.close()
+
+
+def test_the_lobby_says_where_a_chat_table_is_played(
+    served: str, redis_server: RedisServer
+) -> None:
+    """A table a chat gateway opened carries its `label` ("#dudo on irc.example"): the
+    lobby shows it beside the preset, as text (a label that looks like markup stays
+    text)."""
+    from playwright import sync_api as playwright
+
+    from dudo import wire
+    from dudo.wire import keys
+
+    client = redis_server.client()
+    parts = int(client.hget(keys.CONFIG, keys.TABLES.config_field) or keys.DEFAULT_PARTITIONS)
+    for table, label in (("irclabel1", "#dudo on irc.example"), ("irclabel2", "<b>#x</b>")):
+        create = wire.message(
+            "create", id=f"c-{table}", table=table, gateway="irc-test",
+            rules={"preset": "classic"}, seats=[{"kind": "open"}] * 3, label=label,
+        )  # fmt: skip
+        client.xadd(keys.inbox(keys.partition_of(table, parts)), {"m": wire.encode(create)})
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        page = new_page(browser, DESKTOP, errors)
+        page.goto(served)
+        shown = page.wait_for_selector(
+            "[data-test=table-irclabel1] [data-test=label]", timeout=15_000
+        )
+        assert shown is not None and shown.inner_text() == "#dudo on irc.example"
+        markup = page.wait_for_selector("[data-test=table-irclabel2] [data-test=label]")
+        assert markup is not None and markup.inner_text() == "<b>#x</b>"  # text, not a tag
+        assert errors == []
+        browser.close()
