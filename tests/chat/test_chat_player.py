@@ -81,6 +81,7 @@ def test_after_the_gateway_was_cut_off_the_turn_is_called_again() -> None:
     assert private(came.lines, who) and DICE.search(private(came.lines, who)[0])
     assert channel(came.lines)[0].startswith(f"{who}: your turn (")
     assert h.rooms.came("Zoe", CHANNEL).lines == []  # nobody of ours
+    assert h.rooms.came(who, CHANNEL).lines == []  # joining again and again: once a round
 
 
 def test_refusals_name_people_in_the_players_language() -> None:

@@ -70,6 +70,9 @@ class Room:
     public: dict[str, Any] | None = None
     views: dict[str, dict[str, Any]] = field(default_factory=dict)  # player -> seat view
     resumed: bool = False
+    # Who was told again on joining the channel, and for which round: once a round each
+    # (a player joining and parting in a loop would spend the pace all channels share).
+    welcomed: dict[str, int] = field(default_factory=dict)
 
     def state(self) -> dict[str, Any]:
         """What the gateway stores of this room (no dice, nothing private)."""

@@ -111,11 +111,15 @@ class Rooms(Typed):
 
     def came(self, nick: str, channel: str) -> Output:
         """``nick`` joined ``channel``: if they hold a seat there (they were cut off, the
-        gateway never saw them go), their turn is called again and their dice told."""
+        gateway never saw them go), their turn is called again and their dice told, once
+        a round."""
         room = self.rooms.get(fold(channel))
         player = room.player_of_nick(nick) if room is not None else None
         if room is None or player is None or room.public is None:
             return Output()
+        if room.welcomed.get(player) == room.round:
+            return Output()
+        room.welcomed[player] = room.round or 0
         out = Output()
         dice = dice_line(room, player)
         if dice:
