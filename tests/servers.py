@@ -28,13 +28,17 @@ def require_binary(name: str = "redis-server") -> str:
     Redis tests run on a fresh machine; without them (or without Chromium, Node)
     the test skips with the reason, except in CI, where that is a failure."""
     found = find_binary(name) if name.startswith("redis-") else None
-    # Daemons such as ngircd live in sbin, which a plain user's PATH may lack.
-    search = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
+    # Daemons such as ngircd live in sbin, which a plain user's PATH may lack; Synapse
+    # in its own virtual environment in the checkout (.ci/run makes it).
+    synapse = str(Path(__file__).resolve().parent.parent / ".synapse" / "bin")
+    search = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin", synapse])
     path = found[0] if found else shutil.which(name, path=search)
     if path is None:
         needs = {
             "chromium": "Chromium", "node": "Node.js", "ngircd": "ngIRCd", "haproxy": "HAProxy",
             "promtool": "Prometheus (promtool)", "openssl": "OpenSSL",
+            "synapse_homeserver": "Synapse (python3 -m venv .synapse && "
+            ".synapse/bin/pip install matrix-synapse)",
         }.get(name, "Redis")  # fmt: skip
         message = f"{name} binary not found: install {needs} to run the tests that use it"
         if os.environ.get("CI"):

@@ -68,7 +68,7 @@ def _mutate(base: dict[str, Any], data: st.DataObject) -> dict[str, Any]:
     return message
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=750, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(INBOX), st.data())
 def test_stream_decode_turns_any_value_into_a_typed_error(
     base: dict[str, Any], data: st.DataObject
@@ -116,7 +116,7 @@ def test_client_messages_turn_any_value_into_a_typed_error(
         assert exc.code in wire.DECODE_ERROR_CODES
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=750, deadline=None)
 @given(
     st.dictionaries(st.sampled_from(RULE_KEYS) | st.text(max_size=8) | st.integers(), values)
     | values
@@ -196,7 +196,7 @@ def _edge_mutate(base: dict[str, Any], data: st.DataObject) -> dict[str, Any]:
     return message
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(INBOX + OUTBOX + DIRECTOR), st.data())
 def test_the_fast_stream_decoder_answers_as_the_checker(
     base: dict[str, Any], data: st.DataObject
@@ -251,7 +251,7 @@ def test_the_fast_decoders_refuse_what_only_a_full_match_refuses() -> None:
         assert _answer(wire.fast_check.msgpack, raw) == _answer(_slow_msgpack, raw)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(
     st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40)
     | st.text(alphabet=" \t\n\u00a0\u200bab", max_size=8)
@@ -286,7 +286,7 @@ def _name_slots(message: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...
     return []
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=750, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from([m for m in INBOX + OUTBOX + DIRECTOR if _name_slots(m)]),
     st.data(),

@@ -166,9 +166,9 @@ def test_a_channels_table_is_labelled_with_the_channel_and_network() -> None:
     h.rooms.network = "irc.example"
     h.type("Ana", "!new classic bots 1")
     assert h.table().lobby_entry()["label"] == "#dudo on irc.example"  # type: ignore[index]
-    long = label_of("#" + "x" * 70, "irc.example")["label"]  # cut to the field's 64
+    long = label_of("#" + "x" * 70 + " on irc.example")["label"]  # cut to the field's 64
     assert len(long) == 64 and Run(label=long).table.label == long
-    assert label_of("#dudo\u202e", None) == {}  # not clean text: no label rather than none
+    assert label_of("#dudo\u202e") == {}  # not clean text: no label rather than none
 
 
 def test_the_host_hands_the_table_over_or_closes_it_from_the_channel() -> None:

@@ -2,11 +2,14 @@
 
 Hypothesis draws the rules (a preset plus random overrides of every option),
 the number of seats and a seed; the seed drives one whole random game. At every
-step the invariants below are checked. 2,000 games per preset run in CI.
+step the invariants below are checked. 1,000 games per preset run in CI (2,000 until
+2026-12-04: the suite had to make room under CI's 15 minutes for the Matrix tests;
+`DUDO_PROPERTY_GAMES=20000` runs more, as before a release).
 """
 
 from __future__ import annotations
 
+import os
 import random
 
 from hypothesis import HealthCheck, given, settings
@@ -31,7 +34,7 @@ from dudo.engine import (
 
 from .helpers import any_action, legal_moves, pick
 
-GAMES_PER_PRESET = 2000
+GAMES_PER_PRESET = int(os.environ.get("DUDO_PROPERTY_GAMES", "1000"))
 MAX_ACTIONS = 3000
 
 

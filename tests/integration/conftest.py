@@ -1,5 +1,6 @@
 """Fixtures of the integration tests: worker processes on the session's redis-server; an
-IRC server (ngIRCd) and a deployment for the chat gateway."""
+IRC server (ngIRCd), a Matrix homeserver (Synapse) and a deployment for the chat
+gateways."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from dudo.ops import admin
 from dudo.wire import keys
 
 from ..irc import IrcServer
+from ..matrix import SynapseServer
 from ..servers import RedisServer
 from .procs import Workers, wait_for
 
@@ -29,6 +31,13 @@ def workers(
 @pytest.fixture
 def irc_server(tmp_path: Path) -> Iterator[IrcServer]:
     server = IrcServer(tmp_path / "ngircd")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def synapse(tmp_path: Path) -> Iterator[SynapseServer]:
+    server = SynapseServer(tmp_path / "synapse")
     yield server
     server.stop()
 

@@ -121,6 +121,28 @@ class Workers:
         )
         assert self.procs[name].poll() is None, log.read_text()
 
+    def matrix(
+        self, name: str, homeserver: str, user: str, *extra: str, url: str | None = None,
+        password: str = "secret-pw",
+    ) -> None:  # fmt: skip
+        """A chat gateway (``dudo matrix``) with gateway id ``name``, logged in as
+        ``user`` on ``homeserver`` (the password in its environment, as the operator's
+        guide says); returns once it synced."""
+        log = self.folder / f"{name}.log"
+        before = log.read_text() if log.exists() else ""
+        self.spawn(
+            name, "matrix", "--homeserver", homeserver, "--user", user, "--redis",
+            url or self.url, "--id", name, "--partitions", str(self.partitions),
+            "--log-level", "debug", *extra, env={"DUDO_MATRIX_PASSWORD": password},
+        )  # fmt: skip
+        wait_for(
+            lambda: "matrix_synced" in log.read_text()[len(before) :]
+            or self.procs[name].poll() is not None,
+            30,
+            f"the Matrix gateway {name}",
+        )
+        assert self.procs[name].poll() is None, log.read_text()
+
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         self.procs[name].send_signal(sig)
         self.procs[name].wait(10)

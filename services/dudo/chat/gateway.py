@@ -1,11 +1,12 @@
-"""``dudo irc``: Dudo in IRC channels, a thin gateway like the web one.
+"""``dudo irc`` and ``dudo matrix``: Dudo in chat rooms (IRC channels, Matrix rooms), a
+thin gateway like the web one; one gateway, two transports.
 
 People type in a channel (``!new``, ``!join``, ``3 5``, ``!dudo``...); the
 gateway turns each command into a stream message for the table's inbox,
 signed as this gateway (its own Redis user: ``dudo admin gateway add``), and
 turns what its outbox brings back into lines: the table's public news in the
 channel, each player's dice by private message (:mod:`dudo.chat.rooms` decides
-what is said; :mod:`dudo.chat.irc` says it, paced). Turn clocks are the
+what is said; :mod:`dudo.chat.irc` or :mod:`dudo.chat.matrix` says it, paced). Turn clocks are the
 table's (the house plays a seat whose clock runs out); the gateway reminds the
 player shortly before.
 
@@ -18,13 +19,20 @@ asks every table it plays for the latest views, and goes on in the channels.
 Who a player is: whoever typed ``!join`` (or ``!new``), a new player of the
 deployment's, named by the handle the worker answers with; the seat follows that
 person's nick changes. A nick is not an identity: on a network where nicks are not
-registered, someone else may take it later (docs/security.md).
+registered, someone else may take it later (docs/security.md). On Matrix a sender is
+their user id, an account: the seat is that account's, whatever its display name.
+
+Matrix replays what was said since the sync token the memory stored: the ids of the
+messages an event causes are made from that event's id, so a line heard again after a
+kill makes the same messages, and the table refuses the copies as duplicates.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hashlib
 import secrets
 import signal
 import time
@@ -43,9 +51,11 @@ from ..infra.connection import connect_async
 from ..infra.service import REDIS_DOWN, Backoff, Health
 from ..link import default_gateway_id
 from ..link.side import StreamSide
+from ..text.lines import say
 from ..wire import keys
 from .irc import IrcClient
-from .room import Output
+from .matrix import MatrixClient
+from .room import Output, name_of
 from .rooms import Rooms
 
 log = structlog.get_logger("dudo.chat")
@@ -83,6 +93,13 @@ class ChatSettings:
     # player at every table, rated as one. None: every seat a new player.
     app: str | None = None
     identity_key: str | None = None
+    # Matrix (`dudo matrix`): the homeserver, the bot's user id and its access token, or a
+    # password to log in with; `channels` are then rooms (aliases or ids).
+    transport: str = "irc"
+    homeserver: str | None = None
+    user_id: str | None = None
+    token: str | None = None
+    password: str | None = None
 
 
 class ChatGateway(StreamSide):
@@ -90,17 +107,25 @@ class ChatGateway(StreamSide):
         self.settings = settings
         self.log = log.bind(gateway=settings.gateway_id)
         self._init_streams()
+        self._seeded: tuple[str, int] | None = None  # (event, ids made) while one is heard
+        if settings.transport == "matrix":
+            self.chat: IrcClient | MatrixClient = self._matrix(settings)
+        else:
+            self.chat = self._irc(settings)
+
+    def _irc(self, settings: ChatSettings) -> IrcClient:
         network = settings.network or settings.server
         self.rooms = Rooms(
             settings.channels,
             message=self._message,
             identity_of=lambda account: self._identity(network, account),
-            new_id=lambda: secrets.token_urlsafe(9).replace("_", "-"),
+            new_id=self._new_id,
             lang=settings.lang,
             turn_seconds=settings.turn_seconds,
             network=network,
         )
-        self.irc = IrcClient(
+        self._init_service("irc")
+        return IrcClient(
             settings.server,
             settings.port,
             settings.nick,
@@ -115,6 +140,61 @@ class ChatGateway(StreamSide):
             on_came=lambda nick, channel: self._emit(self.rooms.came(nick, channel)),
             on_back=lambda: self._emit(self.rooms.reconnected()),
         )
+
+    def _matrix(self, settings: ChatSettings) -> MatrixClient:
+        """Rooms whose players are Matrix users: a user id is the account (the player's
+        identity, "matrix:@ana:example.org"), shown by display name; boards edited in place."""
+        assert settings.homeserver and settings.user_id
+        client = MatrixClient(
+            settings.homeserver,
+            settings.user_id,
+            settings.channels,
+            self._heard,
+            token=settings.token,
+            password=settings.password,
+            messages_per_s=settings.lines_per_s,
+            burst=settings.burst,
+            on_gone=lambda user, room: self._emit(self.rooms.gone(user, room)),
+            on_came=lambda user, room: self._emit(self.rooms.came(user, room)),
+            on_renamed=lambda user, room: self._emit(self.rooms.renamed(user, room)),
+            on_back=lambda: self._emit(self.rooms.reconnected()),
+            welcome=lambda user: say("matrix_private", settings.lang, where=self._where_dice(user)),
+        )
+        self.rooms = Rooms(
+            settings.channels,
+            message=self._message,
+            identity_of=lambda account: self._identity("matrix", account),
+            new_id=self._new_id,
+            lang=settings.lang,
+            turn_seconds=settings.turn_seconds,
+            name_of=lambda user: name_of(client.name_of(user)),
+            where=lambda room: f"{room} on Matrix" if room.startswith("#") else "a Matrix room",
+            id_prefix="mx",
+            board=True,
+        )
+        self._init_service("matrix")
+        return client
+
+    def _where_dice(self, user: str) -> str:
+        """The rooms whose table ``user`` plays (for the first line of their dice room)."""
+        rooms = [r.channel for r in self.rooms.rooms.values() if r.player_of_nick(user, user)]
+        return ", ".join(rooms) or "Dudo"
+
+    def _new_id(self) -> str:
+        """A new message or table id: made from the event being heard, where the chat
+        says which (Matrix: the same ids when a restart hears it again), else random."""
+        heard = getattr(self.chat, "heard", None) if hasattr(self, "chat") else None
+        if heard is None:
+            return secrets.token_urlsafe(9).replace("_", "-")
+        if self._seeded is None or self._seeded[0] != heard:
+            self._seeded = (heard, 0)
+        event, made = self._seeded
+        self._seeded = (event, made + 1)
+        digest = hashlib.blake2b(f"{event}/{made}".encode(), digest_size=9).digest()
+        return base64.urlsafe_b64encode(digest).decode().replace("_", "-")
+
+    def _init_service(self, kind: str) -> None:
+        settings = self.settings
         self.per_nick = PerKey(settings.nick_lines_per_s, 5 * settings.nick_lines_per_s, 10_000)
         self.per_channel = PerKey(
             settings.channel_lines_per_s, 5 * settings.channel_lines_per_s, 1_000
@@ -122,18 +202,18 @@ class ChatGateway(StreamSide):
         self.registry = CollectorRegistry()  # served at /metrics with its health
         ProcessCollector(registry=self.registry)
         r = self.registry
-        connected = Gauge("dudo_irc_connected", "1 while on the IRC server", registry=r)
-        connected.set_function(lambda: float(self.irc.registered))
-        Gauge("dudo_irc_send_queue", "lines waiting for the pace", registry=r).set_function(
-            lambda: len(self.irc.queue)
+        connected = Gauge(f"dudo_{kind}_connected", f"1 while on the {kind} server", registry=r)
+        connected.set_function(lambda: float(self.chat.registered))
+        Gauge(f"dudo_{kind}_send_queue", "lines waiting for the pace", registry=r).set_function(
+            lambda: len(self.chat.queue)
         )
-        self.commands = Counter("dudo_irc_commands_total", "lines heard in channels", registry=r)
+        self.commands = Counter(f"dudo_{kind}_commands_total", "lines heard in rooms", registry=r)
         self.ignored = Counter(
-            "dudo_irc_ignored_total", "lines ignored: a nick or channel over its rate", registry=r
+            f"dudo_{kind}_ignored_total", "lines ignored: a nick or room over its rate", registry=r
         )
-        Gauge("dudo_irc_dropped_lines", "lines not said: the queue was full", registry=r
-              ).set_function(lambda: self.irc.dropped)  # fmt: skip
-        self.health = Health("irc", registry=r)
+        Gauge(f"dudo_{kind}_dropped_lines", "lines not said: the queue was full", registry=r
+              ).set_function(lambda: self.chat.dropped)  # fmt: skip
+        self.health = Health(kind, registry=r)
         self.memory = keys.gateway_memory(settings.gateway_id)
         self._stored: bytes | None = None
         self._stored_id: str | None = None
@@ -157,9 +237,10 @@ class ChatGateway(StreamSide):
         self.reader.TRIM_EVERY = 1 << 62
         self.reader.TRIM_AFTER_S = float("inf")
         self.ready = True
+        self.chat.restore(stored.get("chat") or {})
         self._emit(self.rooms.load(stored.get("rooms") or {}))
         self.tasks += [
-            asyncio.create_task(self.irc.run()),
+            asyncio.create_task(self.chat.run()),
             asyncio.create_task(self._tick()),
         ]
         self.log.info("chat_started", server=self.settings.server, channels=self.settings.channels)
@@ -169,7 +250,7 @@ class ChatGateway(StreamSide):
     async def shutdown(self) -> None:
         self.ready = False
         self.health.set_ready(False, "stopping")
-        await self.irc.stop("the game service is restarting")
+        await self.chat.stop("the game service is restarting")
         with contextlib.suppress(Exception):
             await self._remember()
         if self.link is not None:
@@ -196,16 +277,20 @@ class ChatGateway(StreamSide):
         return {
             "outbox": outbox.decode() if isinstance(outbox, bytes) else outbox,
             "rooms": msgpack.unpackb(found["rooms"], raw=False) if "rooms" in found else {},
+            "chat": msgpack.unpackb(found["chat"], raw=False) if "chat" in found else {},
         }
 
     async def _remember(self) -> None:
-        """Store the rooms and how far the outbox was read (one write, both or neither)."""
+        """Store the rooms, the chat's own (Matrix: how far it synced) and how far the
+        outbox was read: one write, all or nothing."""
         assert self.reader is not None
         rooms = msgpack.packb(self.rooms.state(), use_bin_type=True)
-        if rooms == self._stored and self.reader.last_id == self._stored_id:
+        chat = msgpack.packb(self.chat.state(), use_bin_type=True)
+        if rooms + chat == self._stored and self.reader.last_id == self._stored_id:
             return
-        await self.redis.hset(self.memory, mapping={"rooms": rooms, "outbox": self.reader.last_id})
-        self._stored, self._stored_id = rooms, self.reader.last_id
+        mapping = {"rooms": rooms, "chat": chat, "outbox": self.reader.last_id}
+        await self.redis.hset(self.memory, mapping=mapping)  # type: ignore[arg-type]
+        self._stored, self._stored_id = rooms + chat, self.reader.last_id
 
     async def _after_read(self) -> None:
         """After every batch: the memory stored, then the outbox trimmed up to where it
@@ -226,13 +311,14 @@ class ChatGateway(StreamSide):
             except Exception as exc:
                 self.log.warning("remember_failed", error=str(exc))
             status = self.streams_status()
-            if not self.irc.registered:
-                self.health.set_ready(False, "not connected to the IRC server")
+            kind = self.settings.transport
+            if not self.chat.registered:
+                self.health.set_ready(False, f"not connected to the {kind} server")
             elif not status["ready"]:
                 self.health.set_ready(False, "no outbox reader or no live worker")
             else:
                 self.health.set_ready(True)
-            self.health.details = {**status, "irc": self.irc.registered}
+            self.health.details = {**status, kind: self.chat.registered}
 
     # -- both directions ----------------------------------------------------------------------
 
@@ -248,7 +334,7 @@ class ChatGateway(StreamSide):
             return
         self.log.debug("heard", target=target, nick=nick, text=text[:200])
         self.commands.inc()
-        channel = target.startswith(("#", "&"))
+        channel = fold(target) in self.rooms.rooms
         if not self.per_nick.allow(fold(nick)) or (
             channel and not self.per_channel.allow(fold(target))
         ):
@@ -275,7 +361,10 @@ class ChatGateway(StreamSide):
         if out.send:
             self.log.debug("sending", kinds=[m["type"] for m in out.send])
         for target, text in out.lines:
-            self.irc.say(target, text)
+            self.chat.say(target, text)
+        if isinstance(self.chat, MatrixClient):
+            for channel, text, round_ in out.boards:
+                self.chat.board(channel, text, round_)
         if out.send and self.link is not None:
             sent = self.link.send_soon(*out.send)
             if reply_to is not None:
@@ -286,7 +375,7 @@ class ChatGateway(StreamSide):
             return
         target, nick = reply_to
         self.log.warning("inbox_write_failed", error=str(future.exception()))
-        self.irc.say(target, f"{nick}: the game service is unreachable; try again")
+        self.chat.say(target, f"{nick}: the game service is unreachable; try again")
 
 
 def run(settings: ChatSettings) -> None:

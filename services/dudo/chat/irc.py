@@ -175,6 +175,13 @@ class IrcClient:
             self.queue.append((target, line))
         self._wake.set()
 
+    def state(self) -> dict[str, Any]:
+        """What the gateway stores of this connection: nothing (IRC does not replay)."""
+        return {}
+
+    def restore(self, stored: dict[str, Any]) -> None:
+        """Nothing to take up: see :meth:`state`."""
+
     async def run(self) -> None:
         """Stay connected until :meth:`stop`: connect, send at pace, reconnect with
         backoff when the connection drops or goes silent."""

@@ -31,9 +31,10 @@ def bots_text(count: int, lang: str) -> str:
     return say("one_bot", lang) if count == 1 else say("n_bots", lang, n=count)
 
 
-def announce(room: Room, view: dict[str, Any]) -> list[Line]:
+def announce(room: Room, view: dict[str, Any], bids: bool = True) -> list[Line]:
     """The channel's lines for a new version of the table (public only); the room then
-    remembers that version's names, status, round and deadline."""
+    remembers that version's names, status, round and deadline. ``bids=False``: the
+    bids are not lines (a chat that shows them on its :func:`board_line`)."""
     lang, status, game = room.lang, view["status"], view["game"]
     out: list[Line] = []
 
@@ -63,7 +64,7 @@ def announce(room: Room, view: dict[str, Any]) -> list[Line]:
         elif event["type"] == "reveal" and game and game.get("last_round"):
             parts = reveal_text(view, lang).splitlines()  # a line per hand: one here
             line(" · ".join(" ".join(part.split()) for part in parts))
-        else:
+        elif bids or event["type"] != "bid":
             line(event_line(view, event, lang))
     if game is not None and game["phase"] != "over" and game["round"] != room.round:
         line(summary_line(view, lang))
@@ -118,6 +119,19 @@ def table_line(room: Room) -> str:
     else:
         standing = say("no_bid_yet", room.lang)
     return f"{room.table} · {summary_line(public, room.lang)} · {standing}"
+
+
+def board_line(room: Room) -> str:
+    """The room's table as it stands, for a message edited in place: :func:`table_line`
+    and, in a game, whose turn it is (by name: a chat mentions our players apart)."""
+    line = table_line(room)
+    public = room.public
+    game = public["game"] if public is not None else None
+    if public is None or public["status"] != "playing" or game is None:
+        return line
+    if game["phase"] == "over":
+        return line
+    return f"{line} · {say('board_turn', room.lang, who=name_of_seat(room, game['turn']))}"
 
 
 def dice_line(room: Room, player: str) -> str | None:

@@ -31,10 +31,15 @@ class Output:
 
     lines: list[Line] = field(default_factory=list)
     send: list[dict[str, Any]] = field(default_factory=list)
+    # Where a chat keeps a room's state in one message edited in place (Matrix): the
+    # room's board as it is now (channel, text, round: a new message each round); a chat
+    # without edits says it all in lines.
+    boards: list[tuple[str, str, int | None]] = field(default_factory=list)
 
     def extend(self, other: Output) -> None:
         self.lines += other.lines
         self.send += other.send
+        self.boards += other.boards
 
 
 @dataclass
@@ -137,10 +142,11 @@ def name_of(nick: str) -> str:
         return "player"
 
 
-def label_of(channel: str, network: str | None) -> dict[str, str]:
+def label_of(where: str | None) -> dict[str, str]:
     """Where a channel's table is played, for the lobby ("#dudo on irc.libera.chat"):
     a create's ``label`` field, or none if it would not read as clean text."""
-    where = f"{channel} on {network}" if network else channel
+    if not where:
+        return {}
     try:
         return {"label": wire.clean_line(where[:64], "a label")}
     except wire.WireError:

@@ -26,7 +26,7 @@ from irc.strings import lower as fold
 
 from .. import wire
 from ..text.lines import say
-from .news import announce, call_turn, dice_line, refusal
+from .news import announce, board_line, call_turn, dice_line, refusal
 from .room import REMIND_MIN_MS, Output, Room, name_of, public_of
 from .typed import Typed
 
@@ -44,6 +44,10 @@ class Rooms(Typed):
         lang: str = "en",
         turn_seconds: int = 60,
         network: str | None = None,
+        name_of: Callable[[str], str] = name_of,
+        where: Callable[[str], str | None] | None = None,
+        id_prefix: str = "irc",
+        board: bool = False,
     ) -> None:
         self.message = message  # a stream message from this gateway (link.message)
         self.new_id = new_id
@@ -53,7 +57,15 @@ class Rooms(Typed):
         # A chat's tables run a turn clock (people drift away from a channel; the house
         # plays for them when it runs out); 0: none.
         self.turn_seconds = turn_seconds
-        self.network = network  # where the channels are, for the lobby's label of a table
+        # A person as the table names them (IRC: the nick; Matrix: the display name).
+        self.name_of = name_of
+        # Where a channel's tables are played, for the lobby ("#dudo on irc.libera.chat").
+        self.network = network
+        self.where = where or self._on_network
+        self.id_prefix = id_prefix  # of the message and table ids this gateway makes
+        # A chat that edits one message in place (Matrix) is given each room's board,
+        # and the bids are said there rather than as lines.
+        self.board = board
         self.rooms: dict[str, Room] = {fold(c): Room(c, lang) for c in channels}
         self.by_table: dict[str, Room] = {}
         self.pending: dict[str, tuple[str, str]] = {}  # message id -> (channel, nick)
@@ -61,6 +73,9 @@ class Rooms(Typed):
         self.creates: dict[str, str] = {}  # a create's message id -> its table, until seen
         self.joins: dict[str, str] = {}  # a join's message id -> its table, until answered
         self.private_replies: set[str] = set()  # ids asked for in private: answered there
+
+    def _on_network(self, channel: str) -> str:
+        return f"{channel} on {self.network}" if self.network else channel
 
     # -- state --------------------------------------------------------------------------
 
@@ -146,14 +161,28 @@ class Rooms(Typed):
         out = Output()
         for room in self.rooms.values():
             player = room.player_of_nick(old)
-            if player is None:
-                continue
-            room.nicks[player] = new
-            if player in room.seats and room.status in (None, "open", "playing"):
-                seat = room.seats[player]
-                rename = self._msg(room, "rename", player=player, seat=seat, name=name_of(new))
-                out.extend(self._tracked(room, new, rename))
+            if player is not None:
+                room.nicks[player] = new
+                out.extend(self._rename(room, player))
         return out
+
+    def renamed(self, nick: str, channel: str | None = None) -> Output:
+        """``nick`` is named otherwise now (a Matrix display name, in ``channel`` or
+        everywhere): the tables they play show the new name."""
+        out = Output()
+        for room in self.rooms.values():
+            player = room.player_of_nick(nick, nick)
+            if player is not None and (channel is None or fold(channel) == fold(room.channel)):
+                out.extend(self._rename(room, player))
+        return out
+
+    def _rename(self, room: Room, player: str) -> Output:
+        if player not in room.seats or room.status not in (None, "open", "playing"):
+            return Output()
+        nick = room.nicks[player]
+        seat = room.seats[player]
+        rename = self._msg(room, "rename", player=player, seat=seat, name=self.name_of(nick))
+        return self._tracked(room, nick, rename)
 
     # -- what the tables say ------------------------------------------------------------------
 
@@ -195,7 +224,9 @@ class Rooms(Typed):
     def _error(self, msg: dict[str, Any]) -> Output:
         asked = self.pending.pop(msg.get("id") or "", None)
         room = self.by_table.get(msg.get("table") or "")
-        if asked is None or room is None:
+        if asked is None or room is None or msg["code"] in (wire.DUPLICATE, wire.TABLE_EXISTS):
+            # Sent again after a restart (a chat that replays what it heard since its
+            # last store makes the same ids and tables): the first went through.
             return Output()
         channel, nick = asked
         self.joins.pop(msg.get("id") or "", None)
@@ -220,7 +251,7 @@ class Rooms(Typed):
         if room.status is None:  # the table exists: its create can no longer be refused
             self.creates = {i: t for i, t in self.creates.items() if t != room.table}
         if fresh:
-            out.lines += announce(room, public)
+            out.lines += announce(room, public, bids=not self.board)
         elif room.resumed:  # the first view after a restart: whose turn it is, again
             room.turn_key = None
             out.lines += call_turn(room, public)
@@ -229,6 +260,8 @@ class Rooms(Typed):
         self._deferred_start(room, out)
         self._privates(room, msg, out)
         room.version = msg["version"]
+        if self.board and fresh:
+            out.boards.append((room.channel, board_line(room), room.round))
         return out
 
     def _deferred_start(self, room: Room, out: Output) -> None:

@@ -21,7 +21,6 @@ from .room import (
     Output,
     Room,
     label_of,
-    name_of,
 )
 
 
@@ -32,6 +31,9 @@ class Typed:
     message: Callable[..., dict[str, Any]]
     new_id: Callable[[], str]
     identity_of: Callable[[str], str | None]
+    name_of: Callable[[str], str]
+    where: Callable[[str], str | None]
+    id_prefix: str
     turn_seconds: int
     network: str | None
     rooms: dict[str, Room]
@@ -81,7 +83,7 @@ class Typed:
                 return Output()  # seated already, or on the way: one seat a person
             # A new player of the deployment's: the nick is not an identity (another
             # person may take it later); the seat follows this person's nick changes.
-            msg = self._msg(room, "join", name=name_of(nick), **self._credential(account))
+            msg = self._msg(room, "join", name=self.name_of(nick), **self._credential(account))
             self._expect(msg["id"], room.channel, nick, account)
             self.joins[msg["id"]] = room.table
             return Output(send=[msg])
@@ -190,7 +192,7 @@ class Typed:
             return self._refused(room, nick, wire.BAD_RULES, f"bots: 0..{seats - 1}")
         if room.table is not None:
             self.by_table.pop(room.table, None)
-        table = f"irc{self.new_id()}"[:20]
+        table = f"{self.id_prefix}{self.new_id()}"[:20]
         fresh = Room(room.channel, room.lang, table, None, nick, preset, bots)
         self.rooms[fold(room.channel)] = fresh
         self.by_table[table] = fresh
@@ -198,9 +200,9 @@ class Typed:
         # The host: the player the opener's join names (the same identity or request key).
         key = f"open-{self.new_id()}-{self.new_id()}"
         credential = self._credential(account) or {"request": key}
-        where = label_of(room.channel, self.network)
+        where = label_of(self.where(room.channel))
         create = self._msg(fresh, "create", rules=wanted, seats=plan, **where, **credential)
-        join = self._msg(fresh, "join", name=name_of(nick), **credential)
+        join = self._msg(fresh, "join", name=self.name_of(nick), **credential)
         watch = self._msg(fresh, "watch", on=True)
         for msg in (create, join):
             self._expect(msg["id"], fresh.channel, nick, account)
@@ -247,7 +249,8 @@ class Typed:
 
     def _msg(self, room: Room, kind: str, **fields: Any) -> dict[str, Any]:
         assert room.table is not None
-        return self.message(kind, id=f"irc-{self.new_id()}", table=room.table, **fields)
+        message_id = f"{self.id_prefix}-{self.new_id()}"
+        return self.message(kind, id=message_id, table=room.table, **fields)
 
     def _refused(self, room: Room, nick: str, code: str, text: str) -> Output:
         return Output([(room.channel, refusal(room, nick, code, text))])

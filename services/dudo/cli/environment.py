@@ -29,6 +29,9 @@ class Environment:
     irc_password: str | None = None  # $DUDO_IRC_PASSWORD: the IRC server's password
     irc_identity_key: str | None = None  # $DUDO_IRC_IDENTITY_KEY: the chat app's key
     irc_tls: bool = False  # $DUDO_IRC_TLS: --tls by default
+    matrix_token: str | None = None  # $DUDO_MATRIX_TOKEN: the Matrix bot's access token
+    matrix_password: str | None = None  # $DUDO_MATRIX_PASSWORD: else, its password
+    matrix_identity_key: str | None = None  # $DUDO_MATRIX_IDENTITY_KEY: its app's key
     # Every variable, for those an operator names on the command line (--password-env VAR).
     variables: Mapping[str, str] = field(default_factory=dict, repr=False)
 
@@ -50,5 +53,8 @@ class Environment:
             irc_password=env.get("DUDO_IRC_PASSWORD") or None,
             irc_identity_key=env.get("DUDO_IRC_IDENTITY_KEY") or None,
             irc_tls=env.get("DUDO_IRC_TLS", "").lower() in TRUE,
+            matrix_token=env.get("DUDO_MATRIX_TOKEN") or None,
+            matrix_password=env.get("DUDO_MATRIX_PASSWORD") or None,
+            matrix_identity_key=env.get("DUDO_MATRIX_IDENTITY_KEY") or None,
             variables=env,
         )

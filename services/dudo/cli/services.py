@@ -1,5 +1,5 @@
 """The long-running processes of a deployment: ``dudo worker``, ``director``, ``gateway``,
-``irc``, ``bots``; and ``dudo healthcheck``, which asks one of them whether it is alive.
+``irc``, ``matrix``, ``bots``; and ``dudo healthcheck``, which asks one of them whether it is alive.
 
 Each command imports what it needs when it runs, so the others start without loading
 Redis clients or web servers."""
@@ -72,7 +72,6 @@ def add(sub: Any, env: Environment) -> None:
     irc.add_argument(
         "--channel", action="append", help="a channel to play in (repeat for more; '#dudo')"
     )
-    irc.add_argument("--lang", choices=("en", "es", "de"), default="en", help="channels' language")
     irc.add_argument(
         "--network",
         help="the network's name, in the ids of logged-in players (<network>:<account>); "
@@ -86,21 +85,35 @@ def add(sub: Any, env: Environment) -> None:
     irc.add_argument(
         "--nick-lines-per-s", type=float, default=1.0, help="lines heard per nick (bursts x5)"
     )
-    irc.add_argument(
-        "--channel-lines-per-s", type=float, default=5.0, help="lines heard per channel"
-    )
-    irc.add_argument(
-        "--turn-seconds", type=int, default=60, help="the turn clock of its tables (0: none)"
-    )
-    irc.add_argument("--lines-per-s", type=float, default=2.0, help="the pace of what it says")
-    irc.add_argument("--burst", type=int, default=5, help="lines it may say at once")
-    irc.add_argument("--redis", default=env.redis_url)
-    irc.add_argument("--partitions", type=int, default=16)
-    irc.add_argument(
-        "--director-partitions", type=int, default=4, help="the deployment's director partitions"
-    )
+    _chat_arguments(irc, env, lines_per_s=2.0, burst=5)
     process_arguments(irc, env, "gateway id: keep it across restarts", "irc-HOST")
     irc.set_defaults(func=_irc)
+
+    matrix = sub.add_parser("matrix", help="run a chat gateway: Dudo in Matrix rooms")
+    matrix.add_argument(
+        "--homeserver", required=True, help="the bot's homeserver, https://matrix.example.org"
+    )
+    matrix.add_argument(
+        "--user",
+        required=True,
+        help="the bot's user id, @dudo:example.org ($DUDO_MATRIX_TOKEN: its access token; "
+        "else $DUDO_MATRIX_PASSWORD to log in)",
+    )
+    matrix.add_argument(
+        "--room", action="append", required=True,
+        help="a room to play in: an alias (#dudo:example.org) or an id (repeat for more)",
+    )  # fmt: skip
+    matrix.add_argument(
+        "--app",
+        help="its app (dudo admin gateway add --app): with $DUDO_MATRIX_IDENTITY_KEY, the "
+        "app's private key, a Matrix user is one player everywhere (matrix:@user:server)",
+    )
+    matrix.add_argument(
+        "--user-lines-per-s", type=float, default=1.0, help="lines heard per user (bursts x5)"
+    )
+    _chat_arguments(matrix, env, lines_per_s=2.0, burst=10)
+    process_arguments(matrix, env, "gateway id: keep it across restarts", "matrix-HOST")
+    matrix.set_defaults(func=_matrix)
 
     bots = sub.add_parser("bots", help="run a bot service that fills bot seats")
     bots.add_argument("--redis", default=env.redis_url)
@@ -274,6 +287,80 @@ def _run_gateway(command: str, run: Any, settings: Any, env: Environment) -> int
     return 0
 
 
+def _chat_arguments(
+    parser: argparse.ArgumentParser, env: Environment, lines_per_s: float, burst: int
+) -> None:
+    """What both chat gateways take: language, rates, clock, Redis."""
+    parser.add_argument(
+        "--lang", choices=("en", "es", "de"), default="en", help="the rooms' language"
+    )
+    parser.add_argument(
+        "--channel-lines-per-s", type=float, default=5.0, help="lines heard per room"
+    )
+    parser.add_argument(
+        "--turn-seconds", type=int, default=60, help="the turn clock of its tables (0: none)"
+    )
+    parser.add_argument(
+        "--lines-per-s", type=float, default=lines_per_s, help="the pace of what it says"
+    )
+    parser.add_argument("--burst", type=int, default=burst, help="lines it may say at once")
+    parser.add_argument("--redis", default=env.redis_url)
+    parser.add_argument("--partitions", type=int, default=16)
+    parser.add_argument(
+        "--director-partitions", type=int, default=4, help="the deployment's director partitions"
+    )
+
+
+def _chat_settings(args: argparse.Namespace, command: str) -> dict[str, Any]:
+    """The chat gateways' common settings, from ``_chat_arguments``."""
+    if args.redis != args.env.redis_url and "@" in args.redis:
+        print(f"dudo {command}: a password in --redis shows in `ps`: prefer DUDO_REDIS_URL",
+              file=sys.stderr)  # fmt: skip
+    return {
+        "redis_url": args.redis,
+        "lang": args.lang,
+        "app": args.app,
+        "channel_lines_per_s": args.channel_lines_per_s,
+        "turn_seconds": args.turn_seconds,
+        "lines_per_s": args.lines_per_s,
+        "burst": args.burst,
+        "health_port": args.health_port,
+        "partitions": args.partitions,
+        "director_partitions": args.director_partitions,
+    }
+
+
+def _matrix(args: argparse.Namespace) -> int:
+    """``dudo matrix``: the chat gateway in Matrix rooms."""
+    from ..chat.gateway import ChatSettings, run
+    from ..infra.log import configure
+
+    configure(args.log_level)
+    if not re.fullmatch(r"@[^:\s]+:\S+", args.user):
+        print(f"dudo matrix: --user is a Matrix user id, @name:server, not {args.user!r}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if not (args.env.matrix_token or args.env.matrix_password):
+        print("dudo matrix: set DUDO_MATRIX_TOKEN (an access token) or DUDO_MATRIX_PASSWORD",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    server = args.user.split(":", 1)[1]
+    settings = ChatSettings(
+        **_chat_settings(args, "matrix"),
+        transport="matrix",
+        homeserver=args.homeserver,
+        user_id=args.user,
+        token=args.env.matrix_token,
+        password=args.env.matrix_password,
+        channels=args.room,
+        network="matrix",
+        identity_key=args.env.matrix_identity_key,
+        nick_lines_per_s=args.user_lines_per_s,
+        gateway_id=args.id or re.sub(r"[^A-Za-z0-9_-]", "-", f"matrix-{server}")[:64],
+    )
+    return _run_gateway("matrix", run, settings, args.env)
+
+
 def _irc(args: argparse.Namespace) -> int:
     """``dudo irc``: the chat gateway (the IRC server password, if any: DUDO_IRC_PASSWORD)."""
     from ..chat.gateway import ChatSettings, run
@@ -292,29 +379,17 @@ def _irc(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.redis != args.env.redis_url and "@" in args.redis:
-        print("dudo irc: a password in --redis shows in `ps`: prefer DUDO_REDIS_URL",
-              file=sys.stderr)  # fmt: skip
     settings = ChatSettings(
-        redis_url=args.redis,
+        **_chat_settings(args, "irc"),
         server=host,
         port=int(port),
         tls=args.tls,
         server_password=args.env.irc_password,
         nick=args.nick,
         channels=args.channel or ["#dudo"],
-        lang=args.lang,
         network=args.network,
-        app=args.app,
         identity_key=args.env.irc_identity_key,
         nick_lines_per_s=args.nick_lines_per_s,
-        channel_lines_per_s=args.channel_lines_per_s,
-        turn_seconds=args.turn_seconds,
-        lines_per_s=args.lines_per_s,
-        burst=args.burst,
-        health_port=args.health_port,
-        partitions=args.partitions,
-        director_partitions=args.director_partitions,
         gateway_id=args.id or re.sub(r"[^A-Za-z0-9_-]", "-", f"irc-{host}")[:64],
     )
     return _run_gateway("irc", run, settings, args.env)

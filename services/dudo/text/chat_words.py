@@ -13,6 +13,9 @@ from __future__ import annotations
 
 CHAT_WORDS: dict[str, dict[str, str]] = {
     "en": {
+        "board_turn": "{who} to play",
+        "matrix_private": "Your dice at {where} come here, to you alone (this room is not "
+        "end-to-end encrypted: see the operator's guide)",
         "one_bot": "1 bot",
         "n_bots": "{n} bots",
         "the_host": "the host",
@@ -54,6 +57,9 @@ CHAT_WORDS: dict[str, dict[str, str]] = {
         "[clock S]",
     },
     "es": {
+        "board_turn": "le toca a {who}",
+        "matrix_private": "Tus dados de {where} llegan aquí, solo a vos (esta sala no está "
+        "cifrada de extremo a extremo: ver la guía del operador)",
         "one_bot": "1 bot",
         "n_bots": "{n} bots",
         "the_host": "quien abrió la mesa",
@@ -95,6 +101,9 @@ CHAT_WORDS: dict[str, dict[str, str]] = {
         "[dados D] [reloj S]",
     },
     "de": {
+        "board_turn": "{who} ist dran",
+        "matrix_private": "Deine Würfel aus {where} kommen hierher, nur zu dir (dieser Raum "
+        "ist nicht Ende-zu-Ende-verschlüsselt: siehe die Betriebsanleitung)",
         "one_bot": "1 Bot",
         "n_bots": "{n} Bots",
         "the_host": "wer den Tisch eröffnet hat",

@@ -1,0 +1,169 @@
+"""Issue 32, Matrix: Dudo in a Matrix room on a real homeserver (Synapse), a real
+redis-server, a worker and the bot service. Two people play a whole game against a bot:
+each one's dice come to a direct-message room with the bot and nowhere else; the bid and
+whose turn it is stand on one board message edited in place; the player in turn is
+mentioned (a notifying ``m.text``); a reaction on the board is a command; a display-name
+change reaches the table; the gateway killed with SIGKILL mid-game hears, once started
+again, the move typed while it was down; and the gateway kit's six checks pass."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from typing import Any
+
+import redis
+
+from dudo.conformance.gateway import check
+from dudo.ops import admin
+
+from ..matrix import MatrixPerson, SynapseServer
+from ..servers import RedisServer
+from .procs import Workers
+
+ROOM = "#dudo:localhost"
+TURN = re.compile(r"^(\S+): your turn \((.*)\)$")
+DICE = re.compile(r"Table (\S+) · round (\d+) · your dice: (.+)")
+
+
+def body(event: dict[str, Any]) -> str:
+    content = event.get("content") or {}
+    new = content.get("m.new_content")
+    return str((new or content).get("body") or "")
+
+
+class Table:
+    """The public room as the people see it, and what they do in it."""
+
+    def __init__(self, people: dict[str, MatrixPerson], room_id: str, bot: str) -> None:
+        self.people, self.room_id, self.bot = people, room_id, bot
+        self.read = 0  # events of the first person's that were looked at
+        self.moves = 0
+
+    def board(self) -> str:
+        """The id of the board the bot put its buttons on last."""
+        reactions = [e for e in self.watcher.events(self.room_id)
+                     if e["type"] == "m.reaction" and e["sender"] == self.bot]  # fmt: skip
+        assert reactions, "no board with buttons yet"
+        return str(reactions[-1]["content"]["m.relates_to"]["event_id"])
+
+    @property
+    def watcher(self) -> MatrixPerson:
+        return next(iter(self.people.values()))
+
+    def next_call(self, timeout: float = 240) -> tuple[MatrixPerson | None, str]:
+        """The next turn called for one of our people (them, the bid to beat), or the
+        winner's line (None, it), read on from where the last call stopped."""
+        deadline = time.monotonic() + timeout
+        pending: list[tuple[MatrixPerson | None, str]] = []
+        while time.monotonic() < deadline:
+            events = self.watcher.events(self.room_id)
+            if self.read >= len(events):
+                time.sleep(0.05)
+                continue
+            event, self.read = events[self.read], self.read + 1
+            if event["sender"] != self.bot or event["type"] != "m.room.message":
+                continue
+            if (event["content"].get("m.relates_to") or {}).get("rel_type"):
+                continue  # an edit of the board
+            for line in body(event).splitlines():
+                called = TURN.match(line)
+                if line.startswith("Winner:"):
+                    pending.append((None, line))
+                elif called is not None:
+                    mentions = (event["content"].get("m.mentions") or {}).get("user_ids")
+                    assert event["content"]["msgtype"] == "m.text"  # a notice would not notify
+                    person = next(p for p in self.people.values() if p.user_id in mentions)
+                    pending.append((person, called.group(2)))
+            if pending:
+                return pending[0]
+        raise AssertionError(f"no turn called and no winner in {timeout} s")
+
+    def play(self, timeout: float = 240, until: int = 0) -> str | None:
+        """Answer every turn called for our people until a winner is named (its line),
+        or after ``until`` moves (None)."""
+        while True:
+            person, said = self.next_call(timeout)
+            if person is None:
+                return said
+            self.move(person, said)
+            if until and self.moves >= until:
+                return None
+
+    def move(self, person: MatrixPerson, standing: str) -> None:
+        if "open the round" in standing:
+            person.say(self.room_id, "1 2")
+        elif "!dir" in standing:
+            person.say(self.room_id, "!dir +")
+        elif self.moves % 2 == 0:
+            person.react(self.room_id, self.board(), "👎 dudo")
+        else:
+            person.say(self.room_id, "!dudo")
+        self.moves += 1
+
+
+def test_two_people_play_a_whole_game_in_a_matrix_room(
+    redis_server: RedisServer, real_redis: redis.Redis, workers: Workers, synapse: SynapseServer
+) -> None:
+    workers.start("w1")
+    workers.bots("b1")
+    url = admin.url_for(redis_server.url, "mx-1", admin.add_gateway(real_redis, "mx-1"))
+    bot = synapse.register("dudo")
+    ana, ben = MatrixPerson(synapse, "ana"), MatrixPerson(synapse, "ben")
+    room_id = ana.create_room("dudo")
+    ben.join(ROOM)
+    workers.matrix("mx-1", synapse.url, bot, "--room", ROOM, "--turn-seconds", "0", url=url)
+    people = {"ana": ana, "ben": ben}
+    table = Table(people, room_id, bot)
+
+    ana.say(room_id, "!new classic bots 1 dice 2")
+    opened = ana.wait_for(
+        lambda r, e: r == room_id and "opens table" in body(e), what="the table opened"
+    )
+    table_id = re.search(r"opens table (\S+)", body(opened)).group(1)  # type: ignore[union-attr]
+    ben.say(room_id, "!join")
+    ben.wait_for(lambda r, e: r == room_id and "ben joins" in body(e), what="ben seated")
+    ben.rename("Benito")  # followed: the table names ben so from now on
+    ana.say(room_id, "!start")
+
+    # The gateway kit watches the whole game (it counts refusals: none is expected).
+    verdicts: dict[str, Any] = {}
+    kit = threading.Thread(
+        target=lambda: verdicts.update(
+            mx=check(redis.Redis.from_url(redis_server.url), "mx-1", 15.0, workers.partitions)
+        )
+    )
+    kit.start()
+
+    # Each person's dice: in a direct room with the bot that only they and the bot are in.
+    for person in people.values():
+        told = person.wait_for(
+            lambda r, e: r != room_id and DICE.search(body(e)) is not None, what="their dice"
+        )
+        assert DICE.search(body(told)).group(1) == table_id  # type: ignore[union-attr]
+        direct = next(r for r, e in person.seen if e is told)
+        members = person.call("GET", f"/_matrix/client/v3/rooms/{direct}/joined_members")
+        assert set(members["joined"]) == {person.user_id, bot}
+    assert not any(DICE.search(body(e)) for e in ana.events(room_id))  # none in public
+
+    # Play, the gateway kit watching; then the gateway killed while a move is owed, and
+    # the move typed meanwhile.
+    assert table.play(until=3) is None
+    kit.join()
+    assert verdicts["mx"].ok, verdicts["mx"].text()
+    person, standing = table.next_call(60)
+    assert person is not None, "the game ended in three moves"
+    workers.kill("mx-1")
+    person.say(room_id, "1 2" if "open the round" in standing else "!dudo")
+    workers.matrix("mx-1", synapse.url, bot, "--room", ROOM, "--turn-seconds", "0", url=url)
+    # No turn clock: the game goes on only if the move typed while it was down was heard.
+    winner = table.play()
+    assert winner is not None
+
+    events = ana.events(room_id)
+    edits = [e for e in events if (e["content"].get("m.relates_to") or {}).get("rel_type")
+             == "m.replace" and e["sender"] == bot]  # fmt: skip
+    assert edits, "the board was never edited in place"
+    assert any("Benito" in body(e) for e in events if e["sender"] == bot), "the new name"
+    assert not any(DICE.search(body(e)) for e in events)
