@@ -76,9 +76,14 @@ class SynapseServer:
         path.write_text(json.dumps(config))  # JSON is YAML
         keys = [program, "-c", str(path), "--generate-keys"]
         subprocess.run(keys, check=True, capture_output=True, cwd=folder, timeout=60)
-        self.log = (folder / "synapse.out").open("w")
+        self.command = [program, "-c", str(path)]
+        self.start()
+
+    def start(self) -> None:
+        """Run it (again: the same port, database and keys) and wait until it answers."""
+        self.log = (self.folder / "synapse.out").open("a")
         self.proc = subprocess.Popen(
-            [program, "-c", str(path)], cwd=folder, stdout=self.log, stderr=subprocess.STDOUT
+            self.command, cwd=self.folder, stdout=self.log, stderr=subprocess.STDOUT
         )
         deadline = time.monotonic() + 60
         while True:
@@ -88,9 +93,8 @@ class SynapseServer:
             except OSError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
                     self.stop()
-                    raise AssertionError(
-                        "synapse did not start: " + (folder / "synapse.out").read_text()[-3000:]
-                    ) from None
+                    said = (self.folder / "synapse.out").read_text()[-3000:]
+                    raise AssertionError("synapse did not start: " + said) from None
                 time.sleep(0.2)
 
     def call(

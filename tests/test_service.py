@@ -46,6 +46,18 @@ def test_health_answers_liveness_and_readiness_over_http() -> None:
         health.close()
 
 
+def test_a_detail_named_ready_never_stands_for_the_process() -> None:
+    """The chat gateways report their outbox reader's state as details, "ready" among
+    them: it once overrode the verdict, so a gateway cut off from its chat server said
+    ready (found by tests/integration/test_matrix.py, the homeserver stopped)."""
+    health = Health("matrix")
+    health.set_ready(False, "not connected to the matrix server")
+    health.details = {"ready": True, "reader": True, "matrix": False}
+    status = health.status()
+    assert status["ready"] is False and status["reason"] == "not connected to the matrix server"
+    assert status["reader"] is True and status["matrix"] is False
+
+
 def test_the_loop_survives_every_failure_recovers_and_stops() -> None:
     calls: list[str] = []
     outcomes = iter(

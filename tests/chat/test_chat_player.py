@@ -188,3 +188,30 @@ def test_the_host_hands_the_table_over_or_closes_it_from_the_channel() -> None:
     assert said == [f"Table {room.table} was closed by its host"], said
     assert h.table().status == "over"
     assert any("Cleo opens table" in t for t in channel(h.type("Cleo", "!new")))
+
+
+def test_a_table_opened_elsewhere_is_taken_up_with_join_and_its_id() -> None:
+    """``!join TABLE``: a table another app opened (its id as the lobby shows it) is
+    played in this channel from then on, this person seated at it; an id no table has
+    leaves the channel as it was, with the refusal said."""
+    from dudo import wire
+
+    h = Harness(("#dudo", "#two"))
+    web = {"gateway": "gw-web", "table": "webTable1"}
+    h.deliver(wire.message("create", id="c1", rules={"preset": "classic"},
+                           seats=[{"kind": "open"}] * 3, request="k1", **web))  # fmt: skip
+    h.deliver(wire.message("join", id="j1", name="Bea", request="k1", **web))
+    said = channel(h.type("Ana", "!join webTable1"))
+    assert said[0] == "Table webTable1 is played here too: players here sit with !join"
+    assert "Ana joins (2/3)" in said and not any("opens table" in x for x in said), said
+    table = h.tables["webTable1"]
+    assert [s.name for s in table.seats if s.taken] == ["Bea", "Ana"]
+    assert GATEWAY in table.watchers  # the channel hears the whole game
+    busy = channel(h.type("Cleo", "!join otherTable"))  # Ana plays here: the table stays
+    assert busy == ["Table webTable1 is already being played here: !table"]
+    elsewhere = h.type("Cleo", "!join webTable1", "#two")
+    assert elsewhere == [("#two", "Cleo: table webTable1 is played in another room of mine")]
+    said = h.type("Cleo", "!join noSuchTable", "#two")
+    assert said[-1] == ("#two", "Cleo: there is no such table (the lobby lists the open ones)")
+    assert h.rooms.rooms["#two"].table is None  # refused: nothing is played there
+    assert h.type("Cleo", "!join bad/id!", "#two")[0][1].startswith("Cleo: refused")

@@ -60,6 +60,14 @@ class Harness:
     def deliver(self, msg: dict[str, Any]) -> None:
         if msg["type"] == "create":
             self.tables[msg["table"]] = table = Table.create(msg, self.now)
+        elif msg["table"] not in self.tables:  # as a worker answers: no such table
+            refused = wire.message(
+                "error", id=msg["id"], table=msg["table"], seat=None, player=None,
+                code=wire.UNKNOWN_TABLE, message="no table",
+            )  # fmt: skip
+            if msg["gateway"] == GATEWAY:
+                self.run(self.rooms.on_message(refused))
+            return
         else:
             table = self.tables[msg["table"]]
             table.handle(msg, self.now, self.rng)

@@ -1,8 +1,9 @@
-"""One table, several apps (issue 15, item 3): a player in an IRC channel, one in a browser
-and one in a terminal sit at the same table with a bot, through three gateways that each
-connect to Redis as a user of their own (the chat gateway, and two web gateways), and
-play to a winner. Each is shown only their own dice: every hand a client was shown
-before a reveal is that player's own, as the reveal proves afterwards."""
+"""One table, several apps (issue 15, item 3; issue 32: Matrix too): a player in an IRC
+channel, one in a Matrix room, one in a browser and one in a terminal sit at the same
+table with a bot, through four gateways that each connect to Redis as a user of their
+own (the IRC and the Matrix gateways, and two web gateways), and play to a winner. Each
+is shown only their own dice: every hand a client was shown before a reveal is that
+player's own, as the reveal proves afterwards."""
 
 from __future__ import annotations
 
@@ -23,7 +24,10 @@ from dudo.wire import keys
 from ..integration.procs import Workers, wait_for
 from ..integration.test_gateway_acl import denied
 from ..integration.test_irc import dice_told, move, reveals
+from ..integration.test_matrix import DICE, body
+from ..integration.test_matrix import reveals as matrix_reveals
 from ..irc import IrcPerson, IrcServer
+from ..matrix import MatrixPerson, SynapseServer
 from ..servers import RedisServer
 from .test_browser import ARGS, DESKTOP, chromium, new_page, play_turn
 
@@ -31,23 +35,28 @@ CHANNEL = "#dudo"
 TURN = re.compile(r"^(\S+): your turn \((.*)\)$")
 
 
-def test_irc_browser_terminal_and_bot_at_one_table_through_three_gateway_users(
+def test_irc_matrix_browser_terminal_and_bot_at_one_table_through_four_gateway_users(
     redis_server: RedisServer, real_redis: redis.Redis, tmp_path: Path, output_dir: Path
 ) -> None:
     from playwright import sync_api as playwright
 
     group = Workers(redis_server.url, tmp_path)
     irc = IrcServer(tmp_path / "ngircd")
+    synapse = SynapseServer(tmp_path / "synapse")
     terminal: Any = None
     try:
         group.start("w1")
         group.bots("b1")
         wait_for(lambda: real_redis.zcard(keys.GATEWAYS) >= 1, 15, "the bot service")
-        users = {name: admin.add_gateway(real_redis, name) for name in ("web", "term", "irc")}
+        users = {name: admin.add_gateway(real_redis, name) for name in ("web", "term", "irc", "mx")}
         url = {name: admin.url_for(redis_server.url, name, pw) for name, pw in users.items()}
         web = group.gateway("web", "--redis", url["web"])
         term = group.gateway("term", "--redis", url["term"])
         group.irc("irc", irc.address, "--channel", CHANNEL, url=url["irc"])
+        bot = synapse.register("dudo")
+        max_ = MatrixPerson(synapse, "max")
+        room = max_.create_room("dudo")
+        group.matrix("mx", synapse.url, bot, "--room", "#dudo:localhost", url=url["mx"])
 
         # Ana opens the table in the channel; Bea joins it from a browser, Tom from a terminal.
         ana = IrcPerson(irc.port, "ana", CHANNEL)
@@ -75,14 +84,18 @@ def test_irc_browser_terminal_and_bot_at_one_table_through_three_gateway_users(
             terminal.logfile_read = transcript.open("w", encoding="utf-8")
             terminal.expect("Connected to table")
             ana.wait_for("Tom joins")
+            # Max, in a Matrix room, takes the table up by its id and sits.
+            max_.say(room, f"!join {table}")
+            ana.wait_for("max joins")
             ana.say(CHANNEL, "!start")
             ana.wait_for("The game begins: ana, ")
 
             rng = random.Random(3)
             winner: dict[str, str | None] = {}
-            moves = {"irc": 0, "web": 0, "term": 0}
+            moves = {"irc": 0, "web": 0, "term": 0, "matrix": 0}
+            max_read = 0
             deadline = time.monotonic() + 300
-            while len(winner) < 3:
+            while len(winner) < 4:
                 assert time.monotonic() < deadline, f"no winner everywhere: {winner}"
                 # Ana, in the channel: every turn the channel calls for her.
                 while ana.read_upto < len(ana.seen) and "irc" not in winner:
@@ -95,6 +108,21 @@ def test_irc_browser_terminal_and_bot_at_one_table_through_three_gateway_users(
                             moves["irc"] += 1
                         elif piece.startswith("Winner: "):
                             winner["irc"] = piece.removeprefix("Winner: ")
+                # Max, in the Matrix room: every turn called for him (a mention).
+                events = max_.events(room)
+                while max_read < len(events) and "matrix" not in winner:
+                    event, max_read = events[max_read], max_read + 1
+                    if event["sender"] != bot or "m.relates_to" in event["content"]:
+                        continue
+                    for line in body(event).splitlines():
+                        called = TURN.match(line)
+                        if called and called.group(1) == "max":
+                            assert event["content"]["m.mentions"]["user_ids"] == [max_.user_id]
+                            standing = called.group(2)
+                            max_.say(room, "1 2" if "open the round" in standing else "!dudo")
+                            moves["matrix"] += 1
+                        elif line.startswith("Winner: "):
+                            winner["matrix"] = line.removeprefix("Winner: ").split(" · ")[0]
                 # Bea, in the browser: through the page's buttons.
                 if "web" not in winner:
                     over = bea.query_selector("[data-test=game-over]")
@@ -125,7 +153,7 @@ def test_irc_browser_terminal_and_bot_at_one_table_through_three_gateway_users(
 
         assert all(moves.values()), moves  # each played
         # The same winner everywhere (the page names a seat, the texts a name).
-        assert winner["irc"] == winner["term"].removesuffix(" (you)"), winner
+        assert winner["irc"] == winner["term"].removesuffix(" (you)") == winner["matrix"], winner
         views = [f for f in frames if f.get("type") == "view" and f.get("game")]
         players = [p["name"] if p else None for p in views[-1]["players"]]
         assert players[int(winner["web"])] == winner["irc"], (players, winner)
@@ -135,6 +163,14 @@ def test_irc_browser_terminal_and_bot_at_one_table_through_three_gateway_users(
         shown = reveals(ana, CHANNEL)
         for round_no, dice in dice_told(ana).items():
             assert re.search(rf"ana {re.escape(' '.join(dice))}", shown[round_no - 1])
+        shown = matrix_reveals([e for e in max_.events(room) if e["sender"] == bot])
+        told = {int(m.group(2)): m.group(3) for e in max_.events()
+                if e["sender"] == bot and (m := DICE.search(body(e)))}  # fmt: skip
+        assert told
+        for round_no, dice in told.items():
+            assert re.search(rf"max {re.escape(dice)}", shown[round_no - 1]), (dice, shown)
+        public = [e for e in max_.events(room) if DICE.search(body(e))]
+        assert public == []  # his dice in his direct room alone
         _only_own_dice_in_the_browser(views)
         _only_own_dice_in_the_terminal(transcript.read_text(encoding="utf-8"))
 
@@ -148,6 +184,7 @@ def test_irc_browser_terminal_and_bot_at_one_table_through_three_gateway_users(
             terminal.close(force=True)
         group.stop_all()
         irc.stop()
+        synapse.stop()
         for name in admin.gateways(real_redis):
             admin.revoke_gateway(real_redis, name)
 

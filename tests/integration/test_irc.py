@@ -9,7 +9,7 @@ import json
 import re
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -117,19 +117,22 @@ def dice_told(person: IrcPerson) -> dict[int, list[str]]:
 
 def reveals(person: IrcPerson, channel: str) -> list[str]:
     """Every reveal said in the channel, whole: from "— DUDO by" to "N counted"."""
+    said = (x for _, target, x in person.seen if target == channel)
+    return reveal_runs(piece for text in said for piece in text.split(" · "))
+
+
+def reveal_runs(pieces: Iterable[str]) -> list[str]:
+    """The reveals among pieces of what was said, in order, each joined by " · "."""
     found: list[str] = []
     current: list[str] | None = None
-    for _, target, text in person.seen:
-        if target != channel:
-            continue
-        for piece in text.split(" · "):
-            if piece.startswith(("— DUDO by", "— CALZA by")):
-                current = [piece]
-            elif current is not None:
-                current.append(piece)
-            if current is not None and "counted" in piece:
-                found.append(" · ".join(current))
-                current = None
+    for piece in pieces:
+        if piece.startswith(("— DUDO by", "— CALZA by")):
+            current = [piece]
+        elif current is not None:
+            current.append(piece)
+        if current is not None and "counted" in piece:
+            found.append(" · ".join(current))
+            current = None
     return found
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import threading
 import time
+import urllib.error
+import urllib.request
 from typing import Any
 
 import redis
@@ -19,8 +21,9 @@ from dudo.conformance.gateway import check
 from dudo.ops import admin
 
 from ..matrix import MatrixPerson, SynapseServer
-from ..servers import RedisServer
-from .procs import Workers
+from ..servers import RedisServer, free_port
+from .procs import Workers, wait_for
+from .test_irc import reveal_runs
 
 ROOM = "#dudo:localhost"
 TURN = re.compile(r"^(\S+): your turn \((.*)\)$")
@@ -33,11 +36,21 @@ def body(event: dict[str, Any]) -> str:
     return str((new or content).get("body") or "")
 
 
+def reveals(events: list[dict[str, Any]]) -> list[str]:
+    """Every reveal said in the room, whole: from "— DUDO by" to "N counted" (a message
+    holds lines; a line, pieces joined by " · "); the board's edits are not read."""
+    said = (body(e) for e in events if not (e["content"].get("m.relates_to") or {}).get("rel_type"))
+    return reveal_runs(piece for text in said for line in text.splitlines()
+                       for piece in line.split(" · "))  # fmt: skip
+
+
 class Table:
     """The public room as the people see it, and what they do in it."""
 
     def __init__(self, people: dict[str, MatrixPerson], room_id: str, bot: str) -> None:
         self.people, self.room_id, self.bot = people, room_id, bot
+        # Who a turn call names: a person's display name (their user name until renamed).
+        self.names = {name: person for name, person in people.items()}
         self.read = 0  # events of the first person's that were looked at
         self.moves = 0
 
@@ -71,10 +84,13 @@ class Table:
                 called = TURN.match(line)
                 if line.startswith("Winner:"):
                     pending.append((None, line))
-                elif called is not None:
+                elif called is not None and called.group(1) in self.names:
+                    # Called by display name, and mentioned (a message may hold lines
+                    # addressed to others as well: a refusal, say).
+                    person = self.names[called.group(1)]
                     mentions = (event["content"].get("m.mentions") or {}).get("user_ids")
+                    assert person.user_id in mentions, (line, mentions)
                     assert event["content"]["msgtype"] == "m.text"  # a notice would not notify
-                    person = next(p for p in self.people.values() if p.user_id in mentions)
                     pending.append((person, called.group(2)))
             if pending:
                 return pending[0]
@@ -125,6 +141,7 @@ def test_two_people_play_a_whole_game_in_a_matrix_room(
     ben.say(room_id, "!join")
     ben.wait_for(lambda r, e: r == room_id and "ben joins" in body(e), what="ben seated")
     ben.rename("Benito")  # followed: the table names ben so from now on
+    table.names["Benito"] = ben
     ana.say(room_id, "!start")
 
     # The gateway kit watches the whole game (it counts refusals: none is expected).
@@ -165,5 +182,70 @@ def test_two_people_play_a_whole_game_in_a_matrix_room(
     edits = [e for e in events if (e["content"].get("m.relates_to") or {}).get("rel_type")
              == "m.replace" and e["sender"] == bot]  # fmt: skip
     assert edits, "the board was never edited in place"
-    assert any("Benito" in body(e) for e in events if e["sender"] == bot), "the new name"
-    assert not any(DICE.search(body(e)) for e in events)
+    # The table itself names ben by his new display name (its view: "Benito 2" in a
+    # round's counts), not only the gateway's lines.
+    assert any(re.search(r"dice: .*Benito \d", body(e)) for e in events), "the table's name"
+    # Each person was told their dice every round they had some, in their direct room
+    # alone, and they were their own: that round's reveal shows the same dice for them.
+    shown = reveals([e for e in events if e["sender"] == bot])
+    for person, name in ((ana, "ana"), (ben, "(?:ben|Benito)")):
+        told = {int(m.group(2)): m.group(3).split() for e in person.events()
+                if (m := DICE.search(body(e))) and e["sender"] == bot}  # fmt: skip
+        assert told and 1 in told
+        for round_no, dice in told.items():
+            hand = re.search(rf"{name} ((?:\[\d\] ?)+)", shown[round_no - 1])
+            assert hand is not None and hand.group(1).split() == dice, (name, shown)
+    # Dice in the public room only in reveals (the round is over then, every hand public).
+    said = " · ".join(line for e in events if e["sender"] == bot
+                      and not (e["content"].get("m.relates_to") or {}).get("rel_type")
+                      for line in body(e).splitlines())  # fmt: skip
+    for reveal in shown:
+        said = said.replace(reveal, "")
+    assert not DICE.search(said) and not re.search(r"\[\d\]", said), said
+
+
+def test_the_homeserver_restarts_mid_game_and_the_gateway_comes_back_to_the_room(
+    redis_server: RedisServer, real_redis: redis.Redis, workers: Workers, synapse: SynapseServer
+) -> None:
+    """Synapse stopped while a move is owed: the gateway says not-ready while it cannot
+    sync, comes back by itself when the homeserver does, says so in the room and calls
+    the turn again; the game is played to its end."""
+    workers.start("w1")
+    workers.bots("b1")
+    url = admin.url_for(redis_server.url, "mx-1", admin.add_gateway(real_redis, "mx-1"))
+    bot = synapse.register("dudo")
+    ana = MatrixPerson(synapse, "ana")
+    room_id = ana.create_room("dudo")
+    health = free_port()
+    workers.matrix("mx-1", synapse.url, bot, "--room", ROOM, "--turn-seconds", "0",
+                   "--health-port", str(health), url=url)  # fmt: skip
+    table = Table({"ana": ana}, room_id, bot)
+    ana.say(room_id, "!new classic bots 2 dice 2")
+    ana.wait_for(lambda r, e: "opens table" in body(e), what="the table opened")
+    ana.say(room_id, "!start")
+    assert table.play(until=2) is None
+    person, _ = table.next_call(60)
+    assert person is ana
+
+    synapse.stop()
+    ready = f"http://127.0.0.1:{health}/readyz"
+    wait_for(lambda: _status(ready) == 503, 30, "the gateway to say it is not ready")
+    synapse.start()
+    wait_for(lambda: _status(ready) == 200, 60, "the gateway ready again")
+    back = ana.wait_for(
+        lambda r, e: r == room_id and body(e).startswith("Back on the channel"), 60,
+        "the gateway saying it is back",
+    )  # fmt: skip
+    table.read = ana.events(room_id).index(back)  # the turn it calls again, answered
+    assert table.play() is not None
+    assert workers.procs["mx-1"].poll() is None  # it never gave up
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except OSError:
+        return 0

@@ -43,8 +43,8 @@ def announce(room: Room, view: dict[str, Any], bids: bool = True) -> list[Line]:
             out.append((room.channel, text))
 
     names = [p["name"] if p else None for p in view["players"]]
-    if status == "open" and room.status is None:
-        host = room.nicks.get(room.host or "", room.opener or "?")
+    if status == "open" and room.status is None and room.opener is not None:
+        host = room.nicks.get(room.host or "", room.opener)
         line(say("opened", lang, host=host, table=room.table, preset=room.preset,
                  seats=len(names), bots=bots_text(room.bots, lang)))  # fmt: skip
     elif status == "open":

@@ -76,6 +76,9 @@ class Typed:
             return Output([(room.channel, say("lang_set", room.lang))])
         if command in ("help", "quit"):
             return Output([(room.channel, say("chat_help", room.lang))])
+        words = text.split()
+        if command == "join" and len(words) == 2 and words[1] != room.table:
+            return self._take_up(room, nick, words[1], account)  # a table opened elsewhere
         if room.table is None:
             return Output([(room.channel, say("no_table_here", room.lang))])
         if command == "join":
@@ -210,6 +213,37 @@ class Typed:
         self.joins[join["id"]] = table
         left_behind.send += [create, join, watch]
         return left_behind
+
+    def _take_up(self, room: Room, nick: str, table: str, account: str | None) -> Output:
+        """``!join TABLE``: a table opened elsewhere (another channel, another app: its id
+        as the lobby shows it) is played in this room from now on, and this person sits
+        at it. Refused as ``!new`` is while this room's game goes on; a table another of
+        our rooms plays stays there (a table is one room's, for its lines)."""
+        if room.table is not None and room.status != "over" and room.nicks:
+            return Output([(room.channel, say("table_busy", room.lang, table=room.table))])
+        elsewhere = self.by_table.get(table)
+        if elsewhere is not None and elsewhere is not room:
+            line = say("table_elsewhere", room.lang, who=nick, table=table)
+            return Output([(room.channel, line)])
+        fresh = Room(room.channel, room.lang, table)
+        watch = self._msg(fresh, "watch", on=True)
+        try:
+            wire.validate(watch)  # a table id as the protocol has them, or nothing changes
+        except wire.WireError as exc:
+            return self._refused(room, nick, exc.code, exc.message)
+        live = room.table is not None and room.status != "over"
+        out = self._leave_behind(room) if live else Output()
+        if room.table is not None:
+            self.by_table.pop(room.table, None)
+        self.rooms[fold(room.channel)] = fresh
+        self.by_table[table] = fresh
+        join = self._msg(fresh, "join", name=self.name_of(nick), **self._credential(account))
+        self._expect(join["id"], fresh.channel, nick, account)
+        self.joins[join["id"]] = table
+        self.creates[join["id"]] = table  # refused (no such table): the room has none again
+        out.lines.append((room.channel, say("taken_up", room.lang, table=table)))
+        out.send += [watch, join]
+        return out
 
     def _leave_behind(self, room: Room) -> Output:
         """A game nobody in the channel plays any more: our seats left to the house, the

@@ -98,12 +98,14 @@ class Health:
         return time.monotonic() - self._beat < self.stall_after
 
     def status(self) -> dict[str, Any]:
+        # The details first: a detail named like a verdict ("ready", said of one part:
+        # the chat gateway's outbox reader) must never stand for the process's own.
         return {
+            **self.details,
             "service": self.name,
             "alive": self.alive,
             "ready": self.ready and self.alive and not self.held,
             "reason": self.held or self.reason,
-            **self.details,
         }
 
     def serve(self, port: int, host: str = "0.0.0.0") -> int:

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 CHAT_WORDS: dict[str, dict[str, str]] = {
     "en": {
+        "err_unknown_table": "{who}: there is no such table (the lobby lists the open ones)",
+        "taken_up": "Table {table} is played here too: players here sit with !join",
+        "table_elsewhere": "{who}: table {table} is played in another room of mine",
         "board_turn": "{who} to play",
         "matrix_private": "Your dice at {where} come here, to you alone (this room is not "
         "end-to-end encrypted: see the operator's guide)",
@@ -57,6 +60,9 @@ CHAT_WORDS: dict[str, dict[str, str]] = {
         "[clock S]",
     },
     "es": {
+        "err_unknown_table": "{who}: esa mesa no existe (el lobby lista las abiertas)",
+        "taken_up": "La mesa {table} también se juega aquí: para sentarse, !unirse",
+        "table_elsewhere": "{who}: la mesa {table} se juega en otra sala mía",
         "board_turn": "le toca a {who}",
         "matrix_private": "Tus dados de {where} llegan aquí, solo a vos (esta sala no está "
         "cifrada de extremo a extremo: ver la guía del operador)",
@@ -101,6 +107,9 @@ CHAT_WORDS: dict[str, dict[str, str]] = {
         "[dados D] [reloj S]",
     },
     "de": {
+        "err_unknown_table": "{who}: diesen Tisch gibt es nicht (die Lobby zeigt die offenen)",
+        "taken_up": "Tisch {table} wird auch hier gespielt: mitspielen mit !mitspielen",
+        "table_elsewhere": "{who}: Tisch {table} wird in einem anderen meiner Räume gespielt",
         "board_turn": "{who} ist dran",
         "matrix_private": "Deine Würfel aus {where} kommen hierher, nur zu dir (dieser Raum "
         "ist nicht Ende-zu-Ende-verschlüsselt: siehe die Betriebsanleitung)",

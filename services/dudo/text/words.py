@@ -69,7 +69,8 @@ WORDS: dict[str, dict[str, str]] = {
         "created": "Table {table} created; you are seat {seat} of {seats}.",
         "connected": "Connected to table {table} as {seat}. {help}",
         "watching": "watching",
-        "chat_help": "!new [preset] [bots N] [dice D] [clock S] [odds] [dir] · !join · !start · "
+        "chat_help": "!new [preset] [bots N] [dice D] [clock S] [odds] [dir] · !join [TABLE] · "
+        "!start · "
         "!bid Q F (or just Q F) · !dudo · !calza · !dir + or - · !dice · !odds · !table · "
         "!leave · !host NICK · !close · !lang en|es|de · !help",
         "opened": "{host} opens table {table} ({preset}, {seats} seats, {bots}): "
@@ -146,7 +147,7 @@ WORDS: dict[str, dict[str, str]] = {
         "created": "Mesa {table} creada; sos el asiento {seat} de {seats}.",
         "connected": "Conectado a la mesa {table} como {seat}. {help}",
         "watching": "espectador",
-        "chat_help": "!nueva [preset] [bots N] [dados D] [reloj S] [odds] [dir] · !unirse · "
+        "chat_help": "!nueva [preset] [bots N] [dados D] [reloj S] [odds] [dir] · !unirse [MESA] · "
         "!empezar · !puja C P (o solo C P) · !dudo · !calza · !dir + o - · !dados · !odds · "
         "!mesa · !dejar · !anfitrion NICK · !cerrar · "
         "!idioma en|es|de · !ayuda",
@@ -224,7 +225,8 @@ WORDS: dict[str, dict[str, str]] = {
         "created": "Tisch {table} eröffnet; du bist Platz {seat} von {seats}.",
         "connected": "Verbunden mit Tisch {table} als {seat}. {help}",
         "watching": "Zuschauer",
-        "chat_help": "!neu [Preset] [bots N] [würfel W] [uhr S] [odds] [dir] · !mitspielen · "
+        "chat_help": "!neu [Preset] [bots N] [würfel W] [uhr S] [odds] [dir] · "
+        "!mitspielen [TISCH] · "
         "!starten · !gebot A Z (oder nur A Z) · !dudo · !calza · !dir + oder - · !würfel · "
         "!odds · !tisch · "
         "!verlassen · !gastgeber NICK · !schliessen · !sprache en|es|de · !hilfe",
