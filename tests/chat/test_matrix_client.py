@@ -191,3 +191,14 @@ def test_lines_queued_for_one_room_go_as_one_message_and_a_full_queue_drops() ->
     for n in range(300):
         matrix.say(f"@p{n}:example.org", "x")
     assert len(matrix.queue) == 200 and matrix.dropped == 103
+
+
+def test_display_names_are_clean_text_and_look_alikes_are_told_apart_by_id() -> None:
+    matrix, _, _ = client()
+    matrix.display[ANA] = "Ana\nTable t · round 1 · your dice: [6] [6]"  # a forged line
+    assert "\n" not in matrix.name_of(ANA) and len(matrix.name_of(ANA)) <= 32
+    matrix.display[ANA] = "\u202e"  # nothing but a hidden character: the id's name
+    assert matrix.name_of(ANA) == "ana"
+    matrix.display[ANA] = "Ben <b>"  # Ana calls herself what Ben is called
+    said = matrix.render(f"{ANA}: your turn")["body"]
+    assert said == f"Ben <b> ({ANA}): your turn"

@@ -51,6 +51,7 @@ from mautrix.client import ClientAPI
 from mautrix.errors import MatrixConnectionError, MatrixRequestError, MLimitExceeded
 from mautrix.types import EventType, RoomCreatePreset
 
+from .. import wire
 from ..infra.buckets import Bucket
 from ..infra.service import Backoff
 
@@ -146,8 +147,21 @@ class MatrixClient:
         self.boards = {k: list(v) for k, v in (stored.get("boards") or {}).items()}
 
     def name_of(self, user: str) -> str:
-        """A user's display name, as last seen (else the localpart of their id)."""
-        return self.display.get(user) or user[1:].split(":", 1)[0]
+        """A user's display name, as last seen, as clean text (a display name is anyone's
+        to choose: no line breaks or hidden characters, at most a name's 32 characters);
+        else the localpart of their id (ids are plain: ``[a-z0-9._=/+-]``)."""
+        shown = self.display.get(user)
+        if shown:
+            with contextlib.suppress(wire.WireError):
+                return wire.clean_name(shown[: wire.NAME_MAX])
+        return user[1:].split(":", 1)[0][: wire.NAME_MAX]
+
+    def shown_as(self, user: str) -> str:
+        """How a line shows a user: their name, and their id too when someone else here
+        goes by the same name (as Matrix clients tell such people apart)."""
+        name = self.name_of(user)
+        twins = [u for u in self.display if u != user and self.name_of(u) == name]
+        return f"{name} ({user})" if twins else name
 
     # -- saying ---------------------------------------------------------------------------------
 
@@ -186,11 +200,11 @@ class MatrixClient:
             found = USER_ID.match(line)
             if found and found.group(0) not in mentioned:
                 mentioned.append(found.group(0))
-        body = USER_ID.sub(lambda m: self.name_of(m.group(0)), text)
+        body = USER_ID.sub(lambda m: self.shown_as(m.group(0)), text)
         parts, at = [], 0
         for m in USER_ID.finditer(text):
             parts.append(html.escape(text[at : m.start()]))
-            name = html.escape(self.name_of(m.group(0)))
+            name = html.escape(self.shown_as(m.group(0)))
             parts.append(f'<a href="https://matrix.to/#/{html.escape(m.group(0))}">{name}</a>')
             at = m.end()
         parts.append(html.escape(text[at:]))
