@@ -202,3 +202,28 @@ def test_display_names_are_clean_text_and_look_alikes_are_told_apart_by_id() -> 
     matrix.display[ANA] = "Ben <b>"  # Ana calls herself what Ben is called
     said = matrix.render(f"{ANA}: your turn")["body"]
     assert said == f"Ben <b> ({ANA}): your turn"
+
+
+def test_a_line_said_while_a_message_is_being_sent_is_not_lost_with_it() -> None:
+    """The sender once read the queue's head, awaited the homeserver, then dropped the
+    head: a line said meanwhile had been joined to that message, and went unsaid."""
+
+    async def scenario() -> None:
+        matrix, api, _ = client()
+        matrix.registered = True
+        slow = api.send_message_event
+
+        async def send(room_id: str, kind: Any, content: dict[str, Any]) -> str:
+            await asyncio.sleep(0.05)
+            return await slow(room_id, kind, content)
+
+        api.send_message_event = send  # type: ignore[method-assign]
+        sender = asyncio.create_task(matrix._send_forever())
+        matrix.say(ROOM, "one")
+        await asyncio.sleep(0.02)  # "one" is on its way
+        matrix.say(ROOM, "two")
+        await asyncio.sleep(0.3)
+        sender.cancel()
+        assert [c["body"] for _, c in api.sent] == ["one", "two"]
+
+    asyncio.run(scenario())

@@ -278,6 +278,11 @@ class MatrixClient:
         for wanted in self.wanted:
             room_id = await self.api.join_room(wanted, max_retries=0)
             self.room_ids[wanted], self.names[room_id] = room_id, wanted
+            # Who is who now: a sync resumed from a stored token brings only what changed.
+            members = await self.api.get_joined_members(room_id)
+            for user, member in members.items():
+                if getattr(member, "displayname", None):
+                    self.display.setdefault(user, str(member.displayname))
 
     # -- hearing ----------------------------------------------------------------------------------
 
@@ -385,22 +390,25 @@ class MatrixClient:
                 continue
             while not self.bucket.allow():
                 await asyncio.sleep(self.bucket.wait())
-            target, text = self.queue[0]
+            # Taken off the queue while it is sent: a line said meanwhile is joined to a
+            # message still waiting, never to this one (it would go unsaid).
+            target, text = self.queue.popleft()
             try:
                 if target.startswith("board:"):
                     await self._put_board(target[6:], *json.loads(text))
                 else:
                     await self._send(target, text)
             except MLimitExceeded:
+                self.queue.appendleft((target, text))
                 await asyncio.sleep(backoff.next())
                 continue
             except (*NETWORK_ERRORS, MatrixRequestError) as exc:
                 log.warning("matrix_send_failed", target=target, error=str(exc))
-                if isinstance(exc, NETWORK_ERRORS):
+                if isinstance(exc, NETWORK_ERRORS):  # said again once the homeserver answers
+                    self.queue.appendleft((target, text))
                     await asyncio.sleep(backoff.next())
-                    continue  # said again once the homeserver answers
+                    continue
             backoff.reset()
-            self.queue.popleft()
 
     async def _send(self, target: str, text: str) -> None:
         room_id = await self._room_of(target)
