@@ -123,6 +123,7 @@ class IrcPerson:
         self.messages: queue.Queue[tuple[str, str, str]] = queue.Queue()
         self.seen: list[tuple[str, str, str]] = []  # (sender, target, text), as they came
         self.read_upto = 0  # how far a test has read ``seen`` (it may keep its place here)
+        self.said_cursor = (0, 0)  # (line, offset) a search of what was said resumes from
         self._welcome = threading.Event()
         self._joined: set[str] = set()
         self._closed = False

@@ -55,3 +55,49 @@ def test_the_reference_lists_every_client_message_and_http_call() -> None:
         assert f"#### `{name}`" in part, name
     for call in ("GET /api/tables", "POST /api/tables", "/join", "/watch"):
         assert call in part, call
+
+
+def test_every_redis_key_the_asyncapi_document_names_exists() -> None:
+    """Issue 33: the document told gateway authors to read a lobby hash `dudo:lobby` that
+    no deployment has (the lobby is per partition). Every key it names is one the
+    servers use: `N` and `<N>` stand for a partition number, `<id>` for a gateway's id,
+    `{partition}` and `{gateway}` are its channel parameters."""
+    from dudo.wire import keys
+
+    real = {keys.CONFIG, keys.WORKERS, keys.GATEWAYS, keys.GATEWAY_VIEWS, keys.DIRECTORS,
+            keys.outbox("ID"), keys.presence("ID"), keys.gateway_memory("ID")}  # fmt: skip
+    for space in (keys.TABLES, keys.TOURNAMENTS, keys.RATINGS):
+        real.update(space.partition_keys(0))
+    text = yaml.safe_load((ROOT / "protocol" / "asyncapi.yaml").read_text(encoding="utf-8"))
+    named = set(re.findall(r"dudo:[A-Za-z0-9_{}:<>-]+", json.dumps(text)))
+    placeholders = (("{pN}", "{p0}"), ("{p<N>}", "{p0}"), ("{dN}", "{d0}"),
+                    ("{p{partition}}", "{p0}"), ("{d{partition}}", "{d0}"),
+                    ("{g:<id>}", "{g:ID}"), ("{g:{gateway}}", "{g:ID}"))  # fmt: skip
+    for key in sorted(named):
+        concrete = key
+        for placeholder, value in placeholders:
+            concrete = concrete.replace(placeholder, value)
+        assert concrete in real, f"the AsyncAPI document names {key}, which no server uses"
+    assert "dudo:{pN}:lobby" in named
+
+
+def test_the_asyncapi_document_points_to_the_guides_parts_by_their_titles() -> None:
+    """It sent client authors to "part 2" (tournaments); every "Part N (title)" it
+    names is that part of docs/protocol.md."""
+    text = (ROOT / "protocol" / "asyncapi.yaml").read_text(encoding="utf-8")
+    parts = dict(re.findall(r"^## Part (\d): (.+)$", DOC, flags=re.MULTILINE))
+    named = re.findall(r"[Pp]art\s+(\d)(?:\s+\(([^)]+)\))?", text)
+    assert named, "the document points to no part of the guide"
+    for number, title in named:
+        assert number in parts and title and title == parts[number], (number, title, parts)
+
+
+def test_the_javascript_librarys_types_say_what_the_schemas_say() -> None:
+    """Issue 33: its View type listed a status "done" that no view has. Each string
+    union of a typedef field the schemas enumerate is that enumeration."""
+    source = (ROOT / "protocol" / "js" / "dudo-client.js").read_text(encoding="utf-8")
+    statuses = re.search(r'type: "view",.*?status: ((?:"[a-z]+"(?: \| )?)+)', source)
+    assert statuses is not None, "the View typedef names no status"
+    assert re.findall(r'"([a-z]+)"', statuses.group(1)) == list(wire.TABLE_STATUSES)
+    schema = json.loads((ROOT / "protocol/schemas/ws-out-view.schema.json").read_text())
+    assert schema["properties"]["status"]["enum"] == list(wire.TABLE_STATUSES)

@@ -17,7 +17,7 @@
 // answered `duplicate`, which resolves it with the latest view).
 
 /** @typedef {{type: "bid", quantity: number, face: number} | {type: "dudo"} | {type: "calza"} | {type: "direction", value: 1 | -1}} Action */
-/** @typedef {{v: 1, type: "view", table: string, seat: number | null, version: number, status: "open" | "playing" | "over" | "done", players: Array<{name: string, bot: string | null, away: boolean} | null>, host: string | null, deadline: number | null, game: any, events: Array<{type: string, [k: string]: any}>}} View */
+/** @typedef {{v: 1, type: "view", table: string, seat: number | null, version: number, status: "open" | "playing" | "over", players: Array<{name: string, bot: string | null, away: boolean} | null>, host: string | null, deadline: number | null, game: any, events: Array<{type: string, [k: string]: any}>}} View */
 
 export const PROTOCOL_VERSION = 1;
 const IDEMPOTENT = { idempotent: true };

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from dudo.conformance.client import run
 
-from ..servers import require_binary
+from ..servers import free_port, require_binary
 from .test_js_library import LIBRARY, node_flags
 
 # Plays its seat like the example bots, but gives up when the connection drops.
@@ -64,14 +64,21 @@ def test_the_javascript_example_bot_passes_the_kit() -> None:
     assert len(verdict.checks) == CHECKS
 
 
-def test_the_python_example_bot_passes_the_kit_through_the_cli() -> None:
+def test_the_python_example_bot_passes_the_kit_through_the_cli(tmp_path: Path) -> None:
+    """Through the command line, on ports the developer chose (``--ports``: issue 33,
+    the kits picked ports nobody could choose): the address the bot is given is in it."""
+    low = free_port()  # the kernel's pick, then the ten after it (skipped if busy)
+    told = tmp_path / "url"
+    record = f'echo "$1" > {told}; exec "$0" -m dudo.client.examples.bot "$1" "$2"'
     done = subprocess.run(
-        [sys.executable, "-m", "dudo", "conformance", "client", "--",
-         sys.executable, "-m", "dudo.client.examples.bot", "{url}", "{token}"],
+        [sys.executable, "-m", "dudo", "conformance", "client", "--ports", f"{low}-{low + 10}",
+         "--", "sh", "-c", record, sys.executable, "{url}", "{token}"],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
     assert done.stdout.count("ok  ") == CHECKS
+    port = int(told.read_text().strip().rsplit(":", 1)[1].split("/")[0])
+    assert low <= port <= low + 10, (port, low)
 
 
 def test_a_client_that_does_not_reconnect_fails_the_kit(tmp_path: Path) -> None:

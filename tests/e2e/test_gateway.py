@@ -168,6 +168,38 @@ def test_join_act_and_views_per_seat(served: str, redis_server: RedisServer) -> 
     run(scenario())
 
 
+def test_a_start_and_a_resync_are_answered_quoting_their_ids(served: str) -> None:
+    """Issue 33: the guide says whatever answers a message quotes its id, but the view
+    that answered a `start` or a `resync` quoted nothing. Each now gets an `ack` with
+    its id and the version of the view that answers it, right before that view."""
+
+    async def scenario() -> None:
+        async with aiohttp.ClientSession() as session:
+            rules = {"rules": {"preset": "classic"}, "seats": 3, "name": "Ana"}
+            status, ana = await post(session, f"{served}/api/tables", rules)
+            assert status == 201, ana
+            status, _ = await post(session, f"{served}/api/tables/{ana['table']}/join",
+                                   {"name": "Ben"})  # fmt: skip
+            assert status == 200
+            a = await Client(session, served).open(ana["token"])
+            await a.next("welcome")
+            await a.send({"v": 1, "type": "start", "id": "s1"})
+            ack = await a.next("ack")
+            assert (ack["id"], ack["table"]) == ("s1", ana["table"])
+            begun = await a.receive()  # the very next message: the view it answers
+            assert begun["type"] == "view" and begun["status"] == "playing", begun
+            assert begun["version"] == ack["version"]
+            await asyncio.sleep(1.1)  # resync: one a second
+            await a.send({"v": 1, "type": "resync", "id": "r1"})
+            ack = await a.next("ack")
+            assert (ack["id"], ack["version"]) == ("r1", begun["version"])  # nothing changed
+            again = await a.receive()
+            assert again["type"] == "view" and again["version"] == begun["version"]
+            await a.close()
+
+    run(scenario())
+
+
 def test_bad_input_gets_typed_errors_and_changes_nothing(
     served: str, redis_server: RedisServer
 ) -> None:
@@ -184,13 +216,14 @@ def test_bad_input_gets_typed_errors_and_changes_nothing(
 
             before = snapshot()
 
-            async def expect(code: str, payload: Any, *, raw: bool = False) -> None:
+            async def expect(code: str, payload: Any, *, raw: bool = False) -> dict[str, Any]:
                 if raw:
                     await a.raw(payload)
                 else:
                     await a.send(payload)
                 error = await a.next("error")
                 assert error["code"] == code, (payload if not raw else payload[:40], error)
+                return error
 
             await expect("bad_message", "this is not json", raw=True)
             await expect("bad_message", "[1, 2, 3]", raw=True)
@@ -210,10 +243,8 @@ def test_bad_input_gets_typed_errors_and_changes_nothing(
                     "bad_action", {"v": 1, "type": "act", "id": f"w2{i}", "action": action}
                 )
             await expect("bad_message", {"v": 1, "type": "act", "action": {"type": "dudo"}})
-            await expect(
-                "too_large",
-                {"v": 1, "type": "act", "id": "w3", "pad": "x" * 5000, "action": {"type": "dudo"}},
-            )
+            big = {"v": 1, "type": "act", "id": "w3", "pad": "x" * 5000, "action": {"type": "dudo"}}
+            assert (await expect("too_large", big))["id"] is None  # not read: as documented
             await expect("unauthorized", {"v": 1, "type": "hello", "token": "forged.token"})
             # A seat token acts only for its own seat and table: naming another is refused.
             a2 = await Client(session, served).open(game["tokens"][0])

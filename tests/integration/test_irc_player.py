@@ -32,14 +32,16 @@ def said_to(
     (``^`` and ``$`` in ``pattern`` mean the ends of one of its pieces)."""
     pattern = pattern.replace("^", r"(?:^|(?<= · ))").replace("$", r"(?=$| · )")
     where = target or person.nick
-    index, offset = _cursors.get(id(person), (0, 0))
+    # Kept on the person: a dict keyed by id() once handed a new person the cursor of
+    # one from an earlier test that had been freed at the same address.
+    index, offset = person.said_cursor
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         while index < len(person.seen):
             _, to, text = person.seen[index]
             found = re.search(pattern, text[offset:]) if to == where else None
             if found:
-                _cursors[id(person)] = (index, offset + found.end())
+                person.said_cursor = (index, offset + found.end())
                 return found
             index, offset = index + 1, 0
         time.sleep(0.02)
@@ -47,7 +49,6 @@ def said_to(
     raise AssertionError(f"{person.nick} was not told {pattern!r} in {timeout} s:\n{recent}")
 
 
-_cursors: dict[int, tuple[int, int]] = {}
 
 
 def first_call(person: IrcPerson, timeout: float = 30) -> tuple[str, str, str]:

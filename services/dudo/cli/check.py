@@ -35,6 +35,12 @@ def add(sub: Any, env: Environment) -> None:
         description="Runs CMD once per scenario against a server of its own, with {url} "
         "and {token} replaced by the server's address and a seat token.",
     )
+    client.add_argument(
+        "--ports",
+        type=port_range,
+        help="LOW-HIGH: the ports its Redis, server and proxy may listen on (3 needed; "
+        "default: any free ones)",
+    )
     client.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ...")
     client.set_defaults(func=_client)
     gateway = kits.add_parser(
@@ -77,6 +83,14 @@ def _rules(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def port_range(text: str) -> range:
+    """``LOW-HIGH`` (both included) as a range of at least 3 ports."""
+    low, _, high = text.partition("-")
+    if not (low.isdigit() and high.isdigit()) or not 0 < int(low) <= int(high) - 2 < 65534:
+        raise argparse.ArgumentTypeError(f"LOW-HIGH with at least 3 ports, not {text!r}")
+    return range(int(low), int(high) + 1)
+
+
 def _client(args: argparse.Namespace) -> int:
     from ..conformance.client import run as check_client
 
@@ -86,7 +100,11 @@ def _client(args: argparse.Namespace) -> int:
     if not command:
         print("usage: dudo conformance client -- CMD ... {url} {token}", file=sys.stderr)
         return 2
-    verdict = check_client(command)
+    try:
+        verdict = check_client(command, ports=args.ports)
+    except OSError as exc:  # no free port in the range given
+        print(f"dudo conformance client: {exc}", file=sys.stderr)
+        return 2
     print(verdict.text())
     return 0 if verdict.ok else 1
 

@@ -29,6 +29,12 @@ class DudoConnection:
     the requests still unanswered again with their ids (one applied already comes back
     ``duplicate``: it returns the latest view). A ``rate_limited`` refusal is waited
     out (``retry_ms``) and sent again. A token the gateway refuses stops it.
+
+    ``retries``: connection attempts in a row that may fail before it gives up (None:
+    never); ``open_timeout``: seconds :meth:`open` waits for the ``welcome``. Giving up
+    (or the timeout) is ``DudoError("unavailable")``, raised by :meth:`open` and by every
+    unanswered request. ``on_event(kind, detail)`` hears ``"dropped"`` (the connection
+    was lost), ``"reconnected"`` (welcomed again) and ``"gave_up"``.
     """
 
     def __init__(
@@ -39,9 +45,15 @@ class DudoConnection:
         lobby: bool | None = None,
         session: aiohttp.ClientSession | None = None,
         on_message: Callable[[dict[str, Any]], None] | None = None,
+        retries: int | None = None,
+        open_timeout: float | None = None,
+        on_event: Callable[[str, str], None] | None = None,
     ) -> None:
         """``on_message`` sees every message as it arrives, before anything else does
         (acks and answered errors included): for logs, or to validate them."""
+        self.retries, self.open_timeout = retries, open_timeout
+        self.on_event = on_event or (lambda kind, detail: None)
+        self._dropped = False  # lost since the last welcome: the next one is a reconnect
         self.url = base.rstrip("/").replace("http", "ws", 1) + "/ws"
         self.token = token
         self.lobby = token is None if lobby is None else lobby
@@ -68,7 +80,13 @@ class DudoConnection:
         self.closed = False
         self._ready = asyncio.get_running_loop().create_future()
         self._task = asyncio.create_task(self._run())
-        return await self._ready
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._ready), self.open_timeout)
+        except TimeoutError:
+            await self.close()
+            raise DudoError(
+                "unavailable", f"no welcome in {self.open_timeout} s from {self.url}"
+            ) from None
 
     async def close(self) -> None:
         """Close for good: no reconnect; unanswered requests raise ``DudoError("closed")``."""
@@ -162,12 +180,13 @@ class DudoConnection:
         return True
 
     async def _run(self) -> None:
-        retries = 0
+        failed = 0  # connection attempts in a row that failed
         assert self._session is not None
         while not self.closed:
+            why = "closed by the gateway"
             try:
                 async with self._session.ws_connect(self.url, heartbeat=20) as ws:
-                    self._ws, retries = ws, 0
+                    self._ws, failed = ws, 0
                     if self.token:
                         await self._send(self._hello())
                     if self.lobby:
@@ -175,14 +194,35 @@ class DudoConnection:
                     async for frame in ws:
                         if frame.type == aiohttp.WSMsgType.TEXT:
                             await self._receive(json.loads(frame.data))
-            except (TimeoutError, aiohttp.ClientError, OSError):
-                pass
+            except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+                why = str(exc) or type(exc).__name__
+            was_open = self._ws is not None
             self._ws, self.welcome = None, None
             if self.closed:
                 return
-            delay = min(MAX_BACKOFF_S, 0.25 * 2**retries) * random.uniform(0.5, 1.0)
-            retries += 1
+            if was_open:
+                self._dropped = True
+                self.on_event("dropped", why)
+            else:
+                failed += 1
+            if self.retries is not None and failed > self.retries:
+                self._give_up(f"{failed} connection attempts failed in a row: {why}")
+                return
+            delay = min(MAX_BACKOFF_S, 0.25 * 2**failed) * random.uniform(0.5, 1.0)
             await asyncio.sleep(delay)
+
+    def _give_up(self, why: str) -> None:
+        """No more reconnecting: :meth:`open` and every unanswered request raise
+        ``DudoError("unavailable")``."""
+        self.closed = True
+        error = DudoError("unavailable", why)
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_exception(error)
+        for pending in self._pending.values():
+            if not pending.future.done():
+                pending.future.set_exception(error)
+        self._pending.clear()
+        self.on_event("gave_up", why)
 
     async def _receive(self, msg: dict[str, Any]) -> None:
         if self.on_message is not None:
@@ -190,6 +230,9 @@ class DudoConnection:
         kind = msg["type"]
         if kind == "welcome":
             self.welcome = msg
+            if self._dropped:  # (a welcome after a renumbering is not a reconnect)
+                self._dropped = False
+                self.on_event("reconnected", f"seat {msg.get('seat')}")
             self._resolve_ready(msg)
             for pending in list(self._pending.values()):  # unanswered: again, same ids
                 await self._send(pending.message)

@@ -80,9 +80,11 @@ class DudoApi:
                     except ValueError:
                         data = {}
                     status = response.status
-            except aiohttp.ClientError:
+            except (TimeoutError, aiohttp.ClientError) as exc:
                 if not retry:
-                    raise
+                    # The gateway unreachable is a DudoError too (code `unavailable`,
+                    # no HTTP status): callers catch one type for every failure.
+                    raise DudoError("unavailable", f"{method} {path}: {exc}") from exc
                 await asyncio.sleep(0.5 * 2**attempt)
                 continue
             if retry and status in (503, 504):

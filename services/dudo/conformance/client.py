@@ -71,12 +71,16 @@ class Report:
 class _Server:
     """A redis-server and a `dudo serve` on it, the serve restartable on its port."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, ports: range | None = None) -> None:
         found = find_binary()
         if found is None:
             raise SystemExit("dudo conformance client needs redis-server on PATH")
-        self.redis = RedisServer(found[0], folder / "redis")
-        self.port = free_port()
+        # Three ports: Redis, the server, the proxy the client connects through; from
+        # ``ports`` when the developer names a range (else the kernel's choice).
+        self.ports = ports
+        self.redis = RedisServer(found[0], folder / "redis", port=free_port(ports))
+        self.port = free_port(ports, taken=(self.redis.port,))
+        self.proxy_port = free_port(ports, taken=(self.redis.port, self.port))
         self.folder = folder
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -120,7 +124,7 @@ async def _scenario(server: _Server, command: list[str], report: Report) -> None
         )
         guest = await api.join_table(host["table"], name="Client", seat=2)
     proxy = FaultProxy(server.url)
-    await proxy.start(free_port())
+    await proxy.start(server.proxy_port)
     filled = [part.format(url=proxy.url, token=guest["token"]) for part in command]
     output = server.folder / "client.log"
     with output.open("wb") as log:
@@ -263,12 +267,13 @@ def _lowest(game: dict[str, Any]) -> dict[str, Any]:
     return {"type": "dudo"}
 
 
-def run(command: str | list[str]) -> Report:
-    """Run the scenario with ``command`` as the client under test."""
+def run(command: str | list[str], ports: range | None = None) -> Report:
+    """Run the scenario with ``command`` as the client under test (its three servers on
+    ports of ``ports``, if given)."""
     parts = shlex.split(command) if isinstance(command, str) else list(command)
     report = Report()
     with tempfile.TemporaryDirectory(prefix="dudo-conformance-") as folder:
-        server = _Server(Path(folder))
+        server = _Server(Path(folder), ports)
         try:
             server.start()
             asyncio.run(_scenario(server, parts, report))

@@ -18,17 +18,26 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 import redis
 
 
-def free_port() -> int:
-    """A TCP port free on loopback now (the kernel's choice)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def free_port(within: range | None = None, taken: Collection[int] = ()) -> int:
+    """A TCP port free on loopback now: the kernel's choice, or the first of ``within``
+    (a range the caller may use: a firewall's, say) that is free and not in ``taken``."""
+    for port in within if within is not None else (0,):
+        if port in taken:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return int(s.getsockname()[1])
+    raise OSError(f"no free port in {within.start}-{within.stop - 1}" if within else "no port")
 
 
 def find_binary(name: str = "redis-server") -> tuple[str, str] | None:

@@ -214,6 +214,7 @@ class TableSeating(TableState):
                 if not seat.taken:
                     self.plan[i] = {"kind": "bot", "level": level}
             self._changed(msg)
+            self._answered(msg)
             self._lobby = True
             return
         if len(taken) < self.rules.min_players:
@@ -235,6 +236,7 @@ class TableSeating(TableState):
                     )
                 )
         self._changed(msg)
+        self._answered(msg)
         self._start(now, rng)
 
     def _start(self, now: int, rng: random.Random) -> None:

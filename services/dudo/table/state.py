@@ -139,9 +139,9 @@ class TableState:
     _events: list[dict[str, Any]] = field(default_factory=list)
     _direct: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     _requests: list[tuple[str, int | None]] = field(default_factory=list)
-    # Acts applied this batch, by the gateway that sent them: its next view names them
-    # (`applied`), so a client learns its action went through, not only that the
-    # table changed.
+    # Acts, starts and resyncs applied this batch, by the gateway that sent them: its
+    # next view names them (`applied`), so a client learns its request went through,
+    # not only that the table changed.
     _applied: dict[str, list[str]] = field(default_factory=dict)
     _history_due: bool = False  # closed in this batch: its history goes to the director
     _dirty: bool = False
@@ -157,6 +157,7 @@ class TableState:
         # table.py
         def to_bytes(self) -> bytes: ...
         def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None: ...
+        def _answered(self, msg: dict[str, Any]) -> None: ...
         def _after_game_change(
             self, events: list[dict[str, Any]], msg: dict[str, Any], now: int
         ) -> None: ...

@@ -235,6 +235,11 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         if self.status == OPEN and self.version != version:
             self._rearm(now)  # an open table lives on while something happens at it
 
+    def _answered(self, msg: dict[str, Any]) -> None:
+        """``msg`` (an act, a start, a resync) went through: its gateway's next view names
+        it (``applied``), and the gateway tells its client so, quoting the client's id."""
+        self._applied.setdefault(msg["gateway"], []).append(msg["id"])
+
     def _changed(self, msg: dict[str, Any] | None = None, *, visible: bool = True) -> None:
         if msg is not None:
             self.seen.add(msg["id"])
@@ -294,7 +299,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         events = self.game.apply(msg["seat"], action_from_dict(msg["action"]))
         seat.away = False
         self._not_idle(msg["seat"])
-        self._applied.setdefault(msg["gateway"], []).append(msg["id"])
+        self._answered(msg)
         self._after_game_change(events, msg, now)
 
     def _on_resync(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
@@ -304,6 +309,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 raise Refusal(wire.NOT_SEATED, "a seat's view needs its player")
             self._held(msg)
         self._requests.append((msg["gateway"], index))
+        self._answered(msg)
 
     def _on_watch(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         gateway = msg["gateway"]

@@ -81,8 +81,8 @@ OUTBOX: list[Message] = [
                 "array",
                 required=False,
                 items=MSG_ID,
-                doc="the ids of this gateway's `act` messages this view is the result of "
-                "(absent when none): tell each sender its action went through",
+                doc="the ids of this gateway's `act`, `start` and `resync` messages this "
+                "view answers (absent when none): tell each sender its request went through",
             ),
         },
     ),
