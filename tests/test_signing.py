@@ -73,6 +73,34 @@ def test_the_published_test_vector() -> None:
     assert sign(key, bytes.fromhex("81a17601")).hex() == "1434fe8ceca0a70632bf3bccb931f897"
 
 
+def test_the_guides_snippets_compute_the_test_vector_in_python_and_node() -> None:
+    """Issue 33, item 4: raw bytes or hex, which HMAC argument is the key: only the
+    vector told. The guide now shows both lines in two languages; run as written (Node
+    where it is installed: in CI, always), they give the vector it prints."""
+    import re
+    import subprocess
+    from pathlib import Path
+
+    from .servers import require_binary
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text()
+    block = re.search(r"In Python and in Node:\n\n```\n(.*?)```", guide, flags=re.S)
+    assert block is not None, "the guide's signing snippets"
+    python, node = block.group(1).strip().split("\n\n")
+    vector = re.search(r"gives the key\n?\s*`([0-9a-f]{64})`.*?signature\n?\s*`([0-9a-f]{32})`",
+                       guide, flags=re.S)  # fmt: skip
+    assert vector is not None
+    found: dict[str, object] = {"password": "pass-a", "m": bytes.fromhex("81a17601")}
+    exec("import hmac\n" + python, found)
+    assert (found["key"].hex(), found["s"].hex()) == vector.groups()  # type: ignore[attr-defined]
+    binary = require_binary("node")
+    script = ('const {createHmac} = require("node:crypto"); const password = "pass-a"; '
+              'const m = Buffer.from("81a17601", "hex");\n' + node +
+              '\nconsole.log(key.toString("hex"), Buffer.from(s).toString("hex"));')  # fmt: skip
+    said = subprocess.run([binary, "-e", script], capture_output=True, text=True, timeout=30)
+    assert said.stdout.split() == list(vector.groups()), said.stderr
+
+
 def test_an_entry_we_signed_is_checked_for_its_shape_any_other_field_by_field() -> None:
     """A worker decodes an entry signed with the internal key by its shape only (our
     code wrote it, from messages already checked); an entry signed by a gateway, or by

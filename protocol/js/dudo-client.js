@@ -68,7 +68,8 @@ export class DudoApi {
           body: body === undefined ? undefined : JSON.stringify(body),
         });
       } catch (err) {
-        if (!retry) throw err;
+        // The gateway unreachable is a DudoError too (code `unavailable`, no status).
+        if (!retry) throw new DudoError("unavailable", `${method} ${path}: ${err?.message ?? err}`);
         await sleep(500 * 2 ** attempt);
         continue;
       }
@@ -117,15 +118,19 @@ export class DudoApi {
 
 /**
  * One WebSocket, kept open: events `message` (every message as it arrives), `welcome`,
- * `view` (newer versions only), `left`,
+ * `view` (newer versions only; the requests it answers are settled before it fires), `left`,
  * `moved`, `tournament`, `lobby`, `error` (refusals nobody waits for), `state`
- * ("connecting" | "open" | "closed"). Each event's `detail` is the message.
+ * ("connecting" | "open" | "closed"), `dropped`, `reconnected` (welcomed again after a
+ * drop) and `gave_up` (its `retries` ran out). Each event's `detail` is the message.
  */
 export class DudoConnection extends EventTarget {
   /**
    * @param {string} base the gateway's http(s) URL
    * @param {string | null} token a seat, spectator or entrant token; null to watch the lobby only
-   * @param {{WebSocket?: typeof WebSocket, lobby?: boolean, maxBackoffMs?: number}} [options]
+   * @param {{WebSocket?: typeof WebSocket, lobby?: boolean, maxBackoffMs?: number, retries?: number, openTimeoutMs?: number}} [options]
+   *   `retries`: connection attempts in a row that may fail before it gives up (default: never);
+   *   `openTimeoutMs`: how long `open()` waits for the welcome. Giving up or timing out rejects
+   *   `open()` and every pending request with `DudoError("unavailable")`.
    */
   constructor(base, token, options = {}) {
     super();
@@ -134,6 +139,9 @@ export class DudoConnection extends EventTarget {
     this.WebSocket = options.WebSocket ?? globalThis.WebSocket;
     this.lobby = options.lobby ?? token === null;
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
+    this.maxRetries = options.retries ?? Infinity;
+    this.openTimeoutMs = options.openTimeoutMs ?? null;
+    this.dropped = false; // lost since the last welcome: the next one is a reconnect
     /** @type {View | null} */ this.view = null;
     /** @type {any} */ this.welcome = null;
     this.closed = false;
@@ -149,15 +157,30 @@ export class DudoConnection extends EventTarget {
     this.closed = false;
     const kind = this.token ? "welcome" : "lobby";
     const ready = new Promise((resolve, reject) => {
-      const stop = () => { this.removeEventListener(kind, done); this.removeEventListener("error", refused); };
+      let timer = null;
+      const stop = () => {
+        clearTimeout(timer);
+        this.removeEventListener(kind, done);
+        this.removeEventListener("error", refused);
+        this.removeEventListener("gave_up", gaveUp);
+      };
       const done = (e) => { stop(); resolve(e.detail); };
       const refused = (e) => {
         if (this.welcome || e.detail.code !== "unauthorized") return;
         stop();
         reject(new DudoError(e.detail.code, e.detail.message));
       };
+      const gaveUp = (e) => { stop(); reject(new DudoError("unavailable", e.detail)); };
+      if (this.openTimeoutMs !== null) {
+        timer = setTimeout(() => {
+          stop();
+          this.close();
+          reject(new DudoError("unavailable", `no welcome in ${this.openTimeoutMs} ms from ${this.url}`));
+        }, this.openTimeoutMs);
+      }
       this.addEventListener(kind, done);
       this.addEventListener("error", refused);
+      this.addEventListener("gave_up", gaveUp);
     });
     this.#connect();
     return ready;
@@ -193,6 +216,7 @@ export class DudoConnection extends EventTarget {
       if (socket.readyState !== 1) lost();
     }, 5000);
     let gone = false;
+    let opened = false;
     const lost = () => {
       clearTimeout(watchdog);
       if (gone || this.socket !== socket) return;
@@ -201,11 +225,19 @@ export class DudoConnection extends EventTarget {
       this.#emit("state", "closed");
       this.welcome = null;
       if (this.closed) return;
-      const delay = Math.min(this.maxBackoffMs, 250 * 2 ** this.retries++) * (0.5 + Math.random() / 2);
+      if (opened) {
+        this.dropped = true;
+        this.#emit("dropped", "the connection was lost");
+      } else if (++this.retries > this.maxRetries) {
+        this.#giveUp(`${this.retries} connection attempts failed in a row`);
+        return;
+      }
+      const delay = Math.min(this.maxBackoffMs, 250 * 2 ** this.retries) * (0.5 + Math.random() / 2);
       setTimeout(() => !this.closed && this.#connect(), delay);
     };
     socket.onopen = () => {
       clearTimeout(watchdog);
+      opened = true;
       this.retries = 0;
       this.#emit("state", "open");
       if (this.token) this.#send({ type: "hello", token: this.token, id: this.#id("h") });
@@ -214,6 +246,14 @@ export class DudoConnection extends EventTarget {
     socket.onmessage = (event) => this.#receive(JSON.parse(typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data)));
     socket.onclose = lost;
     socket.onerror = lost;
+  }
+
+  /** No more reconnecting: every pending request is rejected as `unavailable`. */
+  #giveUp(why) {
+    this.closed = true;
+    for (const [, p] of this.pending) p.reject(new DudoError("unavailable", why));
+    this.pending.clear();
+    this.#emit("gave_up", why);
   }
 
   #id(prefix) { return `${prefix}${Date.now().toString(36)}${(this.counter++).toString(36)}`; }
@@ -246,6 +286,10 @@ export class DudoConnection extends EventTarget {
     switch (msg.type) {
       case "welcome":
         this.welcome = msg;
+        if (this.dropped) { // (a welcome after a renumbering is not a reconnect)
+          this.dropped = false;
+          this.#emit("reconnected", msg);
+        }
         this.#emit("welcome", msg);
         // Requests the last connection left unanswered go again, with their ids.
         for (const [, p] of this.pending) this.#send(p.message);
@@ -253,12 +297,15 @@ export class DudoConnection extends EventTarget {
       case "view": {
         if (this.view && this.view.table === msg.table && msg.version < this.view.version) return;
         this.view = msg;
-        this.#emit("view", msg);
+        // The requests this view answers are settled first, then the view event fires: a
+        // handler that closes the connection on it (game over) no longer rejects the act
+        // whose view it is as `closed`.
         for (const [id, p] of this.pending) {
           const acked = p.kind === "act" && p.until !== undefined && msg.version >= p.until;
           const started = p.kind === "started" && msg.status !== "open";
           if (acked || started || p.kind === "view") this.#settle(id, msg);
         }
+        this.#emit("view", msg);
         break;
       }
       case "ack": {

@@ -100,3 +100,51 @@ test("an organizer's controls: pause, announce, kick, resume, cancel; a refusal 
   await assert.rejects(api.organize(made.tournament, made.token, "pause"),
     (err) => err instanceof DudoError && err.code === "tournament_over");
 });
+
+test("an act is settled before the view that shows it fires: closing on game over rejects nothing", async () => {
+  const seat = await api.createTable({ rules: { preset: "classic", start_dice: 1 }, seats: 2, bots: ["easy"], name: "Solo" });
+  const conn = new DudoConnection(BASE, seat.token);
+  await conn.open();
+  const settled = [];
+  let closedOnView = false;
+  // The README's pattern: close inside the view handler once the game is over.
+  conn.addEventListener("view", (e) => {
+    if (e.detail.status === "over") { closedOnView = true; conn.close(); }
+  });
+  while (conn.view?.status !== "over") {
+    const view = conn.view;
+    if (view?.game?.legal && view.game.turn === view.seat && view.status === "playing") {
+      settled.push(await conn.act(view.game.bids.length ? { type: "dudo" } : { type: "bid", quantity: 1, face: 2 }));
+    } else {
+      await new Promise((resolve) => conn.addEventListener("view", resolve, { once: true }));
+    }
+  }
+  assert.ok(closedOnView, "the game ended while we watched");
+  assert.ok(settled.length >= 1 && settled.every((v) => v.type === "view"));
+});
+
+test("reconnecting gives up after its retries; open() waits no longer than openTimeoutMs", async () => {
+  const net = await import("node:net");
+  const closed = net.createServer();
+  await new Promise((r) => closed.listen(0, "127.0.0.1", r));
+  const port = closed.address().port;
+  await new Promise((r) => closed.close(r)); // nothing listens there now
+  // A call to a gateway that is down: a DudoError like any other failure.
+  await assert.rejects(new DudoApi(`http://127.0.0.1:${port}`).tables(), (err) => err instanceof DudoError && err.code === "unavailable" && err.status === undefined);
+  const heard = [];
+  const down = new DudoConnection(`http://127.0.0.1:${port}`, "a-token", { retries: 2, maxBackoffMs: 200 });
+  down.addEventListener("gave_up", (e) => heard.push(e.detail));
+  await assert.rejects(down.open(), (err) => err instanceof DudoError && err.code === "unavailable");
+  assert.equal(heard.length, 1);
+  assert.match(heard[0], /3 connection attempts failed/);
+
+  const accepted = [];
+  const silent = net.createServer((socket) => accepted.push(socket)); // never answers the upgrade
+  await new Promise((r) => silent.listen(0, "127.0.0.1", r));
+  const started = Date.now();
+  const slow = new DudoConnection(`http://127.0.0.1:${silent.address().port}`, "a-token", { openTimeoutMs: 1000 });
+  await assert.rejects(slow.open(), (err) => err instanceof DudoError && err.code === "unavailable");
+  assert.ok(Date.now() - started < 4000);
+  for (const socket of accepted) socket.destroy();
+  silent.close();
+});
