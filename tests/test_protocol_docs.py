@@ -53,7 +53,7 @@ def test_the_reference_lists_every_client_message_and_http_call() -> None:
     part = DOC[DOC.index(BEGIN) : DOC.index(END)]
     for name in CLIENT_MESSAGES:
         assert f"#### `{name}`" in part, name
-    for call in ("GET /api/tables", "POST /api/tables", "/join", "/watch"):
+    for call in ("GET /api/tables", "POST /api/tables", "/join", "POST /api/quickplay", "/watch"):
         assert call in part, call
 
 

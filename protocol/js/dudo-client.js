@@ -88,6 +88,13 @@ export class DudoApi {
   createTable(body) { return this.call("POST", "/api/tables", body, IDEMPOTENT); }
   /** @param {string} table @param {{name: string, seat?: number, identity?: string, request?: string}} body */
   joinTable(table, body) { return this.call("POST", `/api/tables/${encodeURIComponent(table)}/join`, body, IDEMPOTENT); }
+  /**
+   * Quick play: a seat at an open table of `preset` (its rules exactly) and `seats` with one
+   * free, else a new one (`bots`: its bot seats); resolves with the seat's token and `created`.
+   * Not sent again by itself (a repeat could seat you at another table).
+   * @param {{name: string, preset?: string, seats?: number, bots?: Array<"easy"|"normal"|"hard">, identity?: string}} body
+   */
+  joinOrCreate(body) { return this.call("POST", "/api/quickplay", { preset: "classic", seats: 4, ...body }); }
   /** @param {string} table */
   watchTable(table) { return this.call("POST", `/api/tables/${encodeURIComponent(table)}/watch`, {}); }
   tournaments() { return this.call("GET", "/api/tournaments"); }

@@ -10,6 +10,7 @@ from typing import Any
 
 import aiohttp
 import msgpack
+import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
@@ -196,6 +197,45 @@ def test_a_start_and_a_resync_are_answered_quoting_their_ids(served: str) -> Non
             again = await a.receive()
             assert again["type"] == "view" and again["version"] == begun["version"]
             await a.close()
+
+    run(scenario())
+
+
+def test_quick_play_fills_a_fitting_open_table_then_makes_another(served: str) -> None:
+    """Issue 33: `join_or_create` (POST /api/quickplay) sits people at an open table of
+    the preset and size, the fullest first, never at one whose rules differ; a table
+    filled (its game begun) is not chosen; none fitting, a table is made."""
+    from dudo.client import DudoApi, DudoError
+
+    async def scenario() -> None:
+        async with DudoApi(served) as api:
+            # A preset and size no open table of earlier tests here has (the lobby is the
+            # shared Redis server's).
+            lobby = (await api.tables())["tables"]
+            preset, seats = next(
+                (preset, seats) for seats in (3, 5, 6) for preset in ("lizumo", "cacho")
+                if not any(t["preset"] == preset and t["seats"] == seats for t in lobby)
+            )  # fmt: skip
+            # Somebody's table of the same preset and size but other rules: never chosen.
+            other = await api.create_table(
+                rules={"preset": preset, "start_dice": 2}, seats=seats, name="Eve"
+            )
+            ana = await api.join_or_create("Ana", preset=preset, seats=seats)
+            assert ana["created"] is True and ana["table"] != other["table"]
+            others = [await api.join_or_create(n, preset=preset, seats=seats)
+                      for n in ("Ben", "Cleo", "Dora", "Emil", "Finn")[: seats - 1]]  # fmt: skip
+            assert [o["created"] for o in others] == [False] * (seats - 1)
+            assert {o["table"] for o in others} == {ana["table"]}
+            assert {ana["seat"], *(o["seat"] for o in others)} == set(range(seats))
+            dan = await api.join_or_create("Dan", preset=preset, seats=seats, bots=["easy"])
+            assert dan["created"] is True and dan["table"] not in (ana["table"], other["table"])
+            listed = {t["table"]: t for t in (await api.tables())["tables"]}
+            assert listed[dan["table"]]["bots"] == 1 and listed[ana["table"]]["taken"] == seats
+            wrongs = (({"preset": "nonsense"}, "bad_rules"), ({"seats": 9}, "bad_message"))
+            for wrong, code in wrongs:
+                with pytest.raises(DudoError) as refused:
+                    await api.join_or_create("Zed", **wrong)
+                assert (refused.value.code, refused.value.status) == (code, 400)
 
     run(scenario())
 

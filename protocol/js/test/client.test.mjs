@@ -148,3 +148,14 @@ test("reconnecting gives up after its retries; open() waits no longer than openT
   for (const socket of accepted) socket.destroy();
   silent.close();
 });
+
+test("quick play: a seat at a fitting table or a new one, and a token that says hello", async () => {
+  const seat = await api.joinOrCreate({ name: "Quick", preset: "cacho", seats: 6 });
+  assert.equal(typeof seat.created, "boolean");
+  const conn = new DudoConnection(BASE, seat.token, { openTimeoutMs: 10000 });
+  const welcome = await conn.open();
+  assert.equal(welcome.table, seat.table);
+  assert.equal(welcome.seat, seat.seat);
+  conn.close();
+  await assert.rejects(api.joinOrCreate({ name: "Quick", seats: 9 }), (err) => err instanceof DudoError && err.code === "bad_message" && err.status === 400);
+});

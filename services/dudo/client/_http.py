@@ -106,6 +106,16 @@ class DudoApi:
         """``name``, ``seat``, ``identity``."""
         return await self.call("POST", f"/api/tables/{quote(table)}/join", body, idempotent=True)
 
+    async def join_or_create(
+        self, name: str, preset: str = "classic", seats: int = 4, **body: Any
+    ) -> dict[str, Any]:
+        """Quick play: a seat at an open table of ``preset`` (its rules exactly) and
+        ``seats`` with one free, else a new one (``bots``: its bot seats); the seat's
+        token back, with ``created``. Not sent again by itself (a repeat could seat you
+        at another table): after ``timeout``/``unavailable``, hello with the claim token."""
+        body = {"name": name, "preset": preset, "seats": seats, **body}
+        return await self.call("POST", "/api/quickplay", body)
+
     async def watch_table(self, table: str) -> dict[str, Any]:
         return await self.call("POST", f"/api/tables/{quote(table)}/watch", {})
 

@@ -63,6 +63,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 web.get("/api/tables", self.list_tables),
                 web.post("/api/tables", self.create_table),
                 web.post("/api/tables/{table}/join", self.join_table),
+                web.post("/api/quickplay", self.quick_play),
                 web.post("/api/tables/{table}/watch", self.watch_table),
                 web.get("/api/tournaments", self.list_tournaments),
                 web.get("/api/leaderboard", self.leaderboard),

@@ -19,7 +19,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from .. import wire
-from ..engine import Rules, RulesConfigError
+from ..engine import Rules, RulesConfigError, rules_dict
 from ..infra.buckets import PerKey
 from ..infra.service import REDIS_DOWN
 from ..wire import keys
@@ -41,6 +41,7 @@ STATIC_FILES = {p.name: p for p in STATIC.iterdir() if p.is_file() and p.name no
 # still answers offline); the worker's own script must never be kept stale.
 NO_CACHE = {"Cache-Control": "no-cache"}
 _EXISTS = (wire.DUPLICATE, wire.TABLE_EXISTS)  # a create that was applied before
+QUICK_TRIES = 3  # quick play: tables tried (taken meanwhile: 409) before one is made
 
 
 class HttpApi(GatewayState):
@@ -113,13 +114,9 @@ class HttpApi(GatewayState):
             Rules.from_dict(rules)
         except RulesConfigError as exc:
             return error_response(400, wire.BAD_RULES, str(exc))
-        seats, bots = body.get("seats", 4), body.get("bots", [])
-        if not isinstance(seats, int) or isinstance(seats, bool) or not 2 <= seats <= 6:
-            return error_response(400, wire.BAD_MESSAGE, "seats must be 2..6")
-        if not isinstance(bots, list) or not all(b in wire.BOT_LEVELS for b in bots):
-            return error_response(400, wire.BAD_MESSAGE, f"bots must be levels {wire.BOT_LEVELS}")
-        if len(bots) >= seats:
-            return error_response(400, wire.BAD_MESSAGE, "leave at least one seat for people")
+        seats, bots, refused = seating_of(body)
+        if refused is not None:
+            return refused
         name = body.get("name")
         if name is not None:
             name, refused = name_of(name)
@@ -128,6 +125,20 @@ class HttpApi(GatewayState):
         key, refused = read_credentials(request, body)
         if refused is not None:
             return refused
+        return await self._create(rules, seats, bots, name, body, key)
+
+    async def _create(
+        self,
+        rules: dict[str, Any],
+        seats: int,
+        bots: list[str],
+        name: str | None,
+        body: dict[str, Any],
+        key: str | None,
+        extra: dict[str, Any] | None = None,
+    ) -> web.Response:
+        """Create a table (checked already); with ``name`` its creator sits (201 with the
+        seat's token, and ``extra`` in the body)."""
         # With a request key, a retry (through any gateway of this app) names the same
         # table and player: the create is then refused as a duplicate, the join finds
         # its seat. Without one the creator's join still gets a key of our own, so a
@@ -187,7 +198,7 @@ class HttpApi(GatewayState):
         result: dict[str, Any] = {"table": table}
         if name:
             result.update(seat=answer["seat"], player=answer["player"], token=answer["token"])
-        return web.json_response(result, status=201)
+        return web.json_response({**result, **(extra or {})}, status=201)
 
     async def join_table(self, request: web.Request) -> web.Response:
         """Body: ``{name, seat?}``: take a seat; returns the seat and its token."""
@@ -209,6 +220,18 @@ class HttpApi(GatewayState):
         key, refused = read_credentials(request, body)
         if refused is not None:
             return refused
+        return await self._join(table, name, seat, body, key)
+
+    async def _join(
+        self,
+        table: str,
+        name: str,
+        seat: int | None,
+        body: dict[str, Any],
+        key: str | None,
+        extra: dict[str, Any] | None = None,
+    ) -> web.Response:
+        """Take a seat at ``table`` (checked already): 200 with its token (and ``extra``)."""
         # With a request key (or an identity), a retry names the same player: it finds
         # its seat. Without, a key of our own: a late answer can still be claimed.
         credential = credential_of(body, key)
@@ -236,7 +259,47 @@ class HttpApi(GatewayState):
                 "seat": answer["seat"],
                 "player": answer["player"],
                 "token": answer["token"],
+                **(extra or {}),
             }
+        )
+
+    async def quick_play(self, request: web.Request) -> web.Response:
+        """Body: ``{preset, seats, name, bots?}``: a seat at an open table of that preset
+        (its rules as the preset has them) and size with a seat free, the fullest first;
+        else a new such table with ``bots`` bot seats, the caller seated. The answer is
+        a join's or a create's, with ``created``."""
+        refused = self._too_fast(self.joins, request, "joins")
+        if refused is not None:
+            return refused
+        body = await json_body(request)
+        preset = body.get("preset", "classic")
+        try:
+            wanted = rules_dict(Rules.from_dict({"preset": preset}))
+        except RulesConfigError as exc:
+            return error_response(400, wire.BAD_RULES, str(exc))
+        seats, bots, refused = seating_of(body)
+        if refused is not None:
+            return refused
+        name, refused = name_of(body.get("name"))
+        if refused is not None:
+            return refused
+        key, refused = read_credentials(request, body)
+        if refused is not None:
+            return refused
+        assert self.link is not None
+        tables = await self.link.open_tables()
+        fitting = [
+            (entry["taken"], table) for table, entry in tables.items()
+            if entry.get("status") == "open" and entry.get("rules") == wanted
+            and entry.get("seats") == seats
+            and entry["seats"] - entry["taken"] - len(entry.get("wants_bots") or ()) > 0
+        ]  # fmt: skip
+        for _, table in sorted(fitting, key=lambda t: (-t[0], t[1]))[:QUICK_TRIES]:
+            answer = await self._join(table, name, None, body, key, {"created": False})
+            if answer.status not in (404, 409):  # seated, or a failure others would share
+                return answer
+        return await self._create(
+            {"preset": preset}, seats, bots, name, body, key, {"created": True}
         )
 
     def _new_id(self, kind: str, key: str | None) -> str:
@@ -317,3 +380,17 @@ class HttpApi(GatewayState):
         response = error_response(429, wire.RATE_LIMITED, f"too many {what} from your address")
         response.headers["Retry-After"] = str(max(1, round(bucket.wait())))
         return response
+
+
+def seating_of(body: dict[str, Any]) -> tuple[int, list[str], web.Response | None]:
+    """A create's (or quick play's) ``seats`` (2..6, default 4) and ``bots`` (levels,
+    fewer than the seats), or the refusal."""
+    seats, bots = body.get("seats", 4), body.get("bots", [])
+    if not isinstance(seats, int) or isinstance(seats, bool) or not 2 <= seats <= 6:
+        return 0, [], error_response(400, wire.BAD_MESSAGE, "seats must be 2..6")
+    if not isinstance(bots, list) or not all(b in wire.BOT_LEVELS for b in bots):
+        refused = error_response(400, wire.BAD_MESSAGE, f"bots must be levels {wire.BOT_LEVELS}")
+        return 0, [], refused
+    if len(bots) >= seats:
+        return 0, [], error_response(400, wire.BAD_MESSAGE, "leave at least one seat for people")
+    return seats, bots, None

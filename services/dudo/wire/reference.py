@@ -18,7 +18,7 @@ BEGIN = (
     " do not edit by hand -->"
 )
 END = "<!-- reference: end -->"
-HTTP_OPERATIONS = ("listTables", "createTable", "joinTable", "watchTable")
+HTTP_OPERATIONS = ("listTables", "createTable", "joinTable", "quickPlay", "watchTable")
 SKIPPED = ("v", "type")  # every message has them: said once, above the tables
 
 
