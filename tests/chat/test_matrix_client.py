@@ -227,3 +227,31 @@ def test_a_line_said_while_a_message_is_being_sent_is_not_lost_with_it() -> None
         assert [c["body"] for _, c in api.sent] == ["one", "two"]
 
     asyncio.run(scenario())
+
+
+def test_a_room_it_may_not_join_is_skipped_and_the_others_are_played() -> None:
+    """One configured room refusing the bot (invite-only, banned) once kept the whole
+    gateway from syncing, and a 403 logged it out (a password login made a new device
+    at every retry)."""
+    from mautrix.errors import MForbidden
+
+    async def scenario() -> None:
+        matrix, api, _ = client()
+        matrix.wanted = ["#closed:example.org", ROOM]
+        matrix.room_ids, matrix.names = {}, {}
+
+        async def join_room(room: str, **_: Any) -> str:
+            if room == "#closed:example.org":
+                raise MForbidden(403, "You are not invited to this room.")
+            return ROOM_ID
+
+        async def members(room_id: str) -> dict[str, Any]:
+            return {}
+
+        api.join_room = join_room  # type: ignore[method-assign]
+        api.get_joined_members = members  # type: ignore[method-assign,assignment]
+        api.api = type("HTTP", (), {"token": "t"})()  # type: ignore[attr-defined]
+        await matrix._connect()
+        assert matrix.room_ids == {ROOM: ROOM_ID} and api.api.token == "t"  # type: ignore[attr-defined]
+
+    asyncio.run(scenario())

@@ -244,7 +244,7 @@ class MatrixClient:
                 except asyncio.CancelledError:
                     raise
                 except (*NETWORK_ERRORS, MatrixRequestError) as exc:
-                    if isinstance(exc, MatrixRequestError) and exc.http_status in (401, 403):
+                    if isinstance(exc, MatrixRequestError) and exc.http_status == 401:
                         self.api.api.token = ""  # logged out (a password logs in again)
                     self.registered, lost = False, True
                     log.warning("matrix_lost", error=str(exc) or type(exc).__name__)
@@ -276,7 +276,13 @@ class MatrixClient:
                 identifier=self.user_id, password=self.password, device_name="dudo"
             )  # fmt: skip
         for wanted in self.wanted:
-            room_id = await self.api.join_room(wanted, max_retries=0)
+            try:
+                room_id = await self.api.join_room(wanted, max_retries=0)
+            except MatrixRequestError as exc:  # not ours to join (yet): the others play on
+                if exc.http_status in (401, 429) or exc.http_status >= 500:
+                    raise
+                log.warning("matrix_room_refused", room=wanted, error=str(exc))
+                continue
             self.room_ids[wanted], self.names[room_id] = room_id, wanted
             # Who is who now: a sync resumed from a stored token brings only what changed.
             members = await self.api.get_joined_members(room_id)
