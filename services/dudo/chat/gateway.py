@@ -108,6 +108,7 @@ class ChatGateway(StreamSide):
         self.log = log.bind(gateway=settings.gateway_id)
         self._init_streams()
         self._seeded: tuple[str, int] | None = None  # (event, ids made) while one is heard
+        self._sending: set[asyncio.Future[None]] = set()  # inbox writes not yet done
         if settings.transport == "matrix":
             self.chat: IrcClient | MatrixClient = self._matrix(settings)
         else:
@@ -159,6 +160,7 @@ class ChatGateway(StreamSide):
             on_renamed=lambda user, room: self._emit(self.rooms.renamed(user, room)),
             on_back=lambda: self._emit(self.rooms.reconnected()),
             welcome=lambda user: say("matrix_private", settings.lang, where=self._where_dice(user)),
+            written=self._written,
         )
         self.rooms = Rooms(
             settings.channels,
@@ -367,8 +369,17 @@ class ChatGateway(StreamSide):
                 self.chat.board(channel, text, round_)
         if out.send and self.link is not None:
             sent = self.link.send_soon(*out.send)
+            self._sending.add(sent)
+            sent.add_done_callback(self._sending.discard)
             if reply_to is not None:
                 sent.add_done_callback(lambda f: self._sent(f, reply_to))
+
+    async def _written(self) -> None:
+        """Until what was heard so far is in the inboxes (or failed, and was said so):
+        Matrix moves its stored sync token past a batch only then, so a kill in between
+        makes it hear the batch again rather than lose it."""
+        if self._sending:
+            await asyncio.wait(list(self._sending), timeout=30)
 
     def _sent(self, future: asyncio.Future[None], reply_to: tuple[str, str]) -> None:
         if future.cancelled() or future.exception() is None:

@@ -7,7 +7,8 @@ this module is what a game service needs around it, the Matrix twin of
 - **sync that resumes**: ``/sync`` long-polls from a token (``since``) the gateway stores
   with its memory; killed and started again, it reads on from the stored token, so what
   was typed while it was down is heard (a line heard twice makes the same message ids,
-  and the table refuses the copy as a duplicate: :mod:`dudo.chat.gateway`). The very
+  and the table refuses the copy as a duplicate: :mod:`dudo.chat.gateway`); a batch's
+  token is taken as read only once the inbox writes its events caused are done. The very
   first sync of an account reads the rooms' state only, never their history of commands;
 - **reconnecting** with backoff when the homeserver is unreachable, and ``on_back`` once
   it answers again (a move typed meanwhile may never have reached it);
@@ -43,7 +44,7 @@ import html
 import json
 import re
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import structlog
@@ -112,6 +113,7 @@ class MatrixClient:
         on_renamed: Callable[[str, str], None] = lambda user, room: None,
         on_back: Callable[[], None] = lambda: None,
         welcome: Callable[[str], str] = lambda user: "",
+        written: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.homeserver, self.token = homeserver, token or ""
         self.api: ClientAPI  # made in run(): its HTTP session belongs to the running loop
@@ -120,6 +122,9 @@ class MatrixClient:
         self.wanted = list(rooms)  # as configured: an alias or a room id
         self.on_message, self.on_gone, self.on_came = on_message, on_gone, on_came
         self.on_renamed, self.on_back, self.welcome = on_renamed, on_back, welcome
+        # Awaited after a sync's events are handled, before its token is taken as read:
+        # the gateway's inbox writes for them are done by then.
+        self.written = written
         self.bucket = Bucket(messages_per_s, burst)
         self.queue: deque[tuple[str, str]] = deque()  # (target, text), in order
         self.dropped = 0
@@ -234,6 +239,8 @@ class MatrixClient:
                             filter_id=SYNC_FILTER,  # type: ignore[arg-type]
                         )  # fmt: skip
                         await self._handle(data, history=first)
+                        if self.written is not None:
+                            await self.written()
                         self.since, first = data["next_batch"], False
                         if not self.registered:
                             self.registered = True
