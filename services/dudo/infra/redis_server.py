@@ -49,7 +49,7 @@ def find_binary(name: str = "redis-server") -> tuple[str, str] | None:
     which an activated virtualenv puts first) is passed over for the system's: the
     bundled one is Redis 6.2, end of life, without ACL selectors."""
     bundled = bundled_binary(name)
-    for folder in os.environ.get("PATH", "").split(os.pathsep):
+    for folder in os.get_exec_path():  # PATH, as exec would read it
         found = shutil.which(name, path=folder) if folder else None
         if found and not _same_file(found, bundled):
             return found, "PATH"
