@@ -7,6 +7,7 @@ import random
 import urllib.error
 import urllib.request
 
+import pytest
 import redis
 
 from dudo.infra.service import Backoff, Health, run_until_stopped
@@ -113,3 +114,45 @@ def test_gateway_act_ids_never_collide_and_always_fit() -> None:
             )
         )
     assert _act_id(player, "short") == f"{player}.short"
+
+
+def test_an_outbox_read_that_never_returns_is_abandoned_and_tried_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A CI run once left a web gateway not ready for good after an 8 s Redis outage: its
+    outbox reader logged the failure and never again (no `outbox_read_recovered`), as if
+    a read had never returned. A read is now abandoned after READ_DEADLINE_S."""
+    import asyncio
+
+    from dudo.link import side
+    from dudo.link.side import StreamSide
+
+    monkeypatch.setattr(side, "READ_DEADLINE_S", 0.2)
+    reads: list[str] = []
+
+    class Reader:
+        async def read(self, block_ms: int, count: int) -> list[dict[str, object]]:
+            reads.append("read")
+            if len(reads) == 1:
+                await asyncio.sleep(3600)  # stuck for good
+            return []
+
+    class Side(StreamSide):
+        async def _dispatch(self, msg: dict[str, object]) -> None: ...
+
+    async def scenario() -> None:
+        gateway = Side()
+        gateway._init_streams()
+        gateway.reader = Reader()  # type: ignore[assignment]
+        said: list[str] = []
+        gateway.log = type("Log", (), {  # type: ignore[attr-defined]
+            "warning": lambda self, event, **_: said.append(event),
+            "info": lambda self, event, **_: said.append(event),
+        })()
+        task = asyncio.create_task(gateway._read_outbox())
+        await asyncio.sleep(1.0)
+        task.cancel()
+        assert len(reads) >= 2 and gateway.reader_ok_at > 0  # read again, and it worked
+        assert said[:2] == ["outbox_read_failed", "outbox_read_recovered"]
+
+    asyncio.run(scenario())

@@ -29,6 +29,7 @@ from .link import AsyncGatewayLink
 
 WORKER_SILENCE_MS = 3000  # a worker whose heartbeat is older does not count as live
 READER_STALE_S = 5.0  # an outbox reader silent for longer is not reading (readiness)
+READ_DEADLINE_S = 15.0  # an outbox read (a 1 s block) not back by then is abandoned
 
 
 class StreamSide:
@@ -166,7 +167,11 @@ class StreamSide:
         down_since: float | None = None
         while True:
             try:
-                messages = await self.reader.read(block_ms=1000, count=200)
+                # A read that never returns (a call stuck on a connection Redis dropped
+                # mid-outage) must not stall the reader for good: abandoned, tried again.
+                messages = await asyncio.wait_for(
+                    self.reader.read(block_ms=1000, count=200), READ_DEADLINE_S
+                )
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
