@@ -197,8 +197,7 @@ export class DudoConnection extends EventTarget {
   close() {
     this.closed = true;
     this.socket?.close();
-    for (const [, p] of this.pending) p.reject(new DudoError("closed", "the connection was closed"));
-    this.pending.clear();
+    this.#rejectPending(new DudoError("closed", "the connection was closed"));
   }
 
   /** Act for the seat; resolves with the view that shows the action, rejects with a DudoError. @param {Action} action @returns {Promise<View>} */
@@ -258,9 +257,14 @@ export class DudoConnection extends EventTarget {
   /** No more reconnecting: every pending request is rejected as `unavailable`. */
   #giveUp(why) {
     this.closed = true;
-    for (const [, p] of this.pending) p.reject(new DudoError("unavailable", why));
-    this.pending.clear();
+    this.#rejectPending(new DudoError("unavailable", why));
     this.#emit("gave_up", why);
+  }
+
+  /** Every pending request rejects with `error`. */
+  #rejectPending(error) {
+    for (const [, p] of this.pending) p.reject(error);
+    this.pending.clear();
   }
 
   #id(prefix) { return `${prefix}${Date.now().toString(36)}${(this.counter++).toString(36)}`; }

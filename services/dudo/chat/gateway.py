@@ -116,15 +116,7 @@ class ChatGateway(StreamSide):
 
     def _irc(self, settings: ChatSettings) -> IrcClient:
         network = settings.network or settings.server
-        self.rooms = Rooms(
-            settings.channels,
-            message=self._message,
-            identity_of=lambda account: self._identity(network, account),
-            new_id=self._new_id,
-            lang=settings.lang,
-            turn_seconds=settings.turn_seconds,
-            network=network,
-        )
+        self.rooms = self._rooms(network, network=network)
         self._init_service("irc")
         return IrcClient(
             settings.server,
@@ -162,13 +154,8 @@ class ChatGateway(StreamSide):
             welcome=lambda user: say("matrix_private", settings.lang, where=self._where_dice(user)),
             written=self._written,
         )
-        self.rooms = Rooms(
-            settings.channels,
-            message=self._message,
-            identity_of=lambda account: self._identity("matrix", account),
-            new_id=self._new_id,
-            lang=settings.lang,
-            turn_seconds=settings.turn_seconds,
+        self.rooms = self._rooms(
+            "matrix",
             name_of=lambda user: name_of(client.name_of(user)),
             where=lambda room: f"{room} on Matrix" if room.startswith("#") else "a Matrix room",
             id_prefix="mx",
@@ -176,6 +163,20 @@ class ChatGateway(StreamSide):
         )
         self._init_service("matrix")
         return client
+
+    def _rooms(self, accounts: str, **chat: Any) -> Rooms:
+        """The rooms of either chat: ``accounts`` names the chat's accounts in identities
+        (``<accounts>:<account>``); ``chat``, what differs between the chats."""
+        settings = self.settings
+        return Rooms(
+            settings.channels,
+            message=self._message,
+            identity_of=lambda account: self._identity(accounts, account),
+            new_id=self._new_id,
+            lang=settings.lang,
+            turn_seconds=settings.turn_seconds,
+            **chat,
+        )
 
     def _where_dice(self, user: str) -> str:
         """The rooms whose table ``user`` plays (for the first line of their dice room)."""
@@ -185,7 +186,7 @@ class ChatGateway(StreamSide):
     def _new_id(self) -> str:
         """A new message or table id: made from the event being heard, where the chat
         says which (Matrix: the same ids when a restart hears it again), else random."""
-        heard = getattr(self.chat, "heard", None) if hasattr(self, "chat") else None
+        heard = self.chat.heard
         if heard is None:
             return secrets.token_urlsafe(9).replace("_", "-")
         if self._seeded is None or self._seeded[0] != heard:

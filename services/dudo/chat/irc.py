@@ -145,6 +145,9 @@ class IrcClient:
         self.pacer = Pacer(lines_per_s, burst)
         self.queue: deque[tuple[str, str]] = deque()  # (target, text), in order
         self.registered = False  # welcomed by the server (and channels asked for)
+        # The line being heard, for ids made from it (Matrix's replays): IRC never
+        # hears a line twice, so its ids are random.
+        self.heard: str | None = None
         self.joined: set[str] = set()
         self._wake = asyncio.Event()
         self._down = asyncio.Event()

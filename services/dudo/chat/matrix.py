@@ -411,13 +411,10 @@ class MatrixClient:
                     await self._put_board(target[6:], *json.loads(text))
                 else:
                     await self._send(target, text)
-            except MLimitExceeded:
-                self.queue.appendleft((target, text))
-                await asyncio.sleep(backoff.next())
-                continue
             except (*NETWORK_ERRORS, MatrixRequestError) as exc:
-                log.warning("matrix_send_failed", target=target, error=str(exc))
-                if isinstance(exc, NETWORK_ERRORS):  # said again once the homeserver answers
+                if not isinstance(exc, MLimitExceeded):
+                    log.warning("matrix_send_failed", target=target, error=str(exc))
+                if isinstance(exc, (MLimitExceeded, *NETWORK_ERRORS)):  # said again later
                     self.queue.appendleft((target, text))
                     await asyncio.sleep(backoff.next())
                     continue
@@ -464,11 +461,10 @@ class MatrixClient:
         content["m.mentions"] = {}
         if board is not None and board[2] == round_ and board[1] != text:
             edit = {
-                **{k: v for k, v in content.items() if k != "m.mentions"},
+                **content,
                 "body": f"* {content['body']}",
                 "m.new_content": content,
                 "m.relates_to": {"rel_type": "m.replace", "event_id": board[0]},
-                "m.mentions": {},
             }
             await self.api.send_message_event(room_id, EventType.ROOM_MESSAGE, edit)
             board[1] = text

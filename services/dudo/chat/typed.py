@@ -172,11 +172,9 @@ class Typed:
         """``!new [preset] [bots N] [dice D] [clock S] [odds] [dir]``: a table for this
         channel, its opener seated. Refused while a game here goes on with a player of
         ours still in the channel; a table nobody here plays any more is left behind."""
-        left_behind = Output()
-        if room.table is not None and room.status != "over":
-            if room.nicks:
-                return Output([(room.channel, say("table_busy", room.lang, table=room.table))])
-            left_behind = self._leave_behind(room)
+        busy = self._busy(room)
+        if busy is not None:
+            return busy
         preset, bots = asked["preset"] or DEFAULT_PRESET, asked["bots"]
         clock = self.turn_seconds if asked.get("clock") is None else asked["clock"]
         wanted: dict[str, Any] = {"preset": preset, "turn_seconds": clock}
@@ -193,12 +191,9 @@ class Typed:
         seats = min(MAX_SEATS, rules.max_players)
         if not 0 <= bots < seats:
             return self._refused(room, nick, wire.BAD_RULES, f"bots: 0..{seats - 1}")
-        if room.table is not None:
-            self.by_table.pop(room.table, None)
         table = f"{self.id_prefix}{self.new_id()}"[:20]
         fresh = Room(room.channel, room.lang, table, None, nick, preset, bots)
-        self.rooms[fold(room.channel)] = fresh
-        self.by_table[table] = fresh
+        out = self._replace_table(room, fresh)
         plan = [{"kind": "open"}] * (seats - bots) + [{"kind": "bot", "level": "normal"}] * bots
         # The host: the player the opener's join names (the same identity or request key).
         key = f"open-{self.new_id()}-{self.new_id()}"
@@ -211,16 +206,17 @@ class Typed:
             self._expect(msg["id"], fresh.channel, nick, account)
         self.creates[create["id"]] = table
         self.joins[join["id"]] = table
-        left_behind.send += [create, join, watch]
-        return left_behind
+        out.send += [create, join, watch]
+        return out
 
     def _take_up(self, room: Room, nick: str, table: str, account: str | None) -> Output:
         """``!join TABLE``: a table opened elsewhere (another channel, another app: its id
         as the lobby shows it) is played in this room from now on, and this person sits
         at it. Refused as ``!new`` is while this room's game goes on; a table another of
         our rooms plays stays there (a table is one room's, for its lines)."""
-        if room.table is not None and room.status != "over" and room.nicks:
-            return Output([(room.channel, say("table_busy", room.lang, table=room.table))])
+        busy = self._busy(room)
+        if busy is not None:
+            return busy
         elsewhere = self.by_table.get(table)
         if elsewhere is not None and elsewhere is not room:
             line = say("table_elsewhere", room.lang, who=nick, table=table)
@@ -231,18 +227,31 @@ class Typed:
             wire.validate(watch)  # a table id as the protocol has them, or nothing changes
         except wire.WireError as exc:
             return self._refused(room, nick, exc.code, exc.message)
-        live = room.table is not None and room.status != "over"
-        out = self._leave_behind(room) if live else Output()
-        if room.table is not None:
-            self.by_table.pop(room.table, None)
-        self.rooms[fold(room.channel)] = fresh
-        self.by_table[table] = fresh
+        out = self._replace_table(room, fresh)
         join = self._msg(fresh, "join", name=self.name_of(nick), **self._credential(account))
         self._expect(join["id"], fresh.channel, nick, account)
         self.joins[join["id"]] = table
         self.creates[join["id"]] = table  # refused (no such table): the room has none again
         out.lines.append((room.channel, say("taken_up", room.lang, table=table)))
         out.send += [watch, join]
+        return out
+
+    def _busy(self, room: Room) -> Output | None:
+        """``table_busy`` while this room's game goes on with a player of ours in it."""
+        if room.table is not None and room.status != "over" and room.nicks:
+            return Output([(room.channel, say("table_busy", room.lang, table=room.table))])
+        return None
+
+    def _replace_table(self, room: Room, fresh: Room) -> Output:
+        """The channel plays ``fresh``'s table from now on; a game it played that nobody
+        here plays any more is left behind (:meth:`_leave_behind`)."""
+        live = room.table is not None and room.status != "over"
+        out = self._leave_behind(room) if live else Output()
+        if room.table is not None:
+            self.by_table.pop(room.table, None)
+        assert fresh.table is not None
+        self.rooms[fold(room.channel)] = fresh
+        self.by_table[fresh.table] = fresh
         return out
 
     def _leave_behind(self, room: Room) -> Output:

@@ -311,6 +311,11 @@ def _chat_arguments(
     )
 
 
+def _gateway_id(where: str) -> str:
+    """A chat gateway's default id, from where it plays (an id's characters only)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "-", where)[:64]
+
+
 def _chat_settings(args: argparse.Namespace, command: str) -> dict[str, Any]:
     """The chat gateways' common settings, from ``_chat_arguments``."""
     if args.redis != args.env.redis_url and "@" in args.redis:
@@ -353,10 +358,9 @@ def _matrix(args: argparse.Namespace) -> int:
         token=args.env.matrix_token,
         password=args.env.matrix_password,
         channels=args.room,
-        network="matrix",
         identity_key=args.env.matrix_identity_key,
         nick_lines_per_s=args.user_lines_per_s,
-        gateway_id=args.id or re.sub(r"[^A-Za-z0-9_-]", "-", f"matrix-{server}")[:64],
+        gateway_id=args.id or _gateway_id(f"matrix-{server}"),
     )
     return _run_gateway("matrix", run, settings, args.env)
 
@@ -390,7 +394,7 @@ def _irc(args: argparse.Namespace) -> int:
         network=args.network,
         identity_key=args.env.irc_identity_key,
         nick_lines_per_s=args.nick_lines_per_s,
-        gateway_id=args.id or re.sub(r"[^A-Za-z0-9_-]", "-", f"irc-{host}")[:64],
+        gateway_id=args.id or _gateway_id(f"irc-{host}"),
     )
     return _run_gateway("irc", run, settings, args.env)
 

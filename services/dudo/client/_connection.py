@@ -91,10 +91,7 @@ class DudoConnection:
     async def close(self) -> None:
         """Close for good: no reconnect; unanswered requests raise ``DudoError("closed")``."""
         self.closed = True
-        for pending in self._pending.values():
-            if not pending.future.done():
-                pending.future.set_exception(DudoError("closed", "the connection was closed"))
-        self._pending.clear()
+        self._fail_pending(DudoError("closed", "the connection was closed"))
         if self._ws is not None:
             await self._ws.close()
         if self._task is not None:
@@ -218,11 +215,15 @@ class DudoConnection:
         error = DudoError("unavailable", why)
         if self._ready is not None and not self._ready.done():
             self._ready.set_exception(error)
+        self._fail_pending(error)
+        self.on_event("gave_up", why)
+
+    def _fail_pending(self, error: DudoError) -> None:
+        """Every unanswered request raises ``error``."""
         for pending in self._pending.values():
             if not pending.future.done():
                 pending.future.set_exception(error)
         self._pending.clear()
-        self.on_event("gave_up", why)
 
     async def _receive(self, msg: dict[str, Any]) -> None:
         if self.on_message is not None:

@@ -77,7 +77,6 @@ class _Server:
             raise SystemExit("dudo conformance client needs redis-server on PATH")
         # Three ports: Redis, the server, the proxy the client connects through; from
         # ``ports`` when the developer names a range (else the kernel's choice).
-        self.ports = ports
         self.redis = RedisServer(found[0], folder / "redis", port=free_port(ports))
         self.port = free_port(ports, taken=(self.redis.port,))
         self.proxy_port = free_port(ports, taken=(self.redis.port, self.port))
