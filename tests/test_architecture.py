@@ -59,7 +59,9 @@ def _names(text: str) -> set[str]:
 # docs/architecture.md's "Layers" points here.
 LAYERS: dict[str, set[str]] = {
     "engine": set(),  # the rules of one game: pure
-    "client": set(),  # the official Python client: aiohttp only, nothing of ours
+    # the official Python client, dudo_client (protocol/python, its own package on PyPI):
+    # aiohttp and msgspec only, nothing of ours
+    "client": set(),
     "wire": {"engine"},  # the published protocols, key names, entry signatures
     "bots": {"engine"},  # a seat's view in, an action out
     "text": {"engine"},  # a table as text, typed commands as actions
@@ -94,15 +96,18 @@ LAYERS["cli"] = set(LAYERS) - {"cli"}
 ENTRY = {"dudo", "dudo.__main__"}  # the package and `python -m dudo`: the command line
 
 SERVICES = Path(__file__).resolve().parents[1] / "services"
+CLIENT = Path(__file__).resolve().parents[1] / "protocol" / "python"  # dudo_client
+OURS = ("dudo", "dudo_client")
 
 
 def _modules() -> dict[str, Path]:
     found = {}
-    for path in (SERVICES / "dudo").rglob("*.py"):
-        parts = list(path.relative_to(SERVICES).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        found[".".join(parts)] = path
+    for root, package in ((SERVICES, "dudo"), (CLIENT, "dudo_client")):
+        for path in (root / package).rglob("*.py"):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
     return found
 
 
@@ -118,14 +123,14 @@ def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, str]]]:
         found: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
-                found.update(a.name for a in node.names if a.name.split(".")[0] == "dudo")
+                found.update(a.name for a in node.names if a.name.split(".")[0] in OURS)
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package.split(".")[: len(package.split(".")) - node.level + 1]
                     source = ".".join(base + ([node.module] if node.module else []))
                 else:
                     source = node.module or ""
-                if source.split(".")[0] != "dudo":
+                if source.split(".")[0] not in OURS:
                     continue
                 for alias in node.names:
                     if f"{source}.{alias.name}" in modules:
@@ -141,6 +146,8 @@ def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, str]]]:
 def layer_of(module: str) -> str:
     if module in ENTRY:
         return "cli"
+    if module.split(".")[0] == "dudo_client":
+        return "client"
     layer = module.split(".")[1]
     if layer in LAYERS:
         return layer
@@ -191,7 +198,10 @@ def test_every_module_has_a_layer_and_every_layer_a_rule() -> None:
 
 def test_every_module_sits_in_its_layers_package() -> None:
     modules = set(import_graph()[0])
-    stray = sorted(m for m in modules - ENTRY if m.split(".")[1] not in LAYERS)
+    stray = sorted(
+        m for m in modules - ENTRY if layer_of(m) == "client" or m.split(".")[1] not in LAYERS
+    )
+    stray = [m for m in stray if not m.startswith("dudo_client")]
     assert not stray, f"modules outside the layers' packages: {stray}"
     flat = sorted(m for m, path in _modules().items() if path.parent.name == "dudo")
     assert flat == ["dudo", "dudo.__main__"], f"flat modules: {flat}"
@@ -215,7 +225,7 @@ def test_measured_figures_live_in_the_docs_not_the_code() -> None:
     """Figures age with the machine and the libraries: the code points to
     docs/benchmarks.md ("Measurements behind the code") instead of quoting them."""
     quoted = [
-        f"{path.relative_to(SERVICES)}:{n}"
+        f"{path.relative_to(SERVICES.parent)}:{n}"
         for path in _modules().values()
         if path.parent.name != "bench"  # the benchmarks print figures; they quote none
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
@@ -225,13 +235,15 @@ def test_measured_figures_live_in_the_docs_not_the_code() -> None:
 
 
 MAX_LINES = 500  # a module a newcomer reads in one sitting
+GENERATED = {"dudo_client.messages"}  # written by `dudo schemas write`: read the schemas
 
 
 def test_no_module_is_longer_than_a_sitting() -> None:
     long = {
-        str(path.relative_to(SERVICES)): n
-        for path in _modules().values()
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+        name: n
+        for name, path in _modules().items()
+        if name not in GENERATED
+        and (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert not long, f"over {MAX_LINES} lines: {long}"
 
@@ -289,3 +301,22 @@ if __name__ == "__main__":  # rewrite the page's copy of the layers
     _begin, _end = "<!-- layers:begin -->\n", "\n<!-- layers:end -->"
     _head, _rest = _text.split(_begin, 1)
     _page.write_text(_head + _begin + layers_table() + _end + _rest.split(_end, 1)[1])
+
+
+# What the client package may import: what its own pyproject.toml installs, and Python.
+CLIENT_DEPENDENCIES = {"aiohttp", "msgspec", "dudo_client"}
+
+
+def test_the_client_package_imports_only_its_own_dependencies() -> None:
+    """dudo_client is installed alone (``pip install dudo-client``): anything it imports
+    beyond aiohttp, msgspec and the standard library would be missing there."""
+    import sys
+
+    for path in (CLIENT / "dudo_client").rglob("*.py"):
+        for name in imports(path):
+            root = name.split(".")[0]
+            assert root in CLIENT_DEPENDENCIES or root in sys.stdlib_module_names, (
+                f"{path.relative_to(CLIENT)} imports {name}"
+            )
+    pyproject = (CLIENT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"aiohttp>=' in pyproject and '"msgspec>=' in pyproject

@@ -13,7 +13,7 @@ import time
 import pytest
 from aiohttp import web
 
-from dudo.client import DudoApi, DudoConnection, DudoError
+from dudo_client import DudoApi, DudoConnection, DudoError
 
 from .servers import free_port
 

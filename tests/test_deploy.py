@@ -329,7 +329,7 @@ async def _entrants_across_the_gateways(variables: dict[str, str], count: int = 
     each registering through one gateway and connecting through the other (a load
     balancer without stickiness may do that to anyone), the tournament created and
     begun through the load balancer. Every one is seated with their die."""
-    from dudo.client import DudoApi, DudoConnection
+    from dudo_client import DudoApi, DudoConnection
 
     balancer = f"http://127.0.0.1:{variables['LB_PORT']}"
     gateways = [f"http://127.0.0.1:{variables[p]}" for p in ("GATEWAY_1_PORT", "GATEWAY_2_PORT")]

@@ -205,7 +205,7 @@ def test_quick_play_fills_a_fitting_open_table_then_makes_another(served: str) -
     """Issue 33: `join_or_create` (POST /api/quickplay) sits people at an open table of
     the preset and size, the fullest first, never at one whose rules differ; a table
     filled (its game begun) is not chosen; none fitting, a table is made."""
-    from dudo.client import DudoApi, DudoError
+    from dudo_client import DudoApi, DudoError
 
     async def scenario() -> None:
         async with DudoApi(served) as api:

@@ -17,8 +17,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from dudo.client import DudoConnection, DudoError
-from dudo.client.examples.bot import choose
+from dudo_client import DudoConnection, DudoError
+from dudo_client.examples.bot import choose
 
 from ..servers import RedisServer
 from .conftest import gateway_beside, serving

@@ -1,4 +1,4 @@
-"""The official Python client (dudo.client) against a live gateway: a whole game with the
+"""The official Python client (dudo_client) against a live gateway: a whole game with the
 connection cut mid-game, refusals as typed errors, ids, rate limits, the lobby, and the
 README's example bot."""
 
@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from dudo.bots.levels import LEVELS
-from dudo.client import DudoApi, DudoConnection, DudoError
-from dudo.client.examples.bot import choose
 from dudo.engine.rules import PRESETS_ORDER
+from dudo_client import DudoApi, DudoConnection, DudoError
+from dudo_client.examples.bot import choose
 
 from ..servers import RedisServer
 from .conftest import serving
@@ -90,7 +90,7 @@ def test_ids_rate_limits_leave_and_the_lobby(served: str) -> None:
 
 def test_the_example_bot_of_the_readme_plays_a_game_to_the_end(served: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "dudo.client.examples.bot", served],
+        [sys.executable, "-m", "dudo_client.examples.bot", served],
         capture_output=True,
         text=True,
         timeout=120,
@@ -102,7 +102,7 @@ def test_the_example_bot_of_the_readme_plays_a_game_to_the_end(served: str) -> N
 @pytest.mark.parametrize(
     ("readme", "example", "fence"),
     [
-        ("services/dudo/client/README.md", "services/dudo/client/examples/bot.py", "python"),
+        ("protocol/python/README.md", "protocol/python/dudo_client/examples/bot.py", "python"),
         ("protocol/js/README.md", "protocol/js/examples/bot.mjs", "js"),
     ],
 )

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from typing import Any
 
-from dudo.client import DudoApi, DudoConnection
 from dudo.conformance.client import run as conformance
 from dudo.run.remote_bot import run
+from dudo_client import DudoApi, DudoConnection
 
 
 def test_a_bot_creates_a_table_and_plays_it_to_the_end(served: str) -> None:

@@ -315,7 +315,7 @@ def test_the_api_refuses_what_would_never_work_and_lets_an_entrant_leave(
     assert (status, forged["code"]) == (401, "unauthorized")
 
     async def through_the_client_library() -> None:
-        from dudo.client import DudoApi, DudoError
+        from dudo_client import DudoApi, DudoError
 
         async with DudoApi(base) as api:
             ciro = await api.register(tid, name="Ciro")

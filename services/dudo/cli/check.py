@@ -124,11 +124,13 @@ def _schemas(args: argparse.Namespace) -> int:
     from .. import wire
     from ..wire.client import CLIENT_MESSAGES
     from ..wire.reference import sync
+    from ..wire.typings import sync_typings
 
     schemas = {**wire.json_schemas(), **wire.json_schemas(CLIENT_MESSAGES)}
     folder = Path(args.folder)
     write = args.action == "write"
     stale = [str(folder / name) for name in wire.sync_schema_files(schemas, folder, write=write)]
+    stale += sync_typings(folder, write=write)  # the client packages' types, from the files
     guide = Path(args.guide) if args.guide else folder.parent.parent / "docs" / "protocol.md"
     if sync(guide, folder.parent, write=write):
         stale.append(f"{guide} (its reference part)")

@@ -129,7 +129,8 @@ def _play(args: argparse.Namespace) -> int:
 def _bot(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ..client import DudoError
+    from dudo_client import DudoError
+
     from ..run.remote_bot import run
 
     low, _, high = args.think.partition(",")

@@ -21,7 +21,7 @@ in. What it checks, from the table's own views (never from the client's output):
 
 The client talks to the server through a proxy (:mod:`dudo.conformance.proxy`) that
 brings the refusals about; the server itself refuses. Exit status 0 when all hold.
-The kit's own seat plays through ``dudo.client``.
+The kit's own seat plays through ``dudo_client``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..client import DudoApi, DudoConnection, DudoError
+from dudo_client import DudoApi, DudoConnection, DudoError
+
 from ..infra.redis_server import RedisServer, find_binary, free_port
 from ..ops.fleet import wait_ready
 from .proxy import FaultProxy

@@ -17,7 +17,8 @@ from typing import Any
 
 import aiohttp
 
-from ..client import DudoApi, DudoConnection, DudoError
+from dudo_client import DudoApi, DudoConnection, DudoError
+
 from ..text.lines import event_line, odds_text, parse, render, reveal_text, say, turn_text
 
 
@@ -99,7 +100,7 @@ class Terminal:
         self.start_reading()
         async with DudoApi(self.base) as api:
             token = await self.seat(api, options)
-        # The official client (dudo.client): reconnects, says hello again, answers by id.
+        # The official client (dudo_client): reconnects, says hello again, answers by id.
         async with DudoConnection(self.base, token) as conn:
             reader = asyncio.create_task(self.receive(conn))
             try:

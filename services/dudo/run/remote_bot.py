@@ -1,5 +1,5 @@
 """``dudo bot URL``: one of our bot levels playing as a player does, from outside, through
-the public client protocol and the official Python library (:mod:`dudo.client`).
+the public client protocol and the official Python library (:mod:`dudo_client`).
 
 The bot service (service.py) fills the seats a table sets aside for bots from inside
 the deployment, over the stream protocol. This is the other way in: a bot that any
@@ -18,9 +18,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from dudo_client import DudoApi, DudoConnection, DudoError
+
 from ..bots.levels import LEVELS
 from ..bots.policies import my_turn
-from ..client import DudoApi, DudoConnection, DudoError
 
 RETRIES_PER_VIEW = 2  # refused moves tried again from the same view before waiting
 

@@ -5,17 +5,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import random
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Literal, cast, overload
 
 import aiohttp
+import msgspec
 
 from ._http import DudoError
+from .messages import (
+    AckMessage,
+    Action,
+    ErrorMessage,
+    LeftMessage,
+    LobbyMessage,
+    MovedMessage,
+    PongMessage,
+    ServerMessage,
+    TournamentMessage,
+    ViewMessage,
+    WelcomeMessage,
+)
 
 PROTOCOL_VERSION = 1
+_ENCODE = msgspec.json.Encoder().encode
+_DECODE = msgspec.json.Decoder(dict[str, Any]).decode  # a message: a JSON object
 MAX_BACKOFF_S = 5.0
 
 
@@ -44,7 +59,7 @@ class DudoConnection:
         *,
         lobby: bool | None = None,
         session: aiohttp.ClientSession | None = None,
-        on_message: Callable[[dict[str, Any]], None] | None = None,
+        on_message: Callable[[ServerMessage], None] | None = None,
         retries: int | None = None,
         open_timeout: float | None = None,
         on_event: Callable[[str, str], None] | None = None,
@@ -57,8 +72,8 @@ class DudoConnection:
         self.url = base.rstrip("/").replace("http", "ws", 1) + "/ws"
         self.token = token
         self.lobby = token is None if lobby is None else lobby
-        self.view: dict[str, Any] | None = None
-        self.welcome: dict[str, Any] | None = None
+        self.view: ViewMessage | None = None  # the newest view
+        self.welcome: WelcomeMessage | None = None  # while connected and said hello
         self.closed = False
         self.on_message = on_message
         self._session = session
@@ -66,14 +81,14 @@ class DudoConnection:
         self._ws: aiohttp.ClientWebSocketResponse | None = None
         self._ids = itertools.count()
         self._pending: dict[str, _Pending] = {}
-        self._queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self._ready: asyncio.Future[dict[str, Any]] | None = None
+        self._queue: asyncio.Queue[ServerMessage] = asyncio.Queue()
+        self._ready: asyncio.Future[Any] | None = None
         self._task: asyncio.Task[None] | None = None
         self._later_tasks: set[asyncio.Task[None]] = set()
 
     # -- the public surface -------------------------------------------------------------
 
-    async def open(self) -> dict[str, Any]:
+    async def open(self) -> WelcomeMessage | LobbyMessage:
         """Connect (and keep reconnecting); returns the ``welcome`` (lobby: the list)."""
         if self._session is None:
             self._session = aiohttp.ClientSession()
@@ -109,32 +124,67 @@ class DudoConnection:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def act(self, action: dict[str, Any]) -> dict[str, Any]:
+    async def act(self, action: Action) -> ViewMessage:
         """Act for the seat; returns the view that shows it, or raises :class:`DudoError`."""
-        return await self._request({"type": "act", "action": action}, "act")
+        return cast(ViewMessage, await self._request({"type": "act", "action": action}, "act"))
 
-    async def leave(self) -> dict[str, Any]:
+    async def leave(self) -> LeftMessage:
         """Give the seat up; returns the ``left`` message."""
-        return await self._request({"type": "leave"}, "left")
+        return cast(LeftMessage, await self._request({"type": "leave"}, "left"))
 
-    async def start(self) -> dict[str, Any]:
+    async def start(self) -> ViewMessage:
         """Host only: start with the players seated so far; returns the game's first view."""
-        return await self._request({"type": "start"}, "started")
+        return cast(ViewMessage, await self._request({"type": "start"}, "started"))
 
-    async def resync(self) -> dict[str, Any]:
-        return await self._request({"type": "resync"}, "view")
+    async def resync(self) -> ViewMessage:
+        return cast(ViewMessage, await self._request({"type": "resync"}, "view"))
 
-    async def ping(self) -> dict[str, Any]:
-        return await self._request({"type": "ping"}, "pong")
+    async def ping(self) -> PongMessage:
+        return cast(PongMessage, await self._request({"type": "ping"}, "pong"))
 
-    async def messages(self) -> AsyncIterator[dict[str, Any]]:
+    async def messages(self) -> AsyncIterator[ServerMessage]:
         """Every message as it comes (views only when newer than the last), until closed."""
         while not self.closed:
             yield await self._queue.get()
 
+    # The next message of a kind, typed by the kind (``await conn.next("view")`` is a
+    # ViewMessage to a type checker).
+    @overload
     async def next(
-        self, kind: str, until: Callable[[dict[str, Any]], bool] = bool
-    ) -> dict[str, Any]:
+        self, kind: Literal["view"], until: Callable[[ViewMessage], bool] = ...
+    ) -> ViewMessage: ...
+    @overload
+    async def next(
+        self, kind: Literal["lobby"], until: Callable[[LobbyMessage], bool] = ...
+    ) -> LobbyMessage: ...
+    @overload
+    async def next(
+        self, kind: Literal["tournament"], until: Callable[[TournamentMessage], bool] = ...
+    ) -> TournamentMessage: ...
+    @overload
+    async def next(
+        self, kind: Literal["moved"], until: Callable[[MovedMessage], bool] = ...
+    ) -> MovedMessage: ...
+    @overload
+    async def next(
+        self, kind: Literal["left"], until: Callable[[LeftMessage], bool] = ...
+    ) -> LeftMessage: ...
+    @overload
+    async def next(
+        self, kind: Literal["error"], until: Callable[[ErrorMessage], bool] = ...
+    ) -> ErrorMessage: ...
+    @overload
+    async def next(
+        self, kind: Literal["welcome"], until: Callable[[WelcomeMessage], bool] = ...
+    ) -> WelcomeMessage: ...
+    @overload
+    async def next(
+        self, kind: Literal["ack"], until: Callable[[AckMessage], bool] = ...
+    ) -> AckMessage: ...
+    @overload
+    async def next(self, kind: str, until: Callable[[Any], bool] = ...) -> ServerMessage: ...
+
+    async def next(self, kind: str, until: Callable[[Any], bool] = bool) -> ServerMessage:
         """The next message of this kind for which ``until`` is true."""
         async for message in self.messages():
             if message["type"] == kind and until(message):
@@ -157,7 +207,7 @@ class DudoConnection:
         ws = self._ws
         if ws is not None and not ws.closed:
             with contextlib.suppress(ConnectionError, RuntimeError):
-                await ws.send_str(json.dumps({"v": PROTOCOL_VERSION, **message}))
+                await ws.send_str(_ENCODE({"v": PROTOCOL_VERSION, **message}).decode())
 
     async def _request(self, message: dict[str, Any], kind: str) -> dict[str, Any]:
         full = {**message, "id": self._id(message["type"][0])}
@@ -190,7 +240,7 @@ class DudoConnection:
                         await self._send({"type": "watch_lobby", "id": self._id("w")})
                     async for frame in ws:
                         if frame.type == aiohttp.WSMsgType.TEXT:
-                            await self._receive(json.loads(frame.data))
+                            await self._receive(_DECODE(frame.data))
             except (TimeoutError, aiohttp.ClientError, OSError) as exc:
                 why = str(exc) or type(exc).__name__
             was_open = self._ws is not None
@@ -226,11 +276,12 @@ class DudoConnection:
         self._pending.clear()
 
     async def _receive(self, msg: dict[str, Any]) -> None:
+        message = cast(ServerMessage, msg)  # as the gateway sent it
         if self.on_message is not None:
-            self.on_message(msg)
+            self.on_message(message)
         kind = msg["type"]
         if kind == "welcome":
-            self.welcome = msg
+            self.welcome = cast(WelcomeMessage, msg)
             if self._dropped:  # (a welcome after a renumbering is not a reconnect)
                 self._dropped = False
                 self.on_event("reconnected", f"seat {msg.get('seat')}")
@@ -242,19 +293,19 @@ class DudoConnection:
             older = view is not None and view["table"] == msg["table"]
             if older and msg["version"] < view["version"]:  # type: ignore[index]
                 return
-            self.view = msg
+            self.view = cast(ViewMessage, msg)
             for message_id, pending in list(self._pending.items()):
                 acked = pending.kind == "act" and pending.until is not None
                 started = pending.kind == "started" and msg["status"] != "open"
                 if pending.kind == "view" or started or (acked and msg["version"] >= pending.until):
                     self._settle(message_id, msg)
         elif kind == "ack":
-            pending = self._pending.get(msg["id"])
-            if pending is not None:
-                pending.until = msg["version"]
+            acked_request = self._pending.get(msg["id"])
+            if acked_request is not None:
+                acked_request.until = msg["version"]
             view = self.view
             if (
-                pending
+                acked_request
                 and view
                 and view["table"] == msg["table"]
                 and view["version"] >= msg["version"]
@@ -270,7 +321,7 @@ class DudoConnection:
             self.view = None  # the next view is the new table's
         elif kind == "lobby" and "tables" in msg and not self.token:
             self._resolve_ready(msg)
-        self._queue.put_nowait(msg)
+        self._queue.put_nowait(message)
 
     def _later(self, seconds: float, message: dict[str, Any]) -> None:
         """Send ``message`` in ``seconds`` (the reader goes on meanwhile)."""

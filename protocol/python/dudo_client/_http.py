@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 import aiohttp
+
+from .messages import (
+    CreateResponse,
+    JoinResponse,
+    QuickplayResponse,
+    TablesResponse,
+    WatchResponse,
+)
 
 RETRIES = 3  # a create or join is sent again at most this often (with the same request key)
 
@@ -66,7 +74,7 @@ class DudoApi:
         body: dict[str, Any] | None = None,
         *,
         idempotent: bool = False,
-    ) -> Any:
+    ) -> dict[str, Any]:
         """One call; with ``idempotent`` the body gets a request key and the call is sent
         again after a cut connection, a 503 or a 504: the same request, never a second."""
         if idempotent and body is not None:
@@ -78,6 +86,8 @@ class DudoApi:
                     try:
                         data = await response.json(content_type=None)
                     except ValueError:
+                        data = None
+                    if not isinstance(data, dict):  # every answer is an object
                         data = {}
                     status = response.status
             except (TimeoutError, aiohttp.ClientError) as exc:
@@ -95,29 +105,32 @@ class DudoApi:
             return data
         raise AssertionError("unreachable")
 
-    async def tables(self) -> dict[str, Any]:
-        return await self.call("GET", "/api/tables")
+    async def tables(self) -> TablesResponse:
+        return cast(TablesResponse, await self.call("GET", "/api/tables"))
 
-    async def create_table(self, **body: Any) -> dict[str, Any]:
+    async def create_table(self, **body: Any) -> CreateResponse:
         """``rules``, ``seats``, ``bots``, ``name``, ``identity``: the seat's token back."""
-        return await self.call("POST", "/api/tables", body, idempotent=True)
+        return cast(CreateResponse, await self.call("POST", "/api/tables", body, idempotent=True))
 
-    async def join_table(self, table: str, **body: Any) -> dict[str, Any]:
+    async def join_table(self, table: str, **body: Any) -> JoinResponse:
         """``name``, ``seat``, ``identity``."""
-        return await self.call("POST", f"/api/tables/{quote(table)}/join", body, idempotent=True)
+        path = f"/api/tables/{quote(table)}/join"
+        return cast(JoinResponse, await self.call("POST", path, body, idempotent=True))
 
     async def join_or_create(
         self, name: str, preset: str = "classic", seats: int = 4, **body: Any
-    ) -> dict[str, Any]:
+    ) -> QuickplayResponse:
         """Quick play: a seat at an open table of ``preset`` (its rules exactly) and
         ``seats`` with one free, else a new one (``bots``: its bot seats); the seat's
         token back, with ``created``. Not sent again by itself (a repeat could seat you
         at another table): after ``timeout``/``unavailable``, hello with the claim token."""
         body = {"name": name, "preset": preset, "seats": seats, **body}
-        return await self.call("POST", "/api/quickplay", body)
+        return cast(QuickplayResponse, await self.call("POST", "/api/quickplay", body))
 
-    async def watch_table(self, table: str) -> dict[str, Any]:
-        return await self.call("POST", f"/api/tables/{quote(table)}/watch", {})
+    async def watch_table(self, table: str) -> WatchResponse:
+        """A spectator's token for ``table`` (open it with :class:`DudoConnection`)."""
+        path = f"/api/tables/{quote(table)}/watch"
+        return cast(WatchResponse, await self.call("POST", path, {}))
 
     async def tournaments(self) -> dict[str, Any]:
         return await self.call("GET", "/api/tournaments")

@@ -1,13 +1,13 @@
 """A Dudo bot in one file: creates a table against a house bot (or joins TABLE, or plays
-the seat of TOKEN) to the end.  python -m dudo.client.examples.bot URL [TABLE|TOKEN]"""
+the seat of TOKEN) to the end.  python -m dudo_client.examples.bot URL [TABLE|TOKEN]"""
 
 import asyncio
 import sys
 
-from dudo.client import DudoApi, DudoConnection, DudoError
+from dudo_client import Action, DudoApi, DudoConnection, DudoError, GameView
 
 
-def choose(game: dict) -> dict:
+def choose(game: GameView) -> Action:
     """Dudo on a bid above a third of the dice; else raise on the face we hold most of."""
     legal = game["legal"]
     if legal["direction"]:
@@ -15,7 +15,7 @@ def choose(game: dict) -> dict:
     standing = game["bids"][-1] if game["bids"] else None
     if standing and legal["dudo"] and standing[1] > game["dice_in_play"] / 3 + 1:
         return {"type": "dudo"}
-    wild = game["rules"]["wild_ones"]
+    wild = game["rules"].get("wild_ones", True)
     options = [(q, f) for f, q in enumerate(legal["bid"], 1) if q is not None]
     if not options:
         return {"type": "dudo" if legal["dudo"] else "calza"}
@@ -30,14 +30,15 @@ def choose(game: dict) -> dict:
 async def main(base: str, table: str | None = None) -> None:
     async with DudoApi(base) as api:
         if table and "." in table:  # a seat token (tables have no dots)
-            seat = {"token": table, "table": "(given)", "seat": "(given)"}
+            token = table
         elif table:
-            seat = await api.join_table(table, name="Py bot")
+            token = (await api.join_table(table, name="Py bot"))["token"]
         else:
             rules = {"preset": "classic"}
             seat = await api.create_table(rules=rules, seats=2, bots=["normal"], name="Py bot")
-    print(f"table {seat['table']}, seat {seat['seat']}")
-    async with DudoConnection(base, seat["token"]) as conn:
+            token = seat["token"]
+            print(f"table {seat['table']}, seat {seat['seat']}")
+    async with DudoConnection(base, token) as conn:
         while True:
             view = conn.view or await conn.next("view")
             game = view["game"]

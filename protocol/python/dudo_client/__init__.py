@@ -1,0 +1,41 @@
+"""The official Python client of the Dudo protocol (asyncio): ``from dudo_client import ...``.
+
+The same surface as the JavaScript package (``dudo-client`` on npm): :class:`DudoApi` for
+the HTTP API (creates and joins carry request keys and are retried), :class:`DudoConnection`
+for one WebSocket kept open (reconnects with backoff, says hello again, applies only newer
+views, turns requests into awaitables settled by their ids). Messages are the gateway's
+JSON as dicts, typed: :mod:`dudo_client.messages` has a ``TypedDict`` for each, generated
+from the protocol's JSON Schemas. README.md has a quick start and a whole bot.
+"""
+
+from ._connection import PROTOCOL_VERSION, DudoConnection
+from ._http import DudoApi, DudoError, request_key
+from .messages import (
+    Action,
+    ErrorCode,
+    Event,
+    GameView,
+    LobbyMessage,
+    ServerMessage,
+    ViewMessage,
+    WelcomeMessage,
+)
+
+__version__ = "1.0.0"
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "Action",
+    "DudoApi",
+    "DudoConnection",
+    "DudoError",
+    "ErrorCode",
+    "Event",
+    "GameView",
+    "LobbyMessage",
+    "ServerMessage",
+    "ViewMessage",
+    "WelcomeMessage",
+    "__version__",
+    "request_key",
+]

@@ -1,0 +1,119 @@
+"""The PyPI package `dudo-client` as a client developer gets it: built from protocol/python
+(sdist, then the wheel from it), installed into a clean virtualenv with nothing else of
+ours, its example bot type-checked (mypy --strict against the installed package), played
+through a gateway to the end of a game, and passed through `dudo conformance client`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ..servers import free_port
+
+PACKAGE = Path(__file__).resolve().parents[2] / "protocol" / "python"
+CHECKS = 6  # the conformance kit's
+
+
+def _run(*args: str | Path, timeout: float = 300, **kw: object) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run(
+        [str(a) for a in args], capture_output=True, text=True, timeout=timeout, env=env, **kw
+    )  # type: ignore[call-overload]
+    assert done.returncode == 0, f"{args}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """(the wheel, the python of a clean virtualenv that has it installed)."""
+    root = tmp_path_factory.mktemp("pypkg")
+    source = root / "source"  # built from a copy: the build writes beside its sources
+    shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
+    _run(sys.executable, "-m", "build", "--outdir", root / "dist", source)
+    (wheel,) = (root / "dist").glob("dudo_client-*.whl")
+    _run(sys.executable, "-m", "venv", root / "venv")
+    python = root / "venv" / "bin" / "python"
+    _run(python, "-m", "pip", "install", "-q", wheel, timeout=600)
+    yield wheel, python
+
+
+def test_the_wheel_holds_the_client_alone_with_two_dependencies(
+    installed: tuple[Path, Path],
+) -> None:
+    wheel, python = installed
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        meta = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert all(n.startswith(("dudo_client/", "dudo_client-")) for n in names), names
+    assert "dudo_client/py.typed" in names and "dudo_client/messages.py" in names
+    requires = sorted(
+        line.split()[1] for line in meta.splitlines() if line.startswith("Requires-Dist")
+    )
+    assert [r.split(">")[0] for r in requires] == ["aiohttp", "msgspec"], requires
+    # Nothing else of ours in the clean virtualenv: not the server, not its dependencies.
+    ours = ("dudo", "redis", "numpy", "fakeredis")
+    probe = f"import importlib.util as u; print([m for m in {ours} if u.find_spec(m)])"
+    assert _run(python, "-c", probe, cwd=wheel.parent).stdout.strip() == "[]"
+    say = "import dudo_client as d; print(d.__version__, d.PROTOCOL_VERSION)"
+    version = _run(python, "-c", say)
+    major, protocol = version.stdout.split()
+    assert major.split(".")[0] == protocol  # MAJOR is the protocol version it speaks
+
+
+def test_the_example_bot_type_checks_strictly_against_the_installed_package(
+    installed: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _, python = installed
+    bot = tmp_path / "my_bot.py"
+    shutil.copy(PACKAGE / "dudo_client" / "examples" / "bot.py", bot)
+    checked = _run(sys.executable, "-m", "mypy", "--strict", "--python-executable", python,
+                   "--no-incremental", bot, cwd=tmp_path)  # fmt: skip
+    assert "Success" in checked.stdout
+    # The README's "Five minutes" too, as a developer would paste it.
+    readme = (PACKAGE / "README.md").read_text(encoding="utf-8")
+    five = readme.split("## Five minutes", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "five.py").write_text(five, encoding="utf-8")
+    _run(sys.executable, "-m", "mypy", "--strict", "--python-executable", python,
+         "--no-incremental", tmp_path / "five.py", cwd=tmp_path)  # fmt: skip
+    # ... and a mistake a developer could make is caught by the types, not at the table.
+    bot.write_text(bot.read_text().replace('{"type": "dudo"}', '{"type": "doubt"}', 1))
+    wrong = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--python-executable", str(python),
+         "--no-incremental", str(bot)], capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert wrong.returncode == 1 and "doubt" in wrong.stdout, wrong.stdout
+
+
+def test_the_installed_example_bot_plays_a_game_to_the_end(
+    installed: tuple[Path, Path], served: str, tmp_path: Path
+) -> None:
+    _, python = installed
+    done = _run(python, "-m", "dudo_client.examples.bot", served, cwd=tmp_path, timeout=180)
+    assert "played " in done.stdout and " won" in done.stdout, done.stdout[-2000:]
+
+
+def test_the_installed_example_bot_passes_the_conformance_kit_on_chosen_ports(
+    installed: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Through the command line, on ports the developer chose (``--ports``): the address
+    the bot is given is in the range."""
+    _, python = installed
+    low = free_port()  # the kernel's pick, then the ten after it (skipped if busy)
+    told = tmp_path / "url"
+    record = f'echo "$1" > {told}; exec "$0" -m dudo_client.examples.bot "$1" "$2"'
+    done = subprocess.run(
+        [sys.executable, "-m", "dudo", "conformance", "client", "--ports", f"{low}-{low + 10}",
+         "--", "sh", "-c", record, str(python), "{url}", "{token}"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+    assert done.stdout.count("ok  ") == CHECKS
+    port = int(told.read_text().strip().rsplit(":", 1)[1].split("/")[0])
+    assert low <= port <= low + 10, (port, low)
