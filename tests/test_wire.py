@@ -20,8 +20,10 @@ from dudo.wire.client import CLIENT_MESSAGES, validate_client
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "protocol" / "schemas"
+# The messages' examples (a gateway's refused stream is plain fields: tested below).
 EXAMPLES = sorted(
-    p for p in (ROOT / "protocol" / "examples").glob("*.json") if not p.stem.startswith("ws-")
+    p for p in (ROOT / "protocol" / "examples").glob("*.json")
+    if not p.stem.startswith(("ws-", "gateway-"))
 )
 CLIENT_EXAMPLES = sorted((ROOT / "protocol" / "examples").glob("ws-*.json"))
 
@@ -220,3 +222,13 @@ def test_a_version_of_true_is_not_version_1() -> None:
         wire.decode(msgpack.packb({"v": True, "type": "watch", "id": "i", "table": "t",
                                    "gateway": "g", "on": True}))  # fmt: skip
     assert info.value.code == wire.UNSUPPORTED_VERSION
+
+
+def test_the_refused_streams_example_fits_its_schema_and_the_workers_fields() -> None:
+    from dudo.worker import commit
+
+    example = load(ROOT / "protocol" / "examples" / "gateway-refusal.json")
+    validator("gateway-refusal.schema.json").validate(example)
+    source = Path(commit.__file__).read_text(encoding="utf-8")
+    for name in example:  # each field the schema promises is one the worker writes
+        assert f'"{name}":' in source, name

@@ -4,20 +4,21 @@
 // Its "clients" are itself; a real gateway relays the same messages to its users.
 //
 //   npm install ioredis@5 @msgpack/msgpack@3
-//   REDIS_URL=redis://gateway-node-1:PASS@127.0.0.1:6379/0 GATEWAY_ID=node-1 node gateway.mjs
+//   DUDO_REDIS_URL=redis://gateway-node-1:PASS@127.0.0.1:6379/0 DUDO_GATEWAY_ID=node-1 node gateway.mjs
 //
-// (the URL from `dudo admin gateway add node-1`: a Redis user that may do this and no more)
+// (the URL from `dudo admin gateway add node-1`, or the two lines `dudo sandbox` prints:
+// a Redis user that may do this and no more)
 import { createHmac, randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
 import { decode, encode } from "@msgpack/msgpack";
 import Redis from "ioredis";
 
-const GATEWAY = process.env.GATEWAY_ID;
+const GATEWAY = process.env.DUDO_GATEWAY_ID;
 const OUTBOX = `dudo:{g:${GATEWAY}}:out`;
 // No INFO ready check: a gateway's Redis user may not run INFO.
 const options = { enableReadyCheck: false, maxRetriesPerRequest: null };
-const redis = new Redis(process.env.REDIS_URL, options);
-const reader = new Redis(process.env.REDIS_URL, options); // its blocking XREAD, alone
+const redis = new Redis(process.env.DUDO_REDIS_URL, options);
+const reader = new Redis(process.env.DUDO_REDIS_URL, options); // its blocking XREAD, alone
 
 // 1. Setting up: the workers' partition count (wait until one has stored it).
 let partitions = null;
@@ -31,7 +32,7 @@ const heartbeat = setInterval(register, 2000);
 
 // 2. Sending: one msgpack map per entry, to the inbox of the table's partition, signed
 // (field s) with a key derived from our Redis password: workers check who wrote it.
-const password = decodeURIComponent(new URL(process.env.REDIS_URL).password);
+const password = decodeURIComponent(new URL(process.env.DUDO_REDIS_URL).password);
 const key = createHmac("sha256", password).update("dudo inbox entries/1").digest();
 const signed = (payload) => createHmac("sha256", key).update(payload).digest().subarray(0, 16);
 const inbox = (table) => `dudo:{p${crc32(Buffer.from(table, "utf8")) % partitions}}:in`;

@@ -1,8 +1,9 @@
 // dudo-client: the official JavaScript client of the Dudo protocol (protocol/asyncapi.yaml).
-// One ES module, no build step, no dependencies: browsers and Node >= 20 (Node 20 needs
-// --experimental-websocket for the global WebSocket, or pass `WebSocket` in the options).
+// One ES module, no build step: browsers and Node >= 20. The WebSocket is the one given in
+// the options, else the platform's (browsers, Node 22+), else the `ws` package's (Node 20,
+// which has none without --experimental-websocket). Types: dudo-client.d.ts.
 //
-//   import { DudoApi, DudoConnection } from "./dudo-client.js";
+//   import { DudoApi, DudoConnection } from "dudo-client";
 //   const api = new DudoApi("http://127.0.0.1:8000");
 //   const seat = await api.createTable({ rules: { preset: "classic" }, seats: 2, bots: ["normal"], name: "Ana" });
 //   const conn = new DudoConnection("http://127.0.0.1:8000", seat.token);
@@ -16,12 +17,23 @@
 // unanswered acts again with their ids after a reconnect (a repeat that was applied is
 // answered `duplicate`, which resolves it with the latest view).
 
-/** @typedef {{type: "bid", quantity: number, face: number} | {type: "dudo"} | {type: "calza"} | {type: "direction", value: 1 | -1}} Action */
-/** @typedef {{v: 1, type: "view", table: string, seat: number | null, version: number, status: "open" | "playing" | "over", players: Array<{name: string, bot: string | null, away: boolean} | null>, host: string | null, deadline: number | null, game: any, events: Array<{type: string, [k: string]: any}>}} View */
+/** @typedef {import("./messages.js").Action} Action */
+/** @typedef {import("./messages.js").ViewMessage} View */
 
 export const PROTOCOL_VERSION = 1;
 const IDEMPOTENT = { idempotent: true };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The WebSocket class to use: `given`, else the platform's, else the `ws` package's. */
+async function webSocketClass(given) {
+  if (given) return given;
+  if (globalThis.WebSocket) return globalThis.WebSocket;
+  try {
+    return (await import("ws")).WebSocket; // Node 20 (a dependency of the npm package)
+  } catch {
+    throw new DudoError("unavailable", "no WebSocket here: use Node 22+, install `ws`, or pass {WebSocket}");
+  }
+}
 
 /** A request key (docs/protocol.md, "Send a request key"): 24 hex digits. */
 export function requestKey() {
@@ -128,7 +140,9 @@ export class DudoApi {
  * `view` (newer versions only; the requests it answers are settled before it fires), `left`,
  * `moved`, `tournament`, `lobby`, `error` (refusals nobody waits for), `state`
  * ("connecting" | "open" | "closed"), `dropped`, `reconnected` (welcomed again after a
- * drop) and `gave_up` (its `retries` ran out). Each event's `detail` is the message.
+ * drop), `gave_up` (its `retries` ran out) and `token` (the gateway renewed the token at a
+ * hello: the new one, living 7 days from now, is `conn.token` from then on; store it where
+ * you kept the first). Each event's `detail` is the message.
  */
 export class DudoConnection extends EventTarget {
   /**
@@ -143,7 +157,7 @@ export class DudoConnection extends EventTarget {
     super();
     this.url = base.replace(/^http/, "ws").replace(/\/$/, "") + "/ws";
     this.token = token;
-    this.WebSocket = options.WebSocket ?? globalThis.WebSocket;
+    this.WebSocket = options.WebSocket ?? null; // chosen when it opens (webSocketClass)
     this.lobby = options.lobby ?? token === null;
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.maxRetries = options.retries ?? Infinity;
@@ -189,7 +203,10 @@ export class DudoConnection extends EventTarget {
       this.addEventListener("error", refused);
       this.addEventListener("gave_up", gaveUp);
     });
-    this.#connect();
+    webSocketClass(this.WebSocket).then(
+      (WebSocket) => { this.WebSocket = WebSocket; if (!this.closed) this.#connect(); },
+      (err) => this.#giveUp(err.message),
+    );
     return ready;
   }
 
@@ -297,6 +314,10 @@ export class DudoConnection extends EventTarget {
     switch (msg.type) {
       case "welcome":
         this.welcome = msg;
+        if (msg.token) { // renewed: 7 days from now; reconnects say hello with it
+          this.token = msg.token;
+          this.#emit("token", msg.token);
+        }
         if (this.dropped) { // (a welcome after a renumbering is not a reconnect)
           this.dropped = false;
           this.#emit("reconnected", msg);

@@ -870,6 +870,12 @@ export interface WelcomeMessage {
   tournament?: string;
   seat: number | null;
   player: string | null;
+  /**
+   * a fresh token for the same seat (or for watching), living 7 days from now: keep it in
+   * place of the one you said hello with (an entrant's token is not renewed: it lives 7 days
+   * from the registration)
+   */
+  token?: string;
 }
 
 /** Any message a gateway sends over the WebSocket. */

@@ -10,9 +10,6 @@ from pathlib import Path
 
 from dudo.conformance.client import run
 
-from ..servers import require_binary
-from .test_js_library import LIBRARY, node_flags
-
 # Plays its seat like the example bots, but gives up when the connection drops.
 NAIVE = textwrap.dedent(
     """
@@ -53,14 +50,6 @@ HASTY = textwrap.dedent(
     """
 )
 CHECKS = 6
-
-
-def test_the_javascript_example_bot_passes_the_kit() -> None:
-    node = require_binary("node")
-    bot = LIBRARY / "examples" / "bot.mjs"
-    verdict = run([node, *node_flags(node), str(bot), "{url}", "{token}"])
-    assert verdict.ok, verdict.text()
-    assert len(verdict.checks) == CHECKS
 
 
 def test_a_client_that_does_not_reconnect_fails_the_kit(tmp_path: Path) -> None:

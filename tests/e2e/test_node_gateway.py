@@ -59,8 +59,8 @@ def run_node(
     """The example, as gateway ``gateway`` under its own Redis user, to its game's end."""
     return subprocess.run(
         [node, str(script)],
-        env={"REDIS_URL": admin.url_for(server.url, gateway, password),
-             "GATEWAY_ID": gateway, "PATH": "/usr/bin:/bin"},
+        env={"DUDO_REDIS_URL": admin.url_for(server.url, gateway, password),
+             "DUDO_GATEWAY_ID": gateway, "PATH": "/usr/bin:/bin"},
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
 

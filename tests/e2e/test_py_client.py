@@ -5,10 +5,13 @@ README's example bot."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import json
 import random
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +22,9 @@ from dudo.bots.levels import LEVELS
 from dudo.engine.rules import PRESETS_ORDER
 from dudo_client import DudoApi, DudoConnection, DudoError
 from dudo_client.examples.bot import choose
+from dudo_client.messages import ServerMessage
 
+from ..clients.typed import problems
 from ..servers import RedisServer
 from .conftest import serving
 
@@ -121,8 +126,9 @@ def test_thousands_of_moves_every_message_as_the_schemas_say(
     """Library clients play whole games against each other, four tables at a time, under
     every preset, three seats each, one seat random (it calls calza, chooses directions,
     bids anything legal), one hard and one the README's bot; a spectator watches each
-    table. Every message any of them receives is valid against its published schema,
-    and no seat ever sees dice but its own."""
+    table. Every message any of them receives is valid against its published schema and
+    fits the Python package's type for it (dudo_client.messages), and no seat ever sees
+    dice but its own."""
     from .test_gateway import check
 
     redis_server.client().flushall()
@@ -152,6 +158,9 @@ async def _soak(served: str, check: Callable[[str, Any], None]) -> tuple[int, li
                 check(f"ws-out-{message['type']}.schema.json", message)
             except Exception as exc:
                 wrong.append(f"{exc}: {message}")
+            typed = problems(message, ServerMessage)  # the package's generated types too
+            if typed:
+                wrong.append(f"not a ServerMessage: {typed[0]}: {message}")
             game = message.get("game") if message["type"] == "view" else None
             if not game:
                 return
@@ -267,5 +276,48 @@ def test_an_organizer_runs_a_tournament_with_the_python_client(served: str) -> N
             with pytest.raises(DudoError) as refused:
                 await api.pause(made["tournament"], made["token"])
             assert (refused.value.code, refused.value.status) == ("tournament_over", 409)
+
+    run(scenario())
+
+
+def test_each_hello_renews_the_token_and_an_expired_one_is_refused(
+    served: str, redis_server: RedisServer
+) -> None:
+    """Issue 33: a seat token lived 7 days from its making and nothing renewed it. The
+    welcome now carries a new one, made at the hello; the library keeps it (and says so).
+    The token made here is one that would expire within the hour: said hello with, it
+    comes back good for 7 days from now; one already expired is refused."""
+    from dudo.auth.authority import TOKEN_TTL_S, make_token, read_token
+    from dudo.wire import keys
+
+    async def scenario() -> None:
+        async with DudoApi(served) as api:
+            seat = await api.create_table(rules={"preset": "classic"}, seats=2, name="Ana")
+            watcher = await api.watch_table(seat["table"])
+        key = bytes.fromhex(redis_server.client().hget(keys.SECRETS, "tokens").decode())
+        body = json.loads(base64.urlsafe_b64decode(seat["token"].split(".")[0] + "=="))
+        now = int(time.time())
+        nearly = make_token(key, {**body, "e": now + 3600})  # six days and 23 hours old
+        expired = make_token(key, {**body, "e": now - 1})
+        heard: list[tuple[str, str]] = []
+        async with DudoConnection(
+            served, nearly, on_event=lambda kind, detail: heard.append((kind, detail))
+        ) as conn:
+            assert conn.welcome is not None
+            renewed = conn.welcome["token"]
+            assert conn.token == renewed != nearly and heard == [("token", renewed)]
+            assert read_token(renewed, key).expires >= now + TOKEN_TTL_S
+            assert conn.welcome["seat"] == seat["seat"]
+        async with DudoConnection(served, renewed) as again:  # the same seat with it
+            assert again.welcome is not None and again.welcome["seat"] == seat["seat"]
+        with pytest.raises(DudoError) as refused:
+            async with DudoConnection(served, expired, open_timeout=20):
+                pass
+        assert refused.value.code == "unauthorized"
+        async with DudoConnection(served, watcher["token"]) as spectator:
+            assert spectator.welcome is not None and spectator.welcome["seat"] is None
+            assert spectator.token == spectator.welcome["token"]
+            expires = read_token(spectator.token).expires
+            assert expires >= read_token(watcher["token"]).expires >= now + TOKEN_TTL_S
 
     run(scenario())

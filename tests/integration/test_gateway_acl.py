@@ -110,6 +110,12 @@ def test_a_gateway_user_is_refused_everything_else(
     a.hset(keys.gateway_memory("gw-a"), "rooms", b"what the chat gateway remembers")
     assert a.hgetall(keys.gateway_memory("gw-a"))
     admin_client.hset(keys.gateway_memory("gw-b"), "rooms", b"b's players")
+    # Its refused entries and why (the workers write them): its own to read and trim.
+    admin_client.xadd(keys.refused("gw-a"), {"id": "c1", "code": "unauthorized"})
+    admin_client.xadd(keys.refused("gw-b"), {"id": "c2", "code": "bad_message"})
+    assert a.xrange(keys.refused("gw-a"))[0][1][b"id"] == b"c1"
+    assert a.xread({keys.refused("gw-a"): "0"})
+    a.xtrim(keys.refused("gw-a"), maxlen=0)
 
     refused = {
         "a table's record (its dice)": lambda: a.hgetall(table),
@@ -127,6 +133,10 @@ def test_a_gateway_user_is_refused_everything_else(
             keys.outbox("gw-a"), {"m": b"x"}
         ),
         "trimming another gateway's outbox": lambda: a.xtrim(keys.outbox("gw-b"), maxlen=0),
+        "another gateway's refused entries": lambda: a.xrange(keys.refused("gw-b")),
+        "writing its own refused entries (only workers do)": lambda: a.xadd(
+            keys.refused("gw-a"), {"code": "x"}
+        ),
         "reading an inbox (others' moves)": lambda: a.xrange(keys.inbox(3)),
         "reading an inbox by XREAD": lambda: a.xread({keys.inbox(3): "0"}),
         "deleting an inbox": lambda: a.delete(keys.inbox(3)),

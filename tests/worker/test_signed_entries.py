@@ -122,3 +122,41 @@ def test_a_gateway_admitted_since_the_last_heartbeat_is_known_at_once(client: An
     worker.run_once()
     assert "gw-a" in worker.verifier.gateways
     assert stored(client, "t7").version >= 1 and dead_reasons(client, "t7") == []
+
+
+def test_a_gateway_reads_why_its_entries_were_refused_and_nobody_else_s(client: Any) -> None:
+    """Issue 33: an entry refused without an answer (not signed by the gateway it names,
+    for the wrong partition) was told to nobody; the dead letters are the admin's. Now
+    each such entry that names a running gateway leaves a note on that gateway's own
+    refused stream: the entry, the message's id and type, the code and the reason."""
+    admit(client)
+    worker = make_worker(client)
+    a = GatewayLink(client, "gw-a", P, signer=A)
+    b = GatewayLink(client, "gw-b", P, signer=B)
+    a.register()
+    b.register()
+    worker.heartbeat()  # both present
+    a.send(a.message("create", id="c1", table="t9", rules={}, seats=[{"kind": "open"}] * 2))
+    pump(worker, a)
+    leave = a.message("leave", id="l1", table="t9", player="p-x", seat=0)
+    write(client, b, leave)  # in gw-a's name, signed by gw-b
+    write(client, GatewayLink(client, "gw-a", P), {**leave, "id": "l2"})  # unsigned
+    elsewhere = keys.inbox((keys.partition_of("t9", P) + 1) % P)  # the wrong partition
+    client.execute_command(
+        "XADD", elsewhere, "*", *a.entry(wire.encode({**leave, "id": "l3"}))
+    )
+    pump(worker, a)
+    notes = [f for _, f in client.xrange(keys.refused("gw-a"))]
+    assert [(n[b"id"], n[b"type"], n[b"code"]) for n in notes] == [
+        (b"l1", b"leave", b"unauthorized"), (b"l2", b"leave", b"unauthorized"),
+        (b"l3", b"leave", b"bad_message"),
+    ]  # fmt: skip
+    assert b"not signed by gateway gw-a" in notes[0][b"reason"]
+    assert b"belongs to another partition" in notes[2][b"reason"]
+    assert all(n[b"entry"] and int(n[b"at"]) > 0 for n in notes)
+    assert client.xlen(keys.refused("gw-b")) == 0  # it wrote l1, but l1 names gw-a
+    assert 0 < client.pttl(keys.refused("gw-a")) <= 24 * 3600 * 1000
+    # An entry naming a gateway that is not running tells nobody: no stray keys.
+    write(client, b, {**leave, "id": "l4", "gateway": "gw-ghost"})
+    pump(worker, a)
+    assert not client.exists(keys.refused("gw-ghost"))

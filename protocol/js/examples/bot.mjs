@@ -1,6 +1,6 @@
 // A Dudo bot in one file: creates a table against a house bot (or joins TABLE, or plays the
-// seat of TOKEN), to the end. node --experimental-websocket examples/bot.mjs URL [TABLE|TOKEN]
-import { DudoApi, DudoConnection } from "../dudo-client.js";
+// seat of TOKEN), to the end.  node examples/bot.mjs URL [TABLE|TOKEN]
+import { DudoApi, DudoConnection } from "dudo-client";
 
 const [base = "http://127.0.0.1:8000", table] = process.argv.slice(2);
 const api = new DudoApi(base);

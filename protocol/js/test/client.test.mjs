@@ -159,3 +159,21 @@ test("quick play: a seat at a fitting table or a new one, and a token that says 
   conn.close();
   await assert.rejects(api.joinOrCreate({ name: "Quick", seats: 9 }), (err) => err instanceof DudoError && err.code === "bad_message" && err.status === 400);
 });
+
+test("each hello renews the token: the welcome's replaces it, and the token event says so", async () => {
+  const seat = await api.createTable({ rules: { preset: "classic" }, seats: 2, name: "Tia" });
+  await new Promise((resolve) => setTimeout(resolve, 1100)); // the new one is made a second later
+  const conn = new DudoConnection(BASE, seat.token);
+  const heard = [];
+  conn.addEventListener("token", ({ detail }) => heard.push(detail));
+  const welcome = await conn.open();
+  assert.ok(welcome.token && welcome.token !== seat.token);
+  assert.deepEqual(heard, [welcome.token]);
+  assert.equal(conn.token, welcome.token); // what a reconnect says hello with
+  const expiry = (token) => JSON.parse(Buffer.from(token.split(".")[0], "base64url")).e;
+  assert.ok(expiry(welcome.token) > expiry(seat.token));
+  conn.close();
+  const again = new DudoConnection(BASE, welcome.token);
+  assert.equal((await again.open()).seat, seat.seat);
+  again.close();
+});

@@ -49,7 +49,10 @@ class DudoConnection:
     never); ``open_timeout``: seconds :meth:`open` waits for the ``welcome``. Giving up
     (or the timeout) is ``DudoError("unavailable")``, raised by :meth:`open` and by every
     unanswered request. ``on_event(kind, detail)`` hears ``"dropped"`` (the connection
-    was lost), ``"reconnected"`` (welcomed again) and ``"gave_up"``.
+    was lost), ``"reconnected"`` (welcomed again), ``"gave_up"`` and ``"token"`` (the
+    gateway renewed the token at a hello: ``detail`` is the new one, which lives 7 days
+    from now and is what :attr:`token` holds from then on: store it where you kept the
+    first).
     """
 
     def __init__(
@@ -96,12 +99,18 @@ class DudoConnection:
         self._ready = asyncio.get_running_loop().create_future()
         self._task = asyncio.create_task(self._run())
         try:
-            return await asyncio.wait_for(asyncio.shield(self._ready), self.open_timeout)
+            return cast(
+                "WelcomeMessage | LobbyMessage",
+                await asyncio.wait_for(asyncio.shield(self._ready), self.open_timeout),
+            )
         except TimeoutError:
             await self.close()
             raise DudoError(
                 "unavailable", f"no welcome in {self.open_timeout} s from {self.url}"
             ) from None
+        except DudoError:  # refused or given up: nothing stays open behind the caller
+            await self.close()
+            raise
 
     async def close(self) -> None:
         """Close for good: no reconnect; unanswered requests raise ``DudoError("closed")``."""
@@ -282,6 +291,9 @@ class DudoConnection:
         kind = msg["type"]
         if kind == "welcome":
             self.welcome = cast(WelcomeMessage, msg)
+            if msg.get("token"):  # renewed: 7 days from now; reconnects say hello with it
+                self.token = msg["token"]
+                self.on_event("token", msg["token"])
             if self._dropped:  # (a welcome after a renumbering is not a reconnect)
                 self._dropped = False
                 self.on_event("reconnected", f"seat {msg.get('seat')}")

@@ -1,6 +1,7 @@
 """Checking against the published contracts: ``dudo conformance rules|client|gateway``
-(the kits other implementations are checked with) and ``dudo schemas write|check`` (the
-generated JSON Schemas and protocol reference)."""
+(the kits other implementations are checked with), ``dudo sandbox`` (a deployment to
+develop a gateway against) and ``dudo schemas write|check`` (the generated JSON Schemas,
+the protocol reference and the client packages' types)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,25 @@ def add(sub: Any, env: Environment) -> None:
     gateway.add_argument("--gateway", required=True, help="the gateway id under test")
     gateway.add_argument("--seconds", type=float, default=20.0, help="how long to watch it")
     gateway.set_defaults(func=_gateway)
+
+    sandbox = sub.add_parser(
+        "sandbox",
+        help="for gateway authors: Redis, a worker, a director, the bot service and a web "
+        "gateway, with your gateway admitted; prints its URL and environment",
+        description="Starts a deployment on this machine (a redis-server of its own, with "
+        "users) and admits GATEWAY as an app's gateway; prints the Redis URL and gateway id "
+        "to run your gateway with, then keeps everything running until Ctrl-C.",
+    )
+    sandbox.add_argument("--gateway", default="mine", help="your gateway's id (default: mine)")
+    sandbox.add_argument("--app", default="sandbox", help="the app it is admitted for")
+    sandbox.add_argument(
+        "--ports", type=port_range,
+        help="LOW-HIGH: the ports its Redis and web gateway may listen on (default: any free)",
+    )  # fmt: skip
+    sandbox.add_argument(
+        "--folder", help="where the Redis data and the logs go (default: a new temporary one)"
+    )
+    sandbox.set_defaults(func=_sandbox)
 
     schemas = sub.add_parser("schemas", help="write or check the generated JSON Schemas")
     schemas.add_argument("action", choices=["write", "check"])
@@ -107,6 +127,17 @@ def _client(args: argparse.Namespace) -> int:
         return 2
     print(verdict.text())
     return 0 if verdict.ok else 1
+
+
+def _sandbox(args: argparse.Namespace) -> int:
+    import tempfile
+    from pathlib import Path
+
+    from ..ops.sandbox import run
+
+    folder = Path(args.folder or tempfile.mkdtemp(prefix="dudo-sandbox-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return run(folder, args.gateway, args.app, args.ports, sys.stdout)
 
 
 def _gateway(args: argparse.Namespace) -> int:

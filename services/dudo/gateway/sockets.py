@@ -182,7 +182,8 @@ class Sockets(GatewayState):
             return
         if grant.kind == "watch":
             first = self.audience.watch(conn, grant.table)
-            conn.welcome(table=grant.table, seat=None, player=None)
+            renewed = self.tokens.watch(grant.table)  # every hello: 7 days from now
+            conn.welcome(table=grant.table, seat=None, player=None, token=renewed)
             messages = [
                 self.link.message("resync", id=f"r-{conn.id}", table=grant.table, seat=None)
             ]
@@ -279,7 +280,11 @@ class Sockets(GatewayState):
         if grant.kind == "entrant":
             self._welcome_entrant(conn, conn.seat)
             return
-        conn.welcome(table=grant.table, seat=conn.seat, player=grant.player)
+        # The worker's `joined` carries a seat token made now: the client keeps it in
+        # place of the one it said hello with (a claim's becomes a seat token), so a
+        # player who comes back within 7 days of the last hello is never locked out.
+        fresh = {"token": msg["token"]} if msg.get("token") else {}
+        conn.welcome(table=grant.table, seat=conn.seat, player=grant.player, **fresh)
 
     def _act(self, conn: Connection, msg: dict[str, Any]) -> None:
         """Write a seat's action to its table's inbox, without waiting: the connection

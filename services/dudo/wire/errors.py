@@ -76,9 +76,19 @@ class WireError(DudoError):
     ``known`` holds the fields that could be read (``id``, ``table``, ``gateway``...), so
     the error can still reach whoever sent it."""
 
-    def __init__(self, code: str, message: str, known: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        known: dict[str, Any] | None = None,
+        named: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(code, message)
         self.known = known or {}
+        # What the message claims (its gateway, id, type) where it must not be answered
+        # (an entry not signed by the gateway it names): for that gateway's refused
+        # stream (keys.refused), never for a reply.
+        self.named = named or {}
 
 
 class Refusal(DudoError):

@@ -190,6 +190,15 @@ def outbox(gateway: str) -> str:
     return f"{PREFIX}:{{g:{gateway}}}:out"
 
 
+def refused(gateway: str) -> str:
+    """Stream: the gateway's entries that the workers refused without an answer (not
+    signed by it, unreadable, for the wrong partition), and why: fields ``entry`` (the
+    inbox entry id), ``id`` and ``type`` (as far as they could be read), ``code``,
+    ``reason`` and ``at`` (ms). Capped (about 1000), gone a day after its last
+    entry. Its own: only its workers write it, only it (and the admin) may read it."""
+    return f"{PREFIX}:{{g:{gateway}}}:refused"
+
+
 def presence(gateway: str) -> str:
     """String: an admitted gateway's heartbeat, set with a time to live by the gateway
     itself (``SET ... PX``; value ``frames`` or ``view``: how it takes its views). A
@@ -276,7 +285,7 @@ def gateway_keys(
             *inboxes(TABLES, partitions),
             *inboxes(TOURNAMENTS, director_partitions),
         ),
-        own=(outbox(gateway),),
+        own=(outbox(gateway), refused(gateway)),
         memory=(gateway_memory(gateway),),
         public=(
             LIMITS,

@@ -22,6 +22,14 @@ from .delivery import fan_out, outbox_entries
 from .scripts import commit_call, commit_groups, commit_section
 from .state import WorkerState
 
+REFUSED_MAX = 1000  # a gateway's refused stream: about this many notes, the newest
+REFUSED_TTL_MS = 24 * 3600 * 1000  # gone a day after its last note
+
+
+def _text(value: Any) -> str:
+    """A field of a note: what could be read, as text ("" where nothing could)."""
+    return value if isinstance(value, str) else ""
+
 
 class Committing(WorkerState):
     def _commit(
@@ -82,6 +90,7 @@ class Committing(WorkerState):
             for i in range(len(group))
         ]
         delivered: list[tuple[int, str, bytes, Any]] = []
+        refused: list[tuple[str, dict[str, Any], str, str]] = []
         for b, result in zip(batches, results, strict=True):
             part = b.partition
             if isinstance(result, Exception):
@@ -101,6 +110,7 @@ class Committing(WorkerState):
             self.metrics.entries.inc(len(b.acks))
             if b.dead:
                 self.metrics.dead.inc(len(b.dead))
+                refused.extend(b.refused)
             for write in b.writes:
                 part.stored[write.entity] = write.version
             for eid in b.finished:
@@ -112,3 +122,41 @@ class Committing(WorkerState):
             phases["commit"] = time.monotonic() - mark
         # Delivered at the start of the next cycle, in the same round trip as its read.
         self._unsent.extend(delivered)
+        if refused:
+            self._tell_refused(refused)
+
+    def _tell_refused(self, refused: list[tuple[str, dict[str, Any], str, str]]) -> None:
+        """Each dead letter a present gateway wrote (or that names it), on that
+        gateway's refused stream (keys.refused), which its user may read: the dead
+        letters are the admin's. After the commit, best effort: on a Cluster the
+        gateway's key is in another slot than the partition's, so it cannot be written
+        by the commit's script; a note lost to a crash here leaves the dead letter."""
+        now = str(int(time.time() * 1000))
+        present = set(self.live_gateways)
+        batch = Batch(self.redis)
+        for entry, msg, code, reason in refused:
+            gateway = msg.get("gateway")
+            if not isinstance(gateway, str) or gateway not in present:
+                continue  # nobody to tell (unreadable, or no such gateway is running)
+            key = keys.refused(gateway)
+            fields = {"entry": entry, "id": _text(msg.get("id")), "type": _text(msg.get("type")),
+                      "code": code, "reason": reason[:500], "at": now}  # fmt: skip
+            flat = [x for pair in fields.items() for x in pair]
+            batch.add(
+                key,
+                lambda p, k=key, f=fields: p.xadd(k, f, maxlen=REFUSED_MAX, approximate=True),
+                ("XADD", key, "MAXLEN", "~", REFUSED_MAX, "*", *flat),
+            )
+            batch.add(
+                key,
+                lambda p, k=key: p.pexpire(k, REFUSED_TTL_MS),
+                ("PEXPIRE", key, REFUSED_TTL_MS),
+            )
+        if not batch.items:
+            return
+        try:
+            for result in self._execute(batch):
+                if isinstance(result, Exception):
+                    raise result
+        except Exception as exc:  # the dead letters hold them; the admin can read them
+            self.log.warning("refused_note_failed", error=str(exc))

@@ -102,6 +102,9 @@ class PartitionBatch:
     # (entry id, reason, the message, its signature): a dead letter keeps who wrote it,
     # so a replay is the writer's entry again, never the deployment's (ops.replay)
     dead: list[tuple[str, str, bytes, bytes]] = field(default_factory=list)
+    # The same dead letters as the gateway that wrote them may read them (keys.refused):
+    # (entry id, what could be read of the message, code, reason)
+    refused: list[tuple[str, dict[str, Any], str, str]] = field(default_factory=list)
     outputs: list[tuple[str, bytes]] = field(default_factory=list)
     lobby: list[tuple[str, bytes]] = field(default_factory=list)  # (table, entry or b"")
     notes: list[bytes] = field(default_factory=list)  # `lobby` news for every gateway

@@ -191,6 +191,7 @@ class Processing(WorkerState):
                 continue
             if isinstance(msg, WireError):
                 batch.dead.append((entry_id, f"{msg.code}: {msg.message}", raw, signature))
+                batch.refused.append((entry_id, msg.known or msg.named, msg.code, msg.message))
                 reply = error_for(msg.known, msg.code, msg.message)
                 if reply:
                     batch.outputs.append(reply)
@@ -200,6 +201,7 @@ class Processing(WorkerState):
             if held is None and not self._owns(part, eid):
                 reason = f"{entity.KEY} {eid} belongs to another partition"
                 batch.dead.append((entry_id, f"{wire.BAD_MESSAGE}: {reason}", raw, signature))
+                batch.refused.append((entry_id, msg, wire.BAD_MESSAGE, reason))
                 reply = error_for(msg, wire.BAD_MESSAGE, reason)
                 if reply:
                     batch.outputs.append(reply)
@@ -308,8 +310,10 @@ def _decode(
         return WireError(wire.BAD_MESSAGE, f"undecodable entry ({exc.__class__.__name__})")
     refused = verifier.refusal(msg, raw, signature, ours=False)
     if refused is not None:
-        # Dead-lettered, and answered to nobody: the gateway it names did not send it.
-        return WireError(wire.UNAUTHORIZED, refused)
+        # Dead-lettered, and answered to nobody: the gateway it names did not send it
+        # (its refused stream says so: a gateway whose signing is wrong learns why).
+        named = {k: msg.get(k) for k in ("gateway", "id", "type")}
+        return WireError(wire.UNAUTHORIZED, refused, named=named)
     if quota is not None:  # the gateway that signed it (checked): within its quota?
         over = quota.refusal(msg["gateway"], len(raw))
         if over is not None:

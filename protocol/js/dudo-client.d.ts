@@ -1,0 +1,182 @@
+// Types of dudo-client.js. The messages' types are generated from the protocol's JSON
+// Schemas (messages.d.ts, by `dudo schemas write`); this file types the library around
+// them. They use EventTarget, Event, CustomEvent and AbortSignal, which TypeScript's "dom"
+// lib and @types/node both declare.
+
+import type {
+  Action,
+  CreateRequest,
+  CreateResponse,
+  ErrorCode,
+  ErrorMessage,
+  JoinRequest,
+  JoinResponse,
+  LeftMessage,
+  LobbyMessage,
+  MovedMessage,
+  PongMessage,
+  QuickplayRequest,
+  QuickplayResponse,
+  ServerMessage,
+  TablesResponse,
+  TournamentMessage,
+  ViewMessage,
+  WatchResponse,
+  WelcomeMessage,
+} from "./messages.js";
+
+export type * from "./messages.js";
+
+/** The protocol version `v` this library speaks. */
+export declare const PROTOCOL_VERSION: 1;
+
+/** A request key (docs/protocol.md, "Send a request key"): 24 hex digits. */
+export declare function requestKey(): string;
+
+/** What a table's refusal refers to (whose turn, the bid to beat...): word it yourself. */
+export type Facts = NonNullable<ErrorMessage["facts"]>;
+
+/** Every failure: a refusal (`code` from the server), the network (`unavailable`), `closed`. */
+export declare class DudoError extends Error {
+  constructor(code: string, message: string, status?: number, facts?: Facts | null);
+  /** One of ErrorCode; a newer server may send one this version does not list. */
+  code: ErrorCode | (string & {});
+  /** The HTTP status, for an HTTP call the gateway answered. */
+  status: number | undefined;
+  facts: Facts | null;
+}
+
+/** Just what the library needs of `fetch` (the platform's by default). */
+export type Fetch = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+) => Promise<{ ok: boolean; status: number; statusText: string; json(): Promise<any> }>;
+
+/** The HTTP API: tables, seats, tournaments, the leaderboard. Answers are plain objects. */
+export declare class DudoApi {
+  constructor(base: string, options?: { fetch?: Fetch });
+  readonly base: string;
+  /** One call; `idempotent`: a request key, sent again after a cut connection, 503 or 504. */
+  call<T = unknown>(
+    method: string,
+    path: string,
+    body?: object,
+    options?: { idempotent?: boolean },
+  ): Promise<T>;
+  tables(): Promise<TablesResponse>;
+  createTable(body: CreateRequest): Promise<CreateResponse>;
+  joinTable(table: string, body: JoinRequest): Promise<JoinResponse>;
+  /** Quick play: a seat at a fitting open table, else a new one (`created` says which). */
+  joinOrCreate(body: QuickplayRequest): Promise<QuickplayResponse>;
+  /** A spectator's token for `table`. */
+  watchTable(table: string): Promise<WatchResponse>;
+  tournaments(): Promise<Record<string, unknown>>;
+  createTournament(body: Record<string, unknown>): Promise<Record<string, unknown>>;
+  register(
+    tournament: string,
+    body: { name: string; identity?: string; request?: string },
+  ): Promise<Record<string, unknown>>;
+  unregister(tournament: string, token: string): Promise<Record<string, unknown>>;
+  begin(tournament: string, token: string): Promise<Record<string, unknown>>;
+  organize(
+    tournament: string,
+    token: string,
+    action: "pause" | "resume" | "cancel" | "kick" | "announce",
+    fields?: { target?: string; text?: string },
+  ): Promise<Record<string, unknown>>;
+  results(tournament: string): Promise<Record<string, unknown>>;
+  standings(tournament: string): Promise<Record<string, unknown>>;
+  leaderboard(limit?: number): Promise<Record<string, unknown>>;
+}
+
+export interface DudoConnectionOptions {
+  /** A WebSocket class; default: the platform's, else the `ws` package's (Node 20). */
+  WebSocket?: unknown;
+  /** Also watch the lobby (default: when there is no token). */
+  lobby?: boolean;
+  maxBackoffMs?: number;
+  /** Connection attempts in a row that may fail before it gives up (default: never). */
+  retries?: number;
+  /** How long `open()` waits for the welcome (default: no limit). */
+  openTimeoutMs?: number;
+}
+
+/** addEventListener's options (spelled out: the DOM's and Node's types differ in name). */
+export interface ListenerOptions {
+  capture?: boolean;
+  once?: boolean;
+  passive?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Each event's `detail`. */
+export interface DudoConnectionEvents {
+  /** Every message as it arrives, before anything else (acks and answered errors too). */
+  message: ServerMessage;
+  welcome: WelcomeMessage;
+  /** A newer view; the requests it answers are settled before it fires. */
+  view: ViewMessage;
+  left: LeftMessage;
+  moved: MovedMessage;
+  tournament: TournamentMessage;
+  lobby: LobbyMessage;
+  pong: PongMessage;
+  /** Refusals nobody waits for. */
+  error: ErrorMessage;
+  state: "connecting" | "open" | "closed";
+  /** The connection was lost (it reconnects). */
+  dropped: string;
+  /** Welcomed again after a drop. */
+  reconnected: WelcomeMessage;
+  /** `retries` ran out: every pending request was rejected `unavailable`. */
+  gave_up: string;
+  /**
+   * The gateway renewed the token at a hello: the new one, living 7 days from now, is
+   * `token` from then on (reconnects use it). Store it where you kept the first.
+   */
+  token: string;
+}
+
+/** One WebSocket to a gateway, kept open; requests are promises settled by their ids. */
+export declare class DudoConnection extends EventTarget {
+  constructor(base: string, token: string | null, options?: DudoConnectionOptions);
+  readonly url: string;
+  /** The token it says hello with: the one given, then each renewed one. */
+  readonly token: string | null;
+  /** The newest view (null before the first, and after `moved`). */
+  view: ViewMessage | null;
+  /** While connected and said hello. */
+  welcome: WelcomeMessage | null;
+  closed: boolean;
+  /** Connect (and keep reconnecting); resolves on `welcome` (the lobby: its full list). */
+  open(): Promise<WelcomeMessage | LobbyMessage>;
+  /** Close for good: no reconnect; pending requests reject `closed`. */
+  close(): void;
+  /** Resolves with the view that shows the action; rejects with a DudoError. */
+  act(action: Action): Promise<ViewMessage>;
+  leave(): Promise<LeftMessage>;
+  /** Host only: start with the players seated so far; the game's first view. */
+  start(): Promise<ViewMessage>;
+  resync(): Promise<ViewMessage>;
+  ping(): Promise<PongMessage>;
+  addEventListener<K extends keyof DudoConnectionEvents>(
+    type: K,
+    listener: (event: CustomEvent<DudoConnectionEvents[K]>) => void,
+    options?: boolean | ListenerOptions,
+  ): void;
+  addEventListener(
+    type: string,
+    listener: ((event: Event) => void) | { handleEvent(event: Event): void } | null,
+    options?: boolean | ListenerOptions,
+  ): void;
+  removeEventListener<K extends keyof DudoConnectionEvents>(
+    type: K,
+    listener: (event: CustomEvent<DudoConnectionEvents[K]>) => void,
+    options?: boolean | ListenerOptions,
+  ): void;
+  removeEventListener(
+    type: string,
+    listener: ((event: Event) => void) | { handleEvent(event: Event): void } | null,
+    options?: boolean | ListenerOptions,
+  ): void;
+}
