@@ -10,7 +10,7 @@ from typing import Any
 from dudo import wire
 from dudo.table import DEFAULT_LIMITS, Limits
 
-from .test_table import NOW, Run, msg, person_and_bot
+from .test_table import NOW, Run, h, msg, person_and_bot
 
 LIMITS = DEFAULT_LIMITS
 
@@ -151,6 +151,43 @@ def test_no_hold_without_people_nor_after_the_last_round() -> None:
     last.seat_all()
     _end_round(last)
     assert last.table.status == "over" and last.table.hold_until is None
+
+
+def test_a_person_out_but_still_at_the_table_is_held_for_and_one_who_left_is_not() -> None:
+    """Issue 34, item 2: once the person was out, the rest of the game ran in a blink
+    (no hold: nobody "played"), though the page offers to keep watching. A person out
+    who still holds the seat is watching: the reveals are held for them; once they left
+    the seat, the bots play on without pauses."""
+    run = Run({"preset": "classic", "start_dice": 1}, seats=3,
+              plan=[{"kind": "open"}, {"kind": "bot", "level": "hard"},
+                    {"kind": "bot", "level": "hard"}])  # fmt: skip
+    run.table.limits = HOLD
+    run.send("join", player="p0", name="Ana")
+    for seat in (1, 2):
+        run.send("join", "gw-bots", player=f"p{seat}", name=f"B{seat}", bot="hard")
+    assert run.table.status == "playing"
+    at = NOW
+    while run.table.game.counts[0] > 0:  # Ana bids past the dice; a bot calls: she is out
+        at += 10
+        turn = run.turn()
+        bid = run.table.game.bids[-1] if run.table.game.bids else None
+        action = ({"type": "dudo"} if turn != 0 and bid and bid[0] == 0
+                  else {"type": "bid", "quantity": 3, "face": 6} if turn == 0
+                  else {"type": "bid", "quantity": 1, "face": 2})  # fmt: skip
+        run.move(action, at=at)
+    assert run.table.status == "playing" and not run.table.seats[0].away
+    assert run.table.hold_until == at + HOLD.reveal_hold_ms  # held for Ana, watching
+    run.send("leave", player=h("p0"), seat=0, at=at)  # she leaves the seat
+    assert run.table.seats[0].away
+    hold = run.table.hold_until
+    at += 5_000
+    while run.table.status == "playing":
+        turn = run.turn()
+        bid = run.table.game.bids[-1] if run.table.game.bids else None
+        action = {"type": "dudo"} if bid else {"type": "bid", "quantity": 1, "face": 2}
+        run.move(action, at=at)
+        at += 10
+    assert run.table.hold_until in (None, hold)  # no new hold for nobody
 
 
 def test_records_before_the_hold_still_load() -> None:

@@ -148,6 +148,10 @@ export declare class DudoConnection extends EventTarget {
   /** While connected and said hello. */
   welcome: WelcomeMessage | null;
   closed: boolean;
+  /** The gateway's clock minus this device's, in ms (from the last welcome's `now`). */
+  clockOffsetMs: number;
+  /** The gateway's time now: count `deadline` and `reveal_until` against it. */
+  serverNow(): number;
   /** Connect (and keep reconnecting); resolves on `welcome` (the lobby: its full list). */
   open(): Promise<WelcomeMessage | LobbyMessage>;
   /** Close for good: no reconnect; pending requests reject `closed`. */

@@ -163,6 +163,8 @@ export class DudoConnection extends EventTarget {
     this.maxRetries = options.retries ?? Infinity;
     this.openTimeoutMs = options.openTimeoutMs ?? null;
     this.dropped = false; // lost since the last welcome: the next one is a reconnect
+    /** The gateway's clock minus this device's, in ms (from the last welcome's `now`). */
+    this.clockOffsetMs = 0;
     /** @type {View | null} */ this.view = null;
     /** @type {any} */ this.welcome = null;
     this.closed = false;
@@ -209,6 +211,10 @@ export class DudoConnection extends EventTarget {
     );
     return ready;
   }
+
+  /** The gateway's time now (ms since the epoch): count `deadline` and `reveal_until`
+   * against it; a device's clock may be off by seconds. */
+  serverNow() { return Date.now() + this.clockOffsetMs; }
 
   /** Close for good (no reconnect); pending requests are rejected. */
   close() {
@@ -314,6 +320,8 @@ export class DudoConnection extends EventTarget {
     switch (msg.type) {
       case "welcome":
         this.welcome = msg;
+        // The gateway's clock: deadlines are counted against it, not the device's.
+        if (typeof msg.now === "number") this.clockOffsetMs = msg.now - Date.now();
         if (msg.token) { // renewed: 7 days from now; reconnects say hello with it
           this.token = msg.token;
           this.#emit("token", msg.token);

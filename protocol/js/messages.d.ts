@@ -871,6 +871,11 @@ export interface WelcomeMessage {
   seat: number | null;
   player: string | null;
   /**
+   * the gateway's clock when it sent this (ms since the epoch): count the views' `deadline`
+   * and `reveal_until` against it, not the device's
+   */
+  now?: number;
+  /**
    * a fresh token for the same seat (or for watching), living 7 days from now: keep it in
    * place of the one you said hello with (an entrant's token is not renewed: it lives 7 days
    * from the registration)

@@ -308,6 +308,9 @@ def test_each_hello_renews_the_token_and_an_expired_one_is_refused(
             assert conn.token == renewed != nearly and heard == [("token", renewed)]
             assert read_token(renewed, key).expires >= now + TOKEN_TTL_S
             assert conn.welcome["seat"] == seat["seat"]
+            # ... and the gateway's clock, which the views' deadlines count against
+            assert abs(conn.welcome["now"] / 1000 - time.time()) < 5
+            assert abs(conn.server_time() - time.time()) < 5
         async with DudoConnection(served, renewed) as again:  # the same seat with it
             assert again.welcome is not None and again.welcome["seat"] == seat["seat"]
         with pytest.raises(DudoError) as refused:

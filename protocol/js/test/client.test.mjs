@@ -170,6 +170,8 @@ test("each hello renews the token: the welcome's replaces it, and the token even
   assert.ok(welcome.token && welcome.token !== seat.token);
   assert.deepEqual(heard, [welcome.token]);
   assert.equal(conn.token, welcome.token); // what a reconnect says hello with
+  assert.equal(typeof welcome.now, "number"); // the gateway's clock, for the deadlines
+  assert.ok(Math.abs(conn.serverNow() - Date.now()) < 5000);
   const expiry = (token) => JSON.parse(Buffer.from(token.split(".")[0], "base64url")).e;
   assert.ok(expiry(welcome.token) > expiry(seat.token));
   conn.close();

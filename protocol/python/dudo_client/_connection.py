@@ -77,6 +77,7 @@ class DudoConnection:
         self.lobby = token is None if lobby is None else lobby
         self.view: ViewMessage | None = None  # the newest view
         self.welcome: WelcomeMessage | None = None  # while connected and said hello
+        self.clock_offset = 0.0  # the gateway's clock minus ours, s (the welcome's `now`)
         self.closed = False
         self.on_message = on_message
         self._session = session
@@ -111,6 +112,11 @@ class DudoConnection:
         except DudoError:  # refused or given up: nothing stays open behind the caller
             await self.close()
             raise
+
+    def server_time(self) -> float:
+        """The gateway's time now (s since the epoch): count a view's ``deadline`` and
+        ``reveal_until`` (ms) against it; this machine's clock may be off by seconds."""
+        return time.time() + self.clock_offset
 
     async def close(self) -> None:
         """Close for good: no reconnect; unanswered requests raise ``DudoError("closed")``."""
@@ -291,6 +297,8 @@ class DudoConnection:
         kind = msg["type"]
         if kind == "welcome":
             self.welcome = cast(WelcomeMessage, msg)
+            if isinstance(msg.get("now"), int):  # the gateway's clock, for the deadlines
+                self.clock_offset = msg["now"] / 1000 - time.time()
             if msg.get("token"):  # renewed: 7 days from now; reconnects say hello with it
                 self.token = msg["token"]
                 self.on_event("token", msg["token"])

@@ -882,6 +882,10 @@ class WelcomeMessage(TypedDict):
     """an entrant's tournament"""
     seat: int | None
     player: str | None
+    now: NotRequired[int]
+    """the gateway's clock when it sent this (ms since the epoch): count the views' `deadline`
+    and `reveal_until` against it, not the device's
+    """
     token: NotRequired[str]
     """a fresh token for the same seat (or for watching), living 7 days from now: keep it in
     place of the one you said hello with (an entrant's token is not renewed: it lives 7 days

@@ -162,8 +162,11 @@ class Connection:
         return max(1, math.ceil((self.last_costly + every - time.monotonic()) * 1000))
 
     def welcome(self, **fields: Any) -> None:
-        """``welcome`` with these fields; the first after a hello quotes that hello's id."""
-        self.send(wire.message("welcome", id=self.hello_id, **fields))
+        """``welcome`` with these fields; the first after a hello quotes that hello's id.
+        ``now``: this gateway's clock, from which a client counts the views' deadlines
+        (a phone whose clock runs 12 s fast showed 3 s left of a 15 s turn)."""
+        now = int(time.time() * 1000)
+        self.send(wire.message("welcome", id=self.hello_id, now=now, **fields))
         self.hello_id = None
 
     @property

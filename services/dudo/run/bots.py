@@ -228,14 +228,14 @@ class BotService:
 
 
 def _watched(view: dict[str, Any]) -> bool:
-    """Should bots take their think time here? Yes where a person still plays, and at
-    a table of bots only (the operator paces those); not where every person is out,
-    so an eliminated player watching sees the rest at full speed."""
+    """Should bots take their think time here? Yes where a person still plays or, out,
+    still holds the seat (watching the rest: issue 34, item 2), and at a table of bots
+    only (the operator paces those); not where every person has left (``away``)."""
     game = view.get("game") or {}
     counts = game.get("dice_counts") or []
     people = [
-        counts[seat] if seat < len(counts) else 0
+        (counts[seat] if seat < len(counts) else 0, bool(player.get("away")))
         for seat, player in enumerate(view["players"])
         if player is not None and player["bot"] is None
     ]
-    return not people or any(dice > 0 for dice in people)
+    return not people or any(dice > 0 or not away for dice, away in people)

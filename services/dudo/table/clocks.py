@@ -87,8 +87,11 @@ class TableClocks(TableState):
     def _hold_for_reveal(self, events: list[dict[str, Any]], now: int) -> None:
         """A round just ended (its ``reveal`` is among ``events``) and the game goes on:
         hold the next turn's clock, bots and house for ``reveal_hold_ms`` when people
-        still play at the table, so that each of them can read the reveal before the next
-        round runs under it. People may act sooner; nothing else does."""
+        are at the table, so that each of them can read the reveal before the next round
+        runs under it. People may act sooner; nothing else does. A person who is out
+        but still holds the seat is watching ("Keep watching"): the rest of the game is
+        held for them too (it ran in a blink; issue 34, item 2); once they left the seat
+        (``away``), the bots play on without pauses."""
         hold = self.limits.reveal_hold_ms
         game = self.game
         if hold <= 0 or game is None or game.phase == OVER:
@@ -96,9 +99,9 @@ class TableClocks(TableState):
         if not any(event["type"] == "reveal" for event in events):
             return
         people = (
-            seat.player is not None and seat.bot is None and game.counts[i] > 0
+            seat.player is not None and seat.bot is None and (game.counts[i] > 0 or not seat.away)
             for i, seat in enumerate(self.seats)
-        )  # still playing: once every person is out, the bots play on without pauses
+        )  # playing, or out and watching: once every person is gone, no pauses
         if any(people):
             self.hold_until = now + hold
 

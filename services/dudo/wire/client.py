@@ -114,6 +114,13 @@ CLIENT_MESSAGES: dict[str, Message] = {
                     maximum=64,
                     doc="your public handle (the `host` of views uses the same handles)",
                 ),
+                "now": Field(
+                    "integer",
+                    required=False,
+                    minimum=0,
+                    doc="the gateway's clock when it sent this (ms since the epoch): count "
+                    "the views' `deadline` and `reveal_until` against it, not the device's",
+                ),
                 "token": Field(
                     "string",
                     required=False,

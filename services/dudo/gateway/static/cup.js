@@ -2,7 +2,7 @@
 // standings around the table the tournament seats you at, and the leaderboard.
 
 import { errorText, t } from "./i18n.js";
-import { api, app, openSocket, state } from "./session.js";
+import { api, app, openSocket, serverNow, state } from "./session.js";
 import { askName } from "./lobby.js";
 import { entrantTokens, hostPanel, kickButton, organizerNews, registerAt, registerLine, registeredList, saveEntrant } from "./organize.js";
 import { h, toast } from "./ui.js";
@@ -32,7 +32,7 @@ export function renderCupList() {
       h("span", {}, h("strong", {}, c.name), " · ", t(c.status === "over" ? "finished" : c.status),
         h("span", { class: "muted" }, ` (${t("entrants", { n: c.entrants })}, ${c.seats} ${t("seats").toLowerCase()})`)),
       h("span", { class: "row" },
-        (c.status === "registering" || (c.status === "running" && c.late_until > Date.now())) && !entrantTokens()[c.tournament]
+        (c.status === "registering" || (c.status === "running" && c.late_until > serverNow())) && !entrantTokens()[c.tournament]
           ? h("button", { onclick: () => registerCup(c.tournament), test: "register" }, t(c.status === "running" ? "registerLate" : "register")) : null,
         h("button", { onclick: () => (location.hash = `#/c/${c.tournament}`), test: "standings" }, t("standingsBtn")))))));
 }

@@ -6,7 +6,7 @@
 import { errorText, t } from "./i18n.js";
 import { PRESETS } from "./presets.js";
 import { presetName } from "./lobby.js";
-import { api, app, state } from "./session.js";
+import { api, app, serverNow, state } from "./session.js";
 import { h, load, saveName, savedName, toast } from "./ui.js";
 
 const CLOCKS = [15, 30, 60, 120]; // a tournament's tables always keep a turn clock
@@ -121,7 +121,7 @@ async function createCup() {
 // ------------------------------------------------------------ the tournament page
 
 function lateOpen(s) {
-  return s.status === "running" && s.late_until && s.late_until > Date.now();
+  return s.status === "running" && s.late_until && s.late_until > serverNow();
 }
 
 /** Register (or re-enter) from the tournament's own page: its invite, if private. */

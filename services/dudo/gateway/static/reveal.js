@@ -3,7 +3,7 @@
 // card, with a key to the colours and the fair-dice check.
 
 import { faceName, t } from "./i18n.js";
-import { state } from "./session.js";
+import { serverNow, state } from "./session.js";
 import { die, h, onesWild, playerName as nameOf } from "./ui.js";
 
 const SHOWN_WITHOUT_HOLD_MS = 5000; // a server that does not hold: the overlay's own time
@@ -65,23 +65,28 @@ export function maybeReveal(view) {
 
 function showOverlay(view, last) {
   document.querySelectorAll(".overlay").forEach((el) => el.remove());
-  const until = view.reveal_until ?? Date.now() + SHOWN_WITHOUT_HOLD_MS;
-  const countdown = h("p", { class: "countdown muted", test: "next-round" });
+  // The round that ended the game: its reveal says so, and stays until it is closed (no
+  // "next round" counting down over the winner; issue 34, item 1).
+  const over = view.game.phase === "over" && view.game.winner !== null;
+  const until = view.reveal_until ?? serverNow() + SHOWN_WITHOUT_HOLD_MS;
+  const countdown = over ? null : h("p", { class: "countdown muted", test: "next-round" });
   const close = () => {
     overlay.remove();
     clearInterval(timer);
   };
-  const ok = h("button", { class: "primary", test: "reveal-ok", onclick: close }, t("ok"));
-  const overlay = h("div", { class: "overlay", test: "reveal", role: "dialog", "aria-modal": "true", "aria-label": t("reveal") },
-    h("div", { class: "card" }, h("h2", {}, t("reveal")), revealBody(view, last), countdown, h("div", { class: "actions" }, ok)));
+  const ok = h("button", { class: "primary", test: "reveal-ok", onclick: close }, over ? t("seeResult") : t("ok"));
+  const title = over ? `${t("over")} — ${t("winner", { name: nameOf(view, view.game.winner) })}` : t("reveal");
+  const overlay = h("div", { class: "overlay", test: "reveal", role: "dialog", "aria-modal": "true", "aria-label": title },
+    h("div", { class: "card" }, h("h2", { test: over ? "reveal-winner" : null }, title), revealBody(view, last), countdown,
+      h("div", { class: "actions" }, ok)));
   overlay.addEventListener("keydown", (e) => e.key === "Escape" && close());
   const tick = () => {
-    const left = Math.ceil((until - Date.now()) / 1000);
+    const left = Math.ceil((until - serverNow()) / 1000);
     if (left <= 0) return close();
     countdown.textContent = t("nextRound", { s: left });
   };
-  const timer = setInterval(tick, 250);
-  tick();
+  const timer = over ? null : setInterval(tick, 250);
+  if (!over) tick();
   document.body.append(overlay);
   ok.focus();
 }

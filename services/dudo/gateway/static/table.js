@@ -5,7 +5,7 @@
 
 import { alertTurn, bidText, die, h, onesWild, pct, playerName } from "./ui.js";
 import { faceName, t } from "./i18n.js";
-import { act, app, request, state } from "./session.js";
+import { act, app, request, serverNow, state } from "./session.js";
 import { lastRoundCard, maybeReveal } from "./reveal.js";
 import { playNow } from "./lobby.js";
 
@@ -31,6 +31,9 @@ export function renderTable({ header = null, footer = null } = {}) {
   }
   const game = view.game;
   const parts = [header, topRow(view)];
+  // The end of the game first, right under the top row: on a phone the players' card
+  // pushed it below the fold, under the last reveal (issue 34, item 1).
+  if (game?.phase === "over" && !header) parts.push(renderOver(view)); // a tournament's director moves players on
   if (view.status === "open") parts.push(renderWaiting(view));
   if (view.paused) parts.push(h("div", { class: "banner", test: "table-paused", role: "status" }, t("pausedBanner")));
   if (game) {
@@ -39,9 +42,7 @@ export function renderTable({ header = null, footer = null } = {}) {
         game.rules.palifico_wild_ones ? t("palificoWild") : t("palificoBanner")));
     }
     parts.push(renderPlayers(view));
-    if (game.phase === "over") {
-      if (!header) parts.push(renderOver(view)); // a tournament's director moves players on
-    } else {
+    if (game.phase !== "over") {
       const out = view.seat !== null && game.dice_counts[view.seat] === 0;
       if (out && !state.ui.watching) parts.push(renderOut());
       if (game.dice?.length) {
@@ -54,6 +55,9 @@ export function renderTable({ header = null, footer = null } = {}) {
   parts.push(footer);
   if (game && game.phase !== "over") parts.push(renderDock(view));
   app.replaceChildren(...parts.filter(Boolean));
+  const ended = game?.phase === "over" ? view.table : null;
+  if (ended && state.ui.ended !== ended) window.scrollTo(0, 0); // the end is at the top
+  state.ui.ended = ended;
   maybeReveal(view);
   tickClocks();
   const turn = mine(view) ? `${game.round}:${game.bids.length}:${view.table}` : null;
@@ -163,7 +167,7 @@ function renderDock(view) {
       ? t("standingBid", { bid: bidText(standing[1], standing[2]), name: nameOf(standing[0]) }) : t("noStanding")),
     h("span", { class: yours ? "whose mine" : "whose", test: yours ? "your-turn" : "whose-turn" },
       yours ? t("yourTurn") : t("turnOf", { name: nameOf(game.turn) }),
-      view.deadline ? h("span", { class: "clock", "data-deadline": view.deadline, test: "clock" }) : null),
+      view.deadline ? h("span", { class: "clock", "data-deadline": view.deadline, "data-hold": view.reveal_until ?? 0, test: "clock" }) : null),
     h("span", { class: "muted", test: "in-play" }, t("diceInPlay", { n: game.dice_in_play })),
     odds);
   // Calza out of turn ("anyone"): the one move a player may make while others bid.
@@ -296,8 +300,11 @@ export function onKey(event) {
 // ---------------------------------------------------------------- the clock
 
 export function tickClocks() {
+  const now = serverNow();
   for (const el of document.querySelectorAll(".clock[data-deadline]")) {
-    const left = Math.max(0, Math.ceil((Number(el.dataset.deadline) - Date.now()) / 1000));
+    // While a reveal holds the table the clock waits with it: it starts when the hold ends.
+    const from = Math.max(now, Number(el.dataset.hold || 0));
+    const left = Math.max(0, Math.ceil((Number(el.dataset.deadline) - from) / 1000));
     el.textContent = ` ◷ ${t("seconds", { s: left })}`;
   }
 }
