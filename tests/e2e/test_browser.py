@@ -252,6 +252,10 @@ def test_a_german_game_against_bots_from_play_now_to_the_end(served: str, output
             if page.query_selector("[data-test=your-turn]"):
                 play_turn(page, rng)
             time.sleep(0.05)
+        # The last reveal says who won and stays until closed (issue 34, item 1).
+        if page.query_selector("[data-test=reveal]"):
+            assert "gewinnt" in page.inner_text("[data-test=reveal-winner]")
+            page.keyboard.press("Escape")
         page.screenshot(path=str(output_dir / "browser-game-over-de.png"), full_page=True)
         text = page.inner_text("[data-test=game-over]")
         assert "Spielende" in text and "gewinnt" in text
@@ -364,6 +368,8 @@ def test_a_quick_tournament_from_the_page_played_to_the_end(served: str, output_
         with urllib.request.urlopen(served + href, timeout=10) as got:
             rows = list(csv.DictReader(io.StringIO(got.read().decode())))
         assert len(rows) == 6 and "Ana" in [r["name"] for r in rows]
+        if page.query_selector("[data-test=reveal]"):  # the last table's end, until closed
+            page.keyboard.press("Escape")
         page.click("[data-test=cup] a")  # back to the lobby, then the leaderboard
         page.click("[data-test=leaderboard-link]")
         page.wait_for_selector("[data-test=leaderboard]")

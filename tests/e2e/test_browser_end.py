@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..servers import RedisServer
 from .conftest import serving
-from .test_browser import ARGS, PHONE, chromium, new_page, on_screen, untranslated
+from .test_browser import ARGS, DESKTOP, PHONE, chromium, new_page, on_screen, untranslated
 
 HOLD_S = 1.5  # the server's reveal hold (`--reveal-hold`)
 
@@ -146,5 +146,72 @@ def test_the_turn_clock_counts_the_servers_time_and_waits_for_the_reveal(
                 break
             time.sleep(0.05)
         assert seen_turn and seen_hold
+        assert errors == []
+        browser.close()
+
+
+def _active(page: object) -> str | None:
+    return page.evaluate("document.activeElement?.dataset?.test ?? null")
+
+
+def test_a_keyboard_only_game_keeps_its_place_and_the_reveal_keeps_the_focus(
+    served: str,
+) -> None:
+    """Issue 34, item 7: every update sent the focus back to the page (11 to 15 Tab
+    presses to reach Bid, every turn); the reveal dialog let Tab wander to the page
+    behind it; "← Lobby" was a button inside a link (two Tab stops). A game to its end
+    with the keyboard alone."""
+    from playwright import sync_api as playwright
+
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        page = new_page(browser, DESKTOP, errors)
+        _create(page, served, 2, 1, start_dice="2")
+        back = page.eval_on_selector(
+            "[data-test=back]", "a => [a.tagName, !!a.querySelector('button')]"
+        )
+        assert back == ["A", False], back  # one Tab stop
+        turns = reveals = 0
+        deadline = time.monotonic() + 120
+        while not page.query_selector("[data-test=game-over]"):
+            assert time.monotonic() < deadline, "the game did not finish"
+            if page.query_selector("[data-test=reveal]") and not page.query_selector(
+                "[data-test=reveal-winner]"
+            ):
+                for _ in range(3):  # Tab stays inside the dialog
+                    page.keyboard.press("Tab")
+                    assert page.evaluate(
+                        "!!document.activeElement.closest('[data-test=reveal]')"
+                    ), "Tab left the reveal dialog"
+                page.keyboard.press("Escape")
+                reveals += 1
+                continue
+            if page.query_selector("[data-test=your-turn]") and page.query_selector(
+                "[data-test=bid]"
+            ):
+                if turns == 0:  # the first time, from the top of the page, by Tab
+                    page.evaluate("document.activeElement.blur()")
+                    for _ in range(40):
+                        if _active(page) == "bid":
+                            break
+                        page.keyboard.press("Tab")
+                    assert _active(page) == "bid"
+                    page.keyboard.press("ArrowUp")  # a redraw (the quantity goes up)...
+                    assert _active(page) == "bid", "a redraw took the focus away"  # ...kept
+                else:  # later turns: the focus is back on Bid by itself
+                    page.wait_for_function(
+                        "document.activeElement?.dataset?.test === 'bid'", timeout=3_000
+                    )
+                page.keyboard.press("Enter")  # the focused Bid button
+                turns += 1
+                page.wait_for_function(
+                    "!document.querySelector('[data-test=your-turn]') || "
+                    "!!document.querySelector('[data-test=reveal]')", timeout=10_000
+                )
+            elif page.query_selector("[data-test=your-turn]"):
+                page.keyboard.press("d")  # no bid left: Dudo
+            time.sleep(0.05)
+        assert turns >= 2 and reveals >= 1, (turns, reveals)
         assert errors == []
         browser.close()

@@ -102,6 +102,7 @@ function receive(msg) {
     case "moved": // the tournament seated us elsewhere: the next view is that table's
       state.view = null;
       state.ui = {};
+      document.querySelectorAll(".overlay").forEach((el) => el.remove()); // the old table's
       if (msg.from !== null) toast(t("movedTo", { table: tableNumber(msg.table) }));
       if (state.welcome) state.welcome = { ...state.welcome, table: msg.table, seat: msg.seat };
       redraw();

@@ -5,7 +5,7 @@ import { errorText, t } from "./i18n.js";
 import { api, app, openSocket, serverNow, state } from "./session.js";
 import { askName } from "./lobby.js";
 import { entrantTokens, hostPanel, kickButton, organizerNews, registerAt, registerLine, registeredList, saveEntrant } from "./organize.js";
-import { h, toast } from "./ui.js";
+import { h, link, toast } from "./ui.js";
 
 export function tableNumber(table) {
   return table.slice(table.lastIndexOf("-") + 1);
@@ -94,7 +94,7 @@ export async function renderLeaderboard() {
     toast(errorText(err.code, err.message));
   }
   app.replaceChildren(h("div", { class: "card", test: "leaderboard" },
-    h("div", { class: "row" }, h("a", { href: "#/" }, h("button", {}, `← ${t("back")}`)), h("h2", {}, t("leaderboard"))),
+    h("div", { class: "row" }, link("#/", `← ${t("back")}`), h("h2", {}, t("leaderboard"))),
     board.length
       ? h("table", { class: "board" },
           h("tr", {}, h("th", {}, "#"), h("th", {}, t("yourName")), h("th", {}, t("rating")), h("th", {}, t("games"))),
@@ -110,7 +110,7 @@ export function cupHeader() {
   const table = state.welcome?.table;
   return h("div", { class: "card", test: "cup" },
     h("div", { class: "row" },
-      h("a", { href: "#/" }, h("button", {}, `← ${t("back")}`)),
+      link("#/", `← ${t("back")}`),
       h("strong", {}, s.name), h("span", { class: "badge" }, t(s.status === "over" ? "finished" : s.status)),
       s.private ? h("span", { class: "badge" }, t("privateBadge")) : null,
       h("span", { class: "muted" }, t("playersLeft", { n: s.left })),

@@ -4,7 +4,7 @@
 import { lang, t } from "./i18n.js";
 import { app } from "./session.js";
 import { atLeast } from "./odds.js";
-import { h, pct } from "./ui.js";
+import { h, link, pct } from "./ui.js";
 
 const HELP = {
   en: {
@@ -94,7 +94,7 @@ export function renderHelp() {
   };
   for (const el of [n, k, wild]) el.addEventListener("input", update);
   app.replaceChildren(h("article", { class: "card help-page", test: "help" },
-    h("div", { class: "row" }, h("a", { href: "#/" }, h("button", {}, `← ${t("back")}`)), h("h1", {}, text.title)),
+    h("div", { class: "row" }, link("#/", `← ${t("back")}`), h("h1", {}, text.title)),
     text.sections.map(([title, paragraphs]) => [h("h2", {}, title), paragraphs.map((p) => h("p", {}, p))]),
     h("h2", { id: "odds" }, text.oddsTitle),
     text.odds.map((p) => h("p", {}, p)),

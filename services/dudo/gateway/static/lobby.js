@@ -4,7 +4,7 @@
 import { ago, errorText, t } from "./i18n.js";
 import { OPTIONS, PRESETS } from "./presets.js";
 import { api, app, state } from "./session.js";
-import { forgetToken, h, load, saveName, saveToken, savedName, toast, tokens, yourGames } from "./ui.js";
+import { forgetToken, h, link, load, saveName, saveToken, savedName, toast, tokens, yourGames } from "./ui.js";
 
 const LEVELS = ["easy", "normal", "hard"];
 const CLOCKS = [0, 15, 30, 60, 120];
@@ -66,8 +66,8 @@ export function renderLobby() {
     h("section", { class: "card" }, h("h2", {}, t("tournaments")),
       h("div", { class: "actions" },
         h("button", { type: "button", test: "quick-cup", onclick: () => import("./cup.js").then((m) => m.quickCup()) }, t("quickCup")),
-        h("a", { href: "#/cn" }, h("button", { type: "button", test: "new-cup" }, t("newCup"))),
-        h("a", { href: "#/r" }, h("button", { type: "button", test: "leaderboard-link" }, t("leaderboard")))),
+        link("#/cn", t("newCup"), { test: "new-cup" }),
+        link("#/r", t("leaderboard"), { test: "leaderboard-link" })),
       h("div", { id: "cup-list" })),
     h("p", {}, h("a", { href: "#/help", test: "help-link" }, t("help"))),
   );
@@ -169,7 +169,7 @@ function renderYourGames() {
     h("li", { test: `game-${g.table}` },
       h("span", {}, t("playedAt", { preset: g.preset ? presetName(g.preset) : "…", when: ago(g.at) })),
       h("span", { class: "row" },
-        h("a", { href: `#/t/${g.table}` }, h("button", { test: "rejoin" }, t("rejoin"))),
+        link(`#/t/${g.table}`, t("rejoin"), { test: "rejoin" }),
         h("button", { onclick: () => { forgetToken(g.table); renderYourGames(); } }, t("forget")))))));
 }
 
@@ -226,7 +226,7 @@ export async function renderJoin(table) {
     h("label", {}, t("yourName"), input),
     h("div", { class: "actions" },
       h("button", { class: "primary big", type: "submit", test: "join-submit" }, t("join")),
-      h("a", { href: `#/w/${table}` }, h("button", { type: "button" }, t("watch"))))));
+      link(`#/w/${table}`, t("watch")))));
   try {
     const entry = (await api("GET", "/api/tables")).tables.find((e) => e.table === table);
     if (entry) {

@@ -73,13 +73,19 @@ function showOverlay(view, last) {
   const close = () => {
     overlay.remove();
     clearInterval(timer);
+    // Back where the keyboard was (the table's control that had the focus, by data-test).
+    const back = state.ui.focus && document.querySelector(`#app [data-test="${state.ui.focus}"]:not(:disabled)`);
+    if (back) back.focus({ preventScroll: true });
   };
   const ok = h("button", { class: "primary", test: "reveal-ok", onclick: close }, over ? t("seeResult") : t("ok"));
   const title = over ? `${t("over")} — ${t("winner", { name: nameOf(view, view.game.winner) })}` : t("reveal");
   const overlay = h("div", { class: "overlay", test: "reveal", role: "dialog", "aria-modal": "true", "aria-label": title },
     h("div", { class: "card" }, h("h2", { test: over ? "reveal-winner" : null }, title), revealBody(view, last), countdown,
       h("div", { class: "actions" }, ok)));
-  overlay.addEventListener("keydown", (e) => e.key === "Escape" && close());
+  overlay.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") close();
+    else if (e.key === "Tab") trapTab(overlay, e); // a modal dialog keeps the focus inside
+  });
   const tick = () => {
     const left = Math.ceil((until - serverNow()) / 1000);
     if (left <= 0) return close();
@@ -89,6 +95,16 @@ function showOverlay(view, last) {
   if (!over) tick();
   document.body.append(overlay);
   ok.focus();
+}
+
+/** Tab and Shift+Tab go round the dialog's own controls, never to the page behind it. */
+function trapTab(dialog, event) {
+  const items = [...dialog.querySelectorAll("button:not(:disabled), a[href], summary, [tabindex]:not([tabindex='-1'])")];
+  if (!items.length) return;
+  const at = items.indexOf(document.activeElement);
+  const next = event.shiftKey ? (at <= 0 ? items.length - 1 : at - 1) : (at + 1) % items.length;
+  event.preventDefault();
+  items[next].focus();
 }
 
 /** Check the revealed seed against the commitment shown during the round (docs/rules.md). */

@@ -3,7 +3,7 @@
 // and, in your turn, the action bar. Above it: players, your hand, the bids newest first
 // and the last round. Keys on a desktop: 1–6 face, ↑ ↓ quantity, Enter bid, D, C, ← →.
 
-import { alertTurn, bidText, die, h, onesWild, pct, playerName } from "./ui.js";
+import { alertTurn, bidText, die, h, link, onesWild, pct, playerName } from "./ui.js";
 import { faceName, t } from "./i18n.js";
 import { act, app, request, serverNow, state } from "./session.js";
 import { lastRoundCard, maybeReveal } from "./reveal.js";
@@ -54,7 +54,16 @@ export function renderTable({ header = null, footer = null } = {}) {
   }
   parts.push(footer);
   if (game && game.phase !== "over") parts.push(renderDock(view));
+  // Keyboard users keep their place: a redraw replaces every element, which sent the
+  // focus back to the page (11 to 15 Tab presses to reach Bid, every turn; issue 34,
+  // item 7). The control that had it (by its data-test) gets it again, now or when it
+  // comes back (Bid, in your next turn).
+  const focused = app.contains(document.activeElement) ? document.activeElement.dataset.test : null;
+  if (focused) state.ui.focus = focused;
   app.replaceChildren(...parts.filter(Boolean));
+  const again = state.ui.focus && !document.querySelector(".overlay")
+    ? app.querySelector(`[data-test="${state.ui.focus}"]:not(:disabled)`) : null;
+  if (again && app.contains(document.activeElement) === false) again.focus({ preventScroll: true });
   const ended = game?.phase === "over" ? view.table : null;
   if (ended && state.ui.ended !== ended) window.scrollTo(0, 0); // the end is at the top
   state.ui.ended = ended;
@@ -76,7 +85,7 @@ function topRow(view) {
         h("button", { test: "leave-no", onclick: () => { state.ui.confirmLeave = false; state.redraw(); } }, t("stay"))));
   }
   return h("div", { class: "row top" },
-    h("a", { href: "#/" }, h("button", { test: "back" }, `← ${t("back")}`)),
+    link("#/", `← ${t("back")}`, { test: "back" }),
     h("span", { class: "muted" }, game ? t("round", { n: game.round }) : t("waiting")),
     view.seat === null ? h("span", { class: "badge" }, t("spectator")) : null,
     view.seat !== null && view.status !== "over"
@@ -138,7 +147,7 @@ function renderOut() {
     h("div", { class: "actions" },
       h("button", { test: "watch-on", onclick: () => { state.ui.watching = true; state.redraw(); } }, t("watchOn")),
       h("button", { class: "primary", test: "new-game", onclick: () => playNow() }, t("newGame")),
-      h("a", { href: "#/" }, h("button", {}, t("back")))));
+      link("#/", t("back"))));
 }
 
 function renderOver(view) {
@@ -150,7 +159,7 @@ function renderOver(view) {
       game.chips ? ` (${game.chips[seat] > 0 ? "+" : ""}${game.chips[seat]} ${t("chips")})` : ""))),
     h("div", { class: "actions" },
       h("button", { class: "primary", test: "new-game", onclick: () => playNow() }, t("newGame")),
-      h("a", { href: "#/" }, h("button", {}, t("back")))));
+      link("#/", t("back"))));
 }
 
 // ---------------------------------------------------------------- the dock
