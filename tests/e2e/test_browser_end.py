@@ -215,3 +215,60 @@ def test_a_keyboard_only_game_keeps_its_place_and_the_reveal_keeps_the_focus(
         assert turns >= 2 and reveals >= 1, (turns, reveals)
         assert errors == []
         browser.close()
+
+
+def test_on_a_phone_the_action_bar_leaves_the_table_in_view_and_pages_open_at_the_top(
+    served: str,
+) -> None:
+    """Issue 34, item 6: on a phone the action area took about 45% of the screen ("Bid 8
+    × sixes" on three lines, Calza on its own row) and hid the bids; and a page kept the
+    previous page's scroll ("How to play" opened at its bottom)."""
+    from playwright import sync_api as playwright
+
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        # A phone: touch, no fine pointer (so no keyboard hint in the dock).
+        page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(served)
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        assert page.evaluate("window.scrollY") > 0
+        page.click("[data-test=help-link]")
+        page.wait_for_selector("[data-test=help]")
+        assert page.evaluate("window.scrollY") == 0, "How to play opened scrolled down"
+        page.click("[data-test=help] a")
+        page.wait_for_selector("[data-test=create-form]")
+        _create(page, served, 4, 3, start_dice="5")  # 20 dice: two-digit quantities
+        measured = 0
+        deadline = time.monotonic() + 90
+        while measured < 3:
+            assert time.monotonic() < deadline, f"{measured} turns measured"
+            if page.query_selector("[data-test=reveal]"):
+                page.keyboard.press("Escape")
+            elif page.query_selector("[data-test=your-turn]") and page.query_selector(
+                "[data-test=bid]"
+            ):
+                dock = page.locator("[data-test=dock]").bounding_box()
+                assert dock is not None
+                share = dock["height"] / PHONE["height"]
+                assert share <= 0.30, f"the action bar takes {share:.0%} of the screen"
+                lines = page.evaluate(  # the line boxes of its label
+                    "(b => { const r = document.createRange(); r.selectNodeContents(b); "
+                    "return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; })"
+                    "(document.querySelector('[data-test=bid]'))"
+                )
+                assert lines <= 2, f"Bid on {lines} lines"
+                page.keyboard.press("Enter")
+                measured += 1
+                page.wait_for_function(
+                    "!document.querySelector('[data-test=your-turn]') || "
+                    "!!document.querySelector('[data-test=reveal]')", timeout=10_000
+                )
+            elif page.query_selector("[data-test=your-turn]"):
+                page.keyboard.press("d")
+            if page.query_selector("[data-test=game-over]"):
+                break
+            time.sleep(0.05)
+        assert measured >= 1 and errors == []
+        browser.close()

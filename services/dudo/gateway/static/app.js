@@ -47,6 +47,7 @@ async function go() {
   state.timers = [setInterval(tickClocks, 500)];
   Object.assign(state, { view: null, welcome: null, cup: null, ui: {} });
   document.querySelectorAll(".overlay").forEach((el) => el.remove());
+  window.scrollTo(0, 0); // a page opens at its top (it kept the last page's scroll)
   const route = state.route;
   if (route.page === "lobby") {
     renderLobby();
