@@ -31,7 +31,8 @@ export function revealBody(view, last) {
       t("bidOf", { name: nameOf(view, bidder), q, face: faceName(face, q) })),
     last.dice.map((hand, seat) => hand.length
       ? h("div", { class: "reveal-row" }, h("span", { class: "who" }, nameOf(view, seat)),
-          h("span", { class: "dice" }, hand.map((d) => die(d, { small: true, hit: d === face, wild: wild && d === 1 }))))
+          h("span", { class: "dice" }, hand.map((d) => die(d, { small: true, hit: d === face, wild: wild && d === 1 }))),
+          h("span", { class: "counted", test: "counted" }, t("counted", { n: hand.filter((d) => d === face || (wild && d === 1)).length })))
       : null),
     h("p", { class: "outcome", test: "outcome" },
       t("count", { count: last.count, q, face: faceName(face, q) }), " — ", outcome.join(" · ")),

@@ -31,7 +31,7 @@ const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6,
 export function die(face, { small = false, hit = false, wild = false } = {}) {
   const cells = [...Array(9)].map((_, i) => h("span", { class: PIPS[face].includes(i) ? "pip on" : "pip" }));
   const cls = ["die", `f${face}`, face === 1 ? "one" : "", small ? "small" : "", hit ? "hit" : "", wild ? "wild" : ""];
-  return h("span", { class: cls.join(" ").replace(/ +/g, " ").trim(), role: "img", "aria-label": faceName(face, 1) }, cells);
+  return h("span", { class: cls.join(" ").replace(/ +/g, " ").trim(), role: "img", "aria-label": hit || wild ? `${faceName(face, 1)} (${t("countsDie")})` : faceName(face, 1) }, cells);
 }
 
 /** A seat's player's name in a view (an open seat by its number, counted from 1). */

@@ -1,0 +1,145 @@
+"""axe-core (the accessibility engine behind Lighthouse and the browsers' own audits, from
+the npm registry) on every page a player meets: the lobby, How to play, the table on your
+turn, a reveal, the game's end, a tournament's page and a game's replay, each in light and
+dark, at desktop and phone size. Nothing serious or critical may be left (issue 34's
+proof): the turn clock read at 1.15:1 in dark mode on your turn, "Your turn" at 3.5:1."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from ..servers import require_binary
+from .test_browser import ARGS, DESKTOP, PHONE, chromium
+from .test_browser_end import _create
+
+ROOT = Path(__file__).resolve().parents[2]
+PREFIX = ROOT / ".pytest_cache" / "axe"  # axe-core, installed once
+AXE = PREFIX / "node_modules" / "axe-core" / "axe.min.js"
+LOOKS = [(size, scheme) for size in ("desktop", "phone") for scheme in ("light", "dark")]
+
+
+def axe() -> Path:
+    if not AXE.exists():
+        npm = require_binary("npm")
+        PREFIX.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(PREFIX),
+             "axe-core@4"],
+            check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
+    return AXE
+
+
+def serious(page: Any) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now."""
+    if not page.evaluate("!!globalThis.axe"):
+        page.add_script_tag(path=str(axe()))
+    found = page.evaluate(
+        "axe.run(document, {resultTypes: ['violations']}).then((r) => r.violations.map("
+        "(v) => ({id: v.id, impact: v.impact, help: v.help,"
+        " nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ') + ' ' +"
+        " (n.any[0]?.message ?? ''))})))"
+    )
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']}: {v['nodes']}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def audit(page: Any, where: str, found: dict[str, list[str]]) -> None:
+    """The page as it is, in each of the four looks; what axe finds goes to ``found``."""
+    for size, scheme in LOOKS:
+        page.set_viewport_size(PHONE if size == "phone" else DESKTOP)
+        page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
+        problems = serious(page)
+        if problems:
+            found[f"{where}, {size}, {scheme}"] = problems
+
+
+def colour_blind_safe(page: Any) -> None:
+    """The reveal's counted dice are marked by a shape (a tick, a star for a wild one)
+    and each row says how many count, so the count reads without colours."""
+    marks = page.eval_on_selector_all(
+        "[data-test=reveal] .die",
+        "ds => ds.map((d) => [d.classList.contains('hit') || d.classList.contains('wild'),"
+        " getComputedStyle(d, '::after').content])",
+    )
+    assert marks and all((mark not in ("none", "normal")) == counted for counted, mark in marks)
+    rows = page.locator("[data-test=reveal] [data-test=counted]").all_inner_texts()
+    counted = sum(int(r.rsplit(" ", 1)[1]) for r in rows)
+    assert counted == sum(c for c, _ in marks)
+    outcome = page.inner_text("[data-test=reveal] [data-test=outcome]")
+    assert outcome.startswith(f"{counted} counted for"), (outcome, rows)
+
+
+def test_axe_finds_nothing_serious_on_any_page(served: str, output_dir: Path) -> None:
+    from playwright import sync_api as playwright
+
+    found: dict[str, list[str]] = {}
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        page = browser.new_context(viewport=DESKTOP, bypass_csp=True).new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(served)
+        page.wait_for_selector("[data-test=create-form]")
+        audit(page, "lobby", found)
+        page.click("[data-test=help-link]")
+        page.wait_for_selector("[data-test=help]")
+        audit(page, "how to play", found)
+
+        # A game of two dice each against one bot: your turn, a reveal, the end.
+        _create(page, served, 2, 1, start_dice="2", clock="30")
+        seen: set[str] = set()
+        deadline = time.monotonic() + 120
+        while "end" not in seen:
+            assert time.monotonic() < deadline, f"the game did not finish (seen: {seen})"
+            if page.query_selector("[data-test=reveal-winner]"):
+                audit(page, "the last reveal", found)
+                page.keyboard.press("Escape")
+                page.wait_for_selector("[data-test=game-over]")
+                audit(page, "the game's end", found)
+                seen.add("end")
+            elif page.query_selector("[data-test=reveal]"):
+                if "reveal" not in seen:
+                    audit(page, "a reveal", found)
+                    colour_blind_safe(page)
+                    seen.add("reveal")
+                page.keyboard.press("Escape")
+            elif page.query_selector("[data-test=your-turn]"):
+                if "turn" not in seen:
+                    audit(page, "the table on your turn", found)
+                    seen.add("turn")
+                if page.query_selector("[data-test=bid]"):
+                    page.click("[data-test=bid]")
+                else:
+                    page.click("[data-test=dudo]")
+            time.sleep(0.05)
+
+        # A quick tournament: its page while it runs and at its end.
+        page.goto(served)
+        page.wait_for_selector("[data-test=create-form]")
+        page.click("summary")
+        page.select_option("#start_dice", "1")
+        page.click("[data-test=quick-cup]")
+        page.wait_for_selector("[data-test=cup]", timeout=15_000)
+        audit(page, "a tournament", found)
+        deadline = time.monotonic() + 180
+        while not page.query_selector("[data-test=cup-over]"):
+            assert time.monotonic() < deadline, "the tournament did not finish"
+            if page.query_selector("[data-test=reveal]"):
+                page.keyboard.press("Escape")
+            elif page.query_selector("[data-test=your-turn]"):
+                page.click("[data-test=dudo]" if page.is_enabled("[data-test=dudo]")
+                           else "[data-test=bid]")  # fmt: skip
+            time.sleep(0.05)
+        if page.query_selector("[data-test=reveal]"):
+            page.keyboard.press("Escape")
+        audit(page, "a tournament's end", found)
+        assert errors == []
+        browser.close()
+    assert found == {}, "\n".join(f"{k}: {v}" for k, v in found.items())
