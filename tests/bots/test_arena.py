@@ -65,3 +65,18 @@ def test_arena_is_reproducible_and_reports_the_fields(capsys: pytest.CaptureFixt
 def test_rule_overrides_reach_the_games() -> None:
     result = run("random", "baseline", seats=2, games=10, rules={"start_dice": 1}, workers=1)
     assert result["arena"]["rules"]["start_dice"] == 1
+
+
+def test_normal_bots_bid_where_the_baseline_called_at_once() -> None:
+    """Issue 34, item 4: a table of "normal" bots (the Play now default) ended 66% of
+    its rounds after one bid (the baseline opens with the strongest bid at 50%, 8 or 9
+    of a face among 20 dice, and the next seat calls it). The normal bot opens low and
+    raises by small steps: real bidding, and no weaker for it."""
+    from dudo.bots.arena import run
+
+    table = run("normal", "normal", seats=4, games=200, seed=1, workers=1)["rounds"]
+    before = run("baseline", "baseline", seats=4, games=200, seed=1, workers=1)["rounds"]
+    assert before["one_bid_share"] > 0.5 and before["bids_per_round"] < 1.6, before
+    assert table["one_bid_share"] < 0.25 and table["bids_per_round"] >= 3, table
+    assert run("normal", "random", seats=2, games=200, seed=1, workers=1)["win_rate_a"] >= 0.9
+    assert run("normal", "baseline", seats=2, games=200, seed=1, workers=1)["win_rate_a"] > 0.6

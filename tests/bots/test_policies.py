@@ -169,3 +169,20 @@ def test_baseline_chooses_what_its_definition_says_by_brute_force() -> None:
             continue
         assert baseline({"seat": seat, "game": game}, random.Random(0)) == expected
         checked += 1
+
+
+def test_normal_opens_below_what_the_table_likely_holds() -> None:
+    """The opening is a bid 90% likely from its own dice (at most one less): with 20
+    dice and ones wild never above its own matches plus a third of the hidden dice."""
+    from dudo.bots.policies import _need, normal
+
+    rules = preset("classic")
+    for deal in range(200):
+        rng = random.Random(deal)
+        state = new_game(rules, 4, rng.randbytes(32), opener=0)
+        view = {"seat": 0, "game": seat_view(state, 0)}
+        move = normal(view, rng)
+        assert move["type"] == "bid" and move["face"] != 1
+        held = -_need(view["game"], 0, move["face"])[0]
+        assert held == max(-_need(view["game"], 0, f)[0] for f in range(2, 7))  # its best face
+        assert move["quantity"] <= held + 15 / 3, (move, view["game"]["dice"])

@@ -81,6 +81,8 @@ def play(rules: Rules, lineup: list[str], secret: bytes, opener: int, seed: str)
     state = new_game(rules, n, secret, opener=opener)
     tallies = [Tally(games=1) for _ in range(n)]
     round_no = 0
+    bids = 0  # in the round being played
+    round_bids: list[int] = []  # bids made in each round of the game, to its call
     for _ in range(MAX_ACTIONS):
         if state.phase == OVER:
             break
@@ -96,8 +98,11 @@ def play(rules: Rules, lineup: list[str], secret: bytes, opener: int, seed: str)
         decision = policies[seat](view, rngs[seat])
         tallies[seat].decision_s.append(time.perf_counter() - started)
         events = state.apply(seat, action_from_dict(decision))
+        bids += decision["type"] == "bid"
         for event in events:
             if event["type"] == "reveal":
+                round_bids.append(bids)
+                bids = 0
                 right = (
                     (event["loser"] != event["caller"])
                     if event["call"] == "dudo"
@@ -118,7 +123,7 @@ def play(rules: Rules, lineup: list[str], secret: bytes, opener: int, seed: str)
         raise RuntimeError(f"no winner after {MAX_ACTIONS} actions: {lineup}")
     assert state.winner is not None
     tallies[state.winner].wins = 1
-    return {"winner": state.winner, "tallies": tallies}
+    return {"winner": state.winner, "tallies": tallies, "round_bids": round_bids}
 
 
 def lineups(a: str, b: str, seats: int) -> list[list[str]]:
@@ -191,6 +196,7 @@ def run(
             by_policy["a" if seat == a_seat else "b"].add(tally)
     n = len(results)
     low, high = wilson(wins_a, n)
+    rounds = [b for game in results for b in game["round_bids"]]
 
     def summary(t: Tally) -> dict[str, Any]:
         ms = [x * 1000 for x in t.decision_s]
@@ -230,6 +236,13 @@ def run(
             }
             for s in range(seats)
         ],
+        # How much bidding a round sees before its call (every seat's bids): a table
+        # whose rounds end after one bid gives a person one decision and no bidding.
+        "rounds": {
+            "count": len(rounds),
+            "one_bid_share": round(rounds.count(1) / len(rounds), 4) if rounds else None,
+            "bids_per_round": round(statistics.fmean(rounds), 2) if rounds else None,
+        },
         "a": summary(by_policy["a"]),
         "b": summary(by_policy["b"]),
         "seconds": round(elapsed, 1),

@@ -7,13 +7,14 @@ helpers: a registry there would import :mod:`dudo.bots.hard`, which imports it b
 from __future__ import annotations
 
 from .hard import hard, hard_blind
-from .policies import Policy, baseline, random_policy
+from .policies import Policy, baseline, normal, random_policy
 
 __all__ = ["HOUSE_POLICY", "LEVELS", "POLICIES"]
 
 POLICIES: dict[str, Policy] = {
     "random": random_policy,
     "baseline": baseline,
+    "normal": normal,
     "hard": hard,
     "hard-blind": hard_blind,  # an ablation for docs/bots.md: hard without inference
 }
@@ -25,6 +26,6 @@ HOUSE_POLICY: Policy = baseline
 # table plays itself).
 LEVELS: dict[str, Policy] = {
     "easy": POLICIES["random"],
-    "normal": POLICIES["baseline"],
+    "normal": POLICIES["normal"],
     "hard": POLICIES["hard"],
 }
