@@ -13,6 +13,7 @@ export function revealBody(view, last) {
   const [bidder, q, face] = last.bid;
   const rules = view.game.rules;
   const wild = onesWild(rules, last.palifico, face);
+  const counts = (d) => d === face || (wild && d === 1); // marked on the die, totalled per row
   const call = last.call === "dudo" ? t("dudo") : t("calzaBtn");
   const outcome = [];
   if (last.loser !== null) outcome.push(t("lost", { name: nameOf(view, last.loser) }));
@@ -32,7 +33,7 @@ export function revealBody(view, last) {
     last.dice.map((hand, seat) => hand.length
       ? h("div", { class: "reveal-row" }, h("span", { class: "who" }, nameOf(view, seat)),
           h("span", { class: "dice" }, hand.map((d) => die(d, { small: true, hit: d === face, wild: wild && d === 1 }))),
-          h("span", { class: "counted", test: "counted" }, t("counted", { n: hand.filter((d) => d === face || (wild && d === 1)).length })))
+          h("span", { class: "counted", test: "counted" }, t("counted", { n: hand.filter(counts).length })))
       : null),
     h("p", { class: "outcome", test: "outcome" },
       t("count", { count: last.count, q, face: faceName(face, q) }), " — ", outcome.join(" · ")),

@@ -314,7 +314,7 @@ export function tickClocks() {
     // While a reveal holds the table the clock waits with it: it starts when the hold ends.
     const from = Math.max(now, Number(el.dataset.hold || 0));
     const left = Math.max(0, Math.ceil((Number(el.dataset.deadline) - from) / 1000));
-    el.replaceChildren(h("span", {}, `◷ ${t("seconds", { s: left })}`));
+    el.textContent = `◷ ${t("seconds", { s: left })}`;
     el.classList.toggle("low", left <= 5);
   }
 }
