@@ -68,7 +68,7 @@ LAYERS: dict[str, set[str]] = {
     "auth": {"wire"},  # the deployment's credentials; an app's identities
     "entity": {"wire"},  # what the partition loop hosts, and what entities send
     "table": {"engine", "wire", "bots", "auth", "entity"},  # one table (an entity)
-    "director": {"engine", "wire", "auth", "entity"},  # tournaments and ratings
+    "director": {"engine", "wire", "bots", "auth", "entity"},  # tournaments, ratings
     "infra": {"wire", "auth"},  # Redis clients, outages, logs, local processes, buckets
     "worker": {"wire", "auth", "entity", "infra"},  # the partition loop: hosts ANY entity
     "link": {"wire", "auth", "infra"},  # a gateway's side of the streams, its tokens

@@ -106,6 +106,17 @@ def test_the_start_sends_one_create_per_table_to_the_tables_inbox() -> None:
         wire.validate(c)
     seated = [p["player"] for c in creates for p in c["tournament"]["players"]]
     assert sorted(seated) == sorted(t.entrants) and len(set(seated)) == 9
+    # The bots have people's names, as a table's bots do, each its own (not "Bot 2").
+    names = [p["name"] for c in creates for p in c["tournament"]["players"] if p.get("bot")]
+    assert len(names) == len(set(names)) == 8 and "P" not in names
+    assert not any(name.startswith("Bot") for name in names), names
+
+
+def test_a_big_tournaments_bots_are_told_apart() -> None:
+    from dudo.bots.names import bot_name
+
+    assert [bot_name(n) for n in (0, 9, 10, 25)] == ["Rocío", "Félix", "Rocío 2", "Tomás 3"]
+    assert len({bot_name(n) for n in range(10_000)}) == 10_000
 
 
 @pytest.mark.parametrize(

@@ -339,16 +339,15 @@ def test_a_quick_tournament_from_the_page_played_to_the_end(served: str, output_
         page.click("[data-test=quick-cup]")
         page.wait_for_selector("[data-test=cup]", timeout=15_000)
         assert "#/c/" in page.url
+        # Ana's table (the page shows it until she is placed: with one die, maybe soon).
+        page.wait_for_selector("[data-test=players]", timeout=15_000)
+        page.wait_for_selector("[data-test=watch-table]", timeout=15_000)  # a live table
         deadline = time.monotonic() + 180
-        seated = watchable = False
         while not page.query_selector("[data-test=cup-over]"):
             assert time.monotonic() < deadline, "the tournament did not finish"
             if page.query_selector("[data-test=reveal]"):  # (a reveal of Ana's table)
-                seated = True
                 page.click("[data-test=reveal-ok]")
                 continue
-            seated = seated or bool(page.query_selector("[data-test=players]"))
-            watchable = watchable or bool(page.query_selector("[data-test=watch-table]"))
             if page.query_selector("[data-test=your-turn]"):
                 if page.is_enabled("[data-test=dudo]"):
                     page.click("[data-test=dudo]")
@@ -356,8 +355,6 @@ def test_a_quick_tournament_from_the_page_played_to_the_end(served: str, output_
                     page.click("[data-test=bid]")
             time.sleep(0.05)
         page.screenshot(path=str(output_dir / "browser-tournament.png"), full_page=True)
-        assert seated, "the page never showed Ana's table"
-        assert watchable, "the live tables were never offered to watch"
         assert page.inner_text("[data-test=cup-share]").endswith(page.url.split("#", 1)[1])
         places = page.inner_text("[data-test=cup-places]")
         assert "Ana" in places and len(page.query_selector_all("[data-test=cup-places] li")) == 6

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
+from ..bots.names import bot_name
 from ..entity.results import HOUSE, account_of, pool_of, result_send
 from ..wire import TableReport, keys, message
 from .balance import Balancer, Decisions, first_seating
@@ -83,7 +84,7 @@ class Progress(TournamentState):
         wanted = min(wanted, self.config["max_players"])
         buy_in = self.config["buy_in"]
         for i in range(n, wanted):
-            self._enter(Entrant(f"bot-{self.id}-{i}", f"Bot {i + 1}", None, level, paid=buy_in))
+            self._enter(Entrant(f"bot-{self.id}-{i}", bot_name(i - n), None, level, paid=buy_in))
             self.pool += buy_in
         bots = buy_in * max(0, wanted - n)
         self._ledger("lf", [[HOUSE, -bots], [pool_of(self.id), bots]])

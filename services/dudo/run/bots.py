@@ -25,6 +25,7 @@ from prometheus_client.process_collector import ProcessCollector
 
 from .. import wire
 from ..bots.levels import LEVELS
+from ..bots.names import NAMES, bot_name
 from ..bots.policies import my_turn
 from ..infra.connection import Client
 from ..infra.keyring import internal_key
@@ -32,9 +33,6 @@ from ..infra.service import Health, run_until_stopped
 from ..link import GatewayLink
 
 log = structlog.get_logger("dudo.bots")
-
-NAMES = ("Rocío", "Hugo", "Inés", "Mateo", "Greta", "Tomás", "Lía", "Bruno", "Olga", "Félix")
-
 
 @dataclass
 class BotSeat:
@@ -90,7 +88,7 @@ class BotService:
                 continue  # taken by us, or asked recently (a lost answer is asked again)
             self.asked[(table, seat)] = (now, level if level in LEVELS else "normal")
             player = f"bot-{secrets.token_hex(9)}"
-            name = NAMES[(sum(map(ord, table)) + seat) % len(NAMES)]
+            name = bot_name((sum(map(ord, table)) + seat) % len(NAMES))
             joins.append(
                 self.link.message(
                     "join",

@@ -7,7 +7,7 @@
 // private one's invite link), #/cn a new tournament, #/r leaderboard, #/help) and what each message does. The screens: lobby.js, table.js (+ reveal.js),
 // cup.js, help.js; the shared state and connection: session.js; the words: i18n.js.
 
-import { cupHeader, cupStandings, goCup, loadCups, renderCupList, renderLeaderboard, tableNumber } from "./cup.js";
+import { cupHeader, cupShowsTable, cupStandings, goCup, loadCups, renderCupList, renderLeaderboard, tableNumber } from "./cup.js";
 import { renderHelp } from "./help.js";
 import { renderCupForm } from "./organize.js";
 import { LANGS, detectLang, errorText, faceName, lang, setLang, t } from "./i18n.js";
@@ -35,7 +35,7 @@ function redraw({ reload = false } = {}) {
   else if (page === "leaderboard") renderLeaderboard();
   else if (page === "help") renderHelp();
   else if (page === "newCup") renderCupForm();
-  else if (page === "cup") renderTable({ header: cupHeader(), footer: cupStandings() });
+  else if (page === "cup") renderTable({ header: cupHeader(), footer: cupStandings(), table: cupShowsTable() });
   else if (state.view || state.conn) renderTable();
 }
 state.redraw = redraw;

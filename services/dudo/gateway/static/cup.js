@@ -46,7 +46,7 @@ export async function quickCup() {
   if (startDice) rules.start_dice = JSON.parse(startDice);
   try {
     const made = await api("POST", "/api/tournaments", {
-      name: `${name} Cup`, host: name, rules, seats: 3, start_players: 6, max_players: 6,
+      name: t("quickCupName", { name }), host: name, rules, seats: 3, start_players: 6, max_players: 6,
       bots: document.getElementById("level")?.value || "normal", payouts: [100],
     });
     saveEntrant(made.tournament, made.token);
@@ -103,21 +103,45 @@ export async function renderLeaderboard() {
       : h("p", { class: "muted" }, t("noRatings"))));
 }
 
+/** Whether the page still shows the entrant's table: not once they are placed (out, or
+ *  the tournament over). Their table goes on without them and stops sending them views,
+ *  so the last one would stay on screen: "You are out", a turn clock, "Next round in 4 s"
+ *  under "Tournament over" (issue 34, items 2 and 9). */
+export function cupShowsTable() {
+  const s = state.cup?.standings;
+  return !s || (s.status !== "over" && !myPlace(s));
+}
+
+function myPlace(s) {
+  return state.welcome?.player ? s.places.find((p) => p.handle === state.welcome.player) : null;
+}
+
+/** Players still in but at no listed table: between two tables, or a table's winner
+ *  waiting for the others to finish ("4 left" beside three names; issue 34, item 9). */
+function waitingCount(s) {
+  if (s.tables_playing > s.tables.length) return 0; // not every table listed: not known
+  return Math.max(0, s.left - s.tables.reduce((n, tb) => n + tb.players.length, 0));
+}
+
 export function cupHeader() {
   const s = state.cup?.standings;
   if (!s) return h("p", { class: "muted" }, "…");
-  const mine = state.welcome?.player ? s.places.find((p) => p.handle === state.welcome.player) : null;
+  const mine = myPlace(s);
   const table = state.welcome?.table;
+  const waiting = s.status === "running" ? waitingCount(s) : 0;
   return h("div", { class: "card", test: "cup" },
     h("div", { class: "row" },
-      link("#/", `← ${t("back")}`),
-      h("strong", {}, s.name), h("span", { class: "badge" }, t(s.status === "over" ? "finished" : s.status)),
+      // The tournament's one way back: the table under it shows none of its own.
+      link("#/", `← ${t("back")}`, { test: "back" }),
+      h("h2", { class: "cup-name" }, s.name), h("span", { class: "badge" }, t(s.status === "over" ? "finished" : s.status)),
       s.private ? h("span", { class: "badge" }, t("privateBadge")) : null,
-      h("span", { class: "muted" }, t("playersLeft", { n: s.left })),
+      s.status === "running" ? h("span", { class: "muted", test: "cup-left" }, t("playersLeft", { n: s.left }),
+        waiting ? ` · ${t("waitingTable", { n: waiting })}` : "") : null,
       s.heat ? h("span", { class: "muted" }, t("heat", { n: s.heat })) : null),
-    s.status === "over" ? h("h2", { test: "cup-over" }, t("cupOver")) : null,
-    mine ? h("p", { test: "my-place" }, t("place", { n: mine.place })) : null,
-    table && s.status === "running" && !mine ? h("p", { test: "my-table" }, t("movedTo", { table: tableNumber(table) })) : null,
+    s.status === "over" ? h("p", { class: "cup-over", test: "cup-over" }, t("cupOver")) : null,
+    mine ? h("p", { class: "my-place", test: "my-place" }, mine.place === 1 ? t("cupWon")
+      : t("yourPlace", { n: mine.place, of: s.entrants })) : null,
+    table && s.status === "running" && !mine ? h("p", { test: "my-table" }, t("yourTable", { table: tableNumber(table) })) : null,
     !table && s.status === "running" && state.welcome && !mine ? h("p", { class: "muted" }, t("waitingSeat")) : null,
     s.status === "registering" && state.welcome ? h("p", {}, t("registered"), " · ", t("entrants", { n: s.entrants })) : null,
     organizerNews(s),
@@ -134,22 +158,33 @@ function ratingChange(p) {
     ` · ${t("rating")} ${sign}${Math.abs(p.rating_change).toFixed(1)}`);
 }
 
+/** Who plays at which table, with their dice, then the places given. */
+function liveTables(s) {
+  if (!s.tables.length) return null;
+  const me = state.welcome?.player;
+  return [h("h4", {}, t("atTables")),
+    h("ul", { class: "cup-tables" }, s.tables.map((tb) => h("li", { test: "cup-table" },
+      h("div", { class: "row" }, h("strong", {}, t("tableN", { n: tableNumber(tb.table) })), " ",
+        h("a", { href: `#/w/${tb.table}`, test: "watch-table" }, t("watch"))),
+      h("ul", { class: "seated" }, tb.players.map((p) => h("li", { test: "cup-player" },
+        h("span", { class: "who" }, p.name), " ", p.handle === me ? [h("span", { class: "badge you" }, t("you")), " "] : null,
+        h("span", { class: "muted" }, `${p.dice} ${t(p.dice === 1 ? "die" : "dice")}`), " ", kickButton(s, p))))))),
+    s.tables_playing > s.tables.length ? h("p", { class: "muted" }, t("moreTables", { n: s.tables_playing - s.tables.length })) : null];
+}
+
 export function cupStandings() {
   const s = state.cup?.standings;
   if (!s) return null;
   return h("div", { class: "card", test: "cup-standings" },
     h("h3", {}, t("standingsBtn")),
     registeredList(s),
-    s.tables.length ? h("ul", {}, s.tables.map((tb) => h("li", {}, `#${tableNumber(tb.table)}: `,
-      tb.players.map((p) => [h("span", { test: "cup-player" }, `${p.name} (${p.dice})`, kickButton(s, p)), " "]),
-      h("a", { href: `#/w/${tb.table}`, test: "watch-table" }, t("watch"))))) : null,
-    s.tables_playing > s.tables.length ? h("p", { class: "muted" }, t("moreTables", { n: s.tables_playing - s.tables.length })) : null,
-    state.cup.id && !s.private ? h("p", { class: "muted" }, `${t("share")}: `,
-      h("span", { class: "share", test: "cup-share" }, `${location.origin}/#/c/${state.cup.id}`)) : null,
+    liveTables(s),
+    s.places.length ? [h("h4", {}, t("placesHead")), h("ol", { test: "cup-places" }, s.places.map((p) => h("li", { value: p.place },
+      p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : "", ratingChange(p))))] : null,
     s.buy_in ? h("p", { test: "cup-prizes" }, t("prizePool", {
       pool: s.pool || s.buy_in * s.entrants, payouts: s.payouts.map((p) => `${p}%`).join(" / ") })) : null,
-    s.places.length ? h("ol", { test: "cup-places" }, s.places.map((p) => h("li", { value: p.place },
-      p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : "", ratingChange(p)))) : null,
+    state.cup.id && !s.private ? h("p", { class: "muted" }, `${t("share")}: `,
+      h("span", { class: "share", test: "cup-share" }, `${location.origin}/#/c/${state.cup.id}`)) : null,
     s.places.length && state.cup.id ? h("a", {
       href: `/api/tournaments/${encodeURIComponent(state.cup.id)}/results?format=csv`,
       download: `${state.cup.id}.csv`, test: "cup-csv" }, t("resultsCsv")) : null);

@@ -70,8 +70,11 @@ function showOverlay(view, last) {
   // The round that ended the game: its reveal says so, and stays until it is closed (no
   // "next round" counting down over the winner; issue 34, item 1).
   const over = view.game.phase === "over" && view.game.winner !== null;
+  // The round that put this player out: nothing of theirs comes next, so no countdown
+  // either; it stays until they have read it.
+  const out = view.seat !== null && last.loser === view.seat && view.game.dice_counts[view.seat] === 0;
   const until = view.reveal_until ?? serverNow() + SHOWN_WITHOUT_HOLD_MS;
-  const countdown = over ? null : h("p", { class: "countdown muted", test: "next-round" });
+  const countdown = over || out ? null : h("p", { class: "countdown muted", test: "next-round" });
   const close = () => {
     overlay.remove();
     clearInterval(timer);
@@ -80,7 +83,7 @@ function showOverlay(view, last) {
     if (back) back.focus({ preventScroll: true });
   };
   const ok = h("button", { class: "primary", test: "reveal-ok", onclick: close }, over ? t("seeResult") : t("ok"));
-  const title = over ? `${t("over")} — ${t("winner", { name: nameOf(view, view.game.winner) })}` : t("reveal");
+  const title = over ? `${t("over")} — ${t("winner", { name: nameOf(view, view.game.winner) })}` : out ? t("outTitle") : t("reveal");
   const overlay = h("div", { class: "overlay", test: "reveal", role: "dialog", "aria-modal": "true", "aria-label": title },
     h("div", { class: "card" }, h("h2", { test: over ? "reveal-winner" : null }, title), revealBody(view, last), countdown,
       h("div", { class: "actions" }, ok)));
@@ -93,8 +96,8 @@ function showOverlay(view, last) {
     if (left <= 0) return close();
     countdown.textContent = t("nextRound", { s: left });
   };
-  const timer = over ? null : setInterval(tick, 250);
-  if (!over) tick();
+  const timer = countdown ? setInterval(tick, 250) : null;
+  if (countdown) tick();
   document.body.append(overlay);
   ok.focus();
 }

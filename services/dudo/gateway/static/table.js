@@ -22,15 +22,23 @@ function mine(view) {
   return Boolean(game && game.phase !== "over" && view.seat !== null && game.turn === view.seat && game.legal);
 }
 
-/** Draw the table (``header``/``footer``: a tournament's parts around it). */
-export function renderTable({ header = null, footer = null } = {}) {
+/** Draw the table (``header``/``footer``: a tournament's parts around it; ``table``
+ *  false: those parts alone, the entrant's table being no longer theirs). */
+export function renderTable({ header = null, footer = null, table = true } = {}) {
   const view = state.view;
+  if (!table) {
+    app.replaceChildren(...[header, footer].filter(Boolean));
+    // The round that put them out, if not yet shown; not the rounds played after it
+    // (their seat still gets the table's views).
+    if (view?.game?.last_round && view.game.last_round.loser === view.seat) maybeReveal(view);
+    return;
+  }
   if (!view) {
     app.replaceChildren(...[header, footer].filter(Boolean), header ? "" : h("p", { class: "muted" }, "…"));
     return;
   }
   const game = view.game;
-  const parts = [header, topRow(view)];
+  const parts = [header, topRow(view, { back: !header })];
   // The end of the game first, right under the top row: on a phone the players' card
   // pushed it below the fold, under the last reveal (issue 34, item 1).
   if (game?.phase === "over" && !header) parts.push(renderOver(view)); // a tournament's director moves players on
@@ -74,7 +82,7 @@ export function renderTable({ header = null, footer = null } = {}) {
   state.ui.alerted = turn;
 }
 
-function topRow(view) {
+function topRow(view, { back }) {
   const game = view.game;
   const playing = view.seat !== null && view.status === "playing";
   if (state.ui.confirmLeave) {
@@ -85,7 +93,7 @@ function topRow(view) {
         h("button", { test: "leave-no", onclick: () => { state.ui.confirmLeave = false; state.redraw(); } }, t("stay"))));
   }
   return h("div", { class: "row top" },
-    link("#/", `← ${t("back")}`, { test: "back" }),
+    back ? link("#/", `← ${t("back")}`, { test: "back" }) : null,
     h("span", { class: "muted" }, game ? t("round", { n: game.round }) : t("waiting")),
     view.seat === null ? h("span", { class: "badge" }, t("spectator")) : null,
     view.seat !== null && view.status !== "over"
