@@ -202,8 +202,10 @@ def test_a_german_game_against_bots_from_play_now_to_the_end(served: str, output
         assert "Haus" in page.inner_text("[data-test=leave-confirm]")
         page.click("[data-test=leave-no]")
         page.wait_for_selector("[data-test=leave]")
-        # The lobby lists the game among yours; rejoining opens it again.
+        # Back to the lobby keeping the seat (it asks: give it up, or keep it); the lobby
+        # lists the game among yours; rejoining opens it again.
         page.click("[data-test=back]")
+        page.click("[data-test=keep-seat]")
         page.wait_for_selector(f"[data-test=game-{table}]")
         page.click(f"[data-test=game-{table}] [data-test=rejoin]")
         page.wait_for_selector("[data-test=dock]", timeout=15_000)
@@ -229,8 +231,9 @@ def test_a_german_game_against_bots_from_play_now_to_the_end(served: str, output
             assert newest == ["Greta", str(low), "×"], newest
         # The strip is read out as it changes; the sound toggle says its state.
         assert page.get_attribute("[data-test=strip]", "aria-live") == "polite"
+        assert page.inner_text("[data-test=sound]") == "♪ Ton aus"
         page.click("[data-test=sound]")
-        assert page.get_attribute("[data-test=sound]", "aria-pressed") == "true"
+        assert page.inner_text("[data-test=sound]") == "♪ Ton an"
 
         deadline = time.monotonic() + 180
         out_seen = False

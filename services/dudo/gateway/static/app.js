@@ -146,12 +146,12 @@ function setupHeader() {
     redraw();
   });
   const sound = document.getElementById("sound");
+  // The toggle says its state in words ("♪ Sound off"; it was a bare struck-through
+  // note); the longer name ("Sound on your turn") is its tooltip.
   const paintSound = () => {
-    sound.textContent = "♪";
+    sound.textContent = `♪ ${t(soundOn() ? "soundOn" : "soundOff")}`;
     sound.classList.toggle("off", !soundOn());
-    sound.setAttribute("aria-pressed", String(soundOn()));
-    sound.title = t("sound");
-    sound.setAttribute("aria-label", t("sound"));
+    sound.title = t("sound"); // (its name is its state: no aria-pressed to say it twice)
   };
   sound.addEventListener("click", () => {
     setSound(!soundOn());

@@ -43,14 +43,17 @@ export function renderLobby() {
   const level = select("level", LEVELS.map((l) => [l, t(l)]), last.level);
   const options = OPTIONS.map(({ name: option, choices }) =>
     field(t(`opt_${option}`), h("select", { id: option, test: option, "data-choices": JSON.stringify(choices), onchange: () => refreshForm() }), t(`help_${option}`)));
-  const form = h("form", { class: "card", id: "create-form", onsubmit: (e) => { e.preventDefault(); createTable(); }, test: "create-form" },
+  // Every change of the form says again what Play now will start (the level and the
+  // clock had changed nothing on screen; issue 34, item 10).
+  const form = h("form", { class: "card", id: "create-form", onsubmit: (e) => { e.preventDefault(); createTable(); },
+    onchange: () => refreshHint(), test: "create-form" },
     h("div", { class: "grid" },
       field(t("yourName"), name),
       field(t("preset"), presetSelect),
       field(t("botLevel"), level)),
     h("div", { class: "actions" },
-      h("button", { type: "button", class: "primary big", test: "play-now", onclick: () => playNow() }, t("playNow")),
-      h("span", { class: "muted", id: "play-hint" })),
+      h("button", { type: "button", class: "primary big", test: "play-now", onclick: () => playNow(), "aria-describedby": "play-hint" }, t("playNow")),
+      h("span", { class: "muted", id: "play-hint", test: "play-hint" })),
     h("h2", {}, t("create")),
     h("div", { class: "grid" },
       field(t("seats"), seats),
@@ -59,7 +62,14 @@ export function renderLobby() {
       h("label", { class: "check" }, h("input", { type: "checkbox", id: "assisted", test: "assisted" }), t("assisted"))),
     h("details", {}, h("summary", {}, t("more")), h("div", { class: "grid" }, options)),
     h("div", { class: "actions" }, h("button", { class: "big", type: "submit", test: "create" }, t("createBtn"))));
+  // What the game is, first, with the way to its rules (the lobby had no heading, and
+  // How to play was a plain link at its very bottom).
+  const intro = h("section", { class: "card intro", test: "intro" },
+    h("h1", {}, t("lobbyTitle")),
+    h("p", {}, t("lobbyIntro")),
+    link("#/help", t("help"), { test: "help-link" }));
   app.replaceChildren(
+    intro,
     form,
     h("section", { class: "card", id: "your-games", test: "your-games" }),
     h("section", { class: "card" }, h("h2", {}, t("openTables")), h("div", { id: "table-list" })),
@@ -69,7 +79,6 @@ export function renderLobby() {
         link("#/cn", t("newCup"), { test: "new-cup" }),
         link("#/r", t("leaderboard"), { test: "leaderboard-link" })),
       h("div", { id: "cup-list" })),
-    h("p", {}, h("a", { href: "#/help", test: "help-link" }, t("help"))),
   );
   refreshForm(last.seats);
   renderYourGames();
@@ -98,8 +107,24 @@ function refreshForm(wantSeats) {
   const effective = { ...base, ...rules };
   document.getElementById("calza_needs_lost_die").disabled = effective.calza === "off";
   document.getElementById("palifico_wild_ones").disabled = !effective.palifico || !effective.wild_ones;
+  refreshHint();
+}
+
+/** What Play now starts, said beside it: every seat of the form but yours a bot of the
+ *  chosen level, the preset, and the turn clock and rule changes if any. */
+function refreshHint() {
   const hint = document.getElementById("play-hint");
-  hint.textContent = t("playNowHint", { n: chosen - 1, level: t(document.getElementById("level").value), preset: presetName(base.preset) });
+  if (!hint) return;
+  const rules = readRules();
+  const changed = Object.keys(rules).filter((k) => k !== "preset" && k !== "turn_seconds" && k !== "assisted").length;
+  const extra = [
+    rules.turn_seconds ? t("hintClock", { s: rules.turn_seconds }) : null,
+    changed ? t("hintOptions", { n: changed }) : null,
+    rules.assisted ? t("assisted") : null,
+  ].filter(Boolean);
+  const preset = [presetName(rules.preset), ...extra].join(", ");
+  const n = Number(document.getElementById("seats").value) - 1;
+  hint.textContent = t(n === 1 ? "playNowHint1" : "playNowHint", { n, level: t(document.getElementById("level").value), preset });
 }
 
 function readRules() {

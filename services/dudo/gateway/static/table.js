@@ -85,19 +85,26 @@ export function renderTable({ header = null, footer = null, table = true } = {})
 function topRow(view, { back }) {
   const game = view.game;
   const playing = view.seat !== null && view.status === "playing";
+  const ask = (why) => () => { state.ui.confirmLeave = why; state.redraw(); };
   if (state.ui.confirmLeave) {
+    // Leaving for the lobby in the middle of a game asks too: it had kept the seat without
+    // a word, and the games left that way piled up under "Games being played".
+    const lobby = state.ui.confirmLeave === "lobby";
     return h("div", { class: "card confirm", role: "alertdialog", test: "leave-confirm" },
-      h("p", {}, t("leaveAsk")),
+      h("p", {}, t(lobby ? "leaveLobbyAsk" : "leaveAsk")),
       h("div", { class: "actions" },
         h("button", { class: "primary", test: "leave-yes", onclick: leave }, t("leaveYes")),
-        h("button", { test: "leave-no", onclick: () => { state.ui.confirmLeave = false; state.redraw(); } }, t("stay"))));
+        lobby ? link("#/", t("keepSeat"), { test: "keep-seat" }) : null,
+        h("button", { test: "leave-no", onclick: ask(false) }, t("stay"))));
   }
+  const inPlay = playing && game && game.phase !== "over" && game.dice_counts[view.seat] > 0;
   return h("div", { class: "row top" },
-    back ? link("#/", `← ${t("back")}`, { test: "back" }) : null,
+    back && inPlay ? h("button", { test: "back", onclick: ask("lobby") }, `← ${t("back")}`) : null,
+    back && !inPlay ? link("#/", `← ${t("back")}`, { test: "back" }) : null,
     h("span", { class: "muted" }, game ? t("round", { n: game.round }) : t("waiting")),
     view.seat === null ? h("span", { class: "badge" }, t("spectator")) : null,
     view.seat !== null && view.status !== "over"
-      ? h("button", { test: "leave", onclick: () => (playing ? ((state.ui.confirmLeave = true), state.redraw()) : leave()) }, t("leave"))
+      ? h("button", { test: "leave", onclick: playing ? ask("leave") : leave }, t("leave"))
       : null);
 }
 
