@@ -126,7 +126,10 @@ def test_a_director_keeps_finished_tournaments_for_its_retention() -> None:
     assert loop_settings(parsed("director")).finished_ttl_ms == 30 * day
     assert loop_settings(parsed("director", "--keep-finished-days", "2")).finished_ttl_ms == 2 * day
     assert loop_settings(parsed("director", "--keep-finished-days", "0")).finished_ttl_ms == 0
-    assert loop_settings(parsed("worker")).finished_ttl_ms == 3_600_000  # tables: an hour
+    # A finished table: a day (its replay's link), or as long as its operator says.
+    assert loop_settings(parsed("worker")).finished_ttl_ms == day
+    hours = parsed("worker", "--keep-finished-hours", "2")
+    assert loop_settings(hours).finished_ttl_ms == 7_200_000
 
 
 def test_defaults_come_from_the_environment_read_once() -> None:

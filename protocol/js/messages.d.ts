@@ -462,6 +462,25 @@ export interface Legal {
   direction: boolean;
 }
 
+/** one round of `log`: its reveal (as `last_round`), with its bids and the seats' names */
+export interface LogRound {
+  round: number;
+  palifico: boolean;
+  call: "dudo" | "calza";
+  caller: number;
+  bid: Bid;
+  dice: Die[][];
+  count: number;
+  loser: number | null;
+  gainer: number | null;
+  seed: string | null;
+  commitment: string | null;
+  /** the round's bids, first to last */
+  bids: Bid[];
+  /** who sat at each seat then (seat numbers can change between a tournament table's rounds) */
+  names: Array<string | null>;
+}
+
 export interface Odds {
   unseen: number;
   bid_true: number | null;
@@ -511,6 +530,11 @@ export interface GameView {
   winner: number | null;
   standings: number[];
   chips: number[] | null;
+  /**
+   * every round of the game as it ended, first to last (at most 200): present once the game is
+   * over (`phase` "over"), for its history and its replay; nothing in it was secret by then
+   */
+  log?: LogRound[];
   /** the viewer's seat; null for a spectator */
   seat: number | null;
   /** the viewer's own dice */

@@ -491,6 +491,26 @@ class Legal(TypedDict):
     direction: bool
 
 
+class LogRound(TypedDict):
+    """one round of `log`: its reveal (as `last_round`), with its bids and the seats' names"""
+    round: int
+    palifico: bool
+    call: Literal["dudo", "calza"]
+    caller: int
+    bid: Bid
+    dice: list[list[Die]]
+    count: int
+    loser: int | None
+    gainer: int | None
+    seed: str | None
+    commitment: str | None
+    bids: list[Bid]
+    """the round's bids, first to last"""
+    names: list[str | None]
+    """who sat at each seat then (seat numbers can change between a tournament table's rounds)
+    """
+
+
 class Odds(TypedDict):
     """(no description)"""
     unseen: int
@@ -541,6 +561,11 @@ class GameView(TypedDict):
     winner: int | None
     standings: list[int]
     chips: list[int] | None
+    log: NotRequired[list[LogRound]]
+    """every round of the game as it ended, first to last (at most 200): present once the game
+    is over (`phase` "over"), for its history and its replay; nothing in it was secret by
+    then
+    """
     seat: int | None
     """the viewer's seat; null for a spectator"""
     dice: NotRequired[list[Die]]

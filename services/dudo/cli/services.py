@@ -125,6 +125,13 @@ def add(sub: Any, env: Environment) -> None:
 
     worker = sub.add_parser("worker", help="run a table worker")
     loop_arguments(worker, 16, env)
+    worker.add_argument(
+        "--keep-finished-hours",
+        type=float,
+        default=24.0,
+        help="how long a finished table's record is kept: its replay link works that long "
+        "(0: until an operator deletes it)",
+    )
     worker.set_defaults(func=_worker)
 
     director = sub.add_parser("director", help="run a tournament director")
@@ -234,6 +241,9 @@ def loop_settings(args: argparse.Namespace) -> WorkerSettings:
     days = getattr(args, "keep_finished_days", None)  # a director's finished tournaments
     if days is not None:
         settings.finished_ttl_ms = round(days * 24 * 3600 * 1000)  # 0: kept
+    hours = getattr(args, "keep_finished_hours", None)  # a worker's finished tables
+    if hours is not None:
+        settings.finished_ttl_ms = round(hours * 3600 * 1000)  # 0: kept
     return settings
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import wire
-from ..engine import private_view, public_view, rules_dict
+from ..engine import OVER, private_view, public_view, rules_dict
 from ..entity import Flush, Flushing
 from ..wire import message
 from ..wire.frames import frames_message, public_piece
@@ -96,6 +96,8 @@ class TableOutput(TableState, Flushing):
         if audience:
             game = self.game
             public = public_view(game) if game is not None else None
+            if public is not None and game is not None and game.phase == OVER:
+                public["log"] = self.log  # the whole game, once it is over (its replay)
             public_json: bytes | None = None  # encoded once, for every `frames` gateway
             events = self._events if self._dirty else []
             for gateway, hosted in audience.items():

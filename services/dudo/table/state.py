@@ -133,6 +133,12 @@ class TableState:
     # (clocks.py: at `Limits.vacate_after` they are out at the round's end).
     idle: list[list[int]] = field(default_factory=list)
     label: str | None = None  # where it is played (`create.label`), for the lobby
+    # The game's rounds as they ended, for its history and its replay (`game.log` in the
+    # views once the game is over; dudo.table.output): each the round's `reveal` event
+    # without its type, with the round's `bids` ([seat, quantity, face], in order) and
+    # the seats' `names` then. ``round_bids``: the bids of the round under way.
+    log: list[dict[str, Any]] = field(default_factory=list)
+    round_bids: list[list[int]] = field(default_factory=list)
     # Transient, per batch: not persisted.
     limits: Limits = field(default=DEFAULT_LIMITS, compare=False, repr=False)
     timer_member: str | None = None

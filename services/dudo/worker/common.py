@@ -34,7 +34,7 @@ class WorkerSettings:
     outbox_maxlen: int = 5000  # approximate cap per gateway outbox (entries)
     outbox_ttl_ms: int = 3_600_000  # an outbox nobody delivers to for this long disappears
     gateway_gc_ms: int = 600_000  # a gateway silent this long is unregistered, its outbox deleted
-    finished_ttl_ms: int = 3_600_000  # finished tables are kept this long
+    finished_ttl_ms: int = 86_400_000  # finished tables are kept this long (their replay)
     idle_sleep_max: float = 0.005  # polling (Redis Cluster, fakeredis): longest sleep when idle
     idle_block_ms: int = 50  # standalone Redis: longest blocking wait for new entries
     # Reproducible randomness (dice secrets, first opener, house bot) derived
