@@ -124,6 +124,13 @@ def test_axe_finds_nothing_serious_on_any_page(served: str, output_dir: Path) ->
                 else:
                     page.click("[data-test=dudo]")
             time.sleep(0.05)
+        # The game's history, open at its first round, then its replay.
+        page.click("[data-test=history] > summary")
+        page.click("[data-test=history-round]:last-child > details > summary")
+        audit(page, "the game's history", found)
+        page.click("[data-test=replay-link]")
+        page.wait_for_selector("[data-test=replay]")
+        audit(page, "a replay", found)
 
         # A quick tournament: its page while it runs and at its end.
         page.goto(served)

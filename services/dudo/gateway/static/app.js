@@ -4,11 +4,13 @@
 // tournament, every view a full snapshot.
 //
 // app.js: routes (#/ lobby, #/t/T seat, #/w/T watch, #/c/C tournament (#/c/C/INVITE: a
-// private one's invite link), #/cn a new tournament, #/r leaderboard, #/help) and what each message does. The screens: lobby.js, table.js (+ reveal.js),
+// private one's invite link), #/cn a new tournament, #/r leaderboard, #/help, #/replay/T a
+// finished game's replay) and what each message does. The screens: lobby.js, table.js (+ reveal.js),
 // cup.js, help.js; the shared state and connection: session.js; the words: i18n.js.
 
 import { cupHeader, cupShowsTable, cupStandings, goCup, loadCups, renderCupList, renderLeaderboard, tableNumber } from "./cup.js";
 import { renderHelp } from "./help.js";
+import { goReplay, noteView, renderReplay, stepReplay } from "./history.js";
 import { renderCupForm } from "./organize.js";
 import { LANGS, detectLang, errorText, faceName, lang, setLang, t } from "./i18n.js";
 import { renderJoin, renderLobby, renderTableList } from "./lobby.js";
@@ -22,6 +24,8 @@ function parseRoute() {
   if (location.hash === "#/cn") return { page: "newCup" };
   const cup = location.hash.match(/^#\/c\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9_-]{1,64}))?/);
   if (cup) return { page: "cup", cup: cup[1], invite: cup[2] ?? null };
+  const replay = location.hash.match(/^#\/replay\/([A-Za-z0-9_-]{1,64})/);
+  if (replay) return { page: "replay", table: replay[1] };
   const m = location.hash.match(/^#\/(t|w)\/([A-Za-z0-9_-]{1,64})/);
   if (m) return { page: "table", table: m[2], watch: m[1] === "w" };
   return { page: "lobby" };
@@ -35,6 +39,7 @@ function redraw({ reload = false } = {}) {
   else if (page === "leaderboard") renderLeaderboard();
   else if (page === "help") renderHelp();
   else if (page === "newCup") renderCupForm();
+  else if (page === "replay") renderReplay();
   else if (page === "cup") renderTable({ header: cupHeader(), footer: cupStandings(), table: cupShowsTable() });
   else if (state.view || state.conn) renderTable();
 }
@@ -58,6 +63,7 @@ async function go() {
   else if (route.page === "leaderboard") await renderLeaderboard();
   else if (route.page === "help") renderHelp();
   else if (route.page === "newCup") renderCupForm();
+  else if (route.page === "replay") await goReplay(route.table);
   else await goTable(route);
 }
 
@@ -96,6 +102,7 @@ function receive(msg) {
       // Not the seat's own view (a reconnect) replayed: events are what just happened.
       const move = msg.seat !== null ? houseMove(msg.events || [], msg.seat) : null;
       if (move) toast(t("houseMoved", { move }), 6000);
+      noteView(msg);
       state.view = msg;
       if (state.route.page !== "lobby") redraw();
       break;
@@ -176,6 +183,9 @@ function setupApp() {
 setReceiver(receive);
 setupHeader();
 setupApp();
-document.addEventListener("keydown", onKey);
+document.addEventListener("keydown", (event) => {
+  if (state.route.page !== "replay") return onKey(event);
+  if (event.key === "ArrowLeft" || event.key === "ArrowRight") stepReplay(event.key === "ArrowLeft" ? -1 : 1);
+});
 window.addEventListener("hashchange", go);
 go();

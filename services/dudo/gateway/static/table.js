@@ -7,6 +7,7 @@ import { alertTurn, bidText, die, h, link, onesWild, pct, playerName } from "./u
 import { faceName, t } from "./i18n.js";
 import { act, app, request, serverNow, state } from "./session.js";
 import { lastRoundCard, maybeReveal } from "./reveal.js";
+import { historyCard } from "./history.js";
 import { playNow } from "./lobby.js";
 
 export function me() {
@@ -59,6 +60,7 @@ export function renderTable({ header = null, footer = null, table = true } = {})
       parts.push(renderBids(view));
     }
     if (game.last_round) parts.push(lastRoundCard(view));
+    parts.push(historyCard(view));
   }
   parts.push(footer);
   if (game && game.phase !== "over") parts.push(renderDock(view));
@@ -174,6 +176,7 @@ function renderOver(view) {
       game.chips ? ` (${game.chips[seat] > 0 ? "+" : ""}${game.chips[seat]} ${t("chips")})` : ""))),
     h("div", { class: "actions" },
       h("button", { class: "primary", test: "new-game", onclick: () => playNow() }, t("newGame")),
+      link(`#/replay/${view.table}`, t("replay"), { test: "replay-link" }),
       link("#/", t("back"))));
 }
 

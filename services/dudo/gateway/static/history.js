@@ -1,0 +1,143 @@
+// A game's history: every round (its bids, the call, the dice) in a panel at the table,
+// and a finished game's replay at a link that can be shared (#/replay/T), stepped round
+// by round. Once the game is over the table gives the whole log (`game.log`); while it
+// runs the page writes the rounds down from what it sees (the views' `bid` and `reveal`
+// events), kept on the device per table so a reload keeps them. Nothing in it was secret
+// when it was shown: a round's dice only after its reveal.
+
+import { t } from "./i18n.js";
+import { api, app, openSocket, state } from "./session.js";
+import { revealBody } from "./reveal.js";
+import { die, h, link, load, toast } from "./ui.js";
+
+const KEY = "dudo.history";
+const TABLES_KEPT = 10;
+
+/** Write down the rounds a view shows ending (call on every view of a table). */
+export function noteView(view) {
+  const game = view?.game;
+  if (!game) return;
+  const all = load(KEY, {});
+  const mine = all[view.table] ?? { v: -1, bids: [], rounds: [] };
+  if (view.version <= mine.v) return; // the same view again, or an older one
+  let bids = mine.bids; // the round's bids as the previous view showed them
+  for (const event of view.events || []) {
+    if (event.type === "bid") bids = [...bids, [event.seat, event.quantity, event.face]];
+    else if (event.type === "reveal" && !mine.rounds.some((r) => r.round === event.round)) {
+      const { type, ...ended } = event;
+      mine.rounds.push({ ...ended, bids: bids.length ? bids : [ended.bid], names: view.players.map((p) => p?.name ?? null) });
+      bids = [];
+    }
+  }
+  const updated = { v: view.version, bids: game.bids.map((b) => [...b]), rounds: mine.rounds, at: Date.now() };
+  const kept = Object.entries({ ...all, [view.table]: updated })
+    .sort(([, a], [, b]) => b.at - a.at).slice(0, TABLES_KEPT);
+  try {
+    localStorage.setItem(KEY, JSON.stringify(Object.fromEntries(kept)));
+  } catch {
+    // a full storage: the panel shows what this page saw
+  }
+}
+
+/** The rounds of the game: the table's log once it is over, else those written down. */
+export function roundsOf(view) {
+  return view.game.log ?? load(KEY, {})[view.table]?.rounds ?? [];
+}
+
+/** The dice each seat had after each round (who went out, in a round's outcome). */
+function countsAfter(round) {
+  return round.dice.map((hand, seat) => hand.length - (round.loser === seat ? 1 : 0) + (round.gainer === seat ? 1 : 0));
+}
+
+/** A round as the reveal's body reads it: its own names and what the dice became. */
+function asView(view, round) {
+  return { players: round.names.map((name) => (name === null ? null : { name })),
+    game: { rules: view.game.rules, dice_counts: countsAfter(round) } };
+}
+
+function nameIn(round, seat) {
+  return round.names[seat] ?? `#${seat + 1}`;
+}
+
+/** The round's bids in order: who bid what. */
+function bidList(round) {
+  return h("ol", { class: "round-bids", test: "round-bids" }, round.bids.map(([seat, q, f]) =>
+    h("li", {}, h("span", { class: "who" }, nameIn(round, seat)), " ", h("strong", {}, q), " × ", die(f, { small: true }))));
+}
+
+function outcomeLine(round) {
+  if (round.loser !== null) return t("lost", { name: nameIn(round, round.loser) });
+  if (round.gainer !== null) return t("gained", { name: nameIn(round, round.gainer) });
+  return t("noChange");
+}
+
+/** The history panel of the table screen: every round so far, the newest first. */
+export function historyCard(view) {
+  const rounds = roundsOf(view);
+  if (!rounds.length) return null;
+  return h("details", { class: "card history", test: "history" },
+    h("summary", {}, h("strong", {}, t("history")), " · ", t("roundsN", { n: rounds.length })),
+    h("ol", { reversed: true, class: "rounds" }, [...rounds].reverse().map((round) =>
+      h("li", { test: "history-round" },
+        h("details", {},
+          h("summary", {}, t("round", { n: round.round }), " · ", outcomeLine(round)),
+          bidList(round),
+          revealBody(asView(view, round), round))))));
+}
+
+// ------------------------------------------------------------------- the replay page
+
+/** Open a finished game's replay: watch its table, whose view carries the whole log. */
+export async function goReplay(table) {
+  state.ui.step = 0;
+  renderReplay();
+  try {
+    openSocket((await api("POST", `/api/tables/${table}/watch`)).token);
+  } catch (err) {
+    toast(t("replayGone"));
+    app.replaceChildren(h("div", { class: "card", test: "replay-gone" },
+      h("p", {}, t("replayGone")), link("#/", `← ${t("back")}`)));
+  }
+}
+
+/** Step through the rounds (← → on a keyboard; buttons on screen). */
+export function stepReplay(by) {
+  const rounds = state.view?.game?.log;
+  if (!rounds?.length) return;
+  state.ui.step = Math.min(rounds.length - 1, Math.max(0, (state.ui.step ?? 0) + by));
+  renderReplay();
+}
+
+export function renderReplay() {
+  const view = state.view;
+  const back = link("#/", `← ${t("back")}`, { test: "back" });
+  if (!view?.game) {
+    app.replaceChildren(h("div", { class: "card" }, back, h("p", { class: "muted" }, "…")));
+    return;
+  }
+  if (view.game.phase !== "over") {
+    app.replaceChildren(h("div", { class: "card", test: "replay-playing" }, h("div", { class: "row" }, back),
+      h("p", {}, t("stillPlaying")), link(`#/w/${view.table}`, t("watch"), { test: "watch" })));
+    return;
+  }
+  const rounds = view.game.log ?? [];
+  const step = Math.min(state.ui.step ?? 0, Math.max(0, rounds.length - 1));
+  const round = rounds[step];
+  const last = step === rounds.length - 1;
+  const winner = view.game.winner !== null ? view.players[view.game.winner]?.name : null;
+  const names = (rounds[0]?.names ?? view.players.map((p) => p?.name ?? null)).filter(Boolean);
+  app.replaceChildren(h("div", { class: "card replay", test: "replay" },
+    // Who played, not who won: the end is the last step's.
+    h("div", { class: "row" }, back, h("h1", { class: "replay-title" }, t("replayOf", { names: names.join(", ") }))),
+    round ? [
+      h("div", { class: "row steps" },
+        h("button", { test: "replay-prev", disabled: step === 0, onclick: () => stepReplay(-1) }, `← ${t("previous")}`),
+        h("strong", { test: "replay-step", "aria-live": "polite" }, t("roundOf", { n: step + 1, of: rounds.length })),
+        h("button", { test: "replay-next", disabled: last, onclick: () => stepReplay(1) }, `${t("next")} →`)),
+      h("h2", {}, t("bidsOfRound")),
+      bidList(round),
+      revealBody(asView(view, round), round),
+      last && winner ? h("p", { class: "outcome", test: "replay-winner" }, `${t("over")} — ${t("winner", { name: winner })}`) : null,
+    ] : h("p", { class: "muted" }, t("noRounds")),
+    h("p", { class: "muted" }, `${t("replayLink")}: `, h("span", { class: "share", test: "replay-share" }, `${location.origin}/#/replay/${view.table}`))));
+}

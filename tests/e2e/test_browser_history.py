@@ -1,0 +1,112 @@
+"""A game's history and its replay (issue 34): the table screen's history panel lists every
+round that has ended (its bids, the call, the dice), kept through a reload; once the game
+is over the table's own log fills it, and "Replay" opens the finished game at a link that
+another person, on another device, steps through round by round. The link opened while
+the game runs says so; a table no longer kept says that."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from .test_browser import ARGS, PHONE, chromium, new_page, untranslated
+from .test_browser_end import _create
+
+
+def _rounds(page: Any) -> tuple[int, int]:
+    """The round under way ("Round 4", top of the table) and how many rounds the history
+    panel lists ("Game history · 3 rounds"; 0 without a panel), read together."""
+    return tuple(page.evaluate("""() => {
+      const number = (el) => (el ? Number(el.textContent.match(/\\d+/)[0]) : 0);
+      return [number(document.querySelector(".row.top .muted")),
+              number(document.querySelector("[data-test=history] > summary"))];
+    }"""))
+
+
+def test_the_history_panel_then_the_replay_at_its_link(served: str, output_dir: Path) -> None:
+    from playwright import sync_api as playwright
+
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        page = new_page(browser, PHONE, errors)
+        _create(page, served, 3, 2, start_dice="2")
+        table = page.url.rsplit("/", 1)[1]
+        other = new_page(browser, PHONE, errors)  # someone else, on another device
+
+        # The replay's link while the game runs: it says the game is on, and where to watch.
+        other.goto(f"{served}/#/replay/{table}")
+        other.wait_for_selector("[data-test=replay-playing]")
+        assert other.get_attribute("[data-test=replay-playing] [data-test=watch]", "href") == (
+            f"#/w/{table}"
+        )
+
+        reloaded = False
+        deadline = time.monotonic() + 120
+        while not page.query_selector("[data-test=game-over]"):
+            assert time.monotonic() < deadline, "the game did not finish"
+            if page.query_selector("[data-test=reveal]"):
+                page.keyboard.press("Escape")
+                continue
+            playing, listed = _rounds(page)
+            if playing and page.query_selector("[data-test=dock]"):
+                # Every round ended so far, and no more: the round under way is not in it.
+                assert listed == playing - 1, (playing, listed)
+                if not reloaded and playing >= 3:  # kept on the device through a reload
+                    page.reload()
+                    page.wait_for_selector("[data-test=history]")
+                    assert _rounds(page)[1] >= playing - 1
+                    reloaded = True
+            if page.query_selector("[data-test=your-turn]"):
+                if page.is_enabled("[data-test=dudo]"):
+                    page.keyboard.press("d")
+                elif page.query_selector("[data-test=bid]"):
+                    page.keyboard.press("Enter")
+            if page.query_selector("[data-test=watch-on]"):
+                page.click("[data-test=watch-on]")
+            time.sleep(0.05)
+        assert reloaded, "the game ended before its third round"
+        if page.query_selector("[data-test=reveal]"):
+            page.keyboard.press("Escape")
+
+        # Over: the table's log, every round of the game, each with its bids and dice.
+        last, listed = _rounds(page)
+        assert listed == last
+        page.click("[data-test=history] > summary")
+        first = page.query_selector_all("[data-test=history-round]")[-1]  # newest first
+        first.query_selector("summary").click()
+        first_bids = first.inner_text()
+        assert "Round 1" in first_bids and first.query_selector("[data-test=round-bids] li")
+        page.screenshot(path=str(output_dir / "browser-history-phone.png"), full_page=True)
+
+        # The replay, from its link at the game's end, on the other device.
+        link = page.get_attribute("[data-test=replay-link]", "href")
+        assert link == f"#/replay/{table}"
+        other.goto(f"{served}/{link}")
+        other.reload()
+        other.wait_for_selector("[data-test=replay]")
+        assert other.inner_text("[data-test=replay-step]") == f"Round 1 of {last}"
+        assert other.is_disabled("[data-test=replay-prev]")
+        assert not other.query_selector("[data-test=replay-winner]")  # the end comes last
+        # Round 1 as the history told it: the same bids and the same dice, counted.
+        told = first.query_selector("[data-test=round-bids]").inner_text()
+        assert other.inner_text("[data-test=round-bids]").split() == told.split()
+        dice = "rs => rs.map((r) => [...r.querySelectorAll('.die')].map((d) => d.ariaLabel))"
+        told_dice = first.eval_on_selector_all(".reveal-row", dice)
+        assert told_dice and other.eval_on_selector_all(".reveal-row", dice) == told_dice
+        for _ in range(last - 1):
+            other.keyboard.press("ArrowRight")
+        assert other.inner_text("[data-test=replay-step]") == f"Round {last} of {last}"
+        assert other.is_disabled("[data-test=replay-next]")
+        assert "wins!" in other.inner_text("[data-test=replay-winner]")
+        assert other.inner_text("[data-test=replay-share]").endswith(f"/#/replay/{table}")
+        other.screenshot(path=str(output_dir / "browser-replay-phone.png"), full_page=True)
+        other.click("[data-test=replay-prev]")
+        assert other.inner_text("[data-test=replay-step]") == f"Round {last - 1} of {last}"
+
+        # A table no longer kept (or never made) says so.
+        other.goto(f"{served}/#/replay/nosuchtable")
+        other.wait_for_selector("[data-test=replay-gone]")
+        assert untranslated(page) == [] and untranslated(other) == [] and errors == []
+        browser.close()
