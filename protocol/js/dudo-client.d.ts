@@ -161,6 +161,9 @@ export declare class DudoConnection extends EventTarget {
   leave(): Promise<LeftMessage>;
   /** Host only: start with the players seated so far; the game's first view. */
   start(): Promise<ViewMessage>;
+  /** After the game's end: propose a rematch at `table` (a table you just made); the view
+   * that shows it. Someone's came first: DudoError `table_exists`. */
+  rematch(table: string): Promise<ViewMessage>;
   resync(): Promise<ViewMessage>;
   ping(): Promise<PongMessage>;
   addEventListener<K extends keyof DudoConnectionEvents>(

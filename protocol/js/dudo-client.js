@@ -229,6 +229,10 @@ export class DudoConnection extends EventTarget {
   leave() { return this.#request({ type: "leave" }, "left"); }
   /** Host only: start with the players seated so far; resolves with the first view of the game. */
   start() { return this.#request({ type: "start" }, "started"); }
+  /** After the game's end: propose a rematch at `table`, a table you just made; resolves
+   * with the view that shows the table's rematch (`view.rematch`: yours, or the one
+   * proposed first, with `table_exists`). @param {string} table */
+  rematch(table) { return this.#request({ type: "rematch", table }, "rematch"); }
   /** The latest view now. */
   resync() { return this.#request({ type: "resync" }, "view"); }
   /** Resolves with the `pong`. */
@@ -343,7 +347,8 @@ export class DudoConnection extends EventTarget {
         for (const [id, p] of this.pending) {
           const acked = p.kind === "act" && p.until !== undefined && msg.version >= p.until;
           const started = p.kind === "started" && msg.status !== "open";
-          if (acked || started || p.kind === "view") this.#settle(id, msg);
+          const rematch = p.kind === "rematch" && msg.rematch?.table === p.message.table;
+          if (acked || started || rematch || p.kind === "view") this.#settle(id, msg);
         }
         this.#emit("view", msg);
         break;

@@ -19,6 +19,7 @@ export type ErrorCode =
   | "bad_message"
   | "bad_rules"
   | "duplicate"
+  | "game_not_over"
   | "game_not_started"
   | "game_started"
   | "internal"
@@ -160,6 +161,22 @@ export interface PingRequest {
   id?: string;
 }
 
+/**
+ * After the game's end: propose a rematch at `table`, a table you just made (POST /api/tables:
+ * the same rules, your seat, the other people's seats open, the same bots). Every later view
+ * of this table shows it (`rematch`), for the others to join. Someone's proposal came first:
+ * `table_exists`, and the views show theirs.
+ */
+export interface RematchRequest {
+  /** protocol version */
+  v: 1;
+  type: "rematch";
+  /** your id for this message: its answer and any refusal quote it */
+  id?: string;
+  /** the new table */
+  table: string;
+}
+
 /** Send me the latest view now. */
 export interface ResyncRequest {
   /** protocol version */
@@ -195,7 +212,7 @@ export interface WatchLobbyRequest {
 }
 
 /** Any message a client sends over the WebSocket. */
-export type ClientMessage = ActRequest | HelloRequest | LeaveRequest | PingRequest | ResyncRequest | StartRequest | WatchLobbyRequest;
+export type ClientMessage = ActRequest | HelloRequest | LeaveRequest | PingRequest | RematchRequest | ResyncRequest | StartRequest | WatchLobbyRequest;
 
 /** The host closed the table before its game began (`close`). */
 export interface ClosedEvent {
@@ -843,6 +860,17 @@ export interface TournamentMessage {
 }
 
 /**
+ * after the game's end: a seat proposed a rematch at `table` (the same rules, its people's
+ * seats open, the same bots): join it there
+ */
+export interface ViewMessageRematch {
+  /** the rematch's table */
+  table: string;
+  /** the proposing seat */
+  by: number;
+}
+
+/**
  * A full snapshot of your table as your seat (or a spectator) may see it. Apply it only if
  * `version` is above the last one you applied.
  */
@@ -874,6 +902,11 @@ export interface ViewMessage {
    * acts are refused `paused` until it resumes
    */
   paused?: boolean;
+  /**
+   * after the game's end: a seat proposed a rematch at `table` (the same rules, its people's
+   * seats open, the same bots): join it there
+   */
+  rematch?: ViewMessageRematch;
   game: GameView | null;
   /** what happened since the previous view (event.schema.json) */
   events: Event[];

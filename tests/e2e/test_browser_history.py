@@ -63,8 +63,6 @@ def test_the_history_panel_then_the_replay_at_its_link(served: str, output_dir: 
                     page.keyboard.press("d")
                 elif page.query_selector("[data-test=bid]"):
                     page.keyboard.press("Enter")
-            if page.query_selector("[data-test=watch-on]"):
-                page.click("[data-test=watch-on]")
             time.sleep(0.05)
         assert reloaded, "the game ended before its third round"
         if page.query_selector("[data-test=reveal]"):

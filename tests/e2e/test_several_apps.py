@@ -199,13 +199,18 @@ def _json(data: Any) -> dict[str, Any]:
 
 def _only_own_dice_in_the_browser(views: list[dict[str, Any]]) -> None:
     """Every view the page got holds hands in two places only: its own seat's
-    (``game.dice``) and the last round's reveal (``game.last_round.dice``). The hand of
-    round r is the seat's hand in the reveal of round r."""
+    (``game.dice``) and the last round's reveal (``game.last_round.dice``), and a third
+    once the game is over (``game.log``, the reveals of every round). The hand of round r
+    is the seat's hand in the reveal of round r."""
     hands: dict[int, list[int]] = {}
     for view in views:
         game = view["game"]
         assert game.get("seat") == view["seat"]
-        assert set(_paths_named(game, "dice")) <= {("dice",), ("last_round", "dice")}, game
+        # (and, once the game is over, its log: every round's reveal, as each was shown)
+        shown = {("dice",), ("last_round", "dice")}
+        if game["phase"] == "over":
+            shown.add(("log", "dice"))
+        assert set(_paths_named(game, "dice")) <= shown, game
         if game.get("dice"):
             hands.setdefault(game["round"], game["dice"])
     revealed = {
@@ -216,6 +221,12 @@ def _only_own_dice_in_the_browser(views: list[dict[str, Any]]) -> None:
     checked = [r for r in hands if r in revealed]
     assert checked, (hands, revealed)
     assert all(sorted(hands[r]) == sorted(revealed[r]) for r in checked)
+    # The log at the end holds only what the reveals showed, round by round.
+    reveals = {v["game"]["last_round"]["round"]: v["game"]["last_round"]["dice"]
+               for v in views if v["game"].get("last_round")}  # fmt: skip
+    for view in views:
+        for logged in view["game"].get("log", []):
+            assert logged["round"] not in reveals or logged["dice"] == reveals[logged["round"]]
 
 
 def _paths_named(value: Any, name: str, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:

@@ -114,9 +114,13 @@ def play(
     for tid in driver.tables:
         table = Table.from_bytes(client.hget(keys.table_of(tid, P), "s"))
         finals[tid] = (table.version, to_bytes(table.game))
+        over = table.game is not None and table.game.phase == "over"
+        if over:  # the game's log: every round once, none lost nor doubled by the faults
+            assert [r["round"] for r in table.log] == list(range(1, table.game.round_no + 1))
         for seat, view in driver.tables[tid].last_views.items():
             assert view["version"] == table.version
-            assert view["game"] == seat_view(table.game, seat)
+            logged = {"log": table.log} if over else {}
+            assert view["game"] == {**seat_view(table.game, seat), **logged}
     for name in ("wa", "wb"):
         if workers.procs[name].poll() is None:
             workers.kill(name, signal.SIGTERM)

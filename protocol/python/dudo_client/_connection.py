@@ -151,6 +151,14 @@ class DudoConnection:
         """Host only: start with the players seated so far; returns the game's first view."""
         return cast(ViewMessage, await self._request({"type": "start"}, "started"))
 
+    async def rematch(self, table: str) -> ViewMessage:
+        """After the game's end: propose a rematch at ``table``, a table you just made;
+        returns the view that shows it (``view["rematch"]``). Someone's came first:
+        ``DudoError("table_exists")``, and the views show theirs."""
+        return cast(
+            ViewMessage, await self._request({"type": "rematch", "table": table}, "rematch")
+        )
+
     async def resync(self) -> ViewMessage:
         return cast(ViewMessage, await self._request({"type": "resync"}, "view"))
 
@@ -317,7 +325,12 @@ class DudoConnection:
             for message_id, pending in list(self._pending.items()):
                 acked = pending.kind == "act" and pending.until is not None
                 started = pending.kind == "started" and msg["status"] != "open"
-                if pending.kind == "view" or started or (acked and msg["version"] >= pending.until):
+                rematch = pending.kind == "rematch" and (msg.get("rematch") or {}).get(
+                    "table"
+                ) == pending.message.get("table")
+                if pending.kind == "view" or started or rematch or (
+                    acked and msg["version"] >= pending.until
+                ):
                     self._settle(message_id, msg)
         elif kind == "ack":
             acked_request = self._pending.get(msg["id"])

@@ -28,6 +28,7 @@ class ErrorCode(StrEnum):
     BAD_MESSAGE = "bad_message"
     BAD_RULES = "bad_rules"
     DUPLICATE = "duplicate"
+    GAME_NOT_OVER = "game_not_over"
     GAME_NOT_STARTED = "game_not_started"
     GAME_STARTED = "game_started"
     INTERNAL = "internal"
@@ -170,6 +171,21 @@ class PingRequest(TypedDict):
     """your id for this message: its answer and any refusal quote it"""
 
 
+class RematchRequest(TypedDict):
+    """After the game's end: propose a rematch at `table`, a table you just made (POST
+    /api/tables: the same rules, your seat, the other people's seats open, the same bots).
+    Every later view of this table shows it (`rematch`), for the others to join. Someone's
+    proposal came first: `table_exists`, and the views show theirs.
+    """
+    v: Literal[1]
+    """protocol version"""
+    type: Literal["rematch"]
+    id: NotRequired[str]
+    """your id for this message: its answer and any refusal quote it"""
+    table: str
+    """the new table"""
+
+
 class ResyncRequest(TypedDict):
     """Send me the latest view now."""
     v: Literal[1]
@@ -206,6 +222,7 @@ ClientMessage = (
     | HelloRequest
     | LeaveRequest
     | PingRequest
+    | RematchRequest
     | ResyncRequest
     | StartRequest
     | WatchLobbyRequest
@@ -860,6 +877,16 @@ class TournamentMessage(TypedDict):
     """players left, tables, places"""
 
 
+class ViewMessageRematch(TypedDict):
+    """after the game's end: a seat proposed a rematch at `table` (the same rules, its people's
+    seats open, the same bots): join it there
+    """
+    table: str
+    """the rematch's table"""
+    by: int
+    """the proposing seat"""
+
+
 class ViewMessage(TypedDict):
     """A full snapshot of your table as your seat (or a spectator) may see it. Apply it only if
     `version` is above the last one you applied.
@@ -887,6 +914,10 @@ class ViewMessage(TypedDict):
     paused: NotRequired[bool]
     """present (true) while the tournament's organizer has the table paused: no clock runs and
     acts are refused `paused` until it resumes
+    """
+    rematch: NotRequired[ViewMessageRematch]
+    """after the game's end: a seat proposed a rematch at `table` (the same rules, its people's
+    seats open, the same bots): join it there
     """
     game: GameView | None
     events: list[Event]

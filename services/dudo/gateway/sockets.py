@@ -158,7 +158,7 @@ class Sockets(GatewayState):
         elif kind == "act":
             self._act(conn, msg)
         else:
-            await self._control(conn, kind, client_id)
+            await self._control(conn, kind, client_id, msg)
 
     async def _hello(self, conn: Connection, token: str, client_id: str | None = None) -> None:
         conn.hello_id = client_id
@@ -336,10 +336,13 @@ class Sockets(GatewayState):
             self.log.error("act_write_failed", error=str(error))
             self._error(conn, client_id, wire.INTERNAL, "the gateway failed; try again")
 
-    async def _control(self, conn: Connection, kind: str, client_id: str | None) -> None:
-        """``resync``, ``leave``, ``start``: sent on to the table under an id of our own,
-        remembered with the client's (a refusal comes back quoting the client's id; a
-        leave is confirmed with ``left``; a start shows in the next view)."""
+    async def _control(
+        self, conn: Connection, kind: str, client_id: str | None, msg: dict[str, Any]
+    ) -> None:
+        """``resync``, ``leave``, ``start``, ``rematch``: sent on to the table under an id
+        of our own, remembered with the client's (a refusal comes back quoting the
+        client's id; a leave is confirmed with ``left``; a start or a rematch shows in the
+        next view)."""
         grant = conn.grant
         assert grant is not None and self.link is not None
         table = conn.table or grant.table
@@ -354,6 +357,10 @@ class Sockets(GatewayState):
             return
         elif kind == "start":
             body = self.link.message("start", player=grant.player, **base)
+        elif kind == "rematch":  # (its `table` is an id: the client schema's pattern)
+            body = self.link.message(
+                "rematch", seat=conn.seat, player=grant.player, next=msg["table"], **base
+            )
         else:  # resync or leave, for the seat
             body = self.link.message(kind, seat=conn.seat, player=grant.player, **base)
         self._remember_request(conn, table, body["id"], client_id, timed=False)

@@ -61,6 +61,7 @@ class TableOutput(TableState, Flushing):
             deadline=self.deadline,
             **({"reveal_until": self.hold_until} if self.hold_until is not None else {}),
             **({"paused": True} if self.paused == PAUSED_NOW else {}),
+            **({"rematch": self.rematch} if self.rematch is not None else {}),
             game=game,
             seats=seats,
             holders=holders,

@@ -139,6 +139,9 @@ class TableState:
     # the seats' `names` then. ``round_bids``: the bids of the round under way.
     log: list[dict[str, Any]] = field(default_factory=list)
     round_bids: list[list[int]] = field(default_factory=list)
+    # After the end: the rematch a seat proposed, {"table": the new table, "by": its
+    # seat}, shown in every later view for the others to join (the first one stays).
+    rematch: dict[str, Any] | None = None
     # Transient, per batch: not persisted.
     limits: Limits = field(default=DEFAULT_LIMITS, compare=False, repr=False)
     timer_member: str | None = None

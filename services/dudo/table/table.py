@@ -39,7 +39,7 @@ from .state import DEFAULT_LIMITS, DONE, OPEN, PAUSED_NOW, Limits, Seat
 from .tournament import TournamentSeats
 
 # 2 added `wake`, 3 the tournament fields, 4 `hold_until`, 5 `idle` and `label`, 6 the
-# game's `log` and `round_bids`; older records are still read
+# game's `log`, `round_bids` and `rematch`; older records are still read
 FORMAT = 6
 # A game's log keeps this many rounds at most (a game of six players with five dice has
 # about thirty; Calza's regained dice make some longer): a record's size stays bounded.
@@ -177,6 +177,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 self.label,
                 [_packed_round(r) for r in self.log],
                 self.round_bids,
+                self.rematch,
             ]
         )
 
@@ -194,7 +195,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         if raw[0] < 5:  # before the idle policy and labels
             raw = [*raw, [], None]
         if raw[0] < 6:  # before the game's log: its history starts now
-            raw = [*raw, [], []]
+            raw = [*raw, [], [], None]
         (
             _,
             tid,
@@ -216,6 +217,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             label,
             log,
             round_bids,
+            rematch,
         ) = raw
         table = cls(
             id=tid,
@@ -236,6 +238,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             label=label,
             log=[_unpacked_round(r) for r in log],
             round_bids=round_bids,
+            rematch=rematch,
         )
         (
             table.tournament,
@@ -353,6 +356,22 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                     self.log.append({**ended, "bids": self.round_bids, "names": names})
                 self.round_bids = []
 
+    def _on_rematch(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """A seat of the finished game proposes the table it made for a rematch; the
+        first proposal stays (a second player's is refused, naming the first's table in
+        every view, where they join it instead)."""
+        if self.tournament is not None:
+            raise Refusal(wire.BAD_MESSAGE, "a tournament's table has no rematch")
+        if self.game is None or self.game.phase != OVER:
+            raise Refusal(wire.GAME_NOT_OVER, "a rematch comes after the game's end")
+        self._held(msg)
+        if self.rematch is not None and self.rematch["table"] != msg["next"]:
+            raise Refusal(wire.TABLE_EXISTS, f"a rematch is proposed at {self.rematch['table']}")
+        if self.rematch is None:
+            self.rematch = {"table": msg["next"], "by": msg["seat"]}
+        self._answered(msg)
+        self._changed(msg)
+
     def _on_resync(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         index = msg.get("seat")
         if index is not None:
@@ -449,6 +468,7 @@ HANDLERS: dict[str, Handler] = {
     "start": TableSeating._on_start,
     "handover": TableSeating._on_handover,
     "close": TableSeating._on_close,
+    "rematch": Table._on_rematch,
     "act": Table._on_act,
     "resync": Table._on_resync,
     "watch": Table._on_watch,

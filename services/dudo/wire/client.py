@@ -85,6 +85,15 @@ CLIENT_MESSAGES: dict[str, Message] = {
             {"id": _OPTIONAL_ID},
         ),
         Message(
+            "rematch",
+            "ws-in",
+            "After the game's end: propose a rematch at `table`, a table you just made (POST "
+            "/api/tables: the same rules, your seat, the other people's seats open, the same "
+            "bots). Every later view of this table shows it (`rematch`), for the others to "
+            "join. Someone's proposal came first: `table_exists`, and the views show theirs.",
+            {"id": _OPTIONAL_ID, "table": Field("string", pattern=ID_RE, doc="the new table")},
+        ),
+        Message(
             "watch_lobby",
             "ws-in",
             "Send me the lobby (tables open to sit at, games to watch) now and whenever it "
@@ -182,6 +191,16 @@ CLIENT_MESSAGES: dict[str, Message] = {
                     required=False,
                     doc="present (true) while the tournament's organizer has the table paused: no "
                     "clock runs and acts are refused `paused` until it resumes",
+                ),
+                "rematch": Field(
+                    "object",
+                    required=False,
+                    doc="after the game's end: a seat proposed a rematch at `table` (the same "
+                    "rules, its people's seats open, the same bots): join it there",
+                    fields={
+                        "table": Field("string", maximum=64, doc="the rematch's table"),
+                        "by": Field("integer", minimum=0, maximum=5, doc="the proposing seat"),
+                    },
                 ),
                 "game": _GAME,
                 "events": Field(

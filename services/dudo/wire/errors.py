@@ -26,6 +26,7 @@ NOT_ATTACHED = "not_attached"  # the seat is attached to another gateway
 NOT_HOST = "not_host"
 GAME_NOT_STARTED = "game_not_started"
 GAME_STARTED = "game_started"
+GAME_NOT_OVER = "game_not_over"  # a rematch proposed before the game's end
 # a tournament table's action while its organizer has the tournament paused
 PAUSED = "paused"
 TOURNAMENT_OVER = "tournament_over"  # an organizer's control after the end (or a cancel)
@@ -55,6 +56,7 @@ PROTOCOL_ERROR_CODES = frozenset(
         NOT_HOST,
         GAME_NOT_STARTED,
         GAME_STARTED,
+        GAME_NOT_OVER,
         PAUSED,
         TOURNAMENT_OVER,
         TOO_FEW_PLAYERS,

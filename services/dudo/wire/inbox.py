@@ -119,6 +119,23 @@ INBOX: list[Message] = [
         {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": HANDLE, "seat": seat_field()},
     ),
     Message(
+        "rematch",
+        "in",
+        "A seat of the finished game proposes a rematch at `next`, the table it just made "
+        "(the same rules, its people's seats open, its bots): every later view of this "
+        "table says so (`rematch`), for the others to join. The first proposal stays: "
+        "another is refused `table_exists`. Before the game's end: `game_not_over`; at a "
+        "tournament's table: `bad_message`.",
+        {
+            "id": MSG_ID,
+            "table": TABLE,
+            "gateway": GATEWAY,
+            "player": HANDLE,
+            "seat": seat_field(),
+            "next": TABLE,
+        },
+    ),
+    Message(
         "rename",
         "in",
         "A seated player's new display name (a chat nick changed, a profile was edited): "

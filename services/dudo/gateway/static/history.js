@@ -21,14 +21,23 @@ export function noteView(view) {
   const mine = all[view.table] ?? { v: -1, bids: [], rounds: [] };
   if (view.version <= mine.v) return; // the same view again, or an older one
   let bids = mine.bids; // the round's bids as the previous view showed them
+  const names = view.players.map((p) => p?.name ?? null);
+  const keep = (ended, seen) => {
+    if (mine.rounds.some((r) => r.round === ended.round)) return;
+    mine.rounds.push({ ...ended, bids: seen.length ? seen : [ended.bid], names });
+    mine.rounds.sort((a, b) => a.round - b.round);
+  };
   for (const event of view.events || []) {
     if (event.type === "bid") bids = [...bids, [event.seat, event.quantity, event.face]];
-    else if (event.type === "reveal" && !mine.rounds.some((r) => r.round === event.round)) {
+    else if (event.type === "reveal") {
       const { type, ...ended } = event;
-      mine.rounds.push({ ...ended, bids: bids.length ? bids : [ended.bid], names: view.players.map((p) => p?.name ?? null) });
+      keep(ended, bids);
       bids = [];
     }
   }
+  // A view may stand for several steps (a slow connection gets the latest only): the
+  // round that just ended is in every view all the same (`last_round`).
+  if (game.last_round) keep(game.last_round, bids);
   const updated = { v: view.version, bids: game.bids.map((b) => [...b]), rounds: mine.rounds, at: Date.now() };
   const kept = Object.entries({ ...all, [view.table]: updated })
     .sort(([, a], [, b]) => b.at - a.at).slice(0, TABLES_KEPT);

@@ -175,6 +175,31 @@ export async function playNow() {
   await create({ rules, seats, bots: Array(seats - 1).fill(level), name }, { preset: rules.preset, seats, level, rules });
 }
 
+/** The same people and bots at a new table, in one click: the table is made (its rules,
+ *  its bots, the other people's seats open), proposed at the finished one (whose views
+ *  then invite the others: `view.rematch`), and taken. Proposed already: joined. */
+export async function rematch(view) {
+  if (view.rematch) return joinTable(view.rematch.table);
+  const name = view.players[view.seat]?.name ?? askName();
+  if (!name || !state.conn) return;
+  const rules = view.game.rules;
+  const bots = view.players.filter((p) => p?.bot).map((p) => p.bot);
+  try {
+    const made = await api("POST", "/api/tables", { rules, seats: view.players.length, bots, name });
+    saveToken(made.table, made.token, { preset: rules.preset });
+    try {
+      await state.conn.rematch(made.table);
+    } catch (err) {
+      forgetToken(made.table); // someone's came first (table_exists): theirs, not ours
+      if (state.view?.rematch) return joinTable(state.view.rematch.table);
+      throw err;
+    }
+    location.hash = `#/t/${made.table}`;
+  } catch (err) {
+    toast(errorText(err.code, err.message));
+  }
+}
+
 async function createTable() {
   const name = askName();
   if (!name) return;

@@ -8,7 +8,7 @@ import { faceName, t } from "./i18n.js";
 import { act, app, request, serverNow, state } from "./session.js";
 import { lastRoundCard, maybeReveal } from "./reveal.js";
 import { historyCard } from "./history.js";
-import { playNow } from "./lobby.js";
+import { playNow, rematch } from "./lobby.js";
 
 export function me() {
   return state.view ? state.view.seat : null;
@@ -169,13 +169,19 @@ function renderOut() {
 
 function renderOver(view) {
   const game = view.game;
+  const offer = view.rematch && view.rematch.by !== view.seat ? view.rematch : null;
   return h("div", { class: "card", test: "game-over", "data-winner": game.winner },
     h("h2", {}, t("over"), " — ", t("winner", { name: nameOf(game.winner) })),
+    // Someone asked for a rematch: the invitation, first (seated players join it).
+    offer ? h("div", { class: "banner", role: "status", test: "rematch-offer" },
+      t("rematchOffer", { name: nameOf(offer.by) }), " ",
+      view.seat !== null ? h("button", { class: "primary", test: "rematch-join", onclick: () => rematch(view) }, t("rematchJoin")) : null) : null,
     h("h3", {}, t("standings")),
     h("ol", {}, game.standings.map((seat) => h("li", {}, nameOf(seat),
       game.chips ? ` (${game.chips[seat] > 0 ? "+" : ""}${game.chips[seat]} ${t("chips")})` : ""))),
     h("div", { class: "actions" },
-      h("button", { class: "primary", test: "new-game", onclick: () => playNow() }, t("newGame")),
+      view.seat !== null && !offer ? h("button", { class: "primary", test: "rematch", onclick: () => rematch(view) }, t("rematch")) : null,
+      h("button", { class: offer || view.seat === null ? "primary" : "", test: "new-game", onclick: () => playNow() }, t("newGame")),
       link(`#/replay/${view.table}`, t("replay"), { test: "replay-link" }),
       link("#/", t("back"))));
 }
