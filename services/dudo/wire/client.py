@@ -18,6 +18,7 @@ from .fields import (
     ID_RE,
     LOBBY_ENTRY,
     MESSAGE_ID_RE,
+    REMATCH,
     TABLE_STATUSES,
     Field,
     Message,
@@ -192,16 +193,7 @@ CLIENT_MESSAGES: dict[str, Message] = {
                     doc="present (true) while the tournament's organizer has the table paused: no "
                     "clock runs and acts are refused `paused` until it resumes",
                 ),
-                "rematch": Field(
-                    "object",
-                    required=False,
-                    doc="after the game's end: a seat proposed a rematch at `table` (the same "
-                    "rules, its people's seats open, the same bots): join it there",
-                    fields={
-                        "table": Field("string", maximum=64, doc="the rematch's table"),
-                        "by": Field("integer", minimum=0, maximum=5, doc="the proposing seat"),
-                    },
-                ),
+                "rematch": REMATCH,
                 "game": _GAME,
                 "events": Field(
                     "array",

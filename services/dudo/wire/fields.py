@@ -201,3 +201,17 @@ LOBBY_ENTRY: dict[str, Field] = {
         doc="free seats set aside for bots: [seat, level] pairs",
     ),
 }
+
+
+# A finished table's view, once a seat proposed a rematch (the stream's and the
+# WebSocket's view alike).
+REMATCH = Field(
+    "object",
+    required=False,
+    doc="after the game's end: a seat proposed a rematch at `table` (the same "
+    "rules, its people's seats open, the same bots): join it there",
+    fields={
+        "table": Field("string", maximum=64, doc="the rematch's table"),
+        "by": Field("integer", minimum=0, maximum=5, doc="the proposing seat"),
+    },
+)

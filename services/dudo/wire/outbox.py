@@ -10,6 +10,7 @@ from .fields import (
     MESSAGE_ID_RE,
     MSG_ID,
     PLAYER_INFO,
+    REMATCH,
     TABLE,
     TOURNAMENT,
     VIEW_STATUS,
@@ -52,16 +53,7 @@ OUTBOX: list[Message] = [
                 doc="present (true) while the tournament's organizer has the table paused: no "
                 "clock runs and acts are refused `paused` until it resumes",
             ),
-            "rematch": Field(
-                "object",
-                required=False,
-                doc="after the game's end: a seat proposed a rematch at `table` (the same "
-                "rules, its people's seats open, the same bots): join it there",
-                fields={
-                    "table": Field("string", maximum=64, doc="the rematch's table"),
-                    "by": Field("integer", minimum=0, maximum=5, doc="the seat that proposed it"),
-                },
-            ),
+            "rematch": REMATCH,
             "game": Field(
                 "ref",
                 ref="game-view.schema.json#/$defs/public",
