@@ -88,3 +88,17 @@ def test_the_odds_calculator_of_the_help_page() -> None:
     assert got[2] == pytest.approx(1 / 9)
     assert got[3] == pytest.approx(0.595935, abs=1e-6)  # sum C(15,i) (1/3)^i (2/3)^(15-i), i>=5
     assert got[4] == pytest.approx(0.0)
+
+
+def test_no_word_is_written_twice_in_a_language() -> None:
+    """An object literal keeps the last of two equal keys, silently: a new word under an
+    old key replaced it everywhere ("history" once named the round's bids and the game's
+    rounds both)."""
+    import re
+
+    source = (STATIC / "words.js").read_text(encoding="utf-8")
+    blocks = re.split(r"\n  (en|es|de): \{\n", source)[1:]
+    for lang, body in zip(blocks[::2], blocks[1::2], strict=True):
+        keys = re.findall(r"(?:^|[\s,{])([A-Za-z_][A-Za-z0-9_]*): [\"'`]", body.split("\n  },")[0])
+        twice = sorted({k for k in keys if keys.count(k) > 1})
+        assert twice == [], f"{lang}: {twice}"

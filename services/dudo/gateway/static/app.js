@@ -16,7 +16,7 @@ import { LANGS, detectLang, errorText, faceName, lang, setLang, t } from "./i18n
 import { renderJoin, renderLobby, renderTableList } from "./lobby.js";
 import { api, app, closeSocket, openSocket, setReceiver, state } from "./session.js";
 import { onKey, renderTable, tickClocks } from "./table.js";
-import { forgetToken, h, setSound, soundOn, toast, tokens } from "./ui.js";
+import { forgetToken, h, motionAllowed, motionOn, setMotion, setSound, soundOn, toast, tokens } from "./ui.js";
 
 function parseRoute() {
   if (location.hash === "#/r") return { page: "leaderboard" };
@@ -150,6 +150,7 @@ function setupHeader() {
   select.addEventListener("change", () => {
     setLang(select.value);
     paintSound();
+    paintMotion();
     redraw();
   });
   const sound = document.getElementById("sound");
@@ -165,6 +166,19 @@ function setupHeader() {
     paintSound();
   });
   paintSound();
+  // The same for motion; where the system asks for reduced motion, off and not offered.
+  const motion = document.getElementById("motion");
+  const paintMotion = () => {
+    motion.textContent = `✦ ${t(motionOn() ? "motionOn" : "motionOff")}`;
+    motion.classList.toggle("off", !motionOn());
+    motion.disabled = !motionAllowed();
+    motion.title = t(motionAllowed() ? "motion" : "motionSystem");
+  };
+  motion.addEventListener("click", () => {
+    setMotion(!motionOn());
+    paintMotion();
+  });
+  paintMotion();
 }
 
 /** Installable, and opens offline: the service worker keeps the page's shell (sw.js).

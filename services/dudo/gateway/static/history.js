@@ -85,7 +85,7 @@ export function historyCard(view) {
   const rounds = roundsOf(view);
   if (!rounds.length) return null;
   return h("details", { class: "card history", test: "history" },
-    h("summary", {}, h("strong", {}, t("history")), " · ", t("roundsN", { n: rounds.length })),
+    h("summary", {}, h("strong", {}, t("gameHistory")), " · ", t("roundsN", { n: rounds.length })),
     h("ol", { reversed: true, class: "rounds" }, [...rounds].reverse().map((round) =>
       h("li", { test: "history-round" },
         h("details", {},

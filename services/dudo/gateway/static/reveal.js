@@ -4,7 +4,7 @@
 
 import { faceName, t } from "./i18n.js";
 import { serverNow, state } from "./session.js";
-import { die, h, onesWild, playerName as nameOf } from "./ui.js";
+import { die, h, onesWild, playerName as nameOf, revealSound } from "./ui.js";
 
 const SHOWN_WITHOUT_HOLD_MS = 5000; // a server that does not hold: the overlay's own time
 
@@ -98,8 +98,24 @@ function showOverlay(view, last) {
   };
   const timer = countdown ? setInterval(tick, 250) : null;
   if (countdown) tick();
+  countDieByDie(overlay, until);
   document.body.append(overlay);
+  revealSound();
   ok.focus();
+}
+
+/** The dice that count light up one after the other, then the outcome: all within the
+ *  time the table holds (or the overlay's own), at most 280 ms a die. Only the delays
+ *  are set here; style.css animates under the page's `motion` class. */
+function countDieByDie(overlay, until) {
+  const counted = [...overlay.querySelectorAll(".die.hit, .die.wild")];
+  const time = Math.max(600, until - serverNow() - 800);
+  const step = Math.round(Math.min(280, time / Math.max(1, counted.length)));
+  counted.forEach((d, i) => {
+    d.classList.add("count-in");
+    d.style.setProperty("--at", `${i * step}ms`);
+  });
+  overlay.style.setProperty("--done", `${counted.length * step}ms`);
 }
 
 /** Tab and Shift+Tab go round the dialog's own controls, never to the page behind it. */

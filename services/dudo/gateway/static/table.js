@@ -55,7 +55,12 @@ export function renderTable({ header = null, footer = null, table = true } = {})
       const out = view.seat !== null && game.dice_counts[view.seat] === 0;
       if (out && !state.ui.watching) parts.push(renderOut());
       if (game.dice?.length) {
-        parts.push(h("div", { class: "card hand" }, h("div", { class: "dice", test: "my-dice" }, game.dice.map((d) => die(d)))));
+        // A new round's hand comes out of a shaken cup (style.css animates it under
+        // the page's `motion` class: not with motion off or reduced by the system).
+        const shaken = state.ui.shaken !== `${view.table}:${game.round}`;
+        state.ui.shaken = `${view.table}:${game.round}`;
+        parts.push(h("div", { class: shaken ? "card hand shake" : "card hand", test: "hand" },
+          h("div", { class: "dice", test: "my-dice" }, game.dice.map((d) => die(d)))));
       }
       parts.push(renderBids(view));
     }
@@ -150,8 +155,13 @@ function renderPlayers(view) {
 
 function renderBids(view) {
   const game = view.game;
+  // The newest bid slides in once, when it arrives (not at every redraw).
+  const newest = `${view.table}:${game.round}:${game.bids.length}`;
+  const arrived = game.bids.length && state.ui.arrived !== newest;
+  state.ui.arrived = newest;
   const rows = [...game.bids].reverse().map(([seat, q, f], i) =>
-    h("li", { class: i === 0 ? "standing" : "" }, h("span", { class: "who" }, nameOf(seat)), h("strong", {}, q), "×", die(f, { small: true })));
+    h("li", { class: i === 0 ? (arrived ? "standing arrive" : "standing") : "" },
+      h("span", { class: "who" }, nameOf(seat)), h("strong", {}, q), "×", die(f, { small: true })));
   const opener = game.turn === me() ? t("opensYou") : t("opensOther", { name: nameOf(game.turn) });
   return h("div", { class: "card" },
     h("h2", {}, t("history")),

@@ -118,24 +118,57 @@ export function setSound(on) {
   localStorage.setItem("dudo.sound", on ? "on" : "off");
 }
 
-/** Say it is your turn: a short tone (if sound is on) and, in a hidden tab, the title. */
-export function alertTurn() {
-  if (document.hidden) document.title = `• ${t("yourTurn")} — Dudo`;
+/** Notes [[hertz, start s, length s], ...], if sound is on. */
+function play(notes) {
   if (!sound) return;
   try {
     audio = audio || new AudioContext();
-    const tone = audio.createOscillator();
-    const gain = audio.createGain();
-    tone.frequency.value = 660;
-    gain.gain.setValueAtTime(0.12, audio.currentTime);
-    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.25);
-    tone.connect(gain).connect(audio.destination);
-    tone.start();
-    tone.stop(audio.currentTime + 0.25);
+    for (const [hertz, start, length] of notes) {
+      const tone = audio.createOscillator();
+      const gain = audio.createGain();
+      const at = audio.currentTime + start;
+      tone.frequency.value = hertz;
+      gain.gain.setValueAtTime(0.12, at);
+      gain.gain.exponentialRampToValueAtTime(0.001, at + length);
+      tone.connect(gain).connect(audio.destination);
+      tone.start(at);
+      tone.stop(at + length);
+    }
   } catch {
     // no audio here: the title and the page say it
   }
 }
+
+/** Say it is your turn: a short tone (if sound is on) and, in a hidden tab, the title. */
+export function alertTurn() {
+  if (document.hidden) document.title = `• ${t("yourTurn")} — Dudo`;
+  play([[660, 0, 0.25]]);
+}
+
+/** The cups are lifted: two falling notes (if sound is on). */
+export function revealSound() {
+  play([[523, 0, 0.14], [392, 0.15, 0.22]]);
+}
+
+// Motion: the cup shaken at a round's start, a new bid sliding in, the reveal counted die
+// by die. On unless the player turned it off, never where the system asks for reduced
+// motion (the `motion` class on the page is what style.css animates under).
+const stillSystem = window.matchMedia?.("(prefers-reduced-motion: reduce)");
+
+export function motionAllowed() {
+  return !stillSystem?.matches;
+}
+
+export function motionOn() {
+  return motionAllowed() && localStorage.getItem("dudo.motion") !== "off";
+}
+
+export function setMotion(on) {
+  localStorage.setItem("dudo.motion", on ? "on" : "off");
+  document.documentElement.classList.toggle("motion", motionOn());
+}
+document.documentElement.classList.toggle("motion", motionOn());
+stillSystem?.addEventListener?.("change", () => document.documentElement.classList.toggle("motion", motionOn()));
 
 document.addEventListener("visibilitychange", () => {
   if (!document.hidden) document.title = "Dudo";
