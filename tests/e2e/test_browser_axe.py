@@ -131,6 +131,9 @@ def test_axe_finds_nothing_serious_on_any_page(served: str, output_dir: Path) ->
         page.click("[data-test=replay-link]")
         page.wait_for_selector("[data-test=replay]")
         audit(page, "a replay", found)
+        page.click("[data-test=back]")
+        page.wait_for_selector("[data-test=stats]")
+        audit(page, "the lobby with your statistics", found)
 
         # A quick tournament: its page while it runs and at its end.
         page.goto(served)

@@ -11,6 +11,7 @@
 import { cupHeader, cupShowsTable, cupStandings, goCup, loadCups, renderCupList, renderLeaderboard, tableNumber } from "./cup.js";
 import { renderHelp } from "./help.js";
 import { goReplay, noteView, renderReplay, stepReplay } from "./history.js";
+import { noteStats } from "./stats.js";
 import { renderCupForm } from "./organize.js";
 import { LANGS, detectLang, errorText, faceName, lang, setLang, t } from "./i18n.js";
 import { renderJoin, renderLobby, renderTableList } from "./lobby.js";
@@ -103,6 +104,7 @@ function receive(msg) {
       const move = msg.seat !== null ? houseMove(msg.events || [], msg.seat) : null;
       if (move) toast(t("houseMoved", { move }), 6000);
       noteView(msg);
+      noteStats(msg);
       state.view = msg;
       if (state.route.page !== "lobby") redraw();
       break;

@@ -4,6 +4,7 @@
 import { ago, errorText, t } from "./i18n.js";
 import { OPTIONS, PRESETS } from "./presets.js";
 import { api, app, state } from "./session.js";
+import { statsCard } from "./stats.js";
 import { forgetToken, h, link, load, saveName, saveToken, savedName, toast, tokens, yourGames } from "./ui.js";
 
 const LEVELS = ["easy", "normal", "hard"];
@@ -72,6 +73,7 @@ export function renderLobby() {
     intro,
     form,
     h("section", { class: "card", id: "your-games", test: "your-games" }),
+    ...[statsCard()].filter(Boolean), // (replaceChildren would write a null as "null")
     h("section", { class: "card" }, h("h2", {}, t("openTables")), h("div", { id: "table-list" })),
     h("section", { class: "card" }, h("h2", {}, t("tournaments")),
       h("div", { class: "actions" },
