@@ -60,6 +60,7 @@ def test_every_event_of_the_engine_and_the_tables_matches_its_schema() -> None:
     run = Run({"preset": "classic", "turn_seconds": 20})
     run.seat_all()
     run.send("timeout", gateway=None, id="t:1", version=run.table.version)
+    run.send("react", player=h("p1"), seat=1, emote="haha")
     expired = Run()
     expired.send("watch", "gw-s", on=True)
     expired.send("timeout", gateway=None, id="t:2", version=expired.table.version)

@@ -197,3 +197,14 @@ def test_a_round_in_one_public_line_and_a_seats_odds() -> None:
     assert odds_text(view) == "There is no bid to beat yet"
     del view["game"]["odds"]  # a table without assisted mode: none made up
     assert odds_text(view) == "This table plays without odds (assisted is off)"
+
+
+def test_a_reaction_typed_and_shown_in_every_language() -> None:
+    """``react haha``, a picture, or a language's own word for it; shown as a line with
+    the picture (the terminal and the chat gateways alike)."""
+    for typed in ("react haha", "!react 😂", "reaccion haha", "!reagieren 😂", "reaktion haha"):
+        assert parse(typed) == {"command": "react", "emote": "haha"}, typed
+    assert parse("!react") == parse("react lol") == {"command": "usage", "of": "react"}
+    view = {"seat": 0, "players": [{"name": "Ana"}, {"name": "Bea"}], "game": None}
+    event = {"type": "reaction", "seat": 1, "emote": "clap"}
+    assert [event_line(view, event, lang) for lang in ("en", "es", "de")] == ["Bea: 👏"] * 3

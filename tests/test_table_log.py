@@ -81,7 +81,7 @@ def test_a_record_from_before_the_log_is_read_with_an_empty_one() -> None:
     run.move({"type": "bid", "quantity": 1, "face": 3})
     raw = msgpack.unpackb(run.table.to_bytes(), raw=False)
     assert raw[0] == table_module.FORMAT == 6
-    old = Table.from_bytes(wire.encode([5, *raw[1:-3]]))
+    old = Table.from_bytes(wire.encode([5, *raw[1:-4]]))
     assert old.log == [] and old.round_bids == [] and old.rematch is None
     assert old.game is not None and old.game.bids == run.table.game.bids
 

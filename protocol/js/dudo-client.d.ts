@@ -164,6 +164,8 @@ export declare class DudoConnection extends EventTarget {
   /** After the game's end: propose a rematch at `table` (a table you just made); the view
    * that shows it. Someone's came first: DudoError `table_exists`. */
   rematch(table: string): Promise<ViewMessage>;
+  /** A quick reaction at your table; the next view (its `events` carry it). */
+  react(emote: "nice" | "haha" | "wow" | "grr" | "hmm" | "clap"): Promise<ViewMessage>;
   resync(): Promise<ViewMessage>;
   ping(): Promise<PongMessage>;
   addEventListener<K extends keyof DudoConnectionEvents>(

@@ -233,6 +233,9 @@ export class DudoConnection extends EventTarget {
    * with the view that shows the table's rematch (`view.rematch`: yours, or the one
    * proposed first, with `table_exists`). @param {string} table */
   rematch(table) { return this.#request({ type: "rematch", table }, "rematch"); }
+  /** A quick reaction at your table (nice, haha, wow, grr, hmm, clap); resolves with the
+   * next view (its `events` carry it). @param {string} emote */
+  react(emote) { return this.#request({ type: "react", emote }, "view"); }
   /** The latest view now. */
   resync() { return this.#request({ type: "resync" }, "view"); }
   /** Resolves with the `pong`. */

@@ -162,6 +162,20 @@ export interface PingRequest {
 }
 
 /**
+ * A quick reaction at your table, shown to everyone there (the views' `reaction` event): nice,
+ * haha, wow, grr, hmm or clap. At most one every 1.5 s (sooner: `rate_limited`).
+ */
+export interface ReactRequest {
+  /** protocol version */
+  v: 1;
+  type: "react";
+  /** your id for this message: its answer and any refusal quote it */
+  id?: string;
+  /** which reaction */
+  emote: "nice" | "haha" | "wow" | "grr" | "hmm" | "clap";
+}
+
+/**
  * After the game's end: propose a rematch at `table`, a table you just made (POST /api/tables:
  * the same rules, your seat, the other people's seats open, the same bots). Every later view
  * of this table shows it (`rematch`), for the others to join. Someone's proposal came first:
@@ -212,7 +226,7 @@ export interface WatchLobbyRequest {
 }
 
 /** Any message a client sends over the WebSocket. */
-export type ClientMessage = ActRequest | HelloRequest | LeaveRequest | PingRequest | RematchRequest | ResyncRequest | StartRequest | WatchLobbyRequest;
+export type ClientMessage = ActRequest | HelloRequest | LeaveRequest | PingRequest | ReactRequest | RematchRequest | ResyncRequest | StartRequest | WatchLobbyRequest;
 
 /** The host closed the table before its game began (`close`). */
 export interface ClosedEvent {
@@ -400,6 +414,17 @@ export interface LoseDieEvent {
 }
 
 /**
+ * A player at the table reacted (one of the quick reactions, at most one a seat every 1.5 s):
+ * show it by their seat for a moment. Names, not pictures: each client draws its own (the
+ * browser 👍 😂 😮 😠 🤔 👏).
+ */
+export interface ReactionEvent {
+  type: "reaction";
+  seat: number;
+  emote: "nice" | "haha" | "wow" | "grr" | "hmm" | "clap";
+}
+
+/**
  * The round's end: every seat's dice (faces), how many matched the bid (`count`), who called
  * what, who lost (`loser`) or won back (`gainer`) a die, and the round's `seed` to check
  * against its `commitment` (docs/rules.md, "Fair dice"). `game.last_round` of the views holds
@@ -465,7 +490,7 @@ export interface VacatedEvent {
  * `dice` in an event is a number of dice; faces appear only in `reveal.dice` (and a seat's own
  * `game.dice`).
  */
-export type Event = GameStartEvent | RoundStartEvent | DirectionEvent | BidEvent | DudoEvent | CalzaEvent | RevealEvent | LoseDieEvent | GainDieEvent | EliminatedEvent | GameOverEvent | HouseBotEvent | VacatedEvent | SeatOutEvent | SeatInEvent | HaltedEvent | ExpiredEvent | ClosedEvent | AbandonedEvent;
+export type Event = GameStartEvent | RoundStartEvent | DirectionEvent | BidEvent | DudoEvent | CalzaEvent | RevealEvent | LoseDieEvent | GainDieEvent | EliminatedEvent | GameOverEvent | HouseBotEvent | VacatedEvent | SeatOutEvent | SeatInEvent | HaltedEvent | ExpiredEvent | ClosedEvent | AbandonedEvent | ReactionEvent;
 
 export interface Legal {
   /**

@@ -215,3 +215,28 @@ def test_a_table_opened_elsewhere_is_taken_up_with_join_and_its_id() -> None:
     assert said[-1] == ("#two", "Cleo: there is no such table (the lobby lists the open ones)")
     assert h.rooms.rooms["#two"].table is None  # refused: nothing is played there
     assert h.type("Cleo", "!join bad/id!", "#two")[0][1].startswith("Cleo: refused")
+
+
+def test_reactions_go_both_ways_between_the_channel_and_the_table() -> None:
+    """``!react haha`` (or the picture) from a chat player reaches the table (every
+    gateway's views); a reaction from another app's player is a line in the channel."""
+    from dudo import wire
+
+    h = started(1, 2, "Ben")
+    said = channel(h.type("Ana", "!react haha"))
+    assert "Ana: 😂" in said, said
+    assert channel(h.type("Ana", "!react lol")) == [
+        "Ana: usage: !react nice|haha|wow|grr|hmm|clap (or 👍 😂 😮 😠 🤔 👏)"
+    ]
+    # Too soon after her first: the table refuses, and the channel says so in words.
+    refused = channel(h.type("Ana", "!react 👏"))
+    assert refused and "😂" not in " ".join(refused) and "👏" not in " ".join(refused), refused
+    # Ben's, in Spanish words: his seat, his reaction.
+    assert "Ben: 😮" in channel(h.type("Ben", "!reaccion wow"))
+    # Someone at the table through another gateway (a browser): a line here too.
+    table = h.table()
+    web = next(i for i, s in enumerate(table.seats) if s.bot)  # (the bot's seat stands in)
+    seat = table.seats[web]
+    h.deliver(wire.message("react", id="w1", table=table.id, gateway=seat.gateway,
+                           player=seat.handle, seat=web, emote="clap"))  # fmt: skip
+    assert f"{seat.name}: 👏" in channel(h.lines)

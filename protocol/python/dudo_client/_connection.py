@@ -159,6 +159,11 @@ class DudoConnection:
             ViewMessage, await self._request({"type": "rematch", "table": table}, "rematch")
         )
 
+    async def react(self, emote: str) -> ViewMessage:
+        """A quick reaction at your table (nice, haha, wow, grr, hmm, clap); returns the
+        next view (its ``events`` carry it)."""
+        return cast(ViewMessage, await self._request({"type": "react", "emote": emote}, "view"))
+
     async def resync(self) -> ViewMessage:
         return cast(ViewMessage, await self._request({"type": "resync"}, "view"))
 

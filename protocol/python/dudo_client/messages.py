@@ -171,6 +171,19 @@ class PingRequest(TypedDict):
     """your id for this message: its answer and any refusal quote it"""
 
 
+class ReactRequest(TypedDict):
+    """A quick reaction at your table, shown to everyone there (the views' `reaction` event):
+    nice, haha, wow, grr, hmm or clap. At most one every 1.5 s (sooner: `rate_limited`).
+    """
+    v: Literal[1]
+    """protocol version"""
+    type: Literal["react"]
+    id: NotRequired[str]
+    """your id for this message: its answer and any refusal quote it"""
+    emote: Literal["nice", "haha", "wow", "grr", "hmm", "clap"]
+    """which reaction"""
+
+
 class RematchRequest(TypedDict):
     """After the game's end: propose a rematch at `table`, a table you just made (POST
     /api/tables: the same rules, your seat, the other people's seats open, the same bots).
@@ -222,6 +235,7 @@ ClientMessage = (
     | HelloRequest
     | LeaveRequest
     | PingRequest
+    | ReactRequest
     | RematchRequest
     | ResyncRequest
     | StartRequest
@@ -411,6 +425,16 @@ class LoseDieEvent(TypedDict):
     dice: int
 
 
+class ReactionEvent(TypedDict):
+    """A player at the table reacted (one of the quick reactions, at most one a seat every 1.5
+    s): show it by their seat for a moment. Names, not pictures: each client draws its own
+    (the browser 👍 😂 😮 😠 🤔 👏).
+    """
+    type: Literal["reaction"]
+    seat: int
+    emote: Literal["nice", "haha", "wow", "grr", "hmm", "clap"]
+
+
 class RevealEvent(TypedDict):
     """The round's end: every seat's dice (faces), how many matched the bid (`count`), who
     called what, who lost (`loser`) or won back (`gainer`) a die, and the round's `seed` to
@@ -489,6 +513,7 @@ Event = (
     | ExpiredEvent
     | ClosedEvent
     | AbandonedEvent
+    | ReactionEvent
 )
 """Events are for animations and logs; the snapshot is the truth. `type` says which. Every
 `dice` in an event is a number of dice; faces appear only in `reveal.dice` (and a seat's own

@@ -121,6 +121,10 @@ class Typed:
                 return Output([(room.channel, line)])
             handover = self._msg(room, "handover", player=player, to=room.seats[target])
             return self._tracked(room, nick, handover)
+        if asked == "react":  # a quick reaction, for the table's other players to see
+            react = self._msg(room, "react", player=player, seat=room.seats[player],
+                              emote=command["emote"])  # fmt: skip
+            return self._tracked(room, nick, react)
         if command == "leave":
             seat = room.seats[player]
             return self._tracked(room, nick, self._msg(room, "leave", player=player, seat=seat))

@@ -357,6 +357,10 @@ class Sockets(GatewayState):
             return
         elif kind == "start":
             body = self.link.message("start", player=grant.player, **base)
+        elif kind == "react":
+            body = self.link.message(
+                "react", seat=conn.seat, player=grant.player, emote=msg["emote"], **base
+            )
         elif kind == "rematch":  # (its `table` is an id: the client schema's pattern)
             body = self.link.message(
                 "rematch", seat=conn.seat, player=grant.player, next=msg["table"], **base

@@ -184,6 +184,8 @@ class Terminal:
                 pending = conn.start()
             elif command == "leave":
                 pending = conn.leave()
+            elif isinstance(command, dict) and command.get("command") == "react":
+                pending = conn.react(command["emote"])
             elif isinstance(command, dict) and "type" in command:
                 pending = conn.act(command)
             else:  # help, and what only a chat does (join, new, lang)

@@ -142,6 +142,8 @@ class TableState:
     # After the end: the rematch a seat proposed, {"table": the new table, "by": its
     # seat}, shown in every later view for the others to join (the first one stays).
     rematch: dict[str, Any] | None = None
+    # When each seat last reacted (ms; `react`): one reaction a seat per REACT_GAP_MS.
+    reacted: list[int] = field(default_factory=list)
     # Transient, per batch: not persisted.
     limits: Limits = field(default=DEFAULT_LIMITS, compare=False, repr=False)
     timer_member: str | None = None

@@ -39,11 +39,13 @@ from .state import DEFAULT_LIMITS, DONE, OPEN, PAUSED_NOW, Limits, Seat
 from .tournament import TournamentSeats
 
 # 2 added `wake`, 3 the tournament fields, 4 `hold_until`, 5 `idle` and `label`, 6 the
-# game's `log`, `round_bids` and `rematch`; older records are still read
+# game's `log`, `round_bids`, `rematch` and `reacted`; older records are still read
 FORMAT = 6
 # A game's log keeps this many rounds at most (a game of six players with five dice has
 # about thirty; Calza's regained dice make some longer): a record's size stays bounded.
 LOG_ROUNDS = 200
+# A seat reacts (`react`) at most once in this long: a table's views are not a chat.
+REACT_GAP_MS = 1500
 
 
 def _tournament_fields(stored: list[Any]) -> list[Any]:
@@ -178,6 +180,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 [_packed_round(r) for r in self.log],
                 self.round_bids,
                 self.rematch,
+                self.reacted,
             ]
         )
 
@@ -195,7 +198,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
         if raw[0] < 5:  # before the idle policy and labels
             raw = [*raw, [], None]
         if raw[0] < 6:  # before the game's log: its history starts now
-            raw = [*raw, [], [], None]
+            raw = [*raw, [], [], None, []]
         (
             _,
             tid,
@@ -218,6 +221,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             log,
             round_bids,
             rematch,
+            reacted,
         ) = raw
         table = cls(
             id=tid,
@@ -239,6 +243,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             log=[_unpacked_round(r) for r in log],
             round_bids=round_bids,
             rematch=rematch,
+            reacted=reacted,
         )
         (
             table.tournament,
@@ -356,6 +361,20 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                     self.log.append({**ended, "bids": self.round_bids, "names": names})
                 self.round_bids = []
 
+    def _on_react(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """A seated player's quick reaction: one event for everyone at the table, at most
+        one a seat every REACT_GAP_MS (a hostile client cannot flood the views)."""
+        self._held(msg)
+        seat = msg["seat"]
+        last = self.reacted + [0] * (len(self.seats) - len(self.reacted))
+        if now - last[seat] < REACT_GAP_MS:
+            raise Refusal(wire.RATE_LIMITED, f"one reaction every {REACT_GAP_MS} ms")
+        last[seat] = now
+        self.reacted = last
+        self._events.append({"type": "reaction", "seat": seat, "emote": msg["emote"]})
+        self._answered(msg)
+        self._changed(msg)
+
     def _on_rematch(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         """A seat of the finished game proposes the table it made for a rematch; the
         first proposal stays (a second player's is refused, naming the first's table in
@@ -469,6 +488,7 @@ HANDLERS: dict[str, Handler] = {
     "handover": TableSeating._on_handover,
     "close": TableSeating._on_close,
     "rematch": Table._on_rematch,
+    "react": Table._on_react,
     "act": Table._on_act,
     "resync": Table._on_resync,
     "watch": Table._on_watch,

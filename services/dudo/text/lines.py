@@ -30,6 +30,11 @@ _COMMANDS = {
     "close": "close", "cerrar": "close", "schliessen": "close",
 }  # fmt: skip
 _HOST = {"host", "anfitrion", "gastgeber"}
+_REACT = {"react", "reaccion", "reaccionar", "reaktion", "reagieren"}
+# The quick reactions (wire.EMOTES) as a chat draws them, and the pictures typed for them.
+EMOTE_GLYPHS = {"nice": "👍", "haha": "😂", "wow": "😮", "grr": "😠", "hmm": "🤔", "clap": "👏"}
+_EMOTE_WORDS = {**{name: name for name in EMOTE_GLYPHS},
+                **{glyph: name for name, glyph in EMOTE_GLYPHS.items()}}  # fmt: skip
 _NEW = {"new", "nueva", "nuevo", "neu"}
 _LANG = {"lang", "idioma", "sprache"}
 _BID = {"bid", "puja", "pujar", "apuesta", "biete", "bieten", "gebot"}
@@ -141,6 +146,8 @@ def event_line(view: dict[str, Any], event: dict[str, Any], lang: str = "en") ->
         return w["vacated" + pick].format(who=who, turns=event["turns"])
     if kind == "eliminated":
         return w["out" + pick].format(who=who)
+    if kind == "reaction":
+        return w["reaction"].format(who=who, glyph=EMOTE_GLYPHS.get(event["emote"], "?"))
     return None
 
 
@@ -273,6 +280,9 @@ def parse(line: str) -> dict[str, Any] | str | None:
         return {"type": "direction", "value": value} if value is not None else _usage("dir")
     if head in _NEW:
         return _parse_new(words[1:])
+    if head in _REACT:  # a quick reaction at the table: "!react haha", "!react 😂"
+        emote = _EMOTE_WORDS.get(words[1]) if len(words) == 2 else None
+        return {"command": "react", "emote": emote} if emote else _usage("react")
     if head in _HOST:  # hand an open table to another player: "!host ben"
         return {"command": "host", "nick": words[1]} if len(words) == 2 else _usage("host")
     if head in _LANG:

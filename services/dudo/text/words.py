@@ -23,7 +23,7 @@ WORDS: dict[str, dict[str, str]] = {
     "en": {
         "help": "commands: <quantity> <face> (a bid, e.g. 3 5 for three fives) · dudo · "
         "calza · left · right (who plays next, when asked) · start (host) · odds · table · "
-        "leave · help · quit",
+        "leave · react haha (or 👍 😂 😮 😠 🤔 👏) · help · quit",
         "waiting": "Table {table}: waiting for players ({taken}/{seats})",
         "head": "Table {table} · round {round} · {dice} dice",
         "palifico": "PALIFICO: the face is locked, {ones}",
@@ -46,6 +46,7 @@ WORDS: dict[str, dict[str, str]] = {
         "dir_other": "{who} chooses: {next} plays next",
         "house_you": "(the clock ran out: the house plays for you)",
         "house_other": "(the clock ran out: the house plays for {who})",
+        "reaction": "{who}: {glyph}",
         "vacated_you": "(you let the house play {turns} turns in a row)",
         "vacated_other": "({who} let the house play {turns} turns in a row)",
         "out_you": "You are out.",
@@ -72,7 +73,7 @@ WORDS: dict[str, dict[str, str]] = {
         "chat_help": "!new [preset] [bots N] [dice D] [clock S] [odds] [dir] · !join [TABLE] · "
         "!start · "
         "!bid Q F (or just Q F) · !dudo · !calza · !dir + or - · !dice · !odds · !table · "
-        "!leave · !host NICK · !close · !lang en|es|de · !help",
+        "!leave · !react haha · !host NICK · !close · !lang en|es|de · !help",
         "opened": "{host} opens table {table} ({preset}, {seats} seats, {bots}): "
         "!join to play; {host}, !start when ready",
         "joins": "{who} joins ({taken}/{seats})",
@@ -101,7 +102,7 @@ WORDS: dict[str, dict[str, str]] = {
     "es": {
         "help": "comandos: <cantidad> <pinta> (una puja, p. ej. 3 5 o 3 quinas) · dudo · "
         "calza · izquierda · derecha (quién sigue, cuando se pregunta) · empezar (anfitrión) "
-        "· odds · mesa · dejar · ayuda · salir",
+        "· odds · mesa · dejar · reaccion haha (o 👍 😂 😮 😠 🤔 👏) · ayuda · salir",
         "waiting": "Mesa {table}: esperando jugadores ({taken}/{seats})",
         "head": "Mesa {table} · ronda {round} · {dice} dados",
         "palifico": "PALIFICO: la pinta no cambia, {ones}",
@@ -124,6 +125,7 @@ WORDS: dict[str, dict[str, str]] = {
         "dir_other": "{who} elige: sigue {next}",
         "house_you": "(se acabó el tiempo: la casa juega por vos)",
         "house_other": "(se acabó el tiempo: la casa juega por {who})",
+        "reaction": "{who}: {glyph}",
         "vacated_you": "(dejaste jugar a la casa {turns} turnos seguidos)",
         "vacated_other": "({who} dejó jugar a la casa {turns} turnos seguidos)",
         "out_you": "Quedaste fuera.",
@@ -149,7 +151,7 @@ WORDS: dict[str, dict[str, str]] = {
         "watching": "espectador",
         "chat_help": "!nueva [preset] [bots N] [dados D] [reloj S] [odds] [dir] · !unirse [MESA] · "
         "!empezar · !puja C P (o solo C P) · !dudo · !calza · !dir + o - · !dados · !odds · "
-        "!mesa · !dejar · !anfitrion NICK · !cerrar · "
+        "!mesa · !dejar · !reaccion haha · !anfitrion NICK · !cerrar · "
         "!idioma en|es|de · !ayuda",
         "opened": "{host} abre la mesa {table} ({preset}, {seats} asientos, {bots}): "
         "!unirse para jugar; {host}, !empezar cuando estén",
@@ -179,7 +181,7 @@ WORDS: dict[str, dict[str, str]] = {
     "de": {
         "help": "Befehle: <Anzahl> <Augen> (ein Gebot, z. B. 3 5 oder 3 Fünfer) · dudo · "
         "calza · links · rechts (wer weiterspielt, wenn gefragt) · starten (Gastgeber) · "
-        "odds · tisch · verlassen · hilfe · beenden",
+        "odds · tisch · verlassen · reaktion haha (oder 👍 😂 😮 😠 🤔 👏) · hilfe · beenden",
         "waiting": "Tisch {table}: wartet auf Spieler ({taken}/{seats})",
         "head": "Tisch {table} · Runde {round} · {dice} Würfel",
         "palifico": "PALIFICO: die Augenzahl bleibt, {ones}",
@@ -202,6 +204,7 @@ WORDS: dict[str, dict[str, str]] = {
         "dir_other": "{who} wählt: {next} spielt weiter",
         "house_you": "(die Zeit ist um: das Haus spielt für dich)",
         "house_other": "(die Zeit ist um: das Haus spielt für {who})",
+        "reaction": "{who}: {glyph}",
         "vacated_you": "(du hast das Haus {turns} Züge in Folge spielen lassen)",
         "vacated_other": "({who} hat das Haus {turns} Züge in Folge spielen lassen)",
         "out_you": "Du bist raus.",
@@ -229,7 +232,8 @@ WORDS: dict[str, dict[str, str]] = {
         "!mitspielen [TISCH] · "
         "!starten · !gebot A Z (oder nur A Z) · !dudo · !calza · !dir + oder - · !würfel · "
         "!odds · !tisch · "
-        "!verlassen · !gastgeber NICK · !schliessen · !sprache en|es|de · !hilfe",
+        "!verlassen · !reaktion haha · !gastgeber NICK · !schliessen · !sprache en|es|de · "
+        "!hilfe",
         "opened": "{host} eröffnet Tisch {table} ({preset}, {seats} Plätze, {bots}): "
         "!mitspielen zum Mitspielen; {host}, !starten wenn alle da sind",
         "joins": "{who} setzt sich ({taken}/{seats})",

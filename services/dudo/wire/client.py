@@ -14,6 +14,7 @@ from .checks import validator
 from .fast import FastValidator
 from .fields import (
     BOT_LEVELS,
+    EMOTES,
     FACTS,
     ID_RE,
     LOBBY_ENTRY,
@@ -84,6 +85,14 @@ CLIENT_MESSAGES: dict[str, Message] = {
             "seats renumbered: a player whose number changed gets a new `welcome`). The next "
             "view shows the game; a refusal is an `error` quoting your id.",
             {"id": _OPTIONAL_ID},
+        ),
+        Message(
+            "react",
+            "ws-in",
+            "A quick reaction at your table, shown to everyone there (the views' `reaction` "
+            "event): nice, haha, wow, grr, hmm or clap. At most one every 1.5 s (sooner: "
+            "`rate_limited`).",
+            {"id": _OPTIONAL_ID, "emote": Field("string", enum=EMOTES, doc="which reaction")},
         ),
         Message(
             "rematch",

@@ -203,6 +203,10 @@ LOBBY_ENTRY: dict[str, Field] = {
 }
 
 
+# The quick reactions a seat may send its table (ws `react`, inbox `react`, event
+# `reaction`): names, drawn by each client as it likes.
+EMOTES = ("nice", "haha", "wow", "grr", "hmm", "clap")
+
 # A finished table's view, once a seat proposed a rematch (the stream's and the
 # WebSocket's view alike).
 REMATCH = Field(

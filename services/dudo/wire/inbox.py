@@ -5,6 +5,7 @@ from __future__ import annotations
 from .fields import (
     BOT_LEVELS,
     DICE,
+    EMOTES,
     ENTRANT,
     GATEWAY,
     HANDLE,
@@ -117,6 +118,20 @@ INBOX: list[Message] = [
         "in",
         "Leave a seat: before the start it is freed; during the game the house bot plays for it.",
         {"id": MSG_ID, "table": TABLE, "gateway": GATEWAY, "player": HANDLE, "seat": seat_field()},
+    ),
+    Message(
+        "react",
+        "in",
+        "A seated player's quick reaction: every view's `events` carry it once "
+        "(`reaction`). At most one a seat every 1.5 s: sooner, `rate_limited`.",
+        {
+            "id": MSG_ID,
+            "table": TABLE,
+            "gateway": GATEWAY,
+            "player": HANDLE,
+            "seat": seat_field(),
+            "emote": Field("string", enum=EMOTES, doc="which reaction"),
+        },
     ),
     Message(
         "rematch",

@@ -47,7 +47,7 @@ _DERIVE = b"dudo inbox entries/1"
 # written by the deployment itself (timeouts, reports, orders, seats, results...).
 GATEWAY_SENDS = frozenset(
     {"create", "join", "leave", "rename", "attach", "act", "resync", "watch", "start",
-     "handover", "close", "rematch",
+     "handover", "close", "rematch", "react",
      "tournament_create", "register", "unregister", "begin", "organize", "subscribe",
      "standings"}
 )  # fmt: skip

@@ -12,6 +12,7 @@ import { cupHeader, cupShowsTable, cupStandings, goCup, loadCups, renderCupList,
 import { renderHelp } from "./help.js";
 import { goReplay, noteView, renderReplay, stepReplay } from "./history.js";
 import { noteStats } from "./stats.js";
+import { noteReactions } from "./reactions.js";
 import { renderCupForm } from "./organize.js";
 import { LANGS, detectLang, errorText, faceName, lang, setLang, t } from "./i18n.js";
 import { renderJoin, renderLobby, renderTableList } from "./lobby.js";
@@ -105,6 +106,7 @@ function receive(msg) {
       if (move) toast(t("houseMoved", { move }), 6000);
       noteView(msg);
       noteStats(msg);
+      noteReactions(msg);
       state.view = msg;
       if (state.route.page !== "lobby") redraw();
       break;

@@ -8,6 +8,7 @@ import { faceName, t } from "./i18n.js";
 import { act, app, request, serverNow, state } from "./session.js";
 import { lastRoundCard, maybeReveal } from "./reveal.js";
 import { historyCard } from "./history.js";
+import { bubble, reactionBar } from "./reactions.js";
 import { playNow, rematch } from "./lobby.js";
 
 export function me() {
@@ -143,14 +144,14 @@ function renderPlayers(view) {
       const dice = game.dice_counts[seat];
       const turn = game.turn === seat && game.phase !== "over";
       return h("div", { class: ["player", turn ? "turn" : "", dice === 0 ? "out" : ""].join(" "), test: `player-${seat}` },
-        h("div", { class: "name" }, h("span", { class: "who" }, p.name),
+        h("div", { class: "name" }, h("span", { class: "who" }, p.name), bubble(seat),
           seat === me() ? h("span", { class: "badge you" }, t("you")) : null,
           p.bot ? h("span", { class: "badge" }, `${t("bot")} · ${t(p.bot)}`) : null,
           p.away ? h("span", { class: "badge" }, t("away")) : null),
         h("div", { class: "cups", test: `count-${seat}` }, dice
           ? [h("span", { class: "cup-dots", "aria-hidden": "true" }, "■".repeat(Math.min(dice, 10))), ` ${dice} ${t(dice === 1 ? "die" : "dice")}`]
           : t("outLabel")));
-    }));
+    }), reactionBar(view));
 }
 
 function renderBids(view) {
