@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from .test_browser import ARGS, DESKTOP, PHONE, chromium, new_page, untranslated
+from .test_browser_rematch import ana_and_bea
 
 
 def test_a_reaction_is_seen_by_everyone_at_the_table(served: str, output_dir: Path) -> None:
@@ -17,18 +18,7 @@ def test_a_reaction_is_seen_by_everyone_at_the_table(served: str, output_dir: Pa
         browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
         errors: list[str] = []
         ana, bea, watcher = (new_page(browser, size, errors) for size in (DESKTOP, PHONE, PHONE))
-        ana.goto(served)
-        ana.fill("[data-test=name]", "Ana")
-        ana.select_option("[data-test=seats]", "3")
-        ana.select_option("[data-test=bots]", "1")
-        ana.click("[data-test=create]")
-        ana.wait_for_selector("[data-test=waiting]")
-        table = ana.url.rsplit("/", 1)[1]
-        bea.goto(f"{served}/#/t/{table}")
-        bea.fill("[data-test=name]", "Bea")
-        bea.click("[data-test=join-submit]")
-        for page in (ana, bea):
-            page.wait_for_selector("[data-test=reactions]", timeout=15_000)
+        table = ana_and_bea(served, ana, bea)
         watcher.goto(f"{served}/#/w/{table}")
         watcher.wait_for_selector("[data-test=players]")
         assert not watcher.query_selector("[data-test=reactions]")  # a spectator watches

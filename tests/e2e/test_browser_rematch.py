@@ -31,6 +31,27 @@ def _play_to_the_end(*pages: Any) -> None:
             page.keyboard.press("Escape")
 
 
+def ana_and_bea(served: str, ana: Any, bea: Any, **options: str) -> str:
+    """Ana's table of three (a bot's seat, Bea's by the table's link; ``options``: the
+    form's fields under "more options"), begun once Bea sits. The table's id."""
+    ana.goto(served)
+    ana.fill("[data-test=name]", "Ana")
+    ana.select_option("[data-test=seats]", "3")
+    ana.select_option("[data-test=bots]", "1")
+    ana.click("summary")
+    for field, value in options.items():
+        ana.select_option(f"#{field}", value)
+    ana.click("[data-test=create]")
+    ana.wait_for_selector("[data-test=waiting]")
+    table = str(ana.url.rsplit("/", 1)[1])
+    bea.goto(f"{served}/#/t/{table}")
+    bea.fill("[data-test=name]", "Bea")
+    bea.click("[data-test=join-submit]")
+    for page in (ana, bea):
+        page.wait_for_selector("[data-test=players]", timeout=15_000)
+    return table
+
+
 def _people(page: Any) -> list[str]:
     """The people at the table (not the bots: a bot's name comes with its new seat)."""
     return sorted(
@@ -50,21 +71,7 @@ def test_a_rematch_in_one_click_each(served: str, output_dir: Path) -> None:
         bea = new_page(browser, PHONE, errors)
 
         # Ana's table of three: Bea by its link, and a hard bot.
-        ana.goto(served)
-        ana.fill("[data-test=name]", "Ana")
-        ana.select_option("[data-test=level]", "hard")
-        ana.select_option("[data-test=seats]", "3")
-        ana.select_option("[data-test=bots]", "1")
-        ana.click("summary")
-        ana.select_option("#start_dice", "1")
-        ana.click("[data-test=create]")
-        ana.wait_for_selector("[data-test=waiting]")
-        first = ana.url.rsplit("/", 1)[1]
-        bea.goto(f"{served}/#/t/{first}")
-        bea.fill("[data-test=name]", "Bea")
-        bea.click("[data-test=join-submit]")
-        for page in (ana, bea):
-            page.wait_for_selector("[data-test=players]", timeout=15_000)
+        first = ana_and_bea(served, ana, bea, level="hard", start_dice="1")
         people = _people(ana)
         assert people == ["Ana", "Bea"]
         _play_to_the_end(ana, bea)
