@@ -21,10 +21,15 @@ SECRET = "e2e-secret-0123456789abcdef"  # every gateway of a test shares it, as 
 
 
 @contextlib.contextmanager
-def serving(folder: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`dudo serve` with these arguments on a free port, until the block ends."""
+def serving(
+    folder: Path, *args: str, solves: bool = False
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`dudo serve` with these arguments on a free port, until the block ends. Without
+    the presets' endgame solves (seconds of a core each, at every start) unless
+    ``solves`` (tests/e2e/test_serve.py)."""
     port = free_port()
     log = (folder / "serve.log").open("wb")
+    args = args if solves else (*args, "--no-endgame-solves")
     proc = subprocess.Popen(
         [sys.executable, "-m", "dudo", "serve", "--port", str(port), *args],
         stdout=log,

@@ -77,7 +77,7 @@ def main(out: Path) -> None:
     port = _free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "dudo", "serve", "--port", str(port), "--bot-think", "0.2,0.4",
-         "--reveal-hold", "1.5"],
+         "--reveal-hold", "1.5", "--no-endgame-solves"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"

@@ -7,6 +7,7 @@ import re
 import signal
 import socket
 import time
+import urllib.request
 from pathlib import Path
 
 import aiohttp
@@ -118,3 +119,17 @@ def test_the_embedded_redis_server_goes_with_dudo_serve_even_killed(tmp_path: Pa
         while listening_on(redis_port):
             assert time.monotonic() < deadline, "the embedded redis-server outlived dudo serve"
             time.sleep(0.1)
+
+
+def test_serve_solves_the_presets_endgames_as_dudo_bots_does(tmp_path: Path) -> None:
+    """Issue 35: `dudo serve` starts the presets' one-die endgame solves, in the
+    background, as `dudo bots` does (the first such round after a start had played the
+    heuristic for 5-10 s). The page is ready meanwhile."""
+    with serving(tmp_path, "--log-level", "info", solves=True) as (base, _):
+        with urllib.request.urlopen(base + "/readyz", timeout=5) as ready:
+            assert ready.status == 200  # not waiting for the solves
+        log = tmp_path / "serve.log"
+        deadline = time.monotonic() + 120
+        while "endgame_solved" not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()[-2000:]
+            time.sleep(0.5)

@@ -267,6 +267,7 @@ def run(
             port = free_port()
             proc = fleet.spawn(
                 "serve", "serve", "--port", str(port), "--embedded", embedded,
+                "--no-endgame-solves",
                 "--log-level", "warning", *ONE_ADDRESS, *UNLIMITED,
             )  # fmt: skip
             bases = [f"http://127.0.0.1:{port}"]

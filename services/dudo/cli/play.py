@@ -32,6 +32,13 @@ def add(sub: Any, env: Environment) -> None:
         default="auto",
         help="the embedded Redis: a redis-server if one is found (auto), or this one",
     )
+    serve.add_argument(
+        "--no-endgame-solves",
+        action="store_true",
+        help="do not solve the presets' one-die endgames at start, as `dudo bots` does (the "
+        "hard bot then plays its heuristic in a preset's first such round, 5-10 s after it "
+        "is asked for): for tests and benchmarks",
+    )
     add_limits(serve)
     serve.set_defaults(func=_serve)
 
@@ -101,6 +108,7 @@ def _serve(args: argparse.Namespace) -> int:
         bot_think=(float(low), float(high or low)),
         reveal_hold=args.reveal_hold,
         embedded_kind=args.embedded,
+        warm_endgames=not args.no_endgame_solves,
         gateway_options={**limits_of(args), "secret": args.env.gateway_secret},
     )
     return 0

@@ -92,9 +92,12 @@ def serve(
     reveal_hold: float = 0.0,
     embedded_kind: str = "auto",
     gateway_options: dict[str, Any] | None = None,
+    warm_endgames: bool = True,
 ) -> None:
     """Serve until Ctrl-C; ``gateway_options`` are further :class:`GatewaySettings`
-    fields (the gateway's limits)."""
+    fields (the gateway's limits). ``warm_endgames``: solve the presets' one-die rounds
+    in the background from the start, as `dudo bots` does (the hard bot, and the table's
+    house-played tournament bots, play them at equilibrium once solved)."""
     from aiohttp import web
 
     # The embedded Redis has no password: it listens on loopback whatever --host says
@@ -124,6 +127,10 @@ def serve(
         director_partitions=directors,
     )
     keeper.setup()
+    if warm_endgames:
+        from ..bots.endgame import ENDGAMES
+
+        ENDGAMES.warm()  # in child processes, one at a time: the page is up meanwhile
     bots = BotService(connect(url), partitions, think=bot_think)
     threads = [
         threading.Thread(target=worker.run_forever, name="worker", daemon=True),
