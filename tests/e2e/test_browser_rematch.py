@@ -14,7 +14,7 @@ from .test_browser import ARGS, DESKTOP, PHONE, chromium, new_page, untranslated
 from .test_browser_end import _create
 
 
-def _play_to_the_end(*pages: Any) -> None:
+def play_to_the_end(*pages: Any) -> None:
     """Each page plays its turns (doubt when it may, else bid) until every one shows the
     game's end."""
     deadline = time.monotonic() + 120
@@ -74,7 +74,7 @@ def test_a_rematch_in_one_click_each(served: str, output_dir: Path) -> None:
         first = ana_and_bea(served, ana, bea, level="hard", start_dice="1")
         people = _people(ana)
         assert people == ["Ana", "Bea"]
-        _play_to_the_end(ana, bea)
+        play_to_the_end(ana, bea)
 
         # Ana: Rematch, and she sits at the new table at once, waiting for Bea.
         ana.click("[data-test=rematch]")
@@ -96,7 +96,7 @@ def test_a_rematch_in_one_click_each(served: str, output_dir: Path) -> None:
 
         # Alone with two bots: the rematch starts at once, with the same bots' levels.
         _create(ana, served, 3, 2, start_dice="1")
-        _play_to_the_end(ana)
+        play_to_the_end(ana)
         solo = ana.url.rsplit("/", 1)[1]
         ana.click("[data-test=rematch]")
         ana.wait_for_function(f"!location.hash.endsWith('{solo}')")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from dudo_client import DudoConnection
 
 from .test_browser import ARGS, PHONE, chromium, new_page, untranslated
 from .test_browser_end import _create
+from .test_browser_rematch import play_to_the_end
 
 
 def _final_view(served: str, table: str) -> dict[str, Any]:
@@ -37,19 +37,6 @@ def _final_view(served: str, table: str) -> dict[str, Any]:
     return got[0]
 
 
-def _play(page: Any) -> str:
-    """Ana doubts whenever she may, else bids; to the game's end. The table's id."""
-    deadline = time.monotonic() + 120
-    while not page.query_selector("[data-test=game-over]"):
-        assert time.monotonic() < deadline, "the game did not finish"
-        if page.query_selector("[data-test=reveal]"):
-            page.keyboard.press("Escape")
-        elif page.query_selector("[data-test=your-turn]"):
-            page.keyboard.press("d" if page.is_enabled("[data-test=dudo]") else "Enter")
-        time.sleep(0.05)
-    return str(page.url.rsplit("/", 1)[1])
-
-
 def test_statistics_count_each_game_and_call_once(served: str, output_dir: Path) -> None:
     from playwright import sync_api as playwright
 
@@ -64,7 +51,8 @@ def test_statistics_count_each_game_and_call_once(served: str, output_dir: Path)
         tables = []
         for _ in range(2):
             _create(page, served, 3, 2, start_dice="2")
-            tables.append(_play(page))
+            play_to_the_end(page)  # Ana doubts whenever she may, else bids
+            tables.append(page.url.rsplit("/", 1)[1])
         # The first game opened again (its end is shown anew): counted once all the same.
         page.goto(f"{served}/#/t/{tables[0]}")
         page.wait_for_selector("[data-test=game-over]")
