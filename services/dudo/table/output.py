@@ -14,6 +14,7 @@ from ..engine import OVER, private_view, public_view, rules_dict
 from ..entity import Flush, Flushing
 from ..wire import message
 from ..wire.frames import frames_message, public_piece
+from .log import unpacked_round
 from .state import DONE, OPEN, PAUSED_NOW, PLAYING, TableState
 
 
@@ -43,6 +44,10 @@ class TableOutput(TableState, Flushing):
                 if p["kind"] == "bot" and not self.seats[i].taken and self.status == OPEN
             ],
         }
+
+    def rounds(self) -> list[dict[str, Any]]:
+        """The game's log as the views give it (`game.log`): every ended round."""
+        return [unpacked_round(packed) for packed in self.log]
 
     def _view(
         self,
@@ -98,7 +103,7 @@ class TableOutput(TableState, Flushing):
             game = self.game
             public = public_view(game) if game is not None else None
             if public is not None and game is not None and game.phase == OVER:
-                public["log"] = self.log  # the whole game, once it is over (its replay)
+                public["log"] = self.rounds()  # the whole game, once it is over (its replay)
             public_json: bytes | None = None  # encoded once, for every `frames` gateway
             events = self._events if self._dirty else []
             for gateway, hosted in audience.items():

@@ -134,10 +134,10 @@ class TableState:
     idle: list[list[int]] = field(default_factory=list)
     label: str | None = None  # where it is played (`create.label`), for the lobby
     # The game's rounds as they ended, for its history and its replay (`game.log` in the
-    # views once the game is over; dudo.table.output): each the round's `reveal` event
-    # without its type, with the round's `bids` ([seat, quantity, face], in order) and
-    # the seats' `names` then. ``round_bids``: the bids of the round under way.
-    log: list[dict[str, Any]] = field(default_factory=list)
+    # views once the game is over: TableOutput.rounds), packed as the record keeps them
+    # (dudo.table.log): each the round's reveal, its bids ([seat, quantity, face], in
+    # order) and the seats' names then. ``round_bids``: the bids of the round under way.
+    log: list[list[Any]] = field(default_factory=list)
     round_bids: list[list[int]] = field(default_factory=list)
     # After the end: the rematch a seat proposed, {"table": the new table, "by": its
     # seat}, shown in every later view for the others to join (the first one stays).

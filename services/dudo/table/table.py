@@ -23,7 +23,6 @@ from ..engine import (
     Rules,
     RulesConfigError,
     action_from_dict,
-    commitment,
     from_bytes,
     rules_from_tuple,
     rules_tuple,
@@ -33,6 +32,7 @@ from ..entity import RecentIds
 from ..entity.results import account_of, ledger_send, message_id, result_send
 from ..wire import DudoError, Refusal, message
 from .clocks import TableClocks
+from .log import packed_round
 from .output import TableOutput, error_for
 from .seating import TableSeating
 from .state import DEFAULT_LIMITS, DONE, OPEN, PAUSED_NOW, Limits, Seat
@@ -55,30 +55,6 @@ def _tournament_fields(stored: list[Any]) -> list[Any]:
     pause, 10 before the history), the rest take their defaults (fresh lists)."""
     defaults = [None, 0, None, None, 0, 0, [], 0, 0, [], []]
     return [*stored, *defaults[len(stored) :]]
-
-
-# A logged round in the record: its fields in this order, without their names, and the
-# seed as bytes, with no commitment (the seed's hash: computed again when read). A
-# finished game of four players with five dice (19 rounds) kept 5.1 kB as dicts, 1.7 kB so.
-_ROUND = ("round", "palifico", "call", "caller", "bid", "dice", "count", "loser", "gainer",
-          "seed", "bids", "names")  # fmt: skip
-
-
-def _packed_round(logged: dict[str, Any]) -> list[Any]:
-    seed = logged["seed"]
-    return [*(logged[key] for key in _ROUND[:-3]), bytes.fromhex(seed) if seed else None,
-            logged["bids"], logged["names"]]  # fmt: skip
-
-
-def _unpacked_round(packed: list[Any]) -> dict[str, Any]:
-    *fields, seed, bids, names = packed
-    return {
-        **dict(zip(_ROUND[:-3], fields, strict=True)),
-        "seed": seed.hex() if seed is not None else None,
-        "commitment": commitment(seed) if seed is not None else None,  # as the reveal had
-        "bids": bids,
-        "names": names,
-    }
 
 
 @dataclass
@@ -177,7 +153,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 self.hold_until,
                 self.idle,
                 self.label,
-                [_packed_round(r) for r in self.log],
+                self.log,
                 self.round_bids,
                 self.rematch,
                 self.reacted,
@@ -240,7 +216,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             hold_until=hold_until,
             idle=idle,
             label=label,
-            log=[_unpacked_round(r) for r in log],
+            log=log,
             round_bids=round_bids,
             rematch=rematch,
             reacted=reacted,
@@ -356,9 +332,8 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 self.round_bids.append([event["seat"], event["quantity"], event["face"]])
             elif event["type"] == "reveal":
                 if len(self.log) < LOG_ROUNDS:
-                    ended = {key: value for key, value in event.items() if key != "type"}
                     names = [seat.name for seat in self.seats]
-                    self.log.append({**ended, "bids": self.round_bids, "names": names})
+                    self.log.append(packed_round(event, self.round_bids, names))
                 self.round_bids = []
 
     def _on_react(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:

@@ -4,7 +4,7 @@
 import { errorText, t } from "./i18n.js";
 import { api, app, openSocket, serverNow, state } from "./session.js";
 import { askName } from "./lobby.js";
-import { entrantTokens, hostPanel, kickButton, organizerNews, registerAt, registerLine, registeredList, saveEntrant } from "./organize.js";
+import { entrantTokens, hostPanel, kickButton, myPlace, organizerNews, registerAt, registerLine, registeredList, saveEntrant } from "./organize.js";
 import { h, link, toast } from "./ui.js";
 
 export function tableNumber(table) {
@@ -110,10 +110,6 @@ export async function renderLeaderboard() {
 export function cupShowsTable() {
   const s = state.cup?.standings;
   return !s || (s.status !== "over" && !myPlace(s));
-}
-
-function myPlace(s) {
-  return state.welcome?.player ? s.places.find((p) => p.handle === state.welcome.player) : null;
 }
 
 /** Players still in but at no listed table: between two tables, or a table's winner

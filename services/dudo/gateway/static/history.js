@@ -8,7 +8,7 @@
 import { t } from "./i18n.js";
 import { api, app, openSocket, state } from "./session.js";
 import { revealBody } from "./reveal.js";
-import { die, h, link, load, toast } from "./ui.js";
+import { die, h, link, load, newestOf, toast } from "./ui.js";
 
 const KEY = "dudo.history";
 const TABLES_KEPT = 10;
@@ -39,10 +39,8 @@ export function noteView(view) {
   // round that just ended is in every view all the same (`last_round`).
   if (game.last_round) keep(game.last_round, bids);
   const updated = { v: view.version, bids: game.bids.map((b) => [...b]), rounds: mine.rounds, at: Date.now() };
-  const kept = Object.entries({ ...all, [view.table]: updated })
-    .sort(([, a], [, b]) => b.at - a.at).slice(0, TABLES_KEPT);
   try {
-    localStorage.setItem(KEY, JSON.stringify(Object.fromEntries(kept)));
+    localStorage.setItem(KEY, JSON.stringify(newestOf({ ...all, [view.table]: updated }, TABLES_KEPT)));
   } catch {
     // a full storage: the panel shows what this page saw
   }

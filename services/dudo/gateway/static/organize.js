@@ -149,10 +149,15 @@ export async function registerAt(cup, name, invite = null) {
 
 /** The registration line of a tournament page: for a visitor while registering is open,
  * for an entrant who is out when a re-entry is possible. */
+/** The place this page's entrant was given in the standings ``s`` (null: not placed). */
+export function myPlace(s) {
+  return state.welcome?.player ? s.places.find((p) => p.handle === state.welcome.player) : null;
+}
+
 export function registerLine(s) {
   const cup = state.cup?.id;
   const entrant = Boolean(entrantTokens()[cup]);
-  const mine = state.welcome?.player ? s.places.find((p) => p.handle === state.welcome.player) : null;
+  const mine = myPlace(s);
   const open = s.status === "registering" || lateOpen(s);
   const reenter = entrant && mine && lateOpen(s) && s.reentries > 0;
   if (!cup || !open || (entrant && !reenter)) return null;

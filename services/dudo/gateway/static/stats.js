@@ -4,7 +4,7 @@
 // call once (at its reveal), whatever the page redraws.
 
 import { t } from "./i18n.js";
-import { h, load } from "./ui.js";
+import { h, load, newestOf } from "./ui.js";
 
 const KEY = "dudo.stats";
 const TABLES_KEPT = 30; // tables whose counted rounds are remembered (against counting twice)
@@ -51,9 +51,8 @@ export function noteStats(view) {
   }
   if (!changed) return;
   seen.at = Date.now();
-  const kept = Object.entries({ ...s.seen, [view.table]: seen }).sort(([, a], [, b]) => b.at - a.at).slice(0, TABLES_KEPT);
   try {
-    localStorage.setItem(KEY, JSON.stringify({ ...s, seen: Object.fromEntries(kept) }));
+    localStorage.setItem(KEY, JSON.stringify({ ...s, seen: newestOf({ ...s.seen, [view.table]: seen }, TABLES_KEPT) }));
   } catch {
     // a full storage: these numbers stop growing, the game does not
   }

@@ -72,6 +72,12 @@ export function load(key, empty) {
   }
 }
 
+/** The ``limit`` newest of records by table (each with its ``at``, ms): what the device
+ *  keeps of tables it no longer shows (a game's history, the statistics' counted rounds). */
+export function newestOf(byTable, limit) {
+  return Object.fromEntries(Object.entries(byTable).sort(([, a], [, b]) => (b.at ?? 0) - (a.at ?? 0)).slice(0, limit));
+}
+
 /** Seat tokens by table: a token is the seat (docs/protocol.md). */
 export function tokens() {
   return load("dudo.tokens", {});
