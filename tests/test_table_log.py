@@ -92,3 +92,43 @@ def test_a_games_log_keeps_its_first_rounds_up_to_the_cap(monkeypatch: pytest.Mo
     run.seat_all()
     views = _play(run, reload=False)
     assert [r["round"] for r in views[-1]["game"]["log"]] == [1, 2]
+
+
+def test_a_finished_games_result_tallies_each_persons_win_and_calls() -> None:
+    """The statistics of identity users (docs/tournaments.md, "Statistics"): the table's
+    `result` counts each person's Dudo calls, right or not, and who won, as the reveals
+    showed them to every client."""
+    run = Run({"preset": "classic", "start_dice": 2}, seats=3)
+    run.seat_all()
+    views = _play(run, reload=True)
+    [result] = [
+        wire.decode(data, direction="ratings")
+        for _, data in run.last.sends
+        if wire.unpack(data)["type"] == "result"
+    ]
+    rounds = _rounds_from_events(views)
+    expected = []
+    for seat in range(3):
+        mine = [r for r in rounds if r["caller"] == seat]
+        dudo = [r for r in mine if r["call"] == "dudo"]
+        right = sum(r["loser"] != seat for r in dudo)
+        won = int(views[-1]["game"]["winner"] == seat)
+        expected.append([f"p{seat}", won, len(dudo), right, 0, 0])
+    assert sorted(result["tallies"]) == sorted(expected)
+    assert sum(row[1] for row in result["tallies"]) == 1  # one winner
+    assert sum(row[2] for row in result["tallies"]) == len(rounds)  # every call, once
+    assert {p for p, _ in result["ranking"]} == {row[0] for row in result["tallies"]}
+
+
+def test_calls_by_seat_counts_calza_right_when_nobody_loses_a_die() -> None:
+    from dudo.table.log import calls_by_seat, packed_round
+
+    def ended(call: str, caller: int, loser: int | None) -> list[Any]:
+        event = {"round": 1, "palifico": False, "call": call, "caller": caller,
+                 "bid": [0, 2, 3], "dice": [[1, 3], [3, 5]], "count": 2, "loser": loser,
+                 "gainer": caller if loser is None else None, "seed": None}  # fmt: skip
+        return packed_round(event, [[0, 2, 3]], ["A", "B"])
+
+    rounds = [ended("calza", 1, None), ended("calza", 1, 1), ended("dudo", 1, 0),
+              ended("dudo", 0, 0), ended("dudo", 7, 0)]  # fmt: skip (a seat out of range)
+    assert calls_by_seat(rounds, 2) == [[1, 0, 0, 0], [1, 1, 2, 1]]

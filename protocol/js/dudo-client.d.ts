@@ -14,6 +14,7 @@ import type {
   LeftMessage,
   LobbyMessage,
   MovedMessage,
+  PlayerResponse,
   PongMessage,
   QuickplayRequest,
   QuickplayResponse,
@@ -87,6 +88,8 @@ export declare class DudoApi {
   results(tournament: string): Promise<Record<string, unknown>>;
   standings(tournament: string): Promise<Record<string, unknown>>;
   leaderboard(limit?: number): Promise<Record<string, unknown>>;
+  /** An identity user's statistics, rating and chips; refused `unknown_player` otherwise. */
+  player(handle: string): Promise<PlayerResponse>;
 }
 
 export interface DudoConnectionOptions {

@@ -133,6 +133,12 @@ export class DudoApi {
   /** @param {string} tournament */
   standings(tournament) { return this.call("GET", `/api/tournaments/${encodeURIComponent(tournament)}`); }
   leaderboard(limit = 50) { return this.call("GET", `/api/leaderboard?limit=${limit}`); }
+  /** @param {string} handle an identity user's statistics, rating and chips (`PlayerResponse`);
+   *  refused `unknown_player` for a handle without any (an anonymous player's) */
+  player(handle) { return this.call("GET", `/api/players/${encodeURIComponent(handle)}`); }
+  /** @param {string} handle an identity user's statistics, rating and chips (`PlayerResponse`);
+   *  refused `unknown_player` for a handle without any (an anonymous player's) */
+  player(handle) { return this.call("GET", `/api/players/${encodeURIComponent(handle)}`); }
 }
 
 /**

@@ -39,6 +39,7 @@ export type ErrorCode =
   | "tournament_over"
   | "unauthorized"
   | "unavailable"
+  | "unknown_player"
   | "unknown_table"
   | "unknown_tournament"
   | "unsupported_version"
@@ -120,6 +121,8 @@ export interface BidEvent {
   quantity: number;
   face: number;
 }
+
+export type Calls = [number, number];
 
 /** A seat called Calza on the standing bid (`reveal` follows). */
 export interface CalzaEvent {
@@ -740,6 +743,48 @@ export interface Player {
   name: string;
   bot: "easy" | "normal" | "hard" | null;
   away: boolean;
+}
+
+/** a rating (openskill): the leaderboard ranks by its ordinal */
+export interface Rating {
+  /** mu - 3 sigma */
+  ordinal: number;
+  mu: number;
+  sigma: number;
+  /** rated results: games with another person, and tournaments */
+  games: number;
+}
+
+/**
+ * An identity user's public profile: statistics counted by the deployment across every table,
+ * gateway and device, their rating and their chips. Only players signed in with an app's
+ * identity have one (anonymous players count on their device).
+ */
+export interface PlayerResponse {
+  /** the player's public handle (the `player` of `welcome`) */
+  handle: string;
+  /** the name of their latest counted game or tournament */
+  name: string;
+  /** games played to the end at tables (a tournament's games are the tournament's) */
+  games: number;
+  /** of those games, won */
+  wins: number;
+  /** games won in a row, up to the latest */
+  run: number;
+  /** the longest run of wins */
+  best_run: number;
+  /** [right, called]: Dudo calls, and how many were right (the bidder lost the die) */
+  dudo: Calls;
+  /** [right, called]: Calza calls, and how many were right (the count was exact) */
+  calza: Calls;
+  /** tournaments played to their end */
+  tournaments: number;
+  /** of those, won (first place) */
+  tournament_wins: number;
+  /** the rating the leaderboard ranks by (null before a first game with another person) */
+  rating: Rating | null;
+  /** chip balance: won minus paid */
+  chips: number;
 }
 
 /** Answer to `ping`. */

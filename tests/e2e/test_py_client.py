@@ -22,7 +22,7 @@ from dudo.bots.levels import LEVELS
 from dudo.engine.rules import PRESETS_ORDER
 from dudo_client import DudoApi, DudoConnection, DudoError
 from dudo_client.examples.bot import choose
-from dudo_client.messages import ServerMessage
+from dudo_client.messages import PlayerResponse, ServerMessage
 
 from ..clients.typed import problems
 from ..servers import RedisServer
@@ -322,5 +322,75 @@ def test_each_hello_renews_the_token_and_an_expired_one_is_refused(
             assert spectator.token == spectator.welcome["token"]
             expires = read_token(spectator.token).expires
             assert expires >= read_token(watcher["token"]).expires >= now + TOKEN_TTL_S
+
+    run(scenario())
+
+
+def test_an_identity_users_statistics_follow_them_across_gateways(
+    served: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Issue 34 (statistics on the server): Ana, signed in with her app's identity, plays
+    a game through one gateway and another through a second one; `api.player(handle)`
+    counts both, as her own views showed them: the games, the win, each Dudo call and
+    whether it was right. Someone anonymous has no statistics there (their device counts)."""
+    from dudo.auth.identity import new_key, public_jwks, sign_identity
+    from dudo.ops import admin
+
+    from .conftest import gateway_beside
+
+    key = new_key()
+    admin.add_app(redis_server.client(), "web", public_jwks(key))
+
+    async def play(base: str) -> tuple[str, dict[str, Any]]:
+        """One game against an easy bot, to its end: Ana's handle and her last view."""
+        async with DudoApi(base) as api:
+            for _ in range(50):  # until the workers have taken the app's key (a heartbeat)
+                try:
+                    seat = await api.create_table(
+                        rules={"preset": "classic", "start_dice": 2}, seats=2, bots=["easy"],
+                        name="Ana", identity=sign_identity("web", key, "ana-7"),
+                    )  # fmt: skip
+                    break
+                except DudoError as refused:
+                    assert refused.code == "unauthorized", refused
+                    await asyncio.sleep(0.2)
+        async with DudoConnection(base, seat["token"]) as conn:
+            while True:
+                view = conn.view or await conn.next("view")
+                game = view["game"]
+                if game and game["phase"] == "over" and "log" in game:
+                    return seat["player"], view
+                if game and "legal" in game and game["turn"] == view["seat"]:
+                    await conn.act(choose(game))
+                else:
+                    await conn.next("view")
+
+    async def scenario() -> None:
+        first = await play(served)
+        with gateway_beside(tmp_path, redis_server.url, "web-2") as other:
+            second = await play(other)
+        assert first[0] == second[0]  # the same player, through either gateway
+        handle = first[0]
+        wins = dudo = right = 0
+        for _, view in (first, second):
+            seat, game = view["seat"], view["game"]
+            wins += game["winner"] == seat
+            for logged in game["log"]:
+                if logged["caller"] == seat and logged["call"] == "dudo":
+                    dudo += 1
+                    right += logged["loser"] != seat
+        async with DudoApi(served) as api:
+            for _ in range(100):  # the ratings keeper counts each result as it comes
+                mine = await api.player(handle)
+                if mine["games"] == 2:
+                    break
+                await asyncio.sleep(0.1)
+            assert not problems(mine, PlayerResponse)
+            assert (mine["games"], mine["wins"], mine["dudo"]) == (2, wins, [right, dudo])
+            assert mine["name"] == "Ana" and mine["rating"] is None  # only bots: not rated
+            anonymous = await api.create_table(rules={"preset": "classic"}, seats=2, name="Bo")
+            with pytest.raises(DudoError) as none:
+                await api.player(anonymous["player"])
+            assert (none.value.code, none.value.status) == ("unknown_player", 404)
 
     run(scenario())

@@ -207,6 +207,27 @@ def test_an_apps_user_is_rated_as_one_player_across_tournaments(
     games = {row["name"]: row["games"] for row in board}
     assert games == {"Ana": 2, "Bea": 1, "Anna": 1, "Ciro": 1}  # no Eve: refused
 
+    # Statistics (issue 34): the user's, by handle, counted across both tournaments; the
+    # same user id of another app's is someone else's; an anonymous player has none.
+    handles = {row["name"]: row["handle"] for row in board}
+    status, mine = call(base, "GET", f"/api/players/{made['player']}")
+    assert status == 200, mine
+    assert handles["Ana"] == mine["handle"] == made["player"] and mine["name"] == "Ana"
+    assert (mine["tournaments"], mine["rating"]["games"]) == (2, 2)
+    winners = [
+        call(base, "GET", f"/api/tournaments/{tid}/results")[1]["places"][0]["name"]
+        for tid in tids
+    ]
+    assert mine["tournament_wins"] == winners.count("Ana") and mine["games"] == 0
+    status, anna = call(base, "GET", f"/api/players/{handles['Anna']}")
+    assert status == 200 and anna["handle"] != mine["handle"], anna
+    assert (anna["tournaments"], anna["tournament_wins"]) == (1, winners.count("Anna"))
+    for handle in (handles["Bea"], handles["Ciro"], "A" * 16):
+        status, refused = call(base, "GET", f"/api/players/{handle}")
+        assert (status, refused["code"]) == (404, "unknown_player"), handle
+    status, refused = call(base, "GET", "/api/players/u-x")
+    assert (status, refused["code"]) == (400, "bad_message")
+
 
 @pytest.mark.parametrize("when", ["hello-then-begin", "begin-at-once", "full-then-hello"])
 def test_an_entrant_who_registers_through_one_gateway_plays_through_another(

@@ -21,7 +21,7 @@ from .messages import (
     WelcomeMessage,
 )
 
-__version__ = "1.1.0"
+__version__ = "1.2.0"
 
 __all__ = [
     "PROTOCOL_VERSION",

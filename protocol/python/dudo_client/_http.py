@@ -190,3 +190,9 @@ class DudoApi:
 
     async def leaderboard(self, limit: int = 50) -> dict[str, Any]:
         return await self.call("GET", f"/api/leaderboard?limit={limit}")
+
+    async def player(self, handle: str) -> dict[str, Any]:
+        """An identity user's statistics, rating and chips, by handle (``welcome``'s
+        ``player``): ``PlayerResponse``. Raises with ``unknown_player`` for a handle
+        without any (an anonymous player's: they count on their device)."""
+        return await self.call("GET", f"/api/players/{quote(handle)}")

@@ -48,6 +48,7 @@ class ErrorCode(StrEnum):
     TOURNAMENT_OVER = "tournament_over"
     UNAUTHORIZED = "unauthorized"
     UNAVAILABLE = "unavailable"
+    UNKNOWN_PLAYER = "unknown_player"
     UNKNOWN_TABLE = "unknown_table"
     UNKNOWN_TOURNAMENT = "unknown_tournament"
     UNSUPPORTED_VERSION = "unsupported_version"
@@ -130,6 +131,8 @@ class BidEvent(TypedDict):
     seat: int
     quantity: int
     face: int
+
+Calls = list[int]
 
 
 class CalzaEvent(TypedDict):
@@ -767,6 +770,47 @@ class Player(TypedDict):
     name: str
     bot: Literal["easy", "normal", "hard"] | None
     away: bool
+
+
+class Rating(TypedDict):
+    """a rating (openskill): the leaderboard ranks by its ordinal"""
+    ordinal: float
+    """mu - 3 sigma"""
+    mu: float
+    sigma: float
+    games: int
+    """rated results: games with another person, and tournaments"""
+
+
+class PlayerResponse(TypedDict):
+    """An identity user's public profile: statistics counted by the deployment across every
+    table, gateway and device, their rating and their chips. Only players signed in with an
+    app's identity have one (anonymous players count on their device).
+    """
+    handle: str
+    """the player's public handle (the `player` of `welcome`)"""
+    name: str
+    """the name of their latest counted game or tournament"""
+    games: int
+    """games played to the end at tables (a tournament's games are the tournament's)"""
+    wins: int
+    """of those games, won"""
+    run: int
+    """games won in a row, up to the latest"""
+    best_run: int
+    """the longest run of wins"""
+    dudo: Calls
+    """[right, called]: Dudo calls, and how many were right (the bidder lost the die)"""
+    calza: Calls
+    """[right, called]: Calza calls, and how many were right (the count was exact)"""
+    tournaments: int
+    """tournaments played to their end"""
+    tournament_wins: int
+    """of those, won (first place)"""
+    rating: Rating | None
+    """the rating the leaderboard ranks by (null before a first game with another person)"""
+    chips: int
+    """chip balance: won minus paid"""
 
 
 class PongMessage(TypedDict):

@@ -2,10 +2,19 @@
 tokens, keyed player ids, checked by workers and directors) and an app's identities
 (:mod:`.identity`: the JWTs an app's backend signs for its users; docs/security.md)."""
 
-from .authority import Authority, Grant, make_token, new_secrets, read_token
+from .authority import Authority, Grant, is_user, make_token, new_secrets, read_token
 from .identity import load_private, new_key, public_jwks, read_jwks, sign_identity
 
 __all__ = [
-    "Authority", "Grant", "load_private", "make_token", "new_key", "new_secrets", "public_jwks",
-    "read_jwks", "read_token", "sign_identity",
+    "Authority",
+    "Grant",
+    "is_user",
+    "load_private",
+    "make_token",
+    "new_key",
+    "new_secrets",
+    "public_jwks",
+    "read_jwks",
+    "read_token",
+    "sign_identity",
 ]

@@ -49,6 +49,7 @@ DEPLOYMENT_KINDS = ("seat", "entrant")  # the tokens the deployment mints
 ALGORITHMS = ("EdDSA", "ES256")  # identity JWTs: asymmetric only, never "none" or HS*
 USER_MAX = 128
 ASSERTION_MAX = 2048
+USER_PREFIX = "u-"  # the player id of an app's user (an identity): Authority.user_player
 TOKEN_FIELD = "tokens"  # fields of keys.SECRETS
 PLAYER_FIELD = "players"
 
@@ -110,6 +111,12 @@ def read_token(token: str, key: bytes | None = None, now: float | None = None) -
     return grant
 
 
+def is_user(player: str) -> bool:
+    """Whether a player id is an app's user (signed in with an identity): the same
+    player at every table, whose statistics the deployment keeps."""
+    return player.startswith(USER_PREFIX)
+
+
 def _text(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError("not a string")
@@ -166,7 +173,7 @@ class Authority:
 
     def user_player(self, app: str, user: str) -> str:
         """The player of ``user`` of ``app``: the same at every table and tournament."""
-        return self._keyed("u-", "dudo-user/2", app, user)
+        return self._keyed(USER_PREFIX, "dudo-user/2", app, user)
 
     def request_player(self, app: str, scope: str, key: str) -> str:
         """The player of a request key at one table or tournament, for one app."""

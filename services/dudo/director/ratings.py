@@ -13,8 +13,10 @@ partial pairing (each player against their neighbours in the ranking), which is
 linear in the players (Plackett-Luce took 0.5 s for 3,000). The leaderboard
 ranks by the ordinal, mu - 3 sigma: a rating one can be sure of.
 
-Identity: a player id as the gateway knows it. An anonymous player's id lives
-as long as their token, so they are rated for that long; bots are not rated.
+Identity: a player id as the deployment knows it. An anonymous player's id lives
+as long as their token, so they are rated for that long; bots are not rated. An
+identity user's games are also counted (:mod:`.profiles`), and their profile
+published by handle.
 """
 
 from __future__ import annotations
@@ -29,13 +31,15 @@ from typing import Any, ClassVar
 from openskill.models import PlackettLuce, ThurstoneMostellerPart
 
 from .. import wire
+from ..auth import is_user
 from ..entity import Flush
 from ..entity.results import message_id
 from ..wire import RATED_MAX, keys
+from .profiles import Played, profile, tally
 
 BOARD_MAX = 500  # players on the public leaderboard (GET /api/leaderboard?limit=...)
 
-FORMAT = 2  # 2: chip accounts
+FORMAT = 3  # 2: chip accounts; 3: identity users' statistics
 FULL_MODEL_MAX = 64
 RESULTS_REMEMBERED = 10_000  # result ids kept to refuse repeats
 _FULL = PlackettLuce()
@@ -75,11 +79,13 @@ class Ratings:
     version: int = 0
     players: dict[str, Rated] = field(default_factory=dict)
     accounts: dict[str, int] = field(default_factory=dict)  # chips (dudo.entity.results)
+    played: dict[str, Played] = field(default_factory=dict)  # identity users' statistics
     applied: deque[str] = field(default_factory=lambda: deque(maxlen=RESULTS_REMEMBERED))
     limits: Any = field(default=None, compare=False, repr=False)
     timer_member: str | None = None
     _applied_set: set[str] = field(default_factory=set, compare=False, repr=False)
     _changed: bool = False
+    _profiles: set[str] = field(default_factory=set, compare=False, repr=False)  # to publish
     _sends: list[tuple[str, bytes]] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
@@ -93,16 +99,18 @@ class Ratings:
     def to_bytes(self) -> bytes:
         rows = [[p, r.name, r.mu, r.sigma, r.games] for p, r in self.players.items()]
         accounts = [[a, chips] for a, chips in self.accounts.items()]
-        return wire.encode([FORMAT, self.version, rows, list(self.applied), accounts])
+        played = [[p, *counts.row()] for p, counts in self.played.items()]
+        return wire.encode([FORMAT, self.version, rows, list(self.applied), accounts, played])
 
     @classmethod
     def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Ratings:
         raw = wire.unpack(data)
-        if not isinstance(raw, list) or raw[0] != FORMAT:
+        if not isinstance(raw, list) or raw[0] not in (2, FORMAT):
             raise ValueError("unknown ratings record format")
-        _, version, rows, applied, accounts = raw
+        _, version, rows, applied, accounts, *rest = raw
         ratings = cls(version=version)
         ratings.accounts = {a: chips for a, chips in accounts}
+        ratings.played = {p: Played(*counts) for p, *counts in (rest[0] if rest else [])}
         ratings.players = {p: Rated(name, mu, sigma, games) for p, name, mu, sigma, games in rows}
         ratings.applied.extend(applied)
         ratings._applied_set = set(ratings.applied)
@@ -118,10 +126,13 @@ class Ratings:
         self._applied_set.add(result_id)
         if msg["type"] == "ledger":
             self.move(msg["transfers"])
+            self._profiles.update(a for a, _ in msg["transfers"] if is_user(str(a)))
         else:
+            self._profiles.update(tally(self.played, msg))  # first: it refuses bad counts
             changes = self.apply(msg["ranking"])
             if msg.get("tournament") is not None and changes:
                 self._answer(msg["tournament"], changes)
+            self._profiles.update(p for p, _, _ in changes if is_user(p))
         self.version += 1
         self._changed = True
 
@@ -197,6 +208,12 @@ class Ratings:
             for i, (player, r) in enumerate(best)
         ]
 
+    def profile(self, player: str) -> dict[str, Any]:
+        """An identity user's public profile (dudo.director.profiles)."""
+        return profile(
+            player, self.played.get(player), self.players.get(player), self.accounts.get(player, 0)
+        )
+
     # -- what the partition loop asks of every entity ------------------------------
 
     @staticmethod
@@ -214,6 +231,7 @@ class Ratings:
     def flush(self, frame_gateways: frozenset[str] = frozenset()) -> Flush:
         changed, self._changed = self._changed, False
         sends, self._sends = self._sends, []
+        published, self._profiles = self._profiles, set()
         return Flush(
             record=self.to_bytes() if changed else None,
             version=self.version,
@@ -225,4 +243,5 @@ class Ratings:
             timer_add=None,
             finished=False,
             sends=sends,
+            listing=[(keys.profile_field(wire.public_id(p)), self.profile(p)) for p in published],
         )

@@ -79,6 +79,9 @@ class Flush:
     # A tournament table's reports to its director (dudo.entity.reports.Report): the partition
     # loop writes those of a whole commit as one `reports` entry per tournament.
     reports: list[Report] = field(default_factory=list)
+    # Further fields of the listing hash its lobby entry is in, written with it (the
+    # ratings keeper's public profiles, one per player, beside its board).
+    listing: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 def timer_change(

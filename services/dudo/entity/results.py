@@ -3,8 +3,9 @@
 Tables and tournaments append these to the ratings inbox with the commit that
 makes them (``Flush`` sends); :mod:`dudo.director.ratings` applies each once.
 
-- ``result``: people from first to last place, for the ratings. Bots' seats are
-  left out, and a game with fewer than two people sends nothing. A tournament's
+- ``result``: people from first to last place, for the ratings (rated from two
+  people up), and a table's tally of each person's game (``tallies``: won or not,
+  and their calls; the statistics kept for identity users). Bots' seats are left out. A tournament's
   is answered with ``rated`` messages to its director: each entrant's rating
   before and after, which its results show.
 - ``ledger``: chips moving between accounts, double entry (the amounts add up to
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from typing import Any
 
 from .. import wire
 from ..wire import keys
@@ -42,11 +44,15 @@ def message_id(prefix: str, *parts: str | int) -> str:
     return f"{prefix}." + base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
-def result_send(kind: str, entity: str, ranking: list[list[str]]) -> list[tuple[str, bytes]]:
-    """The ``result`` entry for the ratings inbox, as Flush sends (none for fewer than two
-    people). ``ranking``: [player, name] from first to last place. A table or a
-    tournament ends once: its id makes the result's."""
-    if len(ranking) < 2:
+def result_send(
+    kind: str, entity: str, ranking: list[list[str]], tallies: list[list[Any]] | None = None
+) -> list[tuple[str, bytes]]:
+    """The ``result`` entry for the ratings inbox, as Flush sends. ``ranking``: [player,
+    name] from first to last place; ``tallies``: a table's [player, won (1 or 0), Dudo
+    calls, right, Calza calls, right] per person. None for fewer than two people unless
+    there is a tally (one person's game against bots counts in their statistics,
+    unrated). A table or a tournament ends once: its id makes the result's."""
+    if len(ranking) < 2 and not tallies:
         return []
     body = wire.message(
         "result",
@@ -55,6 +61,8 @@ def result_send(kind: str, entity: str, ranking: list[list[str]]) -> list[tuple[
         source=kind,
         ranking=ranking,
     )
+    if tallies:
+        body["tallies"] = tallies
     if kind == "tournament":  # answered with its entrants' rating changes (`rated`)
         body["tournament"] = entity
     return [(keys.RATINGS.inbox(0), wire.encode(body))]

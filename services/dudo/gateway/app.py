@@ -17,6 +17,8 @@ which view). Routes:
 - ``GET /api/tables``: open tables; ``POST /api/tables``: create one (and take a
   seat); ``POST /api/tables/{id}/join``: take a seat; ``POST /api/tables/{id}/watch``:
   a spectator token;
+- ``GET /api/leaderboard``, ``GET /api/players/{handle}``: ratings and an identity
+  user's statistics; ``/api/tournaments...``: tournaments;
 - ``GET /ws``: the WebSocket (client protocol in :mod:`dudo.wire.client`);
 - ``GET /healthz``, ``/readyz``, ``/metrics``.
 """
@@ -67,6 +69,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 web.post("/api/tables/{table}/watch", self.watch_table),
                 web.get("/api/tournaments", self.list_tournaments),
                 web.get("/api/leaderboard", self.leaderboard),
+                web.get("/api/players/{handle}", self.player_profile),
                 web.post("/api/tournaments", self.create_tournament),
                 web.get("/api/tournaments/{tournament}", self.tournament_standings),
                 web.get("/api/tournaments/{tournament}/results", self.tournament_results),

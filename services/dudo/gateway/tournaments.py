@@ -64,6 +64,21 @@ class TournamentApi(GatewayState):
         board = wire.unpack(blob)["leaderboard"][:limit] if blob else []
         return web.json_response({"leaderboard": board})
 
+    async def player_profile(self, request: web.Request) -> web.Response:
+        """An identity user's public profile by handle: statistics, rating and chips, as
+        the ratings keeper publishes it (dudo.director.profiles). 404 ``unknown_player``
+        for a handle with none: an anonymous player's, a bot's, or nobody's."""
+        handle = request.match_info["handle"]
+        if not wire.HANDLE_RE.fullmatch(handle):
+            return error_response(400, wire.BAD_MESSAGE, "a handle is 16 of [A-Za-z0-9_-]")
+        blob = await self.redis.hget(keys.RATINGS.lobby(0), keys.profile_field(handle))
+        if not blob:
+            return error_response(
+                404, wire.UNKNOWN_PLAYER, "no statistics for that handle: only players "
+                "signed in with an app's identity have them",
+            )  # fmt: skip
+        return web.json_response(wire.unpack(blob))
+
     async def list_tournaments(self, _request: web.Request) -> web.Response:
         """Those open to register first, then those being played, then those ended (each
         listed a day), at most ``lobby_max``: however many are made, every lobby polls

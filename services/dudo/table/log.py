@@ -37,3 +37,25 @@ def unpacked_round(packed: list[Any]) -> dict[str, Any]:
         "bids": bids,
         "names": names,
     }
+
+
+_CALL, _CALLER, _LOSER = (_ROUND.index(name) for name in ("call", "caller", "loser"))
+
+
+def calls_by_seat(rounds: list[list[Any]], seats: int) -> list[list[int]]:
+    """Each seat's [Dudo calls, of them right, Calza calls, of them right] over the
+    logged rounds: a Dudo is right when the bidder loses the die, a Calza when the count
+    was exact (nobody loses one). For a player's statistics, at the game's end."""
+    counts = [[0, 0, 0, 0] for _ in range(seats)]
+    for packed in rounds:
+        caller, loser = packed[_CALLER], packed[_LOSER]
+        if not isinstance(caller, int) or not 0 <= caller < seats:
+            continue
+        row = counts[caller]
+        if packed[_CALL] == "dudo":
+            row[0] += 1
+            row[1] += loser != caller
+        else:
+            row[2] += 1
+            row[3] += loser is None
+    return counts

@@ -32,7 +32,7 @@ from ..entity import RecentIds
 from ..entity.results import account_of, ledger_send, message_id, result_send
 from ..wire import DudoError, Refusal, message
 from .clocks import TableClocks
-from .log import packed_round
+from .log import calls_by_seat, packed_round
 from .output import TableOutput, error_for
 from .seating import TableSeating
 from .state import DEFAULT_LIMITS, DONE, OPEN, PAUSED_NOW, Limits, Seat
@@ -414,12 +414,24 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 ranking.append([holder.player, holder.name or ""])
         return ranking
 
+    def _tallies(self, ranking: list[list[str]]) -> list[list[Any]]:
+        """Each person's game for their statistics: won or not, and their calls (from
+        the log; a table that is no tournament's keeps its seats for the whole game)."""
+        winner = self.game.winner if self.game is not None else None
+        calls = calls_by_seat(self.log, len(self.seats))
+        seat_of = {seat.player: n for n, seat in enumerate(self.seats) if seat.bot is None}
+        return [
+            [player, int(seat_of[player] == winner), *calls[seat_of[player]]]
+            for player, _ in ranking
+        ]
+
     def _result_sends(self) -> list[tuple[str, bytes]]:
-        """The finished game's places for the ratings and, with a stake, its chips."""
+        """The finished game's places and calls, for the ratings and the players'
+        statistics, and, with a stake, its chips."""
         ranking, self._results = self._results, None
         if ranking is None:
             return []
-        sends = result_send("table", self.id, ranking)
+        sends = result_send("table", self.id, ranking, self._tallies(ranking))
         chips = self.game.chips() if self.game is not None else None
         if chips:
             moves = [

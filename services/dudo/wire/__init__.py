@@ -57,6 +57,7 @@ from .errors import (
     TOURNAMENT_OVER,
     UNAUTHORIZED,
     UNAVAILABLE,
+    UNKNOWN_PLAYER,
     UNKNOWN_TABLE,
     UNKNOWN_TOURNAMENT,
     UNSUPPORTED_VERSION,
@@ -89,19 +90,20 @@ from .spec import (
     PROTOCOL_VERSION,
     RATINGS_TYPES,
 )
-from .views import GATEWAY_ONLY, public_id, seat_snapshot, seat_views, spectator_view
+from .views import GATEWAY_ONLY, HANDLE_RE, public_id, seat_snapshot, seat_views, spectator_view
 
 __all__ = [
     "BAD_MESSAGE", "BAD_RULES", "BOT_LEVELS", "DECODE_ERROR_CODES", "DIRECTOR_TYPES",
     "DUPLICATE", "ENTRY_FIELD", "GAME_NOT_OVER", "GAME_NOT_STARTED", "GAME_STARTED",
-    "GATEWAY_ONLY", "ID_RE",
+    "GATEWAY_ONLY", "HANDLE_RE", "ID_RE",
     "INBOX_TYPES", "INTERNAL", "LOBBY_ENTRY", "MAX_INBOUND_BYTES", "MAX_RESULT_BYTES",
     "MESSAGES", "MESSAGE_ID_RE", "NAME_MAX", "NAME_TAKEN", "NOT_ATTACHED", "NOT_HOST",
     "NOT_SEATED", "OUTBOX_TYPES", "PAUSED", "PROTOCOL_ERROR_CODES", "PROTOCOL_VERSION",
     "RATED_MAX", "RATE_LIMITED", "RATINGS_TYPES", "REPORTS_MAX", "SCHEMA_BASE", "SEAT_TAKEN",
     "TABLE_EXISTS", "TABLE_FULL", "TABLE_STATUSES", "TIMEOUT", "TOO_FEW_PLAYERS", "TOO_LARGE",
     "TOURNAMENT_FULL", "TOURNAMENT_OVER", "TYPES_OF", "UNAUTHORIZED", "UNAVAILABLE",
-    "UNKNOWN_TABLE", "UNKNOWN_TOURNAMENT", "UNSUPPORTED_VERSION", "Checker", "DudoError",
+    "UNKNOWN_PLAYER", "UNKNOWN_TABLE", "UNKNOWN_TOURNAMENT", "UNSUPPORTED_VERSION", "Checker",
+    "DudoError",
     "FastValidator", "Field", "Message", "Refusal", "TableReport", "WireError", "clean_line",
     "clean_name", "decode", "decode_own", "encode", "fast_check", "is_clean_name",
     "json_schemas", "message", "name_keys", "pack_batch", "plausible", "public_id",

@@ -16,6 +16,7 @@ UNSUPPORTED_VERSION = "unsupported_version"
 BAD_RULES = "bad_rules"
 UNKNOWN_TABLE = "unknown_table"
 UNKNOWN_TOURNAMENT = "unknown_tournament"
+UNKNOWN_PLAYER = "unknown_player"  # HTTP: no profile for that handle
 TOURNAMENT_FULL = "tournament_full"
 TABLE_EXISTS = "table_exists"
 TABLE_FULL = "table_full"
@@ -46,6 +47,7 @@ PROTOCOL_ERROR_CODES = frozenset(
         BAD_RULES,
         UNKNOWN_TABLE,
         UNKNOWN_TOURNAMENT,
+        UNKNOWN_PLAYER,
         TOURNAMENT_FULL,
         TABLE_EXISTS,
         TABLE_FULL,

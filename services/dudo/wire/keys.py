@@ -164,6 +164,12 @@ TOURNAMENTS = Space("d", "directors", DIRECTORS, "director_partitions", "directo
 RATINGS = Space("r", "raters", RATERS, "rating_partitions", "rater")
 RATINGS_ID = "ratings"
 
+
+def profile_field(handle: str) -> str:
+    """The field of an identity user's public profile in the ratings' listing hash
+    (``RATINGS.lobby(0)``, beside the board in field ``RATINGS_ID``): by handle."""
+    return f"p:{handle}"
+
 # The table space's keys, by the names every service has always used.
 inbox = TABLES.inbox
 partition_of_inbox = TABLES.partition_of_inbox

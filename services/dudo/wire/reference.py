@@ -18,7 +18,7 @@ BEGIN = (
     " do not edit by hand -->"
 )
 END = "<!-- reference: end -->"
-HTTP_OPERATIONS = ("listTables", "createTable", "joinTable", "quickPlay", "watchTable")
+HTTP_OPERATIONS = ("listTables", "createTable", "joinTable", "quickPlay", "watchTable", "getPlayer")
 SKIPPED = ("v", "type")  # every message has them: said once, above the tables
 
 
@@ -50,9 +50,13 @@ class _Document:
         def walk(node: Any) -> None:
             if isinstance(node, dict):
                 target = node.get("$ref")
-                if isinstance(target, str) and "#" in target and not target.startswith("#"):
+                if isinstance(target, str) and "#" in target:
                     name, _, pointer = target.partition("#")
-                    part: Any = json.loads((self.folder / "schemas" / name).read_text("utf-8"))
+                    part: Any = (  # a part of this file (its $defs), or of another
+                        json.loads((self.folder / "schemas" / name).read_text("utf-8"))
+                        if name
+                        else schema
+                    )
                     for key in pointer.strip("/").split("/"):
                         part = part[key]
                     node["$resolved"] = part

@@ -3,6 +3,7 @@ a tournament's director) and of the ratings keeper's (direction ``ratings``)."""
 
 from __future__ import annotations
 
+from ..engine.rules import MAX_SEATS
 from .fields import (
     BOT_LEVELS,
     GATEWAY,
@@ -298,9 +299,11 @@ RATINGS: list[Message] = [
     Message(
         "result",
         "ratings",
-        "A finished game or tournament, for the ratings: its players from first to last "
-        "place (people only; bots are not rated). Written with the commit that ends it; "
-        "a repeat (same id) changes nothing.",
+        "A finished game or tournament, for the ratings and the players' statistics: "
+        "its people from first to last place (bots are neither rated nor counted; one "
+        "person's game against bots is counted, not rated) and, from a table, each "
+        "person's calls. Written with the commit that ends it; a repeat (same id) "
+        "changes nothing.",
         {
             "id": Field("string", pattern=MESSAGE_ID_RE, doc="unique per result"),
             "ratings": Field("string", enum=("ratings",), doc="the ratings entity"),
@@ -312,10 +315,18 @@ RATINGS: list[Message] = [
             ),
             "ranking": Field(
                 "array",
-                minimum=2,
+                minimum=1,
                 maximum=100_000,
                 items=Field("array", minimum=2, maximum=2),
-                doc="[player, name] from first to last place",
+                doc="[player, name] from first to last place (rated from two people up)",
+            ),
+            "tallies": Field(
+                "array",
+                required=False,
+                maximum=MAX_SEATS,
+                items=Field("array", minimum=6, maximum=6),
+                doc="a table's: [player, won (1 or 0), Dudo calls, of them right, Calza "
+                "calls, of them right] for each person of the ranking",
             ),
         },
     ),

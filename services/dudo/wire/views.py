@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import re
 from typing import Any
 
 # Fields of a stream `view` for the gateway alone: `holders` (player ids, to route each
@@ -40,6 +41,9 @@ def spectator_view(view: dict[str, Any]) -> dict[str, Any]:
     snapshot["seat"] = None
     snapshot["game"] = {**public, "seat": None} if public else None
     return snapshot
+
+
+HANDLE_RE = re.compile(r"[A-Za-z0-9_-]{16}")  # what public_id makes
 
 
 @functools.lru_cache(maxsize=65536)  # every view names its host and players: hash once

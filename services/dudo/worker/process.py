@@ -257,6 +257,7 @@ class Processing(WorkerState):
                 note = entity.lobby_note(eid, entry, flush.version)
                 if note:  # news for every gateway's lobby (none for a public board)
                     batch.notes.append(note)
+            batch.lobby.extend((name, wire.encode(entry)) for name, entry in flush.listing)
             if flush.timer_remove:
                 batch.timers_rm.append(flush.timer_remove)
             if flush.timer_add:
