@@ -11,8 +11,10 @@ import sys
 from collections import Counter
 from typing import Any
 
+import numpy as np
 import pytest
 
+from dudo.bots import hard as hard_module
 from dudo.bots.arena import run as arena
 from dudo.bots.endgame import ENDGAMES
 from dudo.bots.hard import distribution, hard
@@ -147,3 +149,35 @@ def test_the_solved_round_is_the_tables_own_round() -> None:
                 state.apply(seat, action_from_dict(action))
     finally:
         ENDGAMES.wait = False
+
+
+def test_heads_up_two_dice_against_one_it_plays_that_rounds_solve(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 35: with two dice against one the hard bot plays the solved round of that
+    size (here solved with few iterations: the moves are read right, whatever they are
+    worth; `dudo bench exploitability --dice 2,1` measures the real solve), from either
+    seat and either opener, every move legal through the engine, down to the one-die
+    round that follows."""
+    from dudo.bots import endgame
+
+    rules = preset("lizumo", start_dice=2)
+    solves = endgame.Endgames(iterations={(1, 1): 50, (2, 1): 3})
+    monkeypatch.setattr(hard_module, "ENDGAMES", solves)
+    solved = solves.get(rules_dict(rules), counts=(2, 1), wait=True)
+    assert solved is not None and solved.counts == (2, 1) and solved.strategy.dtype == np.float32
+    rng = random.Random(8)
+    played = 0
+    for _ in range(30):
+        # The seat of two dice is 0 or 1, and so is the opener: every way the tree turns.
+        counts = [2, 1] if rng.random() < 0.5 else [1, 2]
+        state = new_game(rules, 2, rng.randbytes(32), opener=rng.randrange(2),
+                         dice_counts=counts)  # fmt: skip
+        while state.winner is None and sorted(state.counts) == [1, 2]:
+            seat = state.turn
+            view = view_of(state, seat)
+            choice = distribution(view)
+            assert choice == solved.distribution(view["game"], seat) and choice
+            state.apply(seat, action_from_dict(hard(view, rng)))
+            played += 1
+    assert played > 30

@@ -13,6 +13,8 @@ import pytest
 from dudo.bots import solver
 from dudo.bots.levels import POLICIES
 from dudo.engine import new_game, preset
+from dudo.engine.actions import Bid
+from dudo.engine.state import State
 
 
 def kuhn() -> solver.Tree:
@@ -45,9 +47,9 @@ def kuhn() -> solver.Tree:
         edge_node=np.array([e[0] for e in edges]),
         edge_child=np.array([e[1] for e in edges]),
         edge_term=np.array([e[2] for e in edges]),
-        edge_action=[None] * len(edges),
-        terminal_u=terminals,
-        states=[],
+        edge_code=np.zeros(len(edges), dtype=np.int32),
+        term_kind=np.arange(len(terminals)),  # each terminal a kind of its own
+        kind_u=terminals,
         roots=[0],
     )
 
@@ -65,6 +67,20 @@ def test_cfr_plus_finds_kuhn_pokers_value() -> None:
     assert solver.best_response_value(tree, always, 1) == pytest.approx(1 / 3, abs=1e-12)
 
 
+def replayed(tree: solver.Tree, edge: int, i: int, j: int) -> State:
+    """The engine's game after the moves to ``edge`` and its call, seat 0 dealt its
+    hand ``i`` and seat 1 its hand ``j``."""
+    node = int(tree.edge_node[edge])
+    state = tree.state(node)
+    game = new_game(tree.rules, 2, b"\0" * 32, opener=state.opener,
+                    dice_counts=list(tree.counts))  # fmt: skip
+    game.deal([tree.hands[0][i], tree.hands[1][j]])
+    for seat, q, f in state.bids:
+        game.apply(seat, Bid(q, f))
+    game.apply(int(tree.node_player[node]), tree.action(edge))
+    return game
+
+
 def test_the_tree_settles_every_call_as_the_engine_does() -> None:
     """Every terminal's payoff is what State.apply decides for those hands."""
     rules = preset("lizumo", start_dice=1)
@@ -72,20 +88,12 @@ def test_the_tree_settles_every_call_as_the_engine_does() -> None:
     rng = random.Random(4)
     terms = [e for e in range(tree.edges) if tree.edge_term[e] >= 0]
     for e in rng.sample(terms, 40):
-        node = int(tree.edge_node[e])
-        state = tree.states[node]
         for i, j in ((0, 0), (2, 5), (5, 0)):
-            game = new_game(rules, 2, b"\0" * 32, opener=state.opener, dice_counts=[1, 1])
-            game.deal([tree.hands[0][i], tree.hands[1][j]])
-            for seat, q, f in state.bids:
-                from dudo.engine.actions import Bid
-
-                game.apply(seat, Bid(q, f))
-            game.apply(int(tree.node_player[node]), tree.edge_action[e])
-            winner = game.winner
+            winner = replayed(tree, e, i, j).winner
             expected = 1.0 if winner == 0 else -1.0
             chance = 0.5 * tree.prior[0][i] * tree.prior[1][j]
-            assert tree.terminal_u[tree.edge_term[e], i, j] == pytest.approx(expected * chance)
+            u = tree.kind_u[tree.term_kind[tree.edge_term[e]]]
+            assert u[i, j] == pytest.approx(expected * chance)
 
 
 def test_the_smallest_dudo_games_solved_and_our_bots_measured_exactly() -> None:
@@ -116,3 +124,36 @@ def test_a_game_one_round_does_not_decide_is_refused() -> None:
         solver.build(preset("classic", start_dice=1))  # a right Calza: nobody loses a die
     with pytest.raises(ValueError, match="one round"):
         solver.build(preset("liars-dice", start_dice=2), (2, 1))  # one die lost, one left
+
+
+def test_two_dice_against_one_settles_and_goes_on_as_the_engine_does() -> None:
+    """Issue 35: the round of two dice against one. Where the two-dice seat loses a die
+    the game goes on as a one-die round, worth what ``leaf`` says for the next opener
+    (and palifico): every sampled terminal against State.apply, and every node found
+    again from its moves."""
+    rules = preset("liars-dice", start_dice=2)
+
+    def leaf(after: tuple[int, int], opener: int, palifico: bool) -> float:
+        assert after == (1, 1) and not palifico  # liars-dice has no palifico
+        return 0.25 if opener == 0 else -0.5
+
+    tree = solver.build(rules, (2, 1), leaf=leaf)
+    assert tree.nodes == 2 * 2**18  # every rising sequence of the 18 bids on 3 dice
+    assert [len(h) for h in tree.hands] == [21, 6]
+    rng = random.Random(5)
+    terms = np.flatnonzero(tree.edge_term >= 0)
+    for e in rng.sample(terms.tolist(), 30):
+        node = int(tree.edge_node[e])
+        u = tree.kind_u[tree.term_kind[tree.edge_term[e]]]
+        for i, j in ((0, 0), (20, 5), (7, 2)):
+            game = replayed(tree, e, i, j)
+            if game.winner is not None:
+                expected = 1.0 if game.winner == 0 else -1.0
+            else:
+                assert game.counts == [1, 1]
+                expected = 0.25 if game.opener == 0 else -0.5
+            chance = 0.5 * tree.prior[0][i] * tree.prior[1][j]
+            assert u[i, j] == pytest.approx(expected * chance)
+        edges = tree.path(node)
+        root = int(tree.edge_node[edges[0]]) if edges else node
+        assert tree.find(tree.roots.index(root), [tree.action(edge) for edge in edges]) == node

@@ -34,11 +34,18 @@ import numpy as np
 import structlog
 
 from ..engine import PRESETS, Rules, preset
+from ..engine.actions import Bid
 from . import solver
+from .tree import decode, walk
 
 log = structlog.get_logger("dudo.bots")
 
-ITERATIONS = 400  # CFR+ iterations: NashConv ~1e-4 for one die each (docs/bots.md)
+# The rounds solved (the dice of the larger hand first), and CFR+ iterations for each:
+# NashConv ~1e-4 for one die each (docs/bots.md); two against one: docs/bots.md.
+ROUNDS: tuple[tuple[int, int], ...] = ((1, 1), (2, 1))
+ITERATIONS = {(1, 1): 400, (2, 1): 100}
+# Two against one in float32: half the memory and time (a million edges x 21 hands).
+DTYPE: dict[tuple[int, int], Any] = {(1, 1): np.float64, (2, 1): np.float32}
 KEEP = 16  # rule sets remembered
 RETRY_AFTER_S = 60.0  # a solve that failed (its process killed, say) is tried again then
 # What changes the game of a round; the rest (clocks, stakes, seats) does not.
@@ -51,34 +58,47 @@ GAME_FIELDS = (
 @dataclass
 class Solved:
     """One solved round: its equilibrium and what is needed to read it (the hands, each
-    node's edges and their actions), where each history sits; small enough to pass
-    from the solving process."""
+    node's edges and their actions), small enough to pass from the solving process.
+    Tree seat 0 holds ``counts[0]`` dice; with equal counts it is the opener."""
 
+    counts: tuple[int, int]
     hands: list[list[tuple[int, ...]]]  # per seat of the tree
+    roots: list[int]  # per opener
+    node_player: np.ndarray
     node_first: np.ndarray
     node_edges: np.ndarray
-    edge_action: list[Any]
-    strategy: np.ndarray
-    nodes: dict[tuple[Any, ...], int]  # (phase, bids with seats relative to the opener)
+    edge_code: np.ndarray
+    edge_child: np.ndarray
+    strategy: np.ndarray  # float32: half the memory, and still 1e-7 of a probability
+
+    @classmethod
+    def of(cls, tree: solver.Tree, strategy: np.ndarray) -> Solved:
+        return cls(
+            tree.counts, tree.hands, tree.roots, tree.node_player, tree.node_first,
+            tree.node_edges, tree.edge_code, tree.edge_child, strategy.astype(np.float32),
+        )  # fmt: skip
 
     def distribution(self, game: dict[str, Any], seat: int) -> list[tuple[dict[str, Any], float]]:
-        """The equilibrium's move for ``seat``'s view of this round (seats 0 and 1 of the
-        tree are the opener and the other)."""
+        """The equilibrium's move for ``seat``'s view of this round."""
         opener = game["opener"]
-        rel = {opener: 0, _other(game, opener): 1}
-        key = (game["phase"], tuple((rel[s], q, f) for s, q, f in game["bids"]))
-        node = self.nodes.get(key)
-        if node is None:
-            return []
-        hand = tuple(sorted(game["dice"]))
+        other = _other(game, opener)
+        if self.counts[0] == self.counts[1]:
+            rel = {opener: 0, other: 1}
+        else:  # the tree's seats are by dice
+            rel = {s: self.counts.index(game["dice_counts"][s]) for s in (opener, other)}
+        moves = [Bid(quantity, face) for _, quantity, face in game["bids"]]
+        node = walk(self.node_first, self.node_edges, self.edge_code, self.edge_child,
+                    self.roots[rel[opener]], moves)  # fmt: skip
         tree_seat = rel[seat]
-        h = self.hands[tree_seat].index(hand)
+        if node is None or int(self.node_player[node]) != tree_seat:
+            return []
+        h = self.hands[tree_seat].index(tuple(sorted(game["dice"])))
         first, size = int(self.node_first[node]), int(self.node_edges[node])
         out = []
         for e in range(first, first + size):
             p = float(self.strategy[e, h])
             if p > 1e-6:
-                out.append((_action(self.edge_action[e]), p))
+                out.append((decode(int(self.edge_code[e])).to_dict(), p))
         if not all(_allowed(action, game["legal"]) for action, _ in out):
             # Not this round after all (a rule the key missed): never an illegal move.
             log.warning("endgame_mismatch", bids=game["bids"], phase=game["phase"])
@@ -98,14 +118,11 @@ def _other(game: dict[str, Any], opener: int) -> int:
     return next(s for s, c in enumerate(game["dice_counts"]) if c > 0 and s != opener)
 
 
-def _action(action: Any) -> dict[str, Any]:
-    return action.to_dict()
-
-
 class Endgames:
     """Solved rounds by rules: looked up at once, solved in the background (or waited for)."""
 
-    def __init__(self) -> None:
+    def __init__(self, iterations: dict[tuple[int, int], int] | None = None) -> None:
+        self.iterations = iterations or ITERATIONS  # CFR+ iterations per round size
         # Wait for a solve rather than play the heuristic meanwhile (the arena and the
         # benchmark: their results must not depend on timing).
         self.wait = False
@@ -126,19 +143,21 @@ class Endgames:
         self.solving = set()  # its parent's children, not its own
 
     @staticmethod
-    def applies(game: dict[str, Any]) -> bool:
-        """Is this view's round the one-die-each heads-up round?"""
-        counts = [c for c in game["dice_counts"] if c > 0]
-        return counts == [1, 1] and game["phase"] != "over"
+    def applies(game: dict[str, Any]) -> tuple[int, int] | None:
+        """The dice of this view's round if it is a heads-up round we solve (one die
+        each, or two against one: :data:`ROUNDS`), else None."""
+        counts = tuple(sorted((c for c in game["dice_counts"] if c > 0), reverse=True))
+        return counts if counts in ROUNDS and game["phase"] != "over" else None  # type: ignore[return-value]
 
     def get(
-        self, rules: dict[str, Any], *, palifico: bool = False, wait: bool | None = None
-    ) -> Solved | None:
-        """The solved round for these rules (a palifico round or not): None while it is
-        being solved (started now if nobody asked before), or when one round does not
-        decide the game there."""
+        self, rules: dict[str, Any], *, palifico: bool = False, wait: bool | None = None,
+        counts: tuple[int, int] = (1, 1),
+    ) -> Solved | None:  # fmt: skip
+        """The solved round with these dice for these rules (a palifico round or not):
+        None while it is being solved (started now if nobody asked before), or when
+        the game does not come down to rounds we can solve there."""
         palifico = bool(palifico and rules.get("palifico"))
-        key = (*(rules.get(name) for name in GAME_FIELDS), palifico)
+        key = (*(rules.get(name) for name in GAME_FIELDS), palifico, counts)
         with self._lock:
             if key in self._solved:
                 self._solved.move_to_end(key)
@@ -150,7 +169,7 @@ class Endgames:
                 running = self._running[key] = threading.Event()
                 threading.Thread(
                     target=self._solve,
-                    args=(key, rules, palifico, running),
+                    args=(key, rules, palifico, counts, running),
                     name="endgame",
                     daemon=True,
                 ).start()
@@ -161,23 +180,28 @@ class Endgames:
         return None
 
     def _solve(
-        self, key: tuple[Any, ...], rules: dict[str, Any], palifico: bool, done: threading.Event
-    ) -> None:
+        self, key: tuple[Any, ...], rules: dict[str, Any], palifico: bool,
+        counts: tuple[int, int], done: threading.Event,
+    ) -> None:  # fmt: skip
         solved: Solved | None = None
         failed = False
         try:
             with self._one_at_a_time:
                 # A process of pool workers (the arena's) may not start children: there
                 # the caller waits for the answer anyway, so it is solved here.
+                started = time.monotonic()
                 if multiprocessing.current_process().daemon:
-                    solved, outcome = solve_round(rules, palifico)
+                    solved, outcome = solve_round(rules, palifico, counts, self.iterations)
                 else:
-                    solved, outcome = _in_a_process(rules, palifico, self.solving)
-            fields = _game_fields(rules)
+                    solved, outcome = _in_a_process(
+                        rules, palifico, counts, self.iterations, self.solving
+                    )
+            where = {"rules": _game_fields(rules), "palifico": palifico, "dice": list(counts)}
             if solved is None:  # one round does not decide the game under these rules
-                log.info("endgame_unsolvable", rules=fields, palifico=palifico, why=outcome)
+                log.info("endgame_unsolvable", **where, why=outcome)
             else:
-                log.info("endgame_solved", rules=fields, palifico=palifico, nash_conv=outcome)
+                seconds = round(time.monotonic() - started, 1)
+                log.info("endgame_solved", **where, nash_conv=outcome, seconds=seconds)
         except Exception:
             log.exception("endgame_failed", retry_s=RETRY_AFTER_S)
             failed = True
@@ -197,11 +221,12 @@ class Endgames:
         """Start solving each preset's round (the bot service does, as it starts)."""
         from ..engine import rules_dict
 
-        for name in PRESETS:
-            rules = rules_dict(preset(name))
-            self.get(rules)
-            if rules["palifico"]:
-                self.get(rules, palifico=True)
+        for counts in ROUNDS:  # the small rounds first: the larger ones stand on them
+            for name in PRESETS:
+                rules = rules_dict(preset(name))
+                self.get(rules, counts=counts)
+                if rules["palifico"]:
+                    self.get(rules, palifico=True, counts=counts)
 
 
 def _game_fields(rules: dict[str, Any]) -> dict[str, Any]:
@@ -209,35 +234,56 @@ def _game_fields(rules: dict[str, Any]) -> dict[str, Any]:
     return {name: rules[name] for name in GAME_FIELDS if name in rules}
 
 
-def solve_round(rules: dict[str, Any], palifico: bool) -> tuple[Solved | None, Any]:
-    """Solve the one-die-each round of these rules: (the solved round, its NashConv), or
-    (None, why) when one round does not decide the game under them."""
+def solve_round(
+    rules: dict[str, Any], palifico: bool, counts: tuple[int, int] = (1, 1),
+    iterations: dict[tuple[int, int], int] | None = None,
+) -> tuple[Solved | None, Any]:  # fmt: skip
+    """Solve the heads-up round with these dice under these rules: (the solved round,
+    its NashConv), or (None, why) when the game does not come down to rounds we solve.
+    Two dice against one: the one-die rounds it may lead to are solved first, and their
+    equilibrium values are its leaves."""
     game_rules = Rules.from_dict({"preset": rules.get("preset", "classic"), **_game_fields(rules)})
+    iterations = iterations or ITERATIONS
     try:
-        tree = solver.build(game_rules, (1, 1), palifico=palifico)
+        tree = round_tree(game_rules, counts, palifico, iterations)
     except ValueError as exc:
         return None, str(exc)
-    strategy = solver.solve(tree, ITERATIONS)
-    nodes = {}
-    for index, state in enumerate(tree.states):
-        if state.opener == 0:  # the opener is seat 0 of the tree; its twin mirrors
-            nodes[(state.phase, tuple(state.bids))] = index
-    solved = Solved(
-        tree.hands, tree.node_first, tree.node_edges, tree.edge_action, strategy, nodes
-    )
-    return solved, solver.nash_conv(tree, strategy)
+    strategy = solver.solve(tree, iterations[counts], dtype=DTYPE[counts])
+    return Solved.of(tree, strategy), solver.nash_conv(tree, strategy)
+
+
+def round_tree(
+    rules: Rules, counts: tuple[int, int], palifico: bool, iterations: dict[tuple[int, int], int]
+) -> solver.Tree:
+    """The round's tree; a round that may go on gets the smaller rounds' values."""
+    if counts == (1, 1):
+        return solver.build(rules, counts, palifico=palifico)
+    values: dict[bool, list[float]] = {}
+
+    def leaf(after: tuple[int, int], opener: int, next_palifico: bool) -> float:
+        if after != (1, 1):
+            raise ValueError(f"no solved round for dice {after}")
+        if next_palifico not in values:  # the one-die round, solved now: its values
+            smaller = solver.build(rules, after, palifico=next_palifico)
+            strategy = solver.solve(smaller, iterations[after])
+            values[next_palifico] = solver.root_values(smaller, strategy)
+        return values[next_palifico][opener]
+
+    return solver.build(rules, counts, palifico=palifico, leaf=leaf)
 
 
 def _in_a_process(
-    rules: dict[str, Any], palifico: bool, solving: set[Any]
-) -> tuple[Solved | None, Any]:
+    rules: dict[str, Any], palifico: bool, counts: tuple[int, int],
+    iterations: dict[tuple[int, int], int], solving: set[Any],
+) -> tuple[Solved | None, Any]:  # fmt: skip
     """:func:`solve_round` in a child process (spawned: this one has threads), its
     answer sent back through a pipe; ``solving`` holds the child while it runs. A child
     that dies raises EOFError here."""
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(
-        target=_child, args=(sender, rules, palifico), name="dudo-endgame", daemon=True
+        target=_child, args=(sender, rules, palifico, counts, iterations), name="dudo-endgame",
+        daemon=True,
     )
     child.start()
     solving.add(child)
@@ -253,9 +299,12 @@ def _in_a_process(
     return answer
 
 
-def _child(sender: Any, rules: dict[str, Any], palifico: bool) -> None:
+def _child(
+    sender: Any, rules: dict[str, Any], palifico: bool, counts: tuple[int, int],
+    iterations: dict[tuple[int, int], int],
+) -> None:  # fmt: skip
     try:
-        sender.send((True, solve_round(rules, palifico)))
+        sender.send((True, solve_round(rules, palifico, counts, iterations)))
     except Exception as exc:  # the parent logs it
         sender.send((False, repr(exc)))
     finally:

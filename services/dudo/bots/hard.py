@@ -27,8 +27,9 @@ unlikely. This policy keeps that belief exactly:
    "Measurements behind the code"). So the move is a distribution: actions scoring
    alike share the probability (a softmax), and part of a raise's share goes to bids on
    faces it does not hold. The opponent model expects bluffs in return (epsilon).
-6. **Solved endgames.** Heads-up with one die each, where one round decides the
-   game, it plays that round's equilibrium (:mod:`dudo.bots.endgame`).
+6. **Solved endgames.** Heads-up with one die each, and with two dice against one,
+   where the game comes down to those rounds, it plays the round's equilibrium
+   (:mod:`dudo.bots.endgame`).
 
 Everything is computed from the seat's view: its dice, the dice counts and
 this round's bids. See docs/bots.md for the measured strength.
@@ -184,9 +185,9 @@ Choice = list[tuple[dict[str, Any], float]]  # actions and their probabilities
 def distribution(view: View, *, update: bool = True, endgame: bool = True) -> Choice:
     """The hard bot's move as probabilities (:func:`hard` draws from them).
 
-    Heads-up with one die each, where that round decides the game, it plays the
-    round's equilibrium (:mod:`dudo.bots.endgame`). Elsewhere, the belief's scores
-    (as in the module's docstring), mixed: actions scoring alike share the
+    Heads-up with one die each or two against one, where the game comes down to those
+    rounds, it plays the round's equilibrium (:mod:`dudo.bots.endgame`). Elsewhere, the
+    belief's scores (as in the module's docstring), mixed: actions scoring alike share the
     probability (a softmax at ``TEMPERATURE``), and a raise is sometimes a bluff on a
     face this seat does not hold (``BLUFF_OPEN`` of openings, ``BLUFF_RAISE`` of
     raises), among the raises nearly as safe as the best, so its bids do not show
@@ -195,8 +196,9 @@ def distribution(view: View, *, update: bool = True, endgame: bool = True) -> Ch
     legal = game["legal"]
     if legal["direction"]:
         return [({"type": "direction", "value": _direction(game)}, 1.0)]
-    if endgame and ENDGAMES.applies(game):
-        solved = ENDGAMES.get(game["rules"], palifico=game["palifico"])
+    counts = ENDGAMES.applies(game) if endgame else None
+    if counts is not None:
+        solved = ENDGAMES.get(game["rules"], palifico=game["palifico"], counts=counts)
         if solved is not None:
             found = solved.distribution(game, view["seat"])
             if found:

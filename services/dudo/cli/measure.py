@@ -134,11 +134,30 @@ def _add_bench(sub: Any, env: Environment) -> None:
 
     exploit = target("exploitability", "the bots against the exact heads-up equilibrium")
     exploit.add_argument("--preset", default="liars-dice", help="rules preset")
-    exploit.add_argument("--dice", type=int, default=1, help="dice per player")
-    exploit.add_argument("--iterations", type=int, default=1000, help="CFR+ iterations")
+    exploit.add_argument(
+        "--dice", type=_dice, default=(1, 1),
+        help="dice per player (1), or each player's (2,1: two against one)",
+    )  # fmt: skip
+    exploit.add_argument(
+        "--iterations", type=int, default=None,
+        help="CFR+ iterations of the reference equilibrium (1,000; 300 for 2,1)",
+    )  # fmt: skip
     exploit.add_argument(
         "--rule", action="append", metavar="KEY=VALUE", help="a rules override"
     )
+
+
+def _dice(text: str) -> tuple[int, int]:
+    """``--dice``: ``1`` (one each) or ``2,1``."""
+    try:
+        parts = [int(p) for p in text.split(",")]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"dice are numbers: {text!r}") from exc
+    if len(parts) == 1:
+        parts *= 2
+    if len(parts) != 2 or min(parts) < 1:
+        raise argparse.ArgumentTypeError(f"dice: N or N,M (got {text!r})")
+    return parts[0], parts[1]
 
 
 def _bench(args: argparse.Namespace) -> int:
