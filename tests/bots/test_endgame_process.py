@@ -68,3 +68,83 @@ def test_a_forked_pool_solves_for_itself_what_its_parent_was_solving() -> None:
         # Without the fork hook the child would wait forever on the parent's event.
         assert pool.apply_async(_get_in_the_fork).get(timeout=120)
     assert ENDGAMES.get(RULES, wait=True) is not None
+
+
+def test_a_bot_killed_mid_solve_leaves_no_solving_process_behind(tmp_path: Any) -> None:
+    """Issue 35: two dice against one is a minute or two of a core: a bot service killed
+    with kill -9 while it solves must not leave its child solving for nobody."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "solving.py"
+    script.write_text(
+        "import time\n"
+        "from dudo.bots.endgame import Endgames\n"
+        "from dudo.engine import preset, rules_dict\n"
+        "if __name__ == '__main__':\n"  # the solving child imports this file again
+        "    solves = Endgames()\n"
+        "    solves.get(rules_dict(preset('lizumo', start_dice=2)), counts=(2, 1))\n"
+        "    while not solves.solving: time.sleep(0.01)\n"
+        "    (child,) = solves.solving\n"
+        "    print(child.pid, flush=True)\n"
+        "    time.sleep(600)\n"
+    )
+    bot = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert bot.stdout is not None
+        child = int(bot.stdout.readline())
+        os.kill(child, 0)  # solving
+        os.kill(bot.pid, signal.SIGKILL)
+        bot.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(child):
+            assert time.monotonic() < deadline, "the solving process outlived its bot"
+            time.sleep(0.1)
+    finally:
+        bot.kill()
+
+
+def _alive(pid: int) -> bool:
+    """Still running (a zombie, dead and waiting for init to reap it, is not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_solves_wait_in_a_bounded_queue_and_few_large_ones_are_kept(
+    monkeypatch: Any,
+) -> None:
+    """Anyone may make tables with new rules: at most WAITING_MAX solves wait (past it the
+    heuristic plays, and the solve is asked for again later), and of two dice against
+    one (~130 MB each) only KEEP[(2, 1)] rule sets stay in memory, the least recently
+    used going first, without touching the one-die rounds."""
+    import threading
+
+    from dudo.bots import endgame
+
+    release = threading.Event()
+
+    def held(rules: Any, palifico: bool, counts: Any, iterations: Any, solving: Any) -> Any:
+        release.wait(30)
+        return object(), 0.0
+
+    monkeypatch.setattr(endgame, "_in_a_process", held)
+    solves = Endgames()
+    many = [rules_dict(preset("liars-dice", start_dice=1, max_dice=m)) for m in range(1, 11)]
+    for rules in many:
+        solves.get(rules, counts=(2, 1))
+    assert len(solves._running) == endgame.WAITING_MAX == 8  # the last two: not queued
+    solves.get(RULES)  # nor a one-die round now
+    assert len(solves._running) == 8
+    release.set()
+    deadline = time.monotonic() + 30
+    while solves.busy():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert solves.get(RULES, wait=True) is not None  # asked again: solved now
+    kept = [key for key in solves._solved if key[-1] == (2, 1)]
+    assert len(kept) == endgame.KEEP[(2, 1)] == 4
+    assert solves.get(many[7], counts=(2, 1)) is not None  # among the newest four
+    assert solves.get(many[0], counts=(2, 1)) is None  # the oldest: let go (asked again)

@@ -90,11 +90,14 @@ class Workers:
         wait_ready(base, proc)
         return base
 
-    def bots(self, name: str, *extra: str) -> subprocess.Popen[bytes]:
-        """A bot service."""
+    def bots(self, name: str, *extra: str, solves: bool = False) -> subprocess.Popen[bytes]:
+        """A bot service; without the presets' endgame solves unless ``solves`` (two
+        against one costs a minute or two of a core each: no test here needs them)."""
+        quick = () if solves else ("--no-endgame-solves",)
         return self.spawn(
-            name, "bots", "--redis", self.url, "--partitions", str(self.partitions), *extra
-        )
+            name, "bots", "--redis", self.url, "--partitions", str(self.partitions), *quick,
+            *extra,
+        )  # fmt: skip
 
     def irc(
         self,

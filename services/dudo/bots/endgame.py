@@ -46,7 +46,12 @@ ROUNDS: tuple[tuple[int, int], ...] = ((1, 1), (2, 1))
 ITERATIONS = {(1, 1): 400, (2, 1): 100}
 # Two against one in float32: half the memory and time (a million edges x 21 hands).
 DTYPE: dict[tuple[int, int], Any] = {(1, 1): np.float64, (2, 1): np.float32}
-KEEP = 16  # rule sets remembered
+# Solved rounds remembered, per size: two against one is ~130 MB a rule set, so a few.
+KEEP = {(1, 1): 16, (2, 1): 4}
+# Solves waiting for their turn, at most: tables with ever new rules (anyone may make
+# them) would otherwise keep a core busy for hours; past it the heuristic plays, and the
+# solve is asked for again at the next such round.
+WAITING_MAX = 8
 RETRY_AFTER_S = 60.0  # a solve that failed (its process killed, say) is tried again then
 # What changes the game of a round; the rest (clocks, stakes, seats) does not.
 GAME_FIELDS = (
@@ -142,6 +147,11 @@ class Endgames:
         self._one_at_a_time = threading.Lock()
         self.solving = set()  # its parent's children, not its own
 
+    def busy(self) -> bool:
+        """Is a solve under way (or waiting for its turn)?"""
+        with self._lock:
+            return bool(self._running)
+
     @staticmethod
     def applies(game: dict[str, Any]) -> tuple[int, int] | None:
         """The dice of this view's round if it is a heads-up round we solve (one die
@@ -166,6 +176,8 @@ class Endgames:
                 return None  # the heuristic plays until it is tried again
             running = self._running.get(key)
             if running is None:
+                if len(self._running) >= WAITING_MAX:
+                    return None
                 running = self._running[key] = threading.Event()
                 threading.Thread(
                     target=self._solve,
@@ -212,8 +224,9 @@ class Endgames:
                 else:
                     self._failed.pop(key, None)
                     self._solved[key] = solved
-                    while len(self._solved) > KEEP:
-                        self._solved.popitem(last=False)
+                    size = [k for k in self._solved if k[-1] == counts]
+                    for old in size[: max(0, len(size) - KEEP[counts])]:  # the oldest
+                        del self._solved[old]
                 self._running.pop(key, None)
             done.set()
 
@@ -303,6 +316,16 @@ def _child(
     sender: Any, rules: dict[str, Any], palifico: bool, counts: tuple[int, int],
     iterations: dict[tuple[int, int], int],
 ) -> None:  # fmt: skip
+    # A solve outlives nobody: its bot killed, it stops too. (The parent's id, from the
+    # parent: a child still starting when its parent dies would read init's.)
+    parent = multiprocessing.parent_process()
+
+    def orphaned() -> None:
+        if parent is not None:
+            parent.join()  # its sentinel: ready when the parent is gone
+        os._exit(1)
+
+    threading.Thread(target=orphaned, name="orphaned", daemon=True).start()
     try:
         sender.send((True, solve_round(rules, palifico, counts, iterations)))
     except Exception as exc:  # the parent logs it

@@ -125,6 +125,18 @@ LIMITS = (
 )
 
 
+def endgame_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-endgame-solves``, for the programs that play bots (`dudo bots`, `dudo serve`)."""
+    parser.add_argument(
+        "--no-endgame-solves",
+        action="store_true",
+        help="do not solve the presets' heads-up endgames at start (one die each: seconds; "
+        "two against one: a minute or two and ~1 GB of a child process, each): the hard "
+        "bot then plays its heuristic in such a round until its solve, started when first "
+        "asked for, is done. For tests and benchmarks",
+    )
+
+
 def limits_of(args: argparse.Namespace) -> dict[str, Any]:
     """The gateway limits given on the command line, as GatewaySettings fields."""
     return {name: getattr(args, name) for name in LIMITS}

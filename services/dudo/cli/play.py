@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import Any
 
-from .common import REVEAL_HOLD_S, add_limits, limits_of, rule_options
+from .common import REVEAL_HOLD_S, add_limits, endgame_argument, limits_of, rule_options
 from .environment import Environment
 
 
@@ -32,13 +32,7 @@ def add(sub: Any, env: Environment) -> None:
         default="auto",
         help="the embedded Redis: a redis-server if one is found (auto), or this one",
     )
-    serve.add_argument(
-        "--no-endgame-solves",
-        action="store_true",
-        help="do not solve the presets' one-die endgames at start, as `dudo bots` does (the "
-        "hard bot then plays its heuristic in a preset's first such round, 5-10 s after it "
-        "is asked for): for tests and benchmarks",
-    )
+    endgame_argument(serve)
     add_limits(serve)
     serve.set_defaults(func=_serve)
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .common import (
     add_limits,
+    endgame_argument,
     limits_of,
     loop_arguments,
     process_arguments,
@@ -120,6 +121,7 @@ def add(sub: Any, env: Environment) -> None:
     bots.add_argument("--partitions", type=int, default=16)
     bots.add_argument("--think-min", type=float, default=0.0, help="seconds before acting")
     bots.add_argument("--think-max", type=float, default=0.0)
+    endgame_argument(bots)
     process_arguments(bots, env, "service id, its gateway id", "bots-random")
     bots.set_defaults(func=_bots)
 
@@ -436,7 +438,8 @@ def _bots(args: argparse.Namespace) -> int:
         return 2
     from ..bots.endgame import ENDGAMES
 
-    ENDGAMES.warm()  # the presets' one-die endgames, solved in the background meanwhile
+    if not args.no_endgame_solves:
+        ENDGAMES.warm()  # the presets' heads-up endgames, solved in the background meanwhile
     service = BotService(clients[0], args.partitions, think=(args.think_min, args.think_max))
     if args.id:
         service.rename(args.id)
