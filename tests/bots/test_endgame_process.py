@@ -118,7 +118,7 @@ def test_solves_wait_in_a_bounded_queue_and_few_large_ones_are_kept(
 ) -> None:
     """Anyone may make tables with new rules: at most WAITING_MAX solves wait (past it the
     heuristic plays, and the solve is asked for again later), and of two dice against
-    one (~130 MB each) only KEEP[(2, 1)] rule sets stay in memory, the least recently
+    one (~110 MB each) only KEEP[(2, 1)] rule sets stay in memory, the least recently
     used going first, without touching the one-die rounds."""
     import threading
 

@@ -23,7 +23,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import OVER, Rules, action_from_dict, new_game, seat_view
+from ..engine import OVER, Rules, action_from_dict, new_game, rules_dict, seat_view
 from .endgame import ENDGAMES
 from .levels import LEVELS, POLICIES
 from .policies import Policy
@@ -172,6 +172,8 @@ def run(
     table_rules = Rules.from_dict({"preset": preset, **(rules or {})})
     if not table_rules.seats_allowed(seats):
         raise SystemExit(f"{preset} seats {table_rules.min_players}..{table_rules.max_players}")
+    if "hard" in (a + b):  # solved before the pool forks: its workers inherit them
+        ENDGAMES.every_round(rules_dict(table_rules), wait=True)
     deals = math.ceil(games / seats)
     tasks = [(table_rules, a, b, seats, seed, d) for d in range(deals)]
     started = time.perf_counter()

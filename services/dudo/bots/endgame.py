@@ -46,7 +46,7 @@ ROUNDS: tuple[tuple[int, int], ...] = ((1, 1), (2, 1))
 ITERATIONS = {(1, 1): 400, (2, 1): 100}
 # Two against one in float32: half the memory and time (a million edges x 21 hands).
 DTYPE: dict[tuple[int, int], Any] = {(1, 1): np.float64, (2, 1): np.float32}
-# Solved rounds remembered, per size: two against one is ~130 MB a rule set, so a few.
+# Solved rounds remembered, per size: two against one is ~110 MB a rule set, so a few.
 KEEP = {(1, 1): 16, (2, 1): 4}
 # Solves waiting for their turn, at most: tables with ever new rules (anyone may make
 # them) would otherwise keep a core busy for hours; past it the heuristic plays, and the
@@ -236,10 +236,17 @@ class Endgames:
 
         for counts in ROUNDS:  # the small rounds first: the larger ones stand on them
             for name in PRESETS:
-                rules = rules_dict(preset(name))
-                self.get(rules, counts=counts)
-                if rules["palifico"]:
-                    self.get(rules, palifico=True, counts=counts)
+                self.every_round(rules_dict(preset(name)), counts=(counts,))
+
+    def every_round(
+        self, rules: dict[str, Any], *, counts: tuple[tuple[int, int], ...] = ROUNDS,
+        wait: bool = False,
+    ) -> None:  # fmt: skip
+        """Ask for every round solved for these rules (palifico or not), smallest first:
+        waiting for each, a process about to fork a pool (the arena) hands them down."""
+        for size in counts:
+            for palifico in (False, True) if rules.get("palifico") else (False,):
+                self.get(rules, palifico=palifico, counts=size, wait=wait)
 
 
 def _game_fields(rules: dict[str, Any]) -> dict[str, Any]:
