@@ -1,4 +1,5 @@
-"""Heads-up endgames played exactly: the one-die-each round, solved for the table's rules.
+"""Heads-up endgames played exactly: one die each, and two dice against one, solved for
+the table's rules.
 
 When two players are left with one die each and the rules make that round the last
 (no Calza that could win a die back), the hard bot plays the equilibrium of that
@@ -7,8 +8,10 @@ the table has: solved once per distinct set of rules (and palifico or not), then
 looked up. The tree is the table's own round: its start count (a player at one die
 has lost dice, which may allow a Calza) and, when the rules have it, the palifico
 round that follows a drop to one die; rounds where a Calza could win a die back do
-not decide the game, and there the heuristic plays. A solve takes
-a few seconds, so it runs in the background (the bot plays its heuristic until the
+not decide the game, and there the heuristic plays. With two dice against one the
+round where the two-dice seat loses a die goes on as the one-die round, valued by that
+round's equilibrium (:func:`round_tree`). A solve takes a few seconds for one die each,
+a minute or more for two against one, so it runs in the background (the bot plays its heuristic until the
 answer is there) unless the caller waits for it (the arena, the benchmark); the bot
 service starts one for each preset as it starts. A solve runs in a process of its own,
 one at a time: in a thread it would share the interpreter's lock with the bot that
@@ -17,7 +20,7 @@ slowed several times over, and so did the solves
 (docs/benchmarks.md, "Measurements behind the code").
 
 Only what the seat's view shows is used: the dice counts, the opener, the bids of
-this round and its own die.
+this round and its own dice.
 """
 
 from __future__ import annotations
