@@ -11,8 +11,9 @@ round that follows a drop to one die; rounds where a Calza could win a die back 
 not decide the game, and there the heuristic plays. With two dice against one the
 round where the two-dice seat loses a die goes on as the one-die round, valued by that
 round's equilibrium (:func:`round_tree`). A solve takes a few seconds for one die each,
-a minute or more for two against one, so it runs in the background (the bot plays its heuristic until the
-answer is there) unless the caller waits for it (the arena, the benchmark); the bot
+a minute or more for two against one, so it runs in the background (the bot plays its
+heuristic until the answer is there) unless the caller waits for it (the arena, the
+benchmark); the bot
 service starts one for each preset as it starts. A solve runs in a process of its own,
 one at a time: in a thread it would share the interpreter's lock with the bot that
 plays meanwhile, and each of its many small numpy steps would wait for it: decisions
