@@ -59,13 +59,12 @@ def tally(played: dict[str, Played], msg: dict[str, Any]) -> set[str]:
     A tally that is not counts raises before anything is counted (our bug: the entry
     goes to the dead letters, unapplied)."""
     names = {str(player): str(name) for player, name in msg["ranking"]}
+    games: list[tuple[str, tuple[int, int, int, int] | None, bool]] = []  # None: a tournament
     if msg.get("source") == "tournament":
-        games = []
         for place, player in enumerate(names):
             if is_user(player):
                 games.append((player, None, place == 0))
     else:
-        games = []
         for player, *numbers in msg.get("tallies") or []:
             if not all(isinstance(n, int) and 0 <= n <= 10_000 for n in numbers):
                 raise ValueError(f"a tally is counts: {numbers!r}")
@@ -80,7 +79,7 @@ def tally(played: dict[str, Played], msg: dict[str, Any]) -> set[str]:
         counted.add(player)
         mine = played.setdefault(player, Played(names.get(player, "")))
         mine.name = names.get(player, mine.name)
-        if calls is None:  # a tournament
+        if calls is None:
             mine.tournaments += 1
             mine.tournament_wins += won
         else:
