@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import json
 import subprocess
 import threading
@@ -55,6 +56,10 @@ LISTENER = {
 }
 
 
+class _PortTaken(Exception):
+    """Something else listens on the port chosen for Synapse."""
+
+
 class SynapseServer:
     """Synapse on 127.0.0.1:<free port>, its database and keys in ``folder``."""
 
@@ -62,22 +67,31 @@ class SynapseServer:
         program = require_binary("synapse_homeserver")
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = {
-            **CONFIG,
-            "pid_file": str(folder / "homeserver.pid"),
-            "signing_key_path": str(folder / "signing.key"),
-            "media_store_path": str(folder / "media"),
-            "database": {"name": "sqlite3", "args": {"database": str(folder / "home.db")}},
-            "listeners": [LISTENER | {"port": self.port}],
-        }
         path = folder / "homeserver.yaml"
-        path.write_text(json.dumps(config))  # JSON is YAML
-        keys = [program, "-c", str(path), "--generate-keys"]
-        subprocess.run(keys, check=True, capture_output=True, cwd=folder, timeout=60)
         self.command = [program, "-c", str(path)]
-        self.start()
+        # Another test process may take the free port while Synapse starts (seconds):
+        # then another port, as RedisServer does.
+        for attempt in range(3):
+            self.port = free_port()
+            self.url = f"http://127.0.0.1:{self.port}"
+            config = {
+                **CONFIG,
+                "pid_file": str(folder / "homeserver.pid"),
+                "signing_key_path": str(folder / "signing.key"),
+                "media_store_path": str(folder / "media"),
+                "database": {"name": "sqlite3", "args": {"database": str(folder / "home.db")}},
+                "listeners": [LISTENER | {"port": self.port}],
+            }
+            path.write_text(json.dumps(config))  # JSON is YAML
+            if attempt == 0:
+                keys = [*self.command, "--generate-keys"]
+                subprocess.run(keys, check=True, capture_output=True, cwd=folder, timeout=60)
+            try:
+                self.start()
+                return
+            except _PortTaken:
+                continue
+        raise AssertionError("synapse found no free port in three tries")
 
     def start(self) -> None:
         """Run it (again: the same port, database and keys) and wait until it answers."""
@@ -90,10 +104,15 @@ class SynapseServer:
             try:
                 self.call("GET", "/_matrix/client/versions")
                 break
+            except (http.client.HTTPException, ValueError) as exc:  # not Synapse there
+                self.stop()
+                raise _PortTaken(str(exc)) from exc
             except OSError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
                     self.stop()
                     said = (self.folder / "synapse.out").read_text()[-3000:]
+                    if "Address already in use" in said:
+                        raise _PortTaken(said) from None
                     raise AssertionError("synapse did not start: " + said) from None
                 time.sleep(0.2)
 
