@@ -181,3 +181,46 @@ def test_heads_up_two_dice_against_one_it_plays_that_rounds_solve(
             state.apply(seat, action_from_dict(hard(view, rng)))
             played += 1
     assert played > 30
+
+
+def test_heads_up_two_dice_each_it_plays_the_abstraction_whatever_the_other_seat_bids(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 35: with two dice each the hard bot plays the solved round in which its own
+    seat bids at most three times (few iterations here: the moves are read right; `dudo
+    bench exploitability --dice 2,2` measures the real solve). After its third bid it
+    only calls, so the other seat bids at most four times, and all of that is in the
+    tree: the bot never leaves it. Every move legal through the engine."""
+    from dudo.bots import endgame
+
+    rules = preset("liars-dice", start_dice=2)
+    solves = endgame.Endgames(iterations={(1, 1): 50, (2, 1): 2, (2, 2): 2})
+    monkeypatch.setattr(hard_module, "ENDGAMES", solves)
+    solved = solves.get(rules_dict(rules), counts=(2, 2), wait=True)
+    assert solved is not None and solved.counts == (2, 2) and solved.asker_first
+    assert 700_000 < solved.node_player.size < 760_000  # not the whole round's 33 M
+    rng = random.Random(9)
+    played = fourth = 0
+    for _ in range(40):
+        state = new_game(rules, 2, rng.randbytes(32), opener=rng.randrange(2))
+        while state.winner is None and state.counts == [2, 2]:
+            seat = state.turn
+            view = view_of(state, seat)
+            choice = distribution(view)
+            mine = sum(bidder == seat for bidder, _, _ in state.bids)
+            if seat == 1 and mine > 3:  # made to bid past its own cap below: off its tree
+                assert solved.distribution(view["game"], seat) == []
+                assert choice == distribution(view, endgame=False)
+            else:
+                assert choice == solved.distribution(view["game"], seat) and choice
+                fourth += len(state.bids) - mine == 4
+                if mine == 3:
+                    assert {a["type"] for a, _ in choice} == {"dudo"}
+            # Seat 1 sometimes bids on and on (the lowest raise): seat 0 faces four bids.
+            raises = [a for a in state.legal_actions(seat) if isinstance(a, Bid)]
+            if seat == 1 and raises and rng.random() < 0.7:
+                state.apply(seat, raises[0])
+            else:
+                state.apply(seat, action_from_dict(hard(view, rng)))
+            played += 1
+    assert played > 100 and fourth > 0

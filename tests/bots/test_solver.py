@@ -126,18 +126,14 @@ def test_a_game_one_round_does_not_decide_is_refused() -> None:
         solver.build(preset("liars-dice", start_dice=2), (2, 1))  # one die lost, one left
 
 
-def test_two_dice_against_one_settles_and_goes_on_as_the_engine_does() -> None:
+def test_two_dice_against_one_settles_and_goes_on_as_the_engine_does(
+    two_against_one: solver.Tree,
+) -> None:
     """Issue 35: the round of two dice against one. Where the two-dice seat loses a die
     the game goes on as a one-die round, worth what ``leaf`` says for the next opener
     (and palifico): every sampled terminal against State.apply, and every node found
     again from its moves."""
-    rules = preset("liars-dice", start_dice=2)
-
-    def leaf(after: tuple[int, int], opener: int, palifico: bool) -> float:
-        assert after == (1, 1) and not palifico  # liars-dice has no palifico
-        return 0.25 if opener == 0 else -0.5
-
-    tree = solver.build(rules, (2, 1), leaf=leaf)
+    tree = two_against_one  # its leaf: 0.25 when seat 0 opens the next round, else -0.5
     assert tree.nodes == 2 * 2**18  # every rising sequence of the 18 bids on 3 dice
     assert [len(h) for h in tree.hands] == [21, 6]
     rng = random.Random(5)

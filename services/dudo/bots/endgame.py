@@ -1,5 +1,5 @@
-"""Heads-up endgames played exactly: one die each, and two dice against one, solved for
-the table's rules.
+"""Heads-up endgames solved: one die each and two dice against one exactly, two dice each
+in an abstraction, for the table's rules.
 
 When two players are left with one die each and the rules make that round the last
 (no Calza that could win a die back), the hard bot plays the equilibrium of that
@@ -10,8 +10,12 @@ has lost dice, which may allow a Calza) and, when the rules have it, the palific
 round that follows a drop to one die; rounds where a Calza could win a die back do
 not decide the game, and there the heuristic plays. With two dice against one the
 round where the two-dice seat loses a die goes on as the one-die round, valued by that
-round's equilibrium (:func:`round_tree`). A solve takes a few seconds for one die each,
-a minute or more for two against one, so it runs in the background (the bot plays its
+round's equilibrium (:func:`round_tree`). Two dice each (33 M public nodes) is solved
+in an abstraction where the bot's seat bids at most three times in a round and then
+only calls (:data:`BIDS_MAX`; the other seat's whole game is in the tree), its lost die
+valued by the round of two against one. A solve takes
+a few seconds for one die each, a minute or more for two against one, about three
+minutes for two each, so it runs in the background (the bot plays its
 heuristic until the answer is there) unless the caller waits for it (the arena, the
 benchmark); the bot
 service starts one for each preset as it starts. A solve runs in a process of its own,
@@ -45,13 +49,17 @@ from .tree import decode, walk
 log = structlog.get_logger("dudo.bots")
 
 # The rounds solved (the dice of the larger hand first), and CFR+ iterations for each:
-# NashConv ~1e-4 for one die each (docs/bots.md); two against one: docs/bots.md.
-ROUNDS: tuple[tuple[int, int], ...] = ((1, 1), (2, 1))
-ITERATIONS = {(1, 1): 400, (2, 1): 100}
-# Two against one in float32: half the memory and time (a million edges x 21 hands).
-DTYPE: dict[tuple[int, int], Any] = {(1, 1): np.float64, (2, 1): np.float32}
+# NashConv ~1e-4 for one die each; the others: docs/bots.md.
+ROUNDS: tuple[tuple[int, int], ...] = ((1, 1), (2, 1), (2, 2))
+ITERATIONS = {(1, 1): 400, (2, 1): 100, (2, 2): 200}
+# The larger rounds in float32: half the memory and time (a million edges x 21 hands).
+DTYPE: dict[tuple[int, int], Any] = {(1, 1): np.float64, (2, 1): np.float32, (2, 2): np.float32}
 # Solved rounds remembered, per size: two against one is ~110 MB a rule set, so a few.
-KEEP = {(1, 1): 16, (2, 1): 4}
+KEEP = {(1, 1): 16, (2, 1): 4, (2, 2): 4}
+# Two dice each is solved in an abstraction (docs/bots.md, "Two dice each"): the bot's
+# seat (the tree's seat 0) bids at most 3 times in the round, then only calls; so the
+# other seat can bid at most 4 times, its whole game (719,716 public nodes, not 33 M).
+BIDS_MAX: dict[tuple[int, int], tuple[int, int]] = {(2, 2): (3, 4)}
 # Solves waiting for their turn, at most: tables with ever new rules (anyone may make
 # them) would otherwise keep a core busy for hours; past it the heuristic plays, and the
 # solve is asked for again at the next such round.
@@ -79,19 +87,24 @@ class Solved:
     edge_code: np.ndarray
     edge_child: np.ndarray
     strategy: np.ndarray  # float32: half the memory, and still 1e-7 of a probability
+    # The tree's seat 0 is the seat that asks (its bids capped, BIDS_MAX), whoever opens.
+    asker_first: bool = False
 
     @classmethod
     def of(cls, tree: solver.Tree, strategy: np.ndarray) -> Solved:
         return cls(
             tree.counts, tree.hands, tree.roots, tree.node_player, tree.node_first,
             tree.node_edges, tree.edge_code, tree.edge_child, strategy.astype(np.float32),
+            asker_first=tree.counts in BIDS_MAX,
         )  # fmt: skip
 
     def distribution(self, game: dict[str, Any], seat: int) -> list[tuple[dict[str, Any], float]]:
         """The equilibrium's move for ``seat``'s view of this round."""
         opener = game["opener"]
         other = _other(game, opener)
-        if self.counts[0] == self.counts[1]:
+        if self.asker_first:
+            rel = {seat: 0, _other(game, seat): 1}
+        elif self.counts[0] == self.counts[1]:
             rel = {opener: 0, other: 1}
         else:  # the tree's seats are by dice
             rel = {s: self.counts.index(game["dice_counts"][s]) for s in (opener, other)}
@@ -131,7 +144,7 @@ class Endgames:
     """Solved rounds by rules: looked up at once, solved in the background (or waited for)."""
 
     def __init__(self, iterations: dict[tuple[int, int], int] | None = None) -> None:
-        self.iterations = iterations or ITERATIONS  # CFR+ iterations per round size
+        self.iterations = {**ITERATIONS, **(iterations or {})}  # CFR+ iterations per size
         # Wait for a solve rather than play the heuristic meanwhile (the arena and the
         # benchmark: their results must not depend on timing).
         self.wait = False
@@ -159,7 +172,7 @@ class Endgames:
     @staticmethod
     def applies(game: dict[str, Any]) -> tuple[int, int] | None:
         """The dice of this view's round if it is a heads-up round we solve (one die
-        each, or two against one: :data:`ROUNDS`), else None."""
+        each, two against one or two each: :data:`ROUNDS`), else None."""
         counts = tuple(sorted((c for c in game["dice_counts"] if c > 0), reverse=True))
         return counts if counts in ROUNDS and game["phase"] != "over" else None  # type: ignore[return-value]
 
@@ -264,10 +277,11 @@ def solve_round(
 ) -> tuple[Solved | None, Any]:  # fmt: skip
     """Solve the heads-up round with these dice under these rules: (the solved round,
     its NashConv), or (None, why) when the game does not come down to rounds we solve.
-    Two dice against one: the one-die rounds it may lead to are solved first, and their
-    equilibrium values are its leaves."""
+    A larger round: the smaller rounds it may lead to are solved first, and their
+    equilibrium values are its leaves (two dice each: the NashConv is the abstraction's,
+    :data:`BIDS_MAX`)."""
     game_rules = Rules.from_dict({"preset": rules.get("preset", "classic"), **_game_fields(rules)})
-    iterations = iterations or ITERATIONS
+    iterations = {**ITERATIONS, **(iterations or {})}
     try:
         tree = round_tree(game_rules, counts, palifico, iterations)
     except ValueError as exc:
@@ -279,21 +293,27 @@ def solve_round(
 def round_tree(
     rules: Rules, counts: tuple[int, int], palifico: bool, iterations: dict[tuple[int, int], int]
 ) -> solver.Tree:
-    """The round's tree; a round that may go on gets the smaller rounds' values."""
+    """The round's tree; a round that may go on gets the smaller rounds' values: each
+    solved first (here, again: a child process starts from nothing), its equilibrium's
+    value for whoever opens it."""
     if counts == (1, 1):
         return solver.build(rules, counts, palifico=palifico)
-    values: dict[bool, list[float]] = {}
+    values: dict[tuple[tuple[int, int], bool], list[float]] = {}
 
     def leaf(after: tuple[int, int], opener: int, next_palifico: bool) -> float:
-        if after != (1, 1):
+        size = (max(after), min(after))  # the smaller tree's seat 0 holds more dice
+        if size not in ROUNDS or size == counts:
             raise ValueError(f"no solved round for dice {after}")
-        if next_palifico not in values:  # the one-die round, solved now: its values
-            smaller = solver.build(rules, after, palifico=next_palifico)
-            strategy = solver.solve(smaller, iterations[after])
-            values[next_palifico] = solver.root_values(smaller, strategy)
-        return values[next_palifico][opener]
+        if (size, next_palifico) not in values:
+            smaller = round_tree(rules, size, next_palifico, iterations)
+            strategy = solver.solve(smaller, iterations[size], dtype=DTYPE[size])
+            values[(size, next_palifico)] = solver.root_values(smaller, strategy.astype(float))
+            del smaller, strategy
+        value = values[(size, next_palifico)]
+        # Seat 0 here is the smaller tree's seat 0 when it keeps more dice (or as many).
+        return value[opener] if after == size else -value[1 - opener]
 
-    return solver.build(rules, counts, palifico=palifico, leaf=leaf)
+    return solver.build(rules, counts, palifico=palifico, leaf=leaf, bids_max=BIDS_MAX.get(counts))
 
 
 def _in_a_process(

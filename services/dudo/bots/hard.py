@@ -28,7 +28,8 @@ unlikely. This policy keeps that belief exactly:
    alike share the probability (a softmax), and part of a raise's share goes to bids on
    faces it does not hold. The opponent model expects bluffs in return (epsilon).
 6. **Solved endgames.** Heads-up with one die each, and with two dice against one,
-   where the game comes down to those rounds, it plays the round's equilibrium
+   where the game comes down to those rounds, it plays the round's equilibrium; with
+   two dice each, the equilibrium of that round with at most three bids a seat
    (:mod:`dudo.bots.endgame`).
 
 Everything is computed from the seat's view: its dice, the dice counts and
@@ -185,8 +186,8 @@ Choice = list[tuple[dict[str, Any], float]]  # actions and their probabilities
 def distribution(view: View, *, update: bool = True, endgame: bool = True) -> Choice:
     """The hard bot's move as probabilities (:func:`hard` draws from them).
 
-    Heads-up with one die each or two against one, where the game comes down to those
-    rounds, it plays the round's equilibrium (:mod:`dudo.bots.endgame`). Elsewhere, the
+    Heads-up with one die each, two against one or two each, where the game comes down
+    to those rounds, it plays the round's solve (:mod:`dudo.bots.endgame`). Elsewhere, the
     belief's scores (as in the module's docstring), mixed: actions scoring alike share the
     probability (a softmax at ``TEMPERATURE``), and a raise is sometimes a bluff on a
     face this seat does not hold (``BLUFF_OPEN`` of openings, ``BLUFF_RAISE`` of

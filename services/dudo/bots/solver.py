@@ -36,8 +36,9 @@ from ..engine.actions import Bid
 from .tree import Leaf, Tree, build, hands_of
 
 __all__ = [
-    "Leaf", "Policy", "Tree", "best_response_value", "build", "exploitability", "hands_of",
-    "nash_conv", "normalize", "policy_strategy", "root_values", "solve", "uniform", "value",
+    "Leaf", "Policy", "Tree", "best_response_roots", "best_response_value", "build",
+    "exploitability", "hands_of", "nash_conv", "normalize", "policy_strategy", "root_values",
+    "solve", "uniform", "value",
 ]  # fmt: skip
 
 Policy = Callable[[dict[str, Any]], dict[Any, float]]  # view -> action dict -> probability
@@ -142,9 +143,17 @@ def solve(tree: Tree, iterations: int = 1000, dtype: Any = np.float64) -> np.nda
 def best_response_value(tree: Tree, strategy: np.ndarray, seat: int) -> float:
     """What ``seat`` wins per game, playing its best against ``strategy`` for the other
     seat (the chance of the opener and of the hands included)."""
+    return sum(best_response_roots(tree, strategy, seat)) / 2
+
+
+def best_response_roots(tree: Tree, strategy: np.ndarray, seat: int) -> list[float]:
+    """What ``seat`` wins playing its best against ``strategy``, in the round each seat
+    opens (``[opener 0, opener 1]``): what the round is worth to a best responder once
+    its opener is known (a larger round's leaf values, against a bot that plays
+    ``strategy`` in this one). Each root holds half the chance."""
     other_reach = _reach(tree, strategy, 1 - seat)
     node_v, _ = _values(tree, strategy, other_reach, seat, best=True)
-    return float(sum(node_v[root].sum() for root in tree.roots))
+    return [2.0 * float(node_v[root].sum()) for root in tree.roots]
 
 
 def value(tree: Tree, strategy0: np.ndarray, strategy1: np.ndarray) -> float:

@@ -211,10 +211,12 @@ def _start(rules: Rules, counts: tuple[int, int], opener: int, palifico: bool) -
 
 def build(
     rules: Rules, counts: tuple[int, int] = (1, 1), *, palifico: bool = False,
-    leaf: Leaf | None = None,
+    leaf: Leaf | None = None, bids_max: tuple[int, int] | None = None,
 ) -> Tree:  # fmt: skip
     """The tree of one round with these dice, every move as the engine allows it
-    (``palifico``: the round is a palifico round, as the one after a drop to one die)."""
+    (``palifico``: the round is a palifico round, as the one after a drop to one die).
+    ``bids_max``: per seat, a seat that has bid this many times in the round may only
+    call (an abstraction of a round too large to solve whole)."""
     hands: list[list[tuple[int, ...]]] = []
     priors: list[np.ndarray] = []
     for dice in counts:
@@ -260,6 +262,8 @@ def build(
         for index, scratch, (bids, turn, phase, direction) in pending:
             _set(scratch, bids, turn, phase, direction)
             actions = scratch.legal_actions(turn)
+            if bids_max is not None and sum(b[0] == turn for b in bids) >= bids_max[turn]:
+                actions = [a for a in actions if isinstance(a, Dudo | Calza)]
             firsts[index], sizes[index] = len(e_node), len(actions)
             for action in actions:
                 e_node.append(index)
@@ -269,7 +273,7 @@ def build(
                     key = (scratch.bids[-1], turn, type(action).__name__)
                     if key not in kinds:
                         kinds[key] = len(matrices)
-                        payoff = _payoffs(scratch, turn, action, hands, n, leaf)
+                        payoff = payoffs(scratch, turn, action, hands, n, leaf)
                         matrices.append(chance * payoff)
                     e_child.append(-1)
                     e_term.append(len(t_kind))
@@ -330,7 +334,7 @@ def outcome(
     return loser, gainer, loser if isinstance(call, Dudo) else caller
 
 
-def _payoffs(
+def payoffs(
     state: State, caller: int, call: Action, hands: list[list[tuple[int, ...]]], n: int,
     leaf: Leaf | None,
 ) -> np.ndarray:  # fmt: skip
@@ -360,4 +364,6 @@ def _payoffs(
     return out
 
 
-__all__ = ["Block", "Leaf", "Tree", "build", "decode", "encode", "hands_of", "outcome", "walk"]
+__all__ = [
+    "Block", "Leaf", "Tree", "build", "decode", "encode", "hands_of", "outcome", "payoffs", "walk",
+]  # fmt: skip

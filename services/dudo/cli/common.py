@@ -131,7 +131,7 @@ def endgame_argument(parser: argparse.ArgumentParser) -> None:
         "--no-endgame-solves",
         action="store_true",
         help="do not solve the presets' heads-up endgames at start (one die each: seconds; "
-        "two against one: a minute or two and ~1 GB of a child process, each): the hard "
+        "two against one, two each: minutes and ~1 GB of a child process, each): the hard "
         "bot then plays its heuristic in such a round until its solve, started when first "
         "asked for, is done. For tests and benchmarks",
     )

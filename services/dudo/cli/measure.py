@@ -136,7 +136,7 @@ def _add_bench(sub: Any, env: Environment) -> None:
     exploit.add_argument("--preset", default="liars-dice", help="rules preset")
     exploit.add_argument(
         "--dice", type=_dice, default=(1, 1),
-        help="dice per player (1), or each player's (2,1: two against one)",
+        help="dice per player (1), or each player's (2,1: two against one; 2,2: by search)",
     )  # fmt: skip
     exploit.add_argument(
         "--iterations", type=int, default=None,
