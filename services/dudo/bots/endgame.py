@@ -14,8 +14,8 @@ round's equilibrium (:func:`round_tree`). Two dice each (33 M public nodes) is s
 in an abstraction where the bot's seat bids at most three times in a round and then
 only calls (:data:`BIDS_MAX`; the other seat's whole game is in the tree), its lost die
 valued by the round of two against one. A solve takes
-a few seconds for one die each, a minute or more for two against one, about three
-minutes for two each, so it runs in the background (the bot plays its
+a few seconds for one die each, a minute or more for two against one, several minutes
+for two each, so it runs in the background (the bot plays its
 heuristic until the answer is there) unless the caller waits for it (the arena, the
 benchmark); the bot
 service starts one for each preset as it starts. A solve runs in a process of its own,
