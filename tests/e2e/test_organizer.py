@@ -41,7 +41,8 @@ def scripted(
 ) -> threading.Thread:
     """A scripted entrant on the Python client library: plays its turns (a refused move,
     such as one during the pause, is played again at the next view) until the end;
-    ``tables``: where it was seated (`moved`), ``log``: the codes of its refused moves."""
+    ``tables``: where it was seated (`moved`, or the `welcome` of a hello that found it
+    seated), ``log``: the codes of its refused moves."""
 
     async def play() -> None:
         async with DudoConnection(base, token) as conn:
@@ -54,6 +55,11 @@ def scripted(
                 if ended:
                     return
                 if msg["type"] == "moved":
+                    tables.append(msg["table"])
+                elif msg["type"] == "welcome" and msg.get("table"):
+                    # Seated before this hello was answered: the gateway joins that seat
+                    # and says so in its welcome, with no `moved` (gateway/sockets.py,
+                    # _hello_entrant).
                     tables.append(msg["table"])
                 if msg["type"] != "view" or not msg.get("game"):
                     continue
