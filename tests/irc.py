@@ -128,7 +128,8 @@ class IrcPerson:
         self._joined: set[str] = set()
         self._closed = False
         self._send(f"NICK {nick}")
-        self._send(f"USER {nick} 0 * :{nick}")
+        user = re.sub(r"[^A-Za-z0-9]", "x", nick)  # a nick may hold what a user name may not
+        self._send(f"USER {user} 0 * :{nick}")
         threading.Thread(target=self._read, daemon=True).start()
         if not self._welcome.wait(10):
             raise RuntimeError(f"{nick} was not welcomed by the IRC server")

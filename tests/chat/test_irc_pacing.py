@@ -3,7 +3,9 @@ lines to one target joined while they wait, and a pace the server accepts."""
 
 from __future__ import annotations
 
+from dudo.chat.casemap import casemapping
 from dudo.chat.irc import MAX_QUEUED, MAX_TEXT_BYTES, SEPARATOR, IrcClient, Pacer, split_text
+from dudo.chat.saying import SayQueue
 
 
 def test_long_text_is_cut_at_separators_then_spaces_and_fits_in_bytes() -> None:
@@ -39,13 +41,13 @@ def test_lines_for_one_target_join_while_they_wait() -> None:
     client.say("#a", "Ben: your turn (3 × fives)")
     client.say("ben", "your dice: [1] [2]")
     client.say("#a", "Ben bids 4 × fives")
-    assert list(client.queue) == [
-        ("#a", "Ana bids 3 × fives · Ben: your turn (3 × fives)"),
+    assert _drain(client) == [
+        ("#a", "Ana bids 3 × fives · Ben: your turn (3 × fives) · Ben bids 4 × fives"),
         ("ben", "your dice: [1] [2]"),
-        ("#a", "Ben bids 4 × fives"),
     ]
-    client.say("#a", "x" * 390)  # would not fit with what waits: a line of its own
-    assert client.queue[-1] == ("#a", "x" * 390)
+    client.say("#a", "a")
+    client.say("#a", "x" * 398)  # would not fit with what waits: a line of its own
+    assert _drain(client) == [("#a", "a"), ("#a", "x" * 398)]
 
 
 def test_the_queue_is_bounded_whoever_floods() -> None:
@@ -53,10 +55,87 @@ def test_the_queue_is_bounded_whoever_floods() -> None:
     are dropped, counted, and what waits stays what came first."""
     client = IrcClient("127.0.0.1", 1, "dudo", ["#a"], lambda *_: None)
     for i in range(1000):
-        client.say(f"nick{i % 4}", f"refused ({i})")  # alternating targets: nothing joins
-    # (a line for the target of the last one waiting still joins it)
-    assert len(client.queue) == MAX_QUEUED and client.dropped >= 700
-    assert client.queue[0] == ("nick0", "refused (0)")
+        client.say(f"nick{i % 4}", f"refused ({i})" + "x" * 380)  # too long to join
+    assert len(client.queue) == 40 and client.dropped == 960  # ten a person
+    assert client.queue.peek() == ("nick0", "refused (0)" + "x" * 380)
+    for i in range(MAX_QUEUED):  # a channel always has room: people take half at most
+        client.say(f"n{i}", "y" * 399)
+    client.say("#a", "the channel's line")
+    assert ("#a", "the channel's line") in list(client.queue)
+    assert len(client.queue) <= MAX_QUEUED
+
+
+def test_people_flooding_in_private_wait_their_turn_behind_the_channel() -> None:
+    """Issue 50, item 13: four nicks asking for help in private held the channel's
+    `!table` answer 15 s back. Lines now go in turns: a channel's waits for at most one
+    private line, and each person's for one line of each other person."""
+    queue = SayQueue(most=200)
+    for i in range(40):
+        queue.add(f"flood{i % 4}", f"help {i}")
+    queue.add("#dudo", "Table t1: waiting for players (1/2)")
+    order = [target for target, _ in _drain_queue(queue)]
+    assert order[:9] == ["#dudo"] + ["flood0", "flood1", "flood2", "flood3"] * 2
+    # A channel line that comes while people's lines go out waits for one of them at most.
+    for i in range(40):
+        queue.add(f"flood{i % 4}", f"help {i}")
+    queue.peek()
+    queue.pop()
+    queue.add("#dudo", "Ben bids 4 × fives")
+    assert [t for t, _ in _drain_queue(queue)][:2] == ["#dudo", "flood1"]
+
+
+def _drain_queue(queue: SayQueue) -> list[tuple[str, str]]:
+    out = []
+    while (line := queue.peek()) is not None:
+        out.append(line)
+        queue.pop()
+    return out
+
+
+def _drain(client: IrcClient) -> list[tuple[str, str]]:
+    return _drain_queue(client.queue)
+
+
+def test_nicks_are_compared_as_the_server_says() -> None:
+    """Issue 50, item 1: ngIRCd announces CASEMAPPING=ascii, where "Ana[" and "Ana{" are
+    two people; rfc1459 makes them one. Unknown mappings fold least (ASCII letters)."""
+    assert casemapping("ascii")("Ana[") != casemapping("ascii")("Ana{")
+    assert casemapping("ascii")("ANA") == "ana"
+    assert casemapping("rfc1459")("Ana[~") == casemapping("rfc1459")("ana{^")
+    assert casemapping("rfc1459-strict")("Ana[") == "ana{"
+    assert casemapping("rfc1459-strict")("a~") != casemapping("rfc1459-strict")("a^")
+    assert casemapping("strict-rfc1459") is casemapping("rfc1459-strict")
+    assert casemapping("rfc8265")("ＡＮＡ") == casemapping("rfc8265")("ana") == "ana"
+    assert casemapping("rfc8265")("Ána") == casemapping("rfc8265")("A\u0301na")
+    assert casemapping("ascii", utf8="rfc8265")("Ána") == "ána"
+    assert casemapping("something-new")("Ana[") == "ana["  # least folding
+    assert casemapping(None)("Ana{") == "ana{"
+
+
+def test_the_rooms_follow_the_servers_mapping() -> None:
+    """A seat held by "Ana[" is not "Ana{"'s under ascii (ngIRCd), and is under rfc1459."""
+    from dudo.chat.room import Room
+
+    room = Room("#Dudo", table="t1", seats={"h": 0}, nicks={"h": "Ana["})
+    assert room.player_of_nick("ana[") == "h" and room.player_of_nick("Ana{") is None
+    room.fold = casemapping("rfc1459")
+    assert room.player_of_nick("Ana{") == "h"
+
+
+def test_the_server_announces_its_mapping() -> None:
+    from irc.client import Event
+    from irc.features import FeatureSet
+
+    told = []
+    client = IrcClient("127.0.0.1", 1, "dudo", ["#a"], lambda *_: None,
+                       on_casemapping=told.append)  # fmt: skip
+
+    class Conn:
+        features = FeatureSet()
+
+    Conn.features.load(["dudo", "CASEMAPPING=rfc1459", "are supported"])
+    client._features(Conn(), Event("featurelist", "irc.test", "dudo", []))
+    assert told == [casemapping("rfc1459")] and client.fold is casemapping("rfc1459")
 
 
 def test_accounts_and_departures_reach_the_gateway() -> None:

@@ -29,6 +29,7 @@ from dudo.wire import keys
 from dudo.wire.signing import key_of_password
 from dudo.worker import Worker, WorkerSettings
 
+from ..integration.conftest import deployment, irc_server, workers  # noqa: F401 (fixtures)
 from ..servers import RedisServer
 
 P, D = 4, 2

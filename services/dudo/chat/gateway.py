@@ -41,7 +41,6 @@ from typing import Any
 
 import msgpack
 import structlog
-from irc.strings import lower as fold
 from prometheus_client import CollectorRegistry, Counter, Gauge
 from prometheus_client.process_collector import ProcessCollector
 
@@ -53,6 +52,7 @@ from ..link import default_gateway_id
 from ..link.side import StreamSide
 from ..text.lines import say
 from ..wire import keys
+from .casemap import exact
 from .irc import IrcClient
 from .matrix import MatrixClient
 from .room import Output, name_of
@@ -132,6 +132,7 @@ class ChatGateway(StreamSide):
             on_gone=lambda nick, channel: self._emit(self.rooms.gone(nick, channel)),
             on_came=lambda nick, channel: self._emit(self.rooms.came(nick, channel)),
             on_back=lambda: self._emit(self.rooms.reconnected()),
+            on_casemapping=self.rooms.casemapping,
         )
 
     def _matrix(self, settings: ChatSettings) -> MatrixClient:
@@ -160,6 +161,7 @@ class ChatGateway(StreamSide):
             where=lambda room: f"{room} on Matrix" if room.startswith("#") else "a Matrix room",
             id_prefix="mx",
             board=True,
+            fold=exact,
         )
         self._init_service("matrix")
         return client
@@ -337,6 +339,7 @@ class ChatGateway(StreamSide):
             return
         self.log.debug("heard", target=target, nick=nick, text=text[:200])
         self.commands.inc()
+        fold = self.rooms.fold
         channel = fold(target) in self.rooms.rooms
         if not self.per_nick.allow(fold(nick)) or (
             channel and not self.per_channel.allow(fold(target))

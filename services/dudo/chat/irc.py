@@ -16,8 +16,10 @@ service needs around it:
   separators to fit IRC's 512 bytes;
 - **lenient decoding**: a peer's bytes that are not UTF-8 are read as Latin-1,
   never an exception;
-- **a bounded queue**: at most ``MAX_QUEUED`` lines wait (flooding nicks once delayed a
-  channel's answers by 46 s); past it a line is dropped, and counted;
+- **a fair, bounded queue** (:class:`~dudo.chat.saying.SayQueue`): lines wait per
+  target and go in turns, channels and people alternating, so people asking in private
+  never hold a channel's lines back; at most ``MAX_QUEUED`` lines wait (flooding nicks
+  once delayed a channel's answers by 46 s); past it a line is dropped, and counted;
 - **accounts**: where the network has them (IRCv3 ``account-tag``, asked for after
   registration), each line says which account its sender is logged in as.
 
@@ -33,7 +35,6 @@ import asyncio
 import contextlib
 import ssl
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +45,8 @@ from irc.connection import AioFactory
 from jaraco.stream.buffer import LenientDecodingLineBuffer
 
 from ..infra.service import Backoff
+from .casemap import Fold, ascii_fold, casemapping
+from .saying import SayQueue
 
 log = structlog.get_logger("dudo.chat.irc")
 
@@ -129,9 +132,13 @@ class IrcClient:
         on_gone: Callable[[str, str | None], None] = lambda nick, channel: None,
         on_came: Callable[[str, str], None] = lambda nick, channel: None,
         on_back: Callable[[], None] = lambda: None,
+        on_casemapping: Callable[[Fold], None] = lambda fold: None,
     ) -> None:
         """``on_came(nick, channel)``: someone joined one of our channels; ``on_back()``:
-        welcomed again after a lost connection (whatever was typed meanwhile is lost)."""
+        welcomed again after a lost connection (whatever was typed meanwhile is lost);
+        ``on_casemapping(fold)``: the server said how it compares nicks and channel names
+        (its ISUPPORT ``CASEMAPPING``, chat/casemap.py), at each connection, before any
+        line of a channel can arrive."""
         self.host, self.port, self.tls, self.password = host, port, tls, password
         self.wanted_nick = nick
         self.channels = list(channels)
@@ -140,10 +147,11 @@ class IrcClient:
         self.on_gone = on_gone
         self.on_came = on_came
         self.on_back = on_back
+        self.on_casemapping = on_casemapping
+        self.fold: Fold = ascii_fold  # until the server says (chat/casemap.py)
         self.welcomed = 0  # times the server welcomed us (past 1: we came back)
-        self.dropped = 0  # lines not said: the queue was full
         self.pacer = Pacer(lines_per_s, burst)
-        self.queue: deque[tuple[str, str]] = deque()  # (target, text), in order
+        self.queue = SayQueue(most=MAX_QUEUED, join=_joined)
         self.registered = False  # welcomed by the server (and channels asked for)
         # The line being heard, for ids made from it (Matrix's replays): IRC never
         # hears a line twice, so its ids are random.
@@ -158,6 +166,11 @@ class IrcClient:
         self._nick_tries = 0
 
     @property
+    def dropped(self) -> int:
+        """Lines not said: a bound of the queue dropped them."""
+        return self.queue.dropped
+
+    @property
     def nick(self) -> str:
         conn = self._conn
         return conn.get_nickname() if conn is not None and self.registered else self.wanted_nick
@@ -166,16 +179,7 @@ class IrcClient:
         """Queue ``text`` for ``target``; it goes out as soon as the pace allows, joined
         with what else waits for the same target where it fits."""
         for line in split_text(text):
-            last = self.queue[-1] if self.queue else None
-            if last is not None and last[0] == target:
-                joined = f"{last[1]}{SEPARATOR}{line}"
-                if len(joined.encode()) <= MAX_TEXT_BYTES:
-                    self.queue[-1] = (target, joined)
-                    continue
-            if len(self.queue) >= MAX_QUEUED:
-                self.dropped += 1
-                continue
-            self.queue.append((target, line))
+            self.queue.add(target, line)
         self._wake.set()
 
     def state(self) -> dict[str, Any]:
@@ -203,6 +207,7 @@ class IrcClient:
             ("quit", self._quit),
             ("nick", self._nick),
             ("disconnect", self._disconnected),
+            ("featurelist", self._features),
             ("all_raw_messages", self._heard_something),
         ):
             self._reactor.add_global_handler(event, _guarded(handler))
@@ -287,7 +292,7 @@ class IrcClient:
             if wait > 0:
                 await asyncio.sleep(wait)
                 continue
-            target, text = self.queue[0]
+            target, text = self.queue.peek() or ("", "")
             conn = self._conn
             if conn is None or not conn.is_connected():
                 self.registered = False
@@ -299,7 +304,7 @@ class IrcClient:
                 self.registered = False
                 continue
             self.pacer.take()
-            self.queue.popleft()
+            self.queue.pop()
 
     # -- events (the library calls these; _guarded keeps a bug from closing the socket) --
 
@@ -318,6 +323,21 @@ class IrcClient:
         if self.welcomed > 1:
             self.on_back()
 
+    def _features(self, conn: Any, event: Any) -> None:
+        """ISUPPORT (005), loaded into ``conn.features`` by the library before this
+        runs: how the server folds names. It comes after the welcome and before the
+        server answers our JOINs, so no channel line is judged by a folding it did not
+        announce."""
+        features = conn.features
+        fold = casemapping(
+            getattr(features, "casemapping", None), getattr(features, "utf8mapping", None)
+        )
+        if fold is not self.fold:
+            self.fold = fold
+            self.joined = {fold(channel) for channel in self.joined}
+            log.info("irc_casemapping", mapping=fold.__name__)
+            self.on_casemapping(fold)
+
     def _nick_taken(self, conn: Any, event: Any) -> None:
         if not self.registered:
             self._nick_tries += 1
@@ -335,20 +355,20 @@ class IrcClient:
     def _joined(self, conn: Any, event: Any) -> None:
         nick = NickMask(event.source).nick
         if nick == conn.get_nickname():
-            self.joined.add(event.target.lower())
+            self.joined.add(self.fold(event.target))
         else:
             self.on_came(nick, event.target)
 
     def _parted(self, conn: Any, event: Any) -> None:
         nick = NickMask(event.source).nick
         if nick == conn.get_nickname():
-            self.joined.discard(event.target.lower())
+            self.joined.discard(self.fold(event.target))
         else:
             self.on_gone(nick, event.target)
 
     def _kicked(self, conn: Any, event: Any) -> None:
         if event.arguments and event.arguments[0] == conn.get_nickname():
-            self.joined.discard(event.target.lower())
+            self.joined.discard(self.fold(event.target))
             log.warning("irc_kicked", channel=event.target)
             asyncio.get_running_loop().call_later(10.0, _rejoin, conn, event.target)
         elif event.arguments:
@@ -364,6 +384,12 @@ class IrcClient:
         log.warning("irc_disconnected", server=self.host)
         self.registered = False
         self._down.set()
+
+
+def _joined(waiting: str, line: str) -> str | None:
+    """Two lines for one target as one, where they fit in a message."""
+    joined = f"{waiting}{SEPARATOR}{line}"
+    return joined if len(joined.encode()) <= MAX_TEXT_BYTES else None
 
 
 def _another_nick(wanted: str, tries: int) -> str:

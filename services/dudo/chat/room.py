@@ -4,12 +4,12 @@ something produces (:class:`Output`), and the public part of a view a channel ma
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from irc.strings import lower as fold
-
 from .. import wire
+from .casemap import ascii_fold
 
 Line = tuple[str, str]  # (target: a channel or a nick, text)
 DEFAULT_PRESET = "classic"
@@ -78,6 +78,9 @@ class Room:
     # Who was told again on joining the channel, and for which round: once a round each
     # (a player joining and parting in a loop would spend the pace all channels share).
     welcomed: dict[str, int] = field(default_factory=dict)
+    # Which nicks are one person: the chat network's own folding (chat/casemap.py), given
+    # by Rooms; never stored (a server announces it again at every connection).
+    fold: Callable[[str], str] = field(default=ascii_fold, repr=False, compare=False)
 
     def state(self) -> dict[str, Any]:
         """What the gateway stores of this room (no dice, nothing private)."""
@@ -111,6 +114,7 @@ class Room:
             found = next((p for p, a in self.accounts.items() if a == account), None)
             if found is not None and found in self.nicks:
                 return found
+        fold = self.fold
         folded = fold(nick)
         return next(
             (p for p, n in self.nicks.items() if fold(n) == folded and p not in self.accounts),

@@ -22,10 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from irc.strings import lower as fold
-
 from .. import wire
 from ..text.lines import say
+from .casemap import Fold, ascii_fold
 from .news import announce, board_line, call_turn, dice_line, refusal
 from .room import REMIND_MIN_MS, Output, Room, name_of, public_of
 from .typed import Typed
@@ -48,6 +47,7 @@ class Rooms(Typed):
         where: Callable[[str], str | None] | None = None,
         id_prefix: str = "irc",
         board: bool = False,
+        fold: Fold = ascii_fold,
     ) -> None:
         self.message = message  # a stream message from this gateway (link.message)
         self.new_id = new_id
@@ -66,13 +66,25 @@ class Rooms(Typed):
         # A chat that edits one message in place (Matrix) is given each room's board,
         # and the bids are said there rather than as lines.
         self.board = board
-        self.rooms: dict[str, Room] = {fold(c): Room(c, lang) for c in channels}
+        # Which names are one: the chat's own folding (chat/casemap.py); an IRC server's
+        # announced mapping replaces it (:meth:`casemapping`).
+        self.fold = fold
+        self.rooms: dict[str, Room] = {fold(c): Room(c, lang, fold=fold) for c in channels}
         self.by_table: dict[str, Room] = {}
         self.pending: dict[str, tuple[str, str]] = {}  # message id -> (channel, nick)
         self.logged: dict[str, str] = {}  # a join's message id -> its sender's account
         self.creates: dict[str, str] = {}  # a create's message id -> its table, until seen
         self.joins: dict[str, str] = {}  # a join's message id -> its table, until answered
         self.private_replies: set[str] = set()  # ids asked for in private: answered there
+
+    def casemapping(self, fold: Fold) -> None:
+        """The chat network says how it compares names (an IRC server's CASEMAPPING):
+        from now on two nicks are one person, and two channel names one channel, exactly
+        when it says so."""
+        self.fold = fold
+        for room in self.rooms.values():
+            room.fold = fold
+        self.rooms = {fold(room.channel): room for room in self.rooms.values()}
 
     def _on_network(self, channel: str) -> str:
         return f"{channel} on {self.network}" if self.network else channel
@@ -86,10 +98,12 @@ class Rooms(Typed):
         """Take up the rooms of a previous life: what is ours again, asked for afresh
         (each table watched, each seat's latest view); the channels told."""
         out = Output()
-        for key, state in stored.items():
+        for state in stored.values():
+            key = self.fold(str(state.get("channel", "")))
             if key not in self.rooms:
                 continue  # a channel we no longer serve
             room = self.rooms[key] = Room.from_state({**state, "channel": self.rooms[key].channel})
+            room.fold = self.fold
             if room.table is None or room.status == "over":
                 continue
             self.by_table[room.table] = room
@@ -107,6 +121,7 @@ class Rooms(Typed):
         next is someone else. A seat taken with an account stays the account's: it is
         taken up again when that account comes back."""
         out = Output()
+        fold = self.fold
         folded = fold(nick)
         for room in self.rooms.values():
             if channel is not None and fold(channel) != fold(room.channel):
@@ -128,7 +143,7 @@ class Rooms(Typed):
         """``nick`` joined ``channel``: if they hold a seat there (they were cut off, the
         gateway never saw them go), their turn is called again and their dice told, once
         a round."""
-        room = self.rooms.get(fold(channel))
+        room = self.rooms.get(self.fold(channel))
         player = room.player_of_nick(nick) if room is not None else None
         if room is None or player is None or room.public is None:
             return Output()
@@ -172,7 +187,8 @@ class Rooms(Typed):
         out = Output()
         for room in self.rooms.values():
             player = room.player_of_nick(nick, nick)
-            if player is not None and (channel is None or fold(channel) == fold(room.channel)):
+            same = channel is None or self.fold(channel) == self.fold(room.channel)
+            if player is not None and same:
                 out.extend(self._rename(room, player))
         return out
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from irc.strings import lower as fold
-
 from .. import wire
 from ..engine import Rules, RulesConfigError
 from ..text.lines import LANGS, odds_text, parse, say
@@ -34,6 +32,7 @@ class Typed:
     name_of: Callable[[str], str]
     where: Callable[[str], str | None]
     id_prefix: str
+    fold: Callable[[str], str]
     turn_seconds: int
     network: str | None
     rooms: dict[str, Room]
@@ -49,7 +48,7 @@ class Typed:
     def command(self, channel: str, nick: str, text: str, account: str | None = None) -> Output:
         """A line typed in one of our channels (``account``: the sender's, where the
         network has accounts)."""
-        room = self.rooms.get(fold(channel))
+        room = self.rooms.get(self.fold(channel))
         if room is None:
             return Output()
         # The handle of this person's seat, if they hold one here (None: not seated).
@@ -144,6 +143,7 @@ class Typed:
         out = self.command(room.channel, nick, typed, account)
         # Asked privately, answered privately: the answers (now, and a refusal later);
         # what the table does is the channel's news as always.
+        fold = self.fold
         out.lines = [(nick if fold(t) == fold(room.channel) else t, x) for t, x in out.lines]
         self.private_replies.update(m["id"] for m in out.send)
         while len(self.private_replies) > PENDING_MAX:
@@ -158,6 +158,7 @@ class Typed:
 
     def _joining(self, room: Room, nick: str) -> bool:
         """Is a join of this nick at this room's table still unanswered?"""
+        fold = self.fold
         folded = fold(nick)
         return any(
             fold(who) == folded and channel == room.channel
@@ -254,7 +255,8 @@ class Typed:
         if room.table is not None:
             self.by_table.pop(room.table, None)
         assert fresh.table is not None
-        self.rooms[fold(room.channel)] = fresh
+        fresh.fold = self.fold
+        self.rooms[self.fold(room.channel)] = fresh
         self.by_table[fresh.table] = fresh
         return out
 
