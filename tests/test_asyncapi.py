@@ -11,6 +11,7 @@ from jsonschema import Draft7Validator
 
 from dudo import wire
 from dudo.wire.client import CLIENT_MESSAGES
+from dudo.wire.signing import GATEWAY_SENDS
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTOCOL = ROOT / "protocol"
@@ -61,12 +62,19 @@ def test_channels_carry_the_right_messages() -> None:
     director = doc["channels"]["directorInbox"]
     assert director["address"] == "dudo:{d{partition}}:in"
     assert set(director["messages"]) == wire.DIRECTOR_TYPES
+    # Issue 50: each admitted gateway's own inboxes carry what a gateway may send.
+    own = doc["channels"]["gatewayInbox"]
+    assert own["address"] == "dudo:{p{partition}}:in:{gateway}"
+    assert set(own["messages"]) == GATEWAY_SENDS & wire.INBOX_TYPES
+    own_director = doc["channels"]["gatewayDirectorInbox"]
+    assert own_director["address"] == "dudo:{d{partition}}:in:{gateway}"
+    assert set(own_director["messages"]) == GATEWAY_SENDS & wire.DIRECTOR_TYPES
     ratings = doc["channels"]["ratingsInbox"]
     assert ratings["address"] == "dudo:{r0}:in"
     assert set(ratings["messages"]) == wire.RATINGS_TYPES
     assert set(doc["channels"]["ws"]["messages"]) == set(CLIENT_MESSAGES)
     components = doc["components"]["messages"]
-    for channel in (inbox, outbox, director, ratings):
+    for channel in (inbox, outbox, director, ratings, own, own_director):
         for ref in channel["messages"].values():
             assert ref["$ref"].removeprefix("#/components/messages/") in components
     codes = doc["info"]["description"]

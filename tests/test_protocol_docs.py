@@ -69,11 +69,13 @@ def test_every_redis_key_the_asyncapi_document_names_exists() -> None:
             keys.refused("ID")}  # fmt: skip
     for space in (keys.TABLES, keys.TOURNAMENTS, keys.RATINGS):
         real.update(space.partition_keys(0))
+    real.update(space.inbox(0, "ID") for space in (keys.TABLES, keys.TOURNAMENTS))
     text = yaml.safe_load((ROOT / "protocol" / "asyncapi.yaml").read_text(encoding="utf-8"))
     named = set(re.findall(r"dudo:[A-Za-z0-9_{}:<>-]+", json.dumps(text)))
-    placeholders = (("{pN}", "{p0}"), ("{p<N>}", "{p0}"), ("{dN}", "{d0}"),
+    placeholders = (("{pN}", "{p0}"), ("{p<N>}", "{p0}"), ("{dN}", "{d0}"), ("{d<N>}", "{d0}"),
                     ("{p{partition}}", "{p0}"), ("{d{partition}}", "{d0}"),
-                    ("{g:<id>}", "{g:ID}"), ("{g:{gateway}}", "{g:ID}"))  # fmt: skip
+                    ("{g:<id>}", "{g:ID}"), ("{g:{gateway}}", "{g:ID}"),
+                    (":in:<id>", ":in:ID"), (":in:{gateway}", ":in:ID"))  # fmt: skip
     for key in sorted(named):
         concrete = key
         for placeholder, value in placeholders:

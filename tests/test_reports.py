@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 
 from dudo import wire
+from dudo.auth.authority import Authority
 from dudo.director.tournament import Context, Tournament
 from dudo.entity.reports import report_sends
 from dudo.wire import REPORTS_MAX, keys
@@ -83,6 +84,9 @@ def test_a_bad_report_inside_reports_is_a_typed_error() -> None:
         raise AssertionError("a hidden character in a name was taken")
 
 
+AUTHORITY = Authority(b"t" * 32, b"p" * 32)
+
+
 def start() -> tuple[Tournament, list[dict[str, Any]]]:
     """A 12-player tournament of bots, just begun (the same seating every time)."""
     rng = random.Random(3)
@@ -91,7 +95,8 @@ def start() -> tuple[Tournament, list[dict[str, Any]]]:
         rules={"preset": "classic"}, seats=4, format="elimination", advance=None,
         start_players=12, start_at=None, max_players=12, buy_in=10, payouts=[100], bots="easy",
     )  # fmt: skip
-    t = Tournament.create(create, 0, Context(16, 4))
+    # One deployment's keys for both: its tables' ids are keyed with them.
+    t = Tournament.create(create, 0, Context(16, 4, authority=AUTHORITY))
     t.handle(wire.message("begin", id="b", tournament="cup", gateway="gw", player="h"), 0, rng)
     sent = [wire.unpack(d) for s, d in t.flush().sends if s != keys.RATINGS.inbox(0)]
     return t, [m for m in sent if m["type"] == "create"]

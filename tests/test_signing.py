@@ -7,6 +7,8 @@ import pytest
 from dudo import wire
 from dudo.wire import signing
 from dudo.wire.signing import Verifier, key_of_password, key_of_url, sign
+from dudo.worker.common import Entry
+from dudo.worker.process import _judge
 
 INTERNAL, A, B = b"i" * 32, key_of_password("pass-a"), key_of_password("pass-b")
 KEYS = Verifier(INTERNAL, {"gw-a": A, "gw-b": B})
@@ -32,13 +34,31 @@ def test_nothing_is_checked_before_there_is_an_internal_key_and_the_flag() -> No
 
 def test_a_gateway_signs_for_itself_only() -> None:
     msg, raw = act("gw-a")
-    assert KEYS.refusal(msg, raw, sign(A, raw)) is None
-    assert "not signed by gateway gw-a" in (KEYS.refusal(msg, raw, sign(B, raw)) or "")
-    assert "not signed by gateway gw-a" in (KEYS.refusal(msg, raw, b"") or "")
+    assert KEYS.refusal(msg, raw, sign(A, raw), writer="gw-a") is None
+    assert "not signed by gateway gw-a" in (
+        KEYS.refusal(msg, raw, sign(B, raw), writer="gw-a") or ""
+    )
+    assert "not signed by gateway gw-a" in (KEYS.refusal(msg, raw, b"", writer="gw-a") or "")
     tampered = raw.replace(b"dudo", b"calz")
-    assert KEYS.refusal(msg, tampered, sign(A, raw)) is not None  # the bytes are signed
+    assert KEYS.refusal(msg, tampered, sign(A, raw), writer="gw-a") is not None  # bytes signed
     ghost, raw = act("gw-x")
-    assert "no gateway with a key" in (KEYS.refusal(ghost, raw, sign(A, raw)) or "")
+    assert "no gateway with a key" in (KEYS.refusal(ghost, raw, sign(A, raw), writer="gw-x") or "")
+
+
+def test_an_entry_is_its_inboxs_writers() -> None:
+    """Issue 50: each admitted gateway writes its own inbox. An entry there that names
+    another gateway is refused, signed or not; the deployment's inbox takes the
+    deployment's own entries only, once entries are checked (a gateway's Redis user
+    cannot write it: a gateway's entry there came through someone else's hands)."""
+    msg, raw = act("gw-a")
+    refused = KEYS.refusal(msg, raw, sign(B, raw), writer="gw-b")
+    assert "gw-b's own inbox names gateway 'gw-a'" in (refused or "")
+    assert "deployment's own entries only" in (KEYS.refusal(msg, raw, sign(A, raw)) or "")
+    assert KEYS.refusal(msg, raw, sign(INTERNAL, raw)) is None
+    # A gateway's own inbox is judged by its writer whether or not checking is on yet.
+    early = Verifier(INTERNAL, {"gw-a": A}, checking=False)
+    assert early.refusal(msg, raw, b"", writer="gw-a") is not None
+    assert early.refusal(msg, raw, b"") is None
 
 
 def test_a_gateway_may_not_send_what_the_deployment_writes() -> None:
@@ -51,7 +71,7 @@ def test_a_gateway_may_not_send_what_the_deployment_writes() -> None:
     ):
         msg = {"v": 1, "type": kind, "id": "x", "gateway": "gw-a", **fields}
         raw = wire.encode(msg)
-        assert "may not send" in (KEYS.refusal(msg, raw, sign(A, raw)) or ""), kind
+        assert "may not send" in (KEYS.refusal(msg, raw, sign(A, raw), writer="gw-a") or ""), kind
         assert KEYS.refusal(msg, raw, sign(INTERNAL, raw)) is None, kind  # ours may
 
 
@@ -105,17 +125,17 @@ def test_an_entry_we_signed_is_checked_for_its_shape_any_other_field_by_field() 
     """A worker decodes an entry signed with the internal key by its shape only (our
     code wrote it, from messages already checked); an entry signed by a gateway, or by
     nobody, is checked field by field as ever, and a forged signature is no pass."""
-    from dudo.worker.process import _decode
-
     report = {"table": "t1", "version": 3, "round": 2, "seated": [["p1", 4]], "done": 0,
               "left": [], "joined": [], "out": []}  # fmt: skip
     msg = wire.message("reports", id="r:t1:3", tournament="cup", reports=[report])
     raw = wire.encode(msg)
     # Ours: the reports as TableReport (seated kept as the msgpack the table wrote).
     assert _decode(raw, "director", KEYS, sign(INTERNAL, raw)) == {
-        **msg, "reports": [wire.TableReport.of(report)]
+        **msg,
+        "reports": [wire.TableReport.of(report)],
     }
     assert _decode(raw, "director", KEYS, sign(A, raw)).code == wire.UNAUTHORIZED
+    assert _decode(raw, "director", KEYS, sign(A, raw), "gw-a").code == wire.UNAUTHORIZED
     # Deep inside, only the full check sees a wrong id: ours are not checked there.
     odd = wire.encode({**msg, "reports": [{**report, "table": "not an id!"}]})
     assert isinstance(_decode(odd, "director", KEYS, sign(INTERNAL, odd)), dict)
@@ -131,10 +151,18 @@ def test_an_entry_we_signed_is_checked_for_its_shape_any_other_field_by_field() 
         assert refused.code == _decode(bad, "director", Verifier(), b"").code
     # A gateway's entry: every field checked, then who signed it.
     register, raw = _register("gw-a", name="Ann\x00")
-    assert _decode(raw, "director", KEYS, sign(A, raw)).code == wire.BAD_MESSAGE
+    assert _decode(raw, "director", KEYS, sign(A, raw), "gw-a").code == wire.BAD_MESSAGE
     register, raw = _register("gw-a", name="Ann")
-    assert _decode(raw, "director", KEYS, sign(A, raw)) == register
-    assert _decode(raw, "director", KEYS, sign(B, raw)).code == wire.UNAUTHORIZED
+    assert _decode(raw, "director", KEYS, sign(A, raw), "gw-a") == register
+    assert _decode(raw, "director", KEYS, sign(B, raw), "gw-a").code == wire.UNAUTHORIZED
+
+
+def _decode(
+    raw: bytes, direction: str, verifier: Verifier, signature: bytes, writer: str | None = None
+) -> object:
+    """An entry as a worker judges it, read from ``writer``'s own inbox (None: the
+    deployment's)."""
+    return _judge(Entry(writer, "1-1", raw, signature, len(raw)), direction, verifier)
 
 
 def _register(gateway: str, name: str) -> tuple[dict[str, object], bytes]:
@@ -164,13 +192,11 @@ def test_a_gateway_never_names_a_player_id(kind: str, fields: dict[str, object])
     """A player id is the deployment's: a gateway names its players by credential (a
     token, an identity, a request key), so an entry of a gateway that names one is
     refused, signature or not; the same entry from the deployment is taken."""
-    from dudo.worker.process import _decode
-
     msg = wire.message(kind, id="x1", gateway="gw-a", **fields)
     wire.validate(msg)
     raw = wire.encode(msg)
     direction = "director" if kind in wire.DIRECTOR_TYPES else "in"
-    refused = _decode(raw, direction, KEYS, sign(A, raw))
+    refused = _decode(raw, direction, KEYS, sign(A, raw), "gw-a")
     assert isinstance(refused, wire.WireError) and refused.code == wire.UNAUTHORIZED
     assert "player id" in refused.message
     assert isinstance(_decode(raw, direction, KEYS, sign(INTERNAL, raw)), dict)

@@ -80,10 +80,13 @@ def test_a_record_from_before_the_log_is_read_with_an_empty_one() -> None:
     run.seat_all()
     run.move({"type": "bid", "quantity": 1, "face": 3})
     raw = msgpack.unpackb(run.table.to_bytes(), raw=False)
-    assert raw[0] == table_module.FORMAT == 6
-    old = Table.from_bytes(wire.encode([5, *raw[1:-4]]))
+    assert raw[0] == table_module.FORMAT == 7
+    old = Table.from_bytes(wire.encode([5, *raw[1:-5]]))
     assert old.log == [] and old.round_bids == [] and old.rematch is None
     assert old.game is not None and old.game.bids == run.table.game.bids
+    # Format 6, before apps were told apart in the lobby: nobody's app.
+    six = Table.from_bytes(wire.encode([6, *raw[1:-1]]))
+    assert six.app is None and six.log == run.table.log
 
 
 def test_a_games_log_keeps_its_first_rounds_up_to_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -30,12 +30,14 @@ const register = () => redis.set(`dudo:{g:${GATEWAY}}:alive`, "view", "PX", 3000
 await register();
 const heartbeat = setInterval(register, 2000);
 
-// 2. Sending: one msgpack map per entry, to the inbox of the table's partition, signed
-// (field s) with a key derived from our Redis password: workers check who wrote it.
+// 2. Sending: one msgpack map per entry, to our own inbox on the table's partition (the
+// one stream there our Redis user may append to), signed (field s) with a key derived
+// from our Redis password: workers check who wrote it.
 const password = decodeURIComponent(new URL(process.env.DUDO_REDIS_URL).password);
 const key = createHmac("sha256", password).update("dudo inbox entries/1").digest();
 const signed = (payload) => createHmac("sha256", key).update(payload).digest().subarray(0, 16);
-const inbox = (table) => `dudo:{p${crc32(Buffer.from(table, "utf8")) % partitions}}:in`;
+const inbox = (table) =>
+  `dudo:{p${crc32(Buffer.from(table, "utf8")) % partitions}}:in:${GATEWAY}`;
 const id = (prefix) => `${prefix}${randomBytes(6).toString("hex")}`;
 const table = id("n");
 // Our player's handle, as the worker names it in `joined` (we never know, nor choose, the

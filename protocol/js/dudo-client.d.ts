@@ -85,8 +85,9 @@ export declare class DudoApi {
     action: "pause" | "resume" | "cancel" | "kick" | "announce",
     fields?: { target?: string; text?: string },
   ): Promise<Record<string, unknown>>;
-  results(tournament: string): Promise<Record<string, unknown>>;
-  standings(tournament: string): Promise<Record<string, unknown>>;
+  /** A private tournament's: an entrant token of it, or its invite (else `unauthorized`). */
+  results(tournament: string, access?: { token?: string; invite?: string }): Promise<Record<string, unknown>>;
+  standings(tournament: string, access?: { token?: string; invite?: string }): Promise<Record<string, unknown>>;
   leaderboard(limit?: number): Promise<Record<string, unknown>>;
   /** An identity user's statistics, rating and chips; refused `unknown_player` otherwise. */
   player(handle: string): Promise<PlayerResponse>;

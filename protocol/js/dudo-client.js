@@ -23,6 +23,11 @@
 export const PROTOCOL_VERSION = 1;
 const IDEMPOTENT = { idempotent: true };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** `?token=...` or `?invite=...`: what opens a private tournament's standings. */
+const accessQuery = ({ token, invite } = {}) => {
+  const params = new URLSearchParams({ ...(token ? { token } : {}), ...(invite ? { invite } : {}) });
+  return params.toString() ? `?${params}` : "";
+};
 
 /** The WebSocket class to use: `given`, else the platform's, else the `ws` package's. */
 async function webSocketClass(given) {
@@ -128,10 +133,12 @@ export class DudoApi {
   organize(tournament, token, action, fields = {}) {
     return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/${encodeURIComponent(action)}`, { token, ...fields });
   }
-  /** @param {string} tournament every place given so far with the chips won (JSON) */
-  results(tournament) { return this.call("GET", `/api/tournaments/${encodeURIComponent(tournament)}/results`); }
-  /** @param {string} tournament */
-  standings(tournament) { return this.call("GET", `/api/tournaments/${encodeURIComponent(tournament)}`); }
+  /** @param {string} tournament every place given so far with the chips won (JSON)
+   *  @param {{token?: string, invite?: string}} [access] a private tournament's: an
+   *  entrant token of it, or its invite code (else refused `unauthorized`) */
+  results(tournament, access = {}) { return this.call("GET", `/api/tournaments/${encodeURIComponent(tournament)}/results${accessQuery(access)}`); }
+  /** @param {string} tournament @param {{token?: string, invite?: string}} [access] as `results` */
+  standings(tournament, access = {}) { return this.call("GET", `/api/tournaments/${encodeURIComponent(tournament)}${accessQuery(access)}`); }
   leaderboard(limit = 50) { return this.call("GET", `/api/leaderboard?limit=${limit}`); }
   /** @param {string} handle an identity user's statistics, rating and chips (`PlayerResponse`);
    *  refused `unknown_player` for a handle without any (an anonymous player's) */

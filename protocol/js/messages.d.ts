@@ -669,6 +669,11 @@ export interface LobbyEntry {
   host: string | null;
   /** where the table is played, as its creator's gateway said (`create.label`) */
   label?: string;
+  /**
+   * the app whose gateway opened it (absent: the deployment's own); a lobby shares its places
+   * out between apps
+   */
+  app?: string;
   /** free seats set aside for bots: [seat, level] pairs */
   wants_bots: unknown[][];
 }
@@ -687,6 +692,11 @@ export interface LobbyTable {
   host: string | null;
   /** where the table is played, as its creator's gateway said (`create.label`) */
   label?: string;
+  /**
+   * the app whose gateway opened it (absent: the deployment's own); a lobby shares its places
+   * out between apps
+   */
+  app?: string;
   /** free seats set aside for bots: [seat, level] pairs */
   wants_bots: unknown[][];
 }

@@ -45,7 +45,7 @@ def post(
     url: str, body: dict[str, Any] | None = None, client: str = "10.0.0.1"
 ) -> tuple[int, dict[str, Any], Any]:
     data = json.dumps(body or {}).encode()
-    headers = {"Content-Type": "application/json", "X-Forwarded-For": f"{client}, 10.9.9.9"}
+    headers = {"Content-Type": "application/json", "X-Forwarded-For": client}
     request = urllib.request.Request(url, data=data, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:

@@ -183,7 +183,8 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         deadline = time.monotonic() + 300
         while not olga.query_selector("[data-test=cup-places] li:has-text('Eli')"):
             if time.monotonic() > deadline:  # what the page and the director say then
-                with urllib.request.urlopen(f"{two}/api/tournaments/{tid}", timeout=10) as got:
+                with urllib.request.urlopen(f"{two}/api/tournaments/{tid}?invite={invite}",
+                                            timeout=10) as got:  # fmt: skip
                     standings = json.loads(got.read())["standings"]
                 raise AssertionError(("the kicked entrant was never placed",
                                       olga.inner_text("body"), standings))  # fmt: skip
@@ -220,7 +221,15 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         )
         shown = [li.inner_text() for li in olga.query_selector_all("[data-test=cup-places] li")]
         assert len(shown) == 7, shown
-        with urllib.request.urlopen(f"{two}/api/tournaments/{tid}/results", timeout=10) as got:
+        # A private tournament's results are its entrants' and its invite holders' (issue
+        # 50, item 14): a stranger with its id is refused.
+        try:
+            urllib.request.urlopen(f"{two}/api/tournaments/{tid}/results", timeout=10)
+            raise AssertionError("a stranger read a private tournament's results")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 401
+        with urllib.request.urlopen(f"{two}/api/tournaments/{tid}/results?invite={invite}",
+                                    timeout=10) as got:  # fmt: skip
             results = json.loads(got.read())
         assert results["entrants"] == 7 and results["buy_in"] == 10
         chips = {p["name"]: p["chips"] for p in results["places"]}

@@ -1,10 +1,12 @@
 """The short chaos run of CI: `dudo chaos` as an operator runs it, audited at the end.
 
-Forty seconds of games through two gateways and two workers while, every few
+Twenty-five seconds of games through two gateways and two workers while, every few
 seconds, a worker is killed or frozen, a gateway killed, Redis restarted or
-client connections cut. `dudo chaos` replays every table from its secret and
-the players' decisions and exits non-zero on any loss, doubling or leak. The
-ten-minute run and its figures are in docs/operations.md.
+client connections cut, twice: without and with a hostile gateway. `dudo chaos`
+replays every table from its secret and the players' decisions and exits non-zero on
+any loss, doubling or leak, on anything of the hostile gateway's applied, leaked or let
+through by Redis, or when the honest players' p99 move latency with it is over twice
+what it was without. The ten-minute run and its figures are in docs/operations.md.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ def test_a_short_chaos_run_loses_doubles_and_leaks_nothing(tmp_path: Path) -> No
     require_binary()
     done = subprocess.run(
         [
-            sys.executable, "-m", "dudo", "chaos", "--seconds", "40", "--tables", "12",
+            sys.executable, "-m", "dudo", "chaos", "--seconds", "25", "--tables", "12",
             "--seed", "7", "--json", "--keep", str(tmp_path),
         ],
         capture_output=True,
@@ -31,8 +33,8 @@ def test_a_short_chaos_run_loses_doubles_and_leaks_nothing(tmp_path: Path) -> No
     assert done.stdout, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert (result["lost"], result["doubled"], result["leaked"]) == (0, 0, 0), result["problems"]
-    assert result["games_finished"] == result["tables"] > 12, result["problems"]
-    assert result["actions_applied"] == result["actions_decided"] > 1000
+    assert result["games_finished"] == result["tables"] >= 12, result["problems"]
+    assert result["actions_applied"] == result["actions_decided"] > 500
     # Every kind of fault struck, and everything recovered from it.
     assert set(result["faults"]) == {
         "kill_worker", "pause_worker", "kill_gateway", "restart_redis", "drop_clients"
@@ -43,4 +45,14 @@ def test_a_short_chaos_run_loses_doubles_and_leaks_nothing(tmp_path: Path) -> No
     hostile = result["hostile_gateway"]
     assert hostile["sent"] > 200 and hostile["refused_answered"] > 0, hostile
     assert (hostile["applied"], hostile["leaked"]) == (0, 0), hostile["problems"]
+    # Issue 50: it also tried the shared streams (refused by Redis), squatted tables and
+    # seat tokens, and flooded its own inbox; Redis let nothing of it through, and the
+    # honest players' moves were as quick as in the same run without it.
+    assert set(hostile["tried"]) >= {"max_id", "maxlen_0", "select", "huge_presence",
+                                     "unsigned_flood", "table_squat", "forged_hellos"}, hostile
+    assert hostile["breaches"] == 0, hostile["problems"]
+    assert result["without_hostile"]["ok"] is True, result["without_hostile"]
+    ratio = result["honest_p99_ratio"]
+    assert ratio is not None and ratio <= 2.0, (result["honest_p99_ms"],
+                                                result["honest_p99_ms_without_hostile"])
     assert result["ok"] is True and done.returncode == 0

@@ -97,9 +97,9 @@ def test_a_gateway_user_is_refused_everything_else(
     admin_client.xadd(keys.inbox(3), {"m": b"someone's move"})
     admin_client.xadd(keys.outbox("gw-a"), {"m": b"a view for a's player"})
 
-    # What a gateway does: allowed.
-    a.xadd(keys.inbox(3), {"m": b"a move"})
-    a.xadd(keys.TOURNAMENTS.inbox(1), {"m": b"a registration"})
+    # What a gateway does: allowed (its own inboxes: issue 50).
+    a.xadd(keys.inbox(3, "gw-a"), {"m": b"a move"})
+    a.xadd(keys.TOURNAMENTS.inbox(1, "gw-a"), {"m": b"a registration"})
     assert a.xread({keys.outbox("gw-a"): "0"}, count=1)
     a.xtrim(keys.outbox("gw-a"), maxlen=0)
     a.hgetall(keys.lobby(0))
@@ -137,6 +137,13 @@ def test_a_gateway_user_is_refused_everything_else(
         "writing its own refused entries (only workers do)": lambda: a.xadd(
             keys.refused("gw-a"), {"code": "x"}
         ),
+        "writing the deployment's inbox": lambda: a.xadd(keys.inbox(3), {"m": b"x"}),
+        "writing another gateway's inbox": lambda: a.xadd(keys.inbox(3, "gw-b"), {"m": b"x"}),
+        "another database (issue 50: never read nor expired)": lambda: a.execute_command(
+            "SELECT", 7
+        ),
+        "reading its own inbox": lambda: a.xrange(keys.inbox(3, "gw-a")),
+        "trimming its own inbox": lambda: a.xtrim(keys.inbox(3, "gw-a"), maxlen=0),
         "reading an inbox (others' moves)": lambda: a.xrange(keys.inbox(3)),
         "reading an inbox by XREAD": lambda: a.xread({keys.inbox(3): "0"}),
         "deleting an inbox": lambda: a.delete(keys.inbox(3)),
@@ -167,7 +174,8 @@ def test_a_gateway_user_is_refused_everything_else(
             attempt()
             pytest.fail(f"a gateway user was allowed {what}")
     assert admin_client.hget(table, "s") == b"the dice"
-    assert admin_client.xlen(keys.outbox("gw-b")) == 1 and admin_client.xlen(keys.inbox(3)) == 2
+    assert admin_client.xlen(keys.outbox("gw-b")) == 1 and admin_client.xlen(keys.inbox(3)) == 1
+    assert admin_client.xlen(keys.inbox(3, "gw-a")) == 1
 
 
 def test_revoking_cuts_the_gateway_off_at_once(
@@ -196,7 +204,7 @@ def test_admin_gateway_command_prints_a_url_that_connects(
     ).stdout  # fmt: skip
     url = next(line for line in out.splitlines() if line.startswith("redis://"))
     client: Any = redis.Redis.from_url(url)
-    client.xadd(keys.inbox(0), {"m": b"x"})  # it connects, and may do what a gateway does
+    client.xadd(keys.inbox(0, "gw-c"), {"m": b"x"})  # it connects, and does what gateways do
     with pytest.raises(NoPermissionError):
         client.hgetall(keys.table_of("t1", 16))
     wait_for(lambda: admin.gateways(admin_client) == ["gw-c"], 5, "the user")
@@ -263,9 +271,9 @@ def test_a_gateway_started_before_the_workers_checks_their_partition_count_later
 def test_a_gateway_user_cannot_act_as_another_gateway(
     redis_server: RedisServer, admin_client: redis.Redis
 ) -> None:
-    """gw-b, through its own Redis user, writes a leave naming gw-a for gw-a's player,
-    signed with its own key and unsigned: the worker applies neither; the same leave
-    written by gw-a through its user is applied."""
+    """gw-b, through its own Redis user, writes a leave naming gw-a for gw-a's player
+    (into its own inbox, the one it may write), signed with its own key and unsigned: the
+    worker applies neither; the same leave written by gw-a through its user is applied."""
     from dudo.link import GatewayLink
     from dudo.run import table_worker
     from dudo.table import Table
@@ -273,8 +281,10 @@ def test_a_gateway_user_cannot_act_as_another_gateway(
     from dudo.worker import WorkerSettings
 
     pa, pb = admin.add_gateway(admin_client, "gw-a"), admin.add_gateway(admin_client, "gw-b")
-    a = GatewayLink(connect(redis_server, "gw-a", pa), "gw-a", 8, signer=key_of_password(pa))
-    b = GatewayLink(connect(redis_server, "gw-b", pb), "gw-b", 8, signer=key_of_password(pb))
+    a = GatewayLink(connect(redis_server, "gw-a", pa), "gw-a", 8, signer=key_of_password(pa),
+                    confined=True)  # fmt: skip
+    b = GatewayLink(connect(redis_server, "gw-b", pb), "gw-b", 8, signer=key_of_password(pb),
+                    confined=True)  # fmt: skip
     worker = table_worker(WorkerSettings(partitions=8, worker_id="w1"), client=admin_client)
     worker.setup()
     worker.heartbeat()

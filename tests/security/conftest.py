@@ -90,7 +90,7 @@ def _app(server: RedisServer, client: redis.Redis, name: str) -> App:
     key = new_key()
     admin.add_app(client, name, public_jwks(key))
     user = redis.Redis.from_url(admin.url_for(server.url, gateway, password))
-    link = GatewayLink(user, gateway, P, D, signer=key_of_password(password))
+    link = GatewayLink(user, gateway, P, D, signer=key_of_password(password), confined=True)
     # Registered as any admitted gateway registers: its own presence key.
     user.set(keys.presence(gateway), "view", px=keys.PRESENCE_TTL_MS)
     return App(name, gateway, password, key, user, link)

@@ -15,10 +15,7 @@ import time
 
 import redis
 
-from dudo.ops import admin
-
 from ..integration.procs import Workers
-from ..integration.test_gateway_acl import denied
 from ..integration.test_irc import TURN, channel_pieces
 from ..irc import IrcPerson, IrcServer
 
@@ -52,7 +49,6 @@ def test_a_nick_the_server_keeps_apart_is_someone_else(
     ana.wait_for(r"Ana\[ (bids|calls)")
     # The twin was never told a die: nothing private reached it.
     assert [x for s, t, x in twin.seen if t == "Ana{"] == [], twin.seen
-    assert denied(real_redis, admin.user_of("irc-1")) == []
 
 
 def test_people_flooding_in_private_do_not_hold_the_channel_back(

@@ -26,7 +26,8 @@ from dudo.bots.policies import baseline, my_turn
 from dudo.engine import private_view, public_view
 from dudo.table import Limits, Table
 from dudo.wire.signing import Verifier, key_of_password, sign
-from dudo.worker.process import _decode
+from dudo.worker.common import Entry
+from dudo.worker.process import _judge
 
 WEB_KEY, CLUB_KEY = new_key(), new_key()
 WEB_GW, CLUB_GW = key_of_password("web-password"), key_of_password("club-password")
@@ -41,11 +42,17 @@ def _world() -> tuple[Verifier, Authority]:
     return verifier, authority
 
 
+def _decode(raw: bytes, verifier: Verifier, signature: bytes, writer: str) -> Any:
+    """An entry of ``writer``'s own inbox as a worker judges it."""
+    return _judge(Entry(writer, "1-1", raw, signature, len(raw)), "in", verifier)
+
+
 def _deliver(table: Table, verifier: Verifier, msg: dict[str, Any], key: bytes | None,
-             rng: random.Random) -> list[tuple[str, bytes]]:  # fmt: skip
-    """``msg`` as an inbox entry signed with ``key``, taken as a worker takes it."""
+             rng: random.Random, writer: str = "web-1") -> list[tuple[str, bytes]]:  # fmt: skip
+    """``msg`` as an entry of ``writer``'s own inbox signed with ``key``, taken as a
+    worker takes it (the club's Redis user may write its own inbox only)."""
     raw = wire.encode(msg)
-    decoded = _decode(raw, "in", verifier, sign(key, raw) if key else b"")
+    decoded = _decode(raw, verifier, sign(key, raw) if key else b"", writer)
     if isinstance(decoded, dict) and decoded.get("table") == table.id:
         table.handle(decoded, NOW, rng)  # a refusal becomes an error message
     return table.flush().outputs
@@ -109,8 +116,8 @@ def test_a_hostile_gateway_changes_no_seat_it_does_not_hold_and_sees_no_dice(dat
     create = wire.message("create", id="c", table="t1", gateway="web-1", rules={
         "preset": "classic", "start_dice": 2}, seats=[{"kind": "open"}] * 3,
         identity=sign_identity("web", WEB_KEY, "ana"))  # fmt: skip
-    table = Table.create(_decode(wire.encode(create), "in", verifier, sign(
-        WEB_GW, wire.encode(create))), NOW, limits, rng)  # type: ignore[arg-type]  # fmt: skip
+    table = Table.create(_decode(wire.encode(create), verifier, sign(
+        WEB_GW, wire.encode(create)), "web-1"), NOW, limits, rng)  # type: ignore[arg-type]  # fmt: skip
     table.flush()
     seated = data.draw(st.sampled_from([3, 2]))  # a game on, or a table still open
     for i, credential in enumerate([{"identity": sign_identity("web", WEB_KEY, "ana")},
@@ -134,7 +141,7 @@ def test_a_hostile_gateway_changes_no_seat_it_does_not_hold_and_sees_no_dice(dat
             continue
         before = (table.version, [(s.player, s.gateway, s.away) for s in table.seats])
         msg, signer = _hostile(data.draw, table, leaked, own)
-        outputs = _deliver(table, verifier, msg, signer, rng)
+        outputs = _deliver(table, verifier, msg, signer, rng, writer="club-1")
         after = (table.version, [(s.player, s.gateway, s.away) for s in table.seats])
         assert after == before, msg
         for gateway, body in outputs:

@@ -1,7 +1,8 @@
 """A hostile HTTP client against a real gateway process (issue 29, item 8): half-sent
 requests no longer hold connections for the keep-alive time, one address holds a
 bounded number of connections, and tournaments and registrations are rate-limited
-per address like tables."""
+per address like tables; issue 50: a private tournament's results are its entrants'
+(item 14), and begin is limited as the other organizer requests (item 16)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import socket
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,15 @@ def _post(url: str, body: dict[str, Any]) -> int:
         return exc.code
 
 
+def _post_json(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), method="POST",
+        headers={"Content-Type": "application/json"},
+    )  # fmt: skip
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
 def _closed(sock: socket.socket, within: float) -> bool:
     """Did the server close ``sock`` within ``within`` seconds?"""
     sock.settimeout(within)
@@ -62,7 +73,7 @@ def test_slow_and_many_connections_cost_an_address_only_its_own(
                     "--table-partitions", str(group.partitions), "--id", "d1", *FAST)  # fmt: skip
         base = group.gateway(
             "gw-h", "--http-conns-per-address", "20", "--request-timeout", "1",
-            "--creates-per-min", "5", "--director-partitions", "2",
+            "--creates-per-min", "5", "--director-partitions", "2", "--joins-per-min", "30",
         )  # fmt: skip
         wait_for(lambda: real_redis.zcard(keys.DIRECTORS) == 1, 30, "the director")
         host, port = base.removeprefix("http://").split(":")
@@ -77,6 +88,23 @@ def test_slow_and_many_connections_cost_an_address_only_its_own(
         assert all(_closed(sock, 3.0) for sock in slow)  # each closed past its deadline
         assert time.monotonic() - started < 3.0
         assert _get(base + "/healthz") == 200  # and the address may connect again
+        # Issue 50, item 14: a private tournament's standings and results (names, handles,
+        # ratings) were served to anyone with its id. Now to its entrants and its invite.
+        made = _post_json(base + "/api/tournaments", {"name": "Secret", "host": "Hana",
+                                                       "private": True, "rules": {}})  # fmt: skip
+        tid, token, invite = made["tournament"], made["token"], made["invite"]
+        for path in (f"/api/tournaments/{tid}", f"/api/tournaments/{tid}/results?format=json",
+                     f"/api/tournaments/{tid}/results?format=csv"):  # fmt: skip
+            joint = "&" if "?" in path else "?"
+            assert _get(base + path) == 401, path
+            assert _get(base + path + f"{joint}invite=not-the-code") == 401, path
+            assert _get(base + path + f"{joint}invite={invite}") == 200, path
+            assert _get(base + path + f"{joint}token={urllib.parse.quote(token)}") == 200, path
+        # Item 16: begin had no limit (160 from one address all reached the director); it
+        # is limited per address like the other organizer requests.
+        codes = [_post(base + f"/api/tournaments/{tid}/begin", {"token": token})
+                 for _ in range(40)]  # fmt: skip
+        assert 429 in codes and codes.count(409) <= 30, codes  # one entrant: never begun
         # Tournaments and registrations: per address, like tables.
         body = {"name": "Cup", "rules": {"preset": "classic"}}
         codes = [_post(base + "/api/tournaments", body) for _ in range(8)]

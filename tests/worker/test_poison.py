@@ -56,7 +56,7 @@ def test_an_entry_read_many_times_without_a_commit_is_dead_lettered(client: Any)
     part = worker.partitions[p]
     for delivery in range(1, 4):  # delivered 3 times: still handed out
         got = worker._read().get(p, [])
-        assert [eid for eid, _, _ in got] and len(got) == 1, f"delivery {delivery}"
+        assert [e.id for e in got] and len(got) == 1, f"delivery {delivery}"
         worker._forget(part)  # the reader "died": replay from the pending list
     assert worker._read().get(p, []) == []  # the 4th delivery: dead-lettered instead
     dead = client.xrange(keys.dead_letters(p))
@@ -164,7 +164,7 @@ def test_an_entry_that_kills_its_reader_takes_no_other_entry_with_it(client: Any
         entries = worker._read().get(0, [])
         if not entries:
             break
-        ids = {wire.decode(raw)["table"] for _, raw, _ in entries}
+        ids = {wire.decode(e.payload)["table"] for e in entries}
         if poison_table in ids:  # the worker "dies" on this batch: nothing committed
             crashes += 1
             worker._forget(part)

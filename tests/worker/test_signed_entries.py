@@ -1,8 +1,10 @@
-"""Once an app has been admitted (dudo.wire.signing): the worker applies an inbox entry only
-if its signature says who wrote it — the gateway it names, or the deployment itself.
-Games signed by their gateway play to the end; an entry that names another gateway,
-is unsigned, or is of a kind only the deployment writes, is dead-lettered and
-changes nothing, while the same message signed by its own gateway is applied."""
+"""Once an app has been admitted (dudo.wire.signing): each admitted gateway writes its own
+inbox on each partition, and the worker applies an entry there only if that gateway
+signed it and it names that gateway; the deployment's inbox takes the deployment's
+own entries only. Games signed by their gateway play to the end; an entry that names
+another gateway, is unsigned, or is of a kind only the deployment writes, is
+dead-lettered and changes nothing, while the same message signed by its own gateway
+is applied."""
 
 from __future__ import annotations
 
@@ -26,6 +28,11 @@ def admit(client: Any) -> None:
     )
 
 
+def gateway(client: Any, name: str, key: bytes | None) -> GatewayLink:
+    """An admitted gateway's link: it writes its own inbox, signed with ``key``."""
+    return GatewayLink(client, name, P, signer=key, confined=True)
+
+
 def write(client: Any, link: GatewayLink, msg: dict[str, Any]) -> None:
     """``msg`` appended to its inbox as ``link`` writes (signed with its key, if any)."""
     client.execute_command("XADD", link.inbox_for(msg), "*", *link.entry(wire.encode(msg)))
@@ -40,7 +47,7 @@ def test_games_signed_by_their_gateway_play_to_the_end(client: Any) -> None:
     admit(client)
     worker = make_worker(client)
     assert worker.verifier.active and worker.signer is not None
-    link = GatewayLink(client, "gw-a", P, signer=A)
+    link = gateway(client, "gw-a", A)
     play_to_the_end(worker, link, ["t1", "t2", "t3"], seed=5)  # no error on the way
     assert all(dead_reasons(client, t) == [] for t in ("t1", "t2", "t3"))
 
@@ -48,9 +55,8 @@ def test_games_signed_by_their_gateway_play_to_the_end(client: Any) -> None:
 def test_forged_unsigned_and_internal_entries_change_nothing(client: Any) -> None:
     admit(client)
     worker = make_worker(client)
-    a = GatewayLink(client, "gw-a", P, signer=A)
-    b = GatewayLink(client, "gw-b", P, signer=B)
-    unsigned = GatewayLink(client, "gw-a", P)
+    a, b = gateway(client, "gw-a", A), gateway(client, "gw-b", B)
+    unsigned = gateway(client, "gw-a", None)
     a.register()
     a.send(
         a.message("create", id="c1", table="t9", rules={}, seats=[{"kind": "open"}] * 3),
@@ -61,18 +67,23 @@ def test_forged_unsigned_and_internal_entries_change_nothing(client: Any) -> Non
     assert ana is not None and joined["player"] == wire.public_id(ana) != ana
     version = stored(client, "t9").version
     leave = a.message("leave", id="l1", table="t9", player=joined["player"], seat=0)
-    write(client, b, leave)  # ... but gw-b wrote it
-    write(client, unsigned, {**leave, "id": "l2"})  # ... or someone without a key
+    write(client, b, leave)  # ... but gw-b wrote it (in its own inbox)
+    write(client, unsigned, {**leave, "id": "l2"})  # ... or someone without gw-a's key
     timeout = wire.message("timeout", id="t:9", table="t9", version=version)
-    write(client, b, timeout)  # a clock's timeout: only the deployment writes these
+    write(client, a, timeout)  # a clock's: the deployment's alone
+    # Someone with the deployment's rights put gw-a's own entry in the deployment's inbox.
+    deployment = GatewayLink(client, "gw-a", P, signer=A)
+    write(client, deployment, {**leave, "id": "l3"})
     pump(worker, a)
     assert stored(client, "t9").version == version  # nothing changed
     assert stored(client, "t9").seats[0].player == ana
-    reasons = dead_reasons(client, "t9")
-    assert len(reasons) == 3 and all(r.startswith(b"unauthorized: ") for r in reasons)
-    assert b"not signed by gateway gw-a" in reasons[0] and b"not signed by gateway" in reasons[1]
-    assert b"not signed by the deployment" in reasons[2]
-    write(client, a, leave)  # the same leave, signed by gw-a itself: applied
+    reasons = sorted(dead_reasons(client, "t9"))
+    assert len(reasons) == 4 and all(r.startswith(b"unauthorized: ") for r in reasons)
+    assert [r for r in reasons if b"gw-b's own inbox names gateway 'gw-a'" in r]
+    assert [r for r in reasons if b"not signed by gateway gw-a" in r]
+    assert [r for r in reasons if b"gw-a's own inbox names gateway None" in r]
+    assert [r for r in reasons if b"deployment's own entries only" in r]
+    write(client, a, leave)  # the same leave, signed by gw-a in its own inbox: applied
     out = pump(worker, a)
     assert stored(client, "t9").version > version
     assert stored(client, "t9").seats[0].player is None
@@ -94,7 +105,7 @@ def test_a_revoked_gateway_is_refused_from_the_next_heartbeat(client: Any) -> No
     as they have read the keys again (every heartbeat)."""
     admit(client)
     worker = make_worker(client)
-    a = GatewayLink(client, "gw-a", P, signer=A)
+    a = gateway(client, "gw-a", A)
     a.register()
     a.send(a.message("create", id="c1", table="t8", rules={}, seats=[{"kind": "open"}] * 2))
     pump(worker, a)
@@ -102,23 +113,31 @@ def test_a_revoked_gateway_is_refused_from_the_next_heartbeat(client: Any) -> No
     client.hdel(keys.GATEWAY_KEYS, "gw-a")
     worker.heartbeat()
     version = stored(client, "t8").version
-    a.send(a.message("join", id="j1", table="t8", player="pa", name="Ana"))
+    a.send(a.message("join", id="j1", table="t8", request="ana-request", name="Ana"))
     pump(worker, a)
-    assert stored(client, "t8").version == version  # not seated
-    assert any(b"no gateway with a key" in r for r in dead_reasons(client, "t8"))
+    assert stored(client, "t8").version == version  # not seated: its inbox is not read
+    client.hset(keys.GATEWAY_KEYS, "gw-a", A.hex())  # admitted again
+    worker.heartbeat()
+    pump(worker, a)
+    assert stored(client, "t8").version > version  # what waited in its inbox is applied
 
 
-def test_a_gateway_admitted_since_the_last_heartbeat_is_known_at_once(client: Any) -> None:
-    """Its first entries come right after the worker read the keys, before its next
-    heartbeat: naming a gateway whose key it has not loaded, they make it read the keys
-    again, and they are applied."""
+def test_a_gateway_admitted_since_the_last_heartbeat_is_read_from_the_next(
+    client: Any,
+) -> None:
+    """Its own inbox is read from the worker's next heartbeat (half a second); what it
+    wrote before that, even before its inbox had a consumer group, waits there and is
+    applied then."""
     client.hset(keys.GATEWAY_KEYS, mapping={signing.INTERNAL: "cd" * 32, signing.CHECKING: 1})
-    worker = make_worker(client, heartbeat=60.0)  # no heartbeat during the test
+    worker = make_worker(client, heartbeat=60.0)  # no heartbeat until the test says
     worker.run_once()
     client.hset(keys.GATEWAY_KEYS, "gw-a", A.hex())  # `dudo admin gateway add gw-a`
-    a = GatewayLink(client, "gw-a", P, signer=A)
+    a = gateway(client, "gw-a", A)
     a.register()
     a.send(a.message("create", id="c1", table="t7", rules={}, seats=[{"kind": "open"}] * 2))
+    worker.run_once()
+    assert client.hget(keys.table_of("t7", P), "s") is None  # not read yet
+    worker.heartbeat()
     worker.run_once()
     assert "gw-a" in worker.verifier.gateways
     assert stored(client, "t7").version >= 1 and dead_reasons(client, "t7") == []
@@ -131,32 +150,36 @@ def test_a_gateway_reads_why_its_entries_were_refused_and_nobody_else_s(client: 
     refused stream: the entry, the message's id and type, the code and the reason."""
     admit(client)
     worker = make_worker(client)
-    a = GatewayLink(client, "gw-a", P, signer=A)
-    b = GatewayLink(client, "gw-b", P, signer=B)
+    a, b = gateway(client, "gw-a", A), gateway(client, "gw-b", B)
     a.register()
     b.register()
     worker.heartbeat()  # both present
     a.send(a.message("create", id="c1", table="t9", rules={}, seats=[{"kind": "open"}] * 2))
     pump(worker, a)
     leave = a.message("leave", id="l1", table="t9", player="p-x", seat=0)
-    write(client, b, leave)  # in gw-a's name, signed by gw-b
-    write(client, GatewayLink(client, "gw-a", P), {**leave, "id": "l2"})  # unsigned
-    elsewhere = keys.inbox((keys.partition_of("t9", P) + 1) % P)  # the wrong partition
+    write(client, a, {**leave, "id": "l0", "gateway": "gw-b"})  # in gw-b's name
+    write(client, gateway(client, "gw-a", B), {**leave, "id": "l2"})  # signed otherwise
+    elsewhere = keys.inbox((keys.partition_of("t9", P) + 1) % P, "gw-a")  # wrong partition
     client.execute_command(
         "XADD", elsewhere, "*", *a.entry(wire.encode({**leave, "id": "l3"}))
     )
     pump(worker, a)
     notes = [f for _, f in client.xrange(keys.refused("gw-a"))]
-    assert [(n[b"id"], n[b"type"], n[b"code"]) for n in notes] == [
-        (b"l1", b"leave", b"unauthorized"), (b"l2", b"leave", b"unauthorized"),
+    assert sorted((n[b"id"], n[b"type"], n[b"code"]) for n in notes) == [
+        (b"l0", b"leave", b"unauthorized"), (b"l2", b"leave", b"unauthorized"),
         (b"l3", b"leave", b"bad_message"),
     ]  # fmt: skip
-    assert b"not signed by gateway gw-a" in notes[0][b"reason"]
-    assert b"belongs to another partition" in notes[2][b"reason"]
+    by_id = {n[b"id"]: n for n in notes}
+    assert b"names gateway 'gw-b'" in by_id[b"l0"][b"reason"]
+    assert b"not signed by gateway gw-a" in by_id[b"l2"][b"reason"]
+    assert b"belongs to another partition" in by_id[b"l3"][b"reason"]
     assert all(n[b"entry"] and int(n[b"at"]) > 0 for n in notes)
-    assert client.xlen(keys.refused("gw-b")) == 0  # it wrote l1, but l1 names gw-a
+    assert client.xlen(keys.refused("gw-b")) == 0  # l0 names gw-b, but gw-a wrote it
     assert 0 < client.pttl(keys.refused("gw-a")) <= 24 * 3600 * 1000
-    # An entry naming a gateway that is not running tells nobody: no stray keys.
-    write(client, b, {**leave, "id": "l4", "gateway": "gw-ghost"})
+    # A gateway that is not running is told nothing: no stray keys.
+    client.hset(keys.GATEWAY_KEYS, "gw-ghost", B.hex())
+    worker.heartbeat()
+    ghost = gateway(client, "gw-ghost", A)  # never registered, and signs wrong
+    write(client, ghost, {**leave, "id": "l4", "gateway": "gw-ghost"})
     pump(worker, a)
     assert not client.exists(keys.refused("gw-ghost"))

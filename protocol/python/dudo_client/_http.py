@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from typing import Any, cast
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import aiohttp
 
@@ -181,12 +181,20 @@ class DudoApi:
         """A line every entrant sees with the standings ("" takes it down)."""
         return await self.organize(tournament, token, "announce", text=text)
 
-    async def results(self, tournament: str) -> dict[str, Any]:
-        """Every place given so far with the chips won, and what the tournament was."""
-        return await self.call("GET", f"/api/tournaments/{quote(tournament)}/results")
+    async def results(
+        self, tournament: str, *, token: str | None = None, invite: str | None = None
+    ) -> dict[str, Any]:
+        """Every place given so far with the chips won, and what the tournament was. A
+        private tournament's need an entrant ``token`` of it or its ``invite``."""
+        path = f"/api/tournaments/{quote(tournament)}/results{_access(token, invite)}"
+        return await self.call("GET", path)
 
-    async def standings(self, tournament: str) -> dict[str, Any]:
-        return await self.call("GET", f"/api/tournaments/{quote(tournament)}")
+    async def standings(
+        self, tournament: str, *, token: str | None = None, invite: str | None = None
+    ) -> dict[str, Any]:
+        """Every place and table now (a private tournament's: as :meth:`results`)."""
+        path = f"/api/tournaments/{quote(tournament)}{_access(token, invite)}"
+        return await self.call("GET", path)
 
     async def leaderboard(self, limit: int = 50) -> dict[str, Any]:
         return await self.call("GET", f"/api/leaderboard?limit={limit}")
@@ -196,3 +204,9 @@ class DudoApi:
         ``player``): ``PlayerResponse``. Raises with ``unknown_player`` for a handle
         without any (an anonymous player's: they count on their device)."""
         return await self.call("GET", f"/api/players/{quote(handle)}")
+
+
+def _access(token: str | None, invite: str | None) -> str:
+    """The query that opens a private tournament's standings: its entrant token or invite."""
+    given = {k: v for k, v in (("token", token), ("invite", invite)) if v}
+    return f"?{urlencode(given)}" if given else ""

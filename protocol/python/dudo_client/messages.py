@@ -694,6 +694,10 @@ class LobbyEntry(TypedDict):
     host: str | None
     label: NotRequired[str]
     """where the table is played, as its creator's gateway said (`create.label`)"""
+    app: NotRequired[str]
+    """the app whose gateway opened it (absent: the deployment's own); a lobby shares its
+    places out between apps
+    """
     wants_bots: list[list[Any]]
     """free seats set aside for bots: [seat, level] pairs"""
 
@@ -713,6 +717,10 @@ class LobbyTable(TypedDict):
     host: str | None
     label: NotRequired[str]
     """where the table is played, as its creator's gateway said (`create.label`)"""
+    app: NotRequired[str]
+    """the app whose gateway opened it (absent: the deployment's own); a lobby shares its
+    places out between apps
+    """
     wants_bots: list[list[Any]]
     """free seats set aside for bots: [seat, level] pairs"""
 

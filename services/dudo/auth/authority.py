@@ -179,6 +179,14 @@ class Authority:
         """The player of a request key at one table or tournament, for one app."""
         return self._keyed("r-", "dudo-request/2", app, scope, key)
 
+    def tournament_table(self, tournament: str, number: int) -> str:
+        """The id of a tournament's ``number``-th table: its own id and number, and a
+        keyed tag nobody can compute without the deployment's key. Ids the lobby could
+        predict (``<tournament>-1``) were taken by a hostile gateway before the begin,
+        and the director's creates met ``table_exists``: no entrant was ever seated."""
+        tag = self._keyed("", "dudo-table/1", tournament, str(number))[:8]
+        return f"{tournament[:44]}-{number}-{tag}"
+
     @staticmethod
     def new_player() -> str:
         """A player nobody named: a new one, random."""

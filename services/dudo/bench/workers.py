@@ -40,6 +40,7 @@ from ..ops.fleet import fresh_redis, stop
 from ..wire import keys
 from ..worker.scripts import (
     Scripts,
+    Stream,
     Write,
     commit_call,
     commit_groups,
@@ -306,6 +307,7 @@ def floor_rate(
     outbox, last = keys.outbox(link.id), "0-0"
     actions = unread = 0
     cursor = 0
+    own = [Stream(None, 256)]  # the deployment's inbox, as the bench's entries are
     started = time.monotonic()
     while time.monotonic() - started < seconds:
         chunk = [ids[(cursor + i) % tables] for i in range(cycle_actions)]
@@ -326,13 +328,14 @@ def floor_rate(
         # Read as the worker does: one call for every partition (one each on a Cluster).
         calls = read_groups(partitions, cluster=cluster)
         for group in calls:
-            k, a = read_call(me, me, 256, [(p, generation[p], "new") for p in group])
+            k, a = read_call(me, me, [(p, generation[p], "new", own) for p in group])
             read.add(k[0], lambda q, k=k, a=a: scripts.queue(q, "read", k, a))
         entries = {}
         replies = read.execute()[deletions:]
         for group, reply in zip(calls, replies, strict=True):
             for p, flat in zip(group, reply, strict=True):
-                entries[p] = flat[1::3]  # after the "more pending" flag: (id, m, s)
+                # after the "more pending" flag and the trims: (stream, id, m, s, size)
+                entries[p] = {None: flat[3::5]}
         sections = {}
         for p, tids in by_partition.items():
             writes = []

@@ -9,9 +9,18 @@ entries claiming to come from the run's honest gateways, and attaches. Some it s
 some not. It never writes an honest join: every seat of the run is the scripted
 players', and the audit's verdict covers them.
 
+It also tries what a gateway's Redis user may do to the streams every app shares, as an
+audit once did (issue 50): an entry with the last possible id and ``MAXLEN 0`` into the
+deployment's inbox and the honest gateways' (Redis must refuse both: ``NOPERM``; into its
+own inbox they are allowed, its own loss), ``SELECT`` of another database, a huge value
+in its presence key, tables made under ids it could guess, WebSockets saying hello to
+the honest gateways with forged seat tokens naming a table's host, and floods of 4 KB
+entries nobody signed into its own inbox.
+
 What it counts: entries written; what came back to it applied (an ``applied`` act, a
-``joined``, a ``left``: each a seat acted for by a gateway that did not hold it), and any
-private part of a seat in a view it got (a leak). The run is ok only with both at 0.
+``joined``, a ``left``: each a seat acted for by a gateway that did not hold it), any
+private part of a seat in a view it got (a leak), and anything Redis let it do to a
+stream that is not its own (a breach). The run is ok only with all three at 0.
 """
 
 from __future__ import annotations
@@ -24,11 +33,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
+from redis.exceptions import NoPermissionError
+
 from ..auth.authority import make_token
 from ..infra.connection import connect_async
 from ..link import AsyncGatewayLink
 from ..wire import keys
 from ..wire.signing import key_of_url
+
+MAX_ID = "18446744073709551615-18446744073709551615"
+FLOOD = 200  # unsigned 4 KB entries into its own inbox, each round of attacks
+ROUND_S = 1.0  # seconds between two rounds of the attacks on the shared streams
 
 KINDS = ("act", "leave", "start", "resync", "join-player", "join-forged", "join-identity",
          "impersonate", "attach")  # fmt: skip
@@ -45,6 +61,9 @@ class Hostile:
     applied: list[str] = field(default_factory=list)
     leaked: list[str] = field(default_factory=list)
     refused: int = 0
+    bases: list[str] = field(default_factory=list)  # the honest gateways, for its hellos
+    breaches: list[str] = field(default_factory=list)  # what Redis should have refused
+    tried: dict[str, int] = field(default_factory=dict)  # attacks on shared streams, by kind
     _ids: set[str] = field(default_factory=set)
 
     async def run(self, until: float, every: float = 0.05) -> None:
@@ -53,20 +72,99 @@ class Hostile:
         link = AsyncGatewayLink(client, self.gateway, self.partitions,
                                 signer=key_of_url(self.url, keys.USER_PREFIX))  # fmt: skip
         link.confined = True
+        next_round = 0.0
         try:
-            while time.monotonic() < until:
-                with contextlib.suppress(Exception):  # Redis restarts are a fault too
-                    await link.register()
-                    tables = await link.open_tables()
-                    for _ in range(10):
-                        if tables:
-                            msg, signed = self._entry(link, tables)
-                            await self._write(link, msg, signed)
-                    for got in await link.read(block_ms=None, count=500):
-                        self._check(got)
-                await asyncio.sleep(every)
+            async with aiohttp.ClientSession() as session:
+                while time.monotonic() < until:
+                    with contextlib.suppress(Exception):  # Redis restarts are a fault too
+                        await link.register()
+                        tables = await link.open_tables()
+                        for _ in range(10):
+                            if tables:
+                                msg, signed = self._entry(link, tables)
+                                await self._write(link, msg, signed)
+                        for got in await link.read(block_ms=None, count=500):
+                            self._check(got)
+                        if time.monotonic() >= next_round:
+                            next_round = time.monotonic() + ROUND_S
+                            await self._shared_streams(client)
+                            await self._squat(link, session, tables)
+                    await asyncio.sleep(every)
         finally:
             await client.aclose()
+
+    def _count(self, kind: str, n: int = 1) -> None:
+        self.tried[kind] = self.tried.get(kind, 0) + n
+
+    async def _refused_by_redis(self, kind: str, attempt: Any) -> None:
+        """``attempt`` must be refused NOPERM; if Redis lets it through, that is a breach."""
+        self._count(kind)
+        try:
+            await attempt
+        except NoPermissionError:
+            return
+        except Exception:  # Redis away (a fault of the run): nothing was let through
+            return
+        self.breaches.append(kind)
+
+    async def _shared_streams(self, client: Any) -> None:
+        """What a gateway's user could once do to every app through the shared inboxes,
+        tried on them (refused) and on its own inbox (its own loss)."""
+        partition = self.rng.randrange(self.partitions)
+        others = [keys.inbox(partition), keys.TOURNAMENTS.inbox(0),
+                  *(keys.inbox(partition, victim) for victim in self.victims)]  # fmt: skip
+        for key in others:
+            await self._refused_by_redis(
+                "max_id", client.xadd(key, {"m": b"x"}, id=MAX_ID)
+            )
+            await self._refused_by_redis(
+                "maxlen_0", client.xadd(key, {"m": b"x"}, maxlen=0, approximate=False)
+            )
+        await self._refused_by_redis("select", client.execute_command("SELECT", 7))
+        own = keys.inbox(partition, self.gateway)
+        with contextlib.suppress(Exception):  # its own inbox: allowed, its own loss
+            await client.xadd(own, {"m": b"x"}, maxlen=0, approximate=False)
+            if self.rng.random() < 0.1:  # now and then exhausted, on one partition
+                await client.xadd(own, {"m": b"x"}, id=MAX_ID)
+                self._count("own_max_id")
+        with contextlib.suppress(Exception):  # a presence value every worker reads
+            await client.set(keys.presence(self.gateway), b"v" * 4_000_000, px=5000)
+            self._count("huge_presence")
+        with contextlib.suppress(Exception):  # unsigned 4 KB entries, a flood
+            pipe = client.pipeline(transaction=False)
+            junk = {"m": b"\x81" + self.rng.randbytes(4000)}
+            for _ in range(FLOOD):
+                pipe.xadd(keys.inbox(self.rng.randrange(self.partitions), self.gateway), junk)
+            await pipe.execute(raise_on_error=False)
+            self._count("unsigned_flood", FLOOD)
+
+    async def _squat(
+        self, link: AsyncGatewayLink, session: aiohttp.ClientSession, tables: dict[str, Any]
+    ) -> None:
+        """Tables under ids it could guess from the lobby's, and hellos to the honest
+        gateways with forged seat tokens naming a table's host (four at a time, as many
+        as one token may hold open)."""
+        for table in self.rng.sample(sorted(tables), min(3, len(tables))):
+            msg = link.message("create", id=f"q{secrets.token_hex(4)}", table=f"{table}-1",
+                               rules={}, seats=[{"kind": "open"}] * 2)  # fmt: skip
+            with contextlib.suppress(Exception):
+                await link.send(msg)
+                self._count("table_squat")
+        hosts = [(t, e["host"]) for t, e in tables.items() if e.get("host")]
+        if not hosts or not self.bases:
+            return
+        table, host = self.rng.choice(hosts)
+        body = {"t": table, "p": host, "n": "Host", "k": "seat", "e": int(time.time()) + 600}
+        forged = make_token(secrets.token_bytes(32), body)
+        base = self.rng.choice(self.bases).replace("http", "ws") + "/ws"
+        with contextlib.suppress(Exception):
+            sockets = [await session.ws_connect(base) for _ in range(4)]
+            for ws in sockets:
+                await ws.send_str(f'{{"v":1,"type":"hello","token":"{forged}"}}')
+            self._count("forged_hellos", len(sockets))
+            await asyncio.sleep(0.2)
+            for ws in sockets:
+                await ws.close()
 
     def _entry(self, link: AsyncGatewayLink, tables: dict[str, Any]) -> tuple[dict, bool]:
         table = self.rng.choice(sorted(tables))
@@ -130,8 +228,10 @@ class Hostile:
             "sent": self.sent,
             "applied": len(self.applied),
             "leaked": len(self.leaked),
+            "breaches": len(self.breaches),
             "refused_answered": self.refused,
-            "problems": (self.applied + self.leaked)[:10],
+            "tried": dict(sorted(self.tried.items())),
+            "problems": (self.applied + self.leaked + self.breaches)[:10],
         }
 
 

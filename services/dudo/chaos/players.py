@@ -55,6 +55,7 @@ class TableRun:
     decisions: dict[int, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     max_seen: int = -1  # highest game version any of its clients saw
     pending: tuple[int, float] | None = None  # version decided, when last sent
+    decided_at: float = 0.0  # when the pending decision was first sent
     finished: bool = False
     last_progress: float = field(default_factory=time.monotonic)
     max_stall: float = 0.0
@@ -77,6 +78,8 @@ class Players:
         self.leaks: list[str] = []
         self.views = 0
         self.reconnects = 0
+        # (when a move was first sent, seconds until a view showed the table past it)
+        self.latencies: list[tuple[float, float]] = []
         self.session: aiohttp.ClientSession | None = None
         self.closing = False
 
@@ -191,6 +194,7 @@ class Players:
             run.max_seen = game["version"]
             run.progressed(now)
             if run.pending is not None and game["version"] > run.pending[0]:
+                self.latencies.append((run.decided_at, now - run.decided_at))
                 run.pending = None
         if msg["status"] == "over":
             run.finished = True
@@ -202,6 +206,7 @@ class Players:
         action = self.policy(msg, rng)
         run.decisions[version] = (index, action)
         run.pending = (version, now)
+        run.decided_at = now
         await self._act(seat, version, action)
 
     async def _act(self, seat: Seat, version: int, action: dict[str, Any]) -> None:

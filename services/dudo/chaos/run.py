@@ -41,6 +41,10 @@ HOSTILE = "chaos-hostile"  # the hostile gateway's id (an app of its own)
 RECOVERY_LIMIT = 90.0  # seconds: a table not moving again by then counts as this long
 
 
+LATENCY_RATIO_MAX = 2.0  # the honest moves' p99 with the hostile gateway, over without
+IN_FLIGHT_S = 0.5  # a move sent this long before a fault may be caught in it
+
+
 def run(
     redis_url: str | None = None,
     *,
@@ -54,6 +58,54 @@ def run(
     folder: str | None = None,
     flush: bool = False,
     settle: float = 180.0,
+    compare: bool = True,
+) -> dict[str, Any]:
+    """The chaos run (our own Redis: with the hostile gateway), and first, with
+    ``compare``, the same run (the same seed: the same faults at the same moments, the
+    same players) without it: ``ok`` also requires that the honest players' p99 move
+    latency with the hostile gateway stays within LATENCY_RATIO_MAX of it without. The
+    p99 is of the moves made while no fault was striking or being recovered from (each
+    fault's window: until every table in play at it moved again), where the hostile
+    gateway's cost shows rather than the faults'; the p99 of every move is printed too."""
+    seed = seed if seed is not None else random.randrange(2**32)
+    options: dict[str, Any] = dict(
+        seconds=seconds, tables=tables, workers=workers, gateways=gateways,
+        partitions=partitions, fault_every=fault_every, seed=seed, flush=flush,
+        settle=settle,
+    )  # fmt: skip
+    if not compare or redis_url is not None:  # an external Redis: no apps, no hostile one
+        return _one_run(redis_url, folder=folder, hostile_on=True, **options)
+    calm_folder = str(Path(folder) / "without-hostile") if folder else None
+    calm = _one_run(None, folder=calm_folder, hostile_on=False, **options)
+    result = _one_run(None, folder=folder, hostile_on=True, **options)
+    without, with_ = calm["honest_p99_ms"], result["honest_p99_ms"]
+    ratio = round(with_ / without, 2) if without else None
+    result["without_hostile"] = {
+        k: calm[k] for k in ("ok", "honest_p99_ms", "honest_p99_all_ms", "actions_applied",
+                             "lost", "doubled", "leaked", "logs")
+    }  # fmt: skip
+    result["honest_p99_ms_without_hostile"] = without
+    result["honest_p99_ratio"] = ratio
+    result["ok"] = bool(
+        result["ok"] and calm["ok"] and ratio is not None and ratio <= LATENCY_RATIO_MAX
+    )
+    return result
+
+
+def _one_run(
+    redis_url: str | None,
+    *,
+    seconds: float,
+    tables: int,
+    workers: int,
+    gateways: int,
+    partitions: int,
+    fault_every: tuple[float, float],
+    seed: int,
+    folder: str | None,
+    flush: bool,
+    settle: float,
+    hostile_on: bool,
 ) -> dict[str, Any]:
     rng = random.Random(seed)
     where = Path(folder) if folder else temporary_folder()
@@ -68,12 +120,16 @@ def run(
             fleet.start_worker()
         names = [f"chaos-gw-{i}" for i in range(gateways)]
         hostile = None
+        hostile_rng = random.Random(rng.random())  # drawn either way: the same faults after
         if fleet.owns_redis:  # apps admitted, one of them hostile (an external Redis: not)
             fleet.admit(names, "chaos")
             fleet.admit([HOSTILE], "rogue")
-            hostile = Hostile(fleet.users[HOSTILE], HOSTILE, partitions, names,
-                              random.Random(rng.random()))  # fmt: skip
+            if hostile_on:
+                hostile = Hostile(fleet.users[HOSTILE], HOSTILE, partitions, names,
+                                  hostile_rng)  # fmt: skip
         bases = [fleet.start_gateway(name) for name in names]
+        if hostile is not None:
+            hostile.bases = bases
         for name in names:
             fleet.wait_gateway(name)
         result = asyncio.run(
@@ -91,8 +147,14 @@ def run(
         verdict.ok
         and not players.leaks
         and "create_failed" not in players.errors
-        and (hostile_report is None or not (hostile_report["applied"] or hostile_report["leaked"]))
-    )
+        and (hostile_report is None or not (
+            hostile_report["applied"] or hostile_report["leaked"] or hostile_report["breaches"]
+        ))
+    )  # fmt: skip
+    windows: list[tuple[float, float]] = result["_windows"]
+    calm = [took for at, took in players.latencies
+            if not any(start <= at <= end for start, end in windows)]  # fmt: skip
+    every_move = [took for _, took in players.latencies]
     if ok and folder is None:  # the logs stay; Redis's files (tens of MB) go
         shutil.rmtree(where / "redis", ignore_errors=True)
     return {
@@ -109,10 +171,18 @@ def run(
         "leaked": len(players.leaks),
         "views": players.views,
         "max_stall_s": round(max((r.max_stall for r in runs.values()), default=0.0), 2),
+        # from a move's first send to the view that shows it: of the moves made outside
+        # every fault's window (what the hostile gateway could cost), and of all of them
+        "honest_p99_ms": _p99_ms(calm),
+        "honest_p99_all_ms": _p99_ms(every_move),
+        "moves_timed": {"calm": len(calm), "all": len(every_move)},
         "faults": result["faults"],
         # entries of a hostile gateway (another app's, its Redis password in hand):
         # applied for a seat it did not hold, private parts it got (both must be 0)
-        "hostile_gateway": hostile_report or "off (an external Redis: no apps admitted)",
+        "hostile_gateway": hostile_report or (
+            "off (an external Redis: no apps admitted)" if not fleet.owns_redis
+            else "off (the run to compare with)"
+        ),
         "recovery_s": result["recovery"],
         "client_reconnects": players.reconnects,
         "errors": dict(sorted(players.errors.items())),
@@ -162,6 +232,8 @@ async def _play(
                         task.add_done_callback(creating.discard)
                 await asyncio.sleep(0.2)
 
+        windows: list[tuple[float, float]] = []  # each fault's, until all moved again
+
         async def measure(kind: str, since: float, playing: list[TableRun]) -> None:
             """Until every table in play at the fault has moved again (or finished)."""
             while time.monotonic() - since < RECOVERY_LIMIT:
@@ -169,6 +241,7 @@ async def _play(
                     break
                 await asyncio.sleep(0.05)
             recovery[kind].append(min(time.monotonic() - since, RECOVERY_LIMIT))
+            windows.append((since - IN_FLIGHT_S, time.monotonic()))
 
         helpers = [asyncio.create_task(resend()), asyncio.create_task(replace_finished())]
         if hostile is not None:  # all through the storm, and the games' ends after it
@@ -204,6 +277,7 @@ async def _play(
         return {
             "_runs": dict(players.tables),
             "_players": players,
+            "_windows": windows,
             "faults": dict(sorted(faults.items())),
             "recovery": {
                 kind: {
@@ -225,3 +299,10 @@ def _strike(fleet: Fleet, kind: str, rng: random.Random) -> None:
         fleet.kill_gateway(rng, down_for=0.5)
     elif kind == "restart_redis":
         fleet.restart_redis(down_for=rng.uniform(0.1, 2.0))
+
+
+def _p99_ms(seconds: list[float]) -> float | None:
+    if not seconds:
+        return None
+    ordered = sorted(seconds)
+    return round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1000, 1)

@@ -113,6 +113,8 @@ def _admin_gateway(args: argparse.Namespace) -> int:
     if args.action == "list":
         for name in admin.gateways(client):
             print(name)
+        for name, why in admin.revoked(client).items():  # past its memory budget
+            print(f"{name}  revoked: {why.get('reason', '?')}")
         return 0
     if args.name is None:
         print(f"dudo admin gateway {args.action}: which gateway? (NAME)", file=sys.stderr)

@@ -85,6 +85,26 @@ def loop_arguments(p: argparse.ArgumentParser, partitions: int, env: Environment
         default=8_000_000.0,
         help="bytes of entries one admitted gateway may write a second (likewise)",
     )
+    p.add_argument(
+        "--gateway-backlog",
+        type=int,
+        default=10_000,
+        help="unread entries a gateway's own inbox may hold on a partition (its oldest past "
+        "it are dropped)",
+    )
+    p.add_argument(
+        "--gateway-memory-mb",
+        type=float,
+        default=128.0,
+        help="the memory an admitted gateway's own keys may take of Redis (MB): past it the "
+        "worker holding partition 0 revokes it (0: not measured)",
+    )
+    p.add_argument(
+        "--gateway-memory-alert-mb",
+        type=float,
+        default=32.0,
+        help="... and past this its metric's alert fires (MB)",
+    )
     process_arguments(p, env, "worker id", "host-pid-random")
 
 
@@ -175,7 +195,8 @@ def add_limits(parser: argparse.ArgumentParser) -> None:
     limits.add_argument(
         "--trust-proxy",
         action="store_true",
-        help="take the client address from X-Forwarded-For (only behind your own proxy)",
+        help="take the client address from X-Forwarded-For's last address, the one your "
+        "proxy added (only behind your own proxy, one hop)",
     )
     limits.add_argument(
         "--rate-per-s", type=float, default=20.0, help="client messages per second per socket"

@@ -299,6 +299,13 @@ def _add_chaos(sub: Any) -> None:
     chaos.add_argument("--fault-every", default="2,5", help="MIN,MAX seconds between faults")
     chaos.add_argument("--seed", type=int, help="the faults' and the players' randomness")
     chaos.add_argument("--keep", metavar="DIR", help="write process logs here")
+    chaos.add_argument(
+        "--no-compare",
+        dest="compare",
+        action="store_false",
+        help="skip the first run, the same without the hostile gateway (whose honest p99 "
+        "move latency the hostile run's must stay within twice of)",
+    )
     chaos.add_argument("--json", action="store_true", help="print one JSON object")
     chaos.set_defaults(func=_chaos)
 
@@ -318,6 +325,7 @@ def _chaos(args: argparse.Namespace) -> int:
         seed=args.seed,
         folder=args.keep,
         flush=args.flush,
+        compare=args.compare,
     )
     print_result(result, args.json, width=24)
     return 0 if result["ok"] else 1

@@ -239,6 +239,9 @@ def loop_settings(args: argparse.Namespace) -> WorkerSettings:
         max_deliveries=args.max_deliveries,
         gateway_entries_per_s=args.gateway_entries_per_s,
         gateway_bytes_per_s=args.gateway_bytes_per_s,
+        gateway_backlog=args.gateway_backlog,
+        gateway_memory_soft=round(args.gateway_memory_alert_mb * 1024 * 1024),
+        gateway_memory_hard=round(args.gateway_memory_mb * 1024 * 1024),
     )
     days = getattr(args, "keep_finished_days", None)  # a director's finished tournaments
     if days is not None:

@@ -14,8 +14,10 @@ The kit connects as an admin and watches the gateway's side of the streams:
    refusal comes back to it, where the kit sees it;
 4. **is never refused**: no ``error`` comes back to it (a refused message names its
    fault: ``bad_message``, ``not_attached``, a rule it broke...);
-5. **writes only good entries**: nothing naming it lies in the dead letters
-   (unreadable, unsigned, forged);
+5. **writes only good entries**: nothing it wrote, or naming it, lies in the dead
+   letters (unreadable, unsigned, forged), and Redis refused it nothing (``ACL LOG``:
+   a gateway that writes the deployment's inbox, ``dudo:{pN}:in``, rather than its own,
+   ``dudo:{pN}:in:NAME``, is refused there);
 6. **trims its outbox**: what it has read is gone from the stream.
 
 It changes nothing but the copies it appends to that one outbox.
@@ -142,7 +144,7 @@ class _Watch:
             if not errors
             else ", ".join(f"{code} ×{n}" for code, n in errors.items()),
         )
-        dead = _dead_of(client, gateway, dead_before)
+        dead = _dead_of(client, gateway, dead_before) + _denied(client, gateway)
         verdict.checks["writes only good entries"] = (
             not dead,
             "none of its entries dead-lettered" if not dead else "; ".join(dead[:5]),
@@ -172,8 +174,27 @@ def _dead_of(client: Any, gateway: str, since: dict[int, str | None]) -> list[st
                 msg = wire.unpack(fields.get(b"m", b""))
             except Exception:
                 msg = None
-            if isinstance(msg, dict) and msg.get("gateway") == gateway:
+            written = keys.as_text(fields.get(b"from", b"")) == gateway
+            if written or (isinstance(msg, dict) and msg.get("gateway") == gateway):
                 found.append(fields.get(b"reason", b"").decode(errors="replace"))
+    return found
+
+
+def _denied(client: Any, gateway: str) -> list[str]:
+    """What Redis refused the gateway's user (its ACL log), as lines; none where the
+    gateway runs under the deployment's user or the log cannot be read."""
+    user = keys.USER_PREFIX + gateway
+    try:
+        log = client.acl_log(count=100)
+    except Exception:
+        return []
+    found = []
+    for entry in log:
+        fields = {keys.as_text(k): keys.as_text(v) for k, v in entry.items()
+                  if isinstance(v, (str, bytes))}  # fmt: skip
+        if fields.get("username") == user and fields.get("reason") in ("command", "key"):
+            what, why = fields.get("object", "?"), fields.get("reason", "?")
+            found.append(f"Redis refused it {what} ({why}): it may write its own inbox only")
     return found
 
 

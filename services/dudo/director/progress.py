@@ -101,7 +101,7 @@ class Progress(TournamentState):
         for size in first_seating(len(players), self.config["seats"]):
             group = [next(it) for _ in range(size)]
             self.tables_made += 1
-            table = f"{self.id}-{self.tables_made}"
+            table = self.limits.authority.tournament_table(self.id, self.tables_made)
             entrants = []
             for player in group:
                 entrant = self.entrants[player]

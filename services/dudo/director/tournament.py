@@ -271,7 +271,19 @@ class Tournament(Organizer, Results, Stored, Flushing):
 
     def _on_standings(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         """The whole standings, to the gateway that asked (GET /api/tournaments/ID): built
-        once per version however many ask. Changes nothing."""
+        once per version however many ask. Changes nothing. A private tournament's go to
+        those who show an entrant token of it or its invite (its results, names, handles
+        and ratings were once served to anyone who had its id)."""
+        invite = self.config.get("invite")
+        if invite is not None:
+            given = msg.get("invite")
+            if not (isinstance(given, str) and compare_digest(given, invite)):
+                if msg.get("token") is None:
+                    raise Refusal(
+                        wire.UNAUTHORIZED,
+                        "this tournament is private: ask with an entrant's token or its invite",
+                    )
+                self.limits.authority.check(msg["token"], {"entrant": self.id})
         cached = self._full_standings
         if cached is None or cached[0] != self.version:
             cached = self._full_standings = (self.version, self.standings())

@@ -23,6 +23,7 @@ from ..engine import Rules, RulesConfigError, rules_dict
 from ..infra.buckets import PerKey
 from ..infra.service import REDIS_DOWN
 from ..wire import keys
+from .lobby import listing
 from .pwa import ICON_SIZES, NOT_SHELL, icon_png, manifest_bytes, service_worker
 from .requests import (
     credential_of,
@@ -99,7 +100,7 @@ class HttpApi(GatewayState):
 
     async def list_tables(self, _request: web.Request) -> web.Response:
         assert self.link is not None
-        tables = self._listing(await self.link.open_tables())
+        tables = listing(await self.link.open_tables(), self.settings.lobby_max)
         return web.json_response({"tables": tables})
 
     async def create_table(self, request: web.Request) -> web.Response:

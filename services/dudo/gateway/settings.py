@@ -46,4 +46,4 @@ class GatewaySettings:
     request_timeout: float = 10.0
     costly_every: float = 1.0  # one resync or lobby listing per connection per this long
     lobby_max: int = 500  # tables (the emptiest first), and tournaments, listed at most
-    trust_proxy: bool = False  # the client address is X-Forwarded-For's first (behind a proxy)
+    trust_proxy: bool = False  # the client address is X-Forwarded-For's last (one proxy hop)

@@ -32,6 +32,7 @@ from ..infra.service import REDIS_DOWN
 from ..link.tokens import TokenError
 from ..wire.client import MAX_CLIENT_BYTES, fast_client, validate_client
 from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection
+from .lobby import listing
 from .state import GatewayState
 
 log = structlog.get_logger("dudo.gateway")
@@ -168,13 +169,9 @@ class Sockets(GatewayState):
             self._error(conn, client_id, exc.code, exc.message)
             return
         await self._detach(conn)
-        key = f"{grant.kind}:{grant.table}:{grant.player or grant.request}"
-        if self.by_token.get(key) >= self.settings.conns_per_token:
-            conn.close_soon(CLOSE_TOO_MANY, "too many connections with this token")
-            return
-        self.by_token.add(key)
-        conn.token_key = key
         conn.grant, conn.seat, conn.token = grant, None, token
+        if grant.kind in ("watch", "claim") and not self._count_token(conn):
+            return  # our own tokens, checked here: counted at once
         conn.table = None if grant.kind == "entrant" else grant.table
         assert self.link is not None
         if grant.kind == "entrant":
@@ -197,6 +194,32 @@ class Sockets(GatewayState):
             await self.link.send(*messages)
             return
         await self._join_seat(conn, grant.table)
+
+    def _count_token(self, conn: Connection) -> bool:
+        """Count ``conn`` among its token's connections (at most ``conns_per_token``),
+        once the token is known good: ours at once, the deployment's (seat, entrant)
+        once the worker or director took it. Counting a token nobody checked let four
+        forged hellos naming a host's handle close the host's own reconnect 4003."""
+        grant = conn.grant
+        assert grant is not None
+        key = f"{grant.kind}:{grant.table}:{grant.player or grant.request}"
+        if conn.token_key == key:
+            return True
+        if self.by_token.get(key) >= self.settings.conns_per_token:
+            conn.close_soon(CLOSE_TOO_MANY, "too many connections with this token")
+            return False
+        self.by_token.add(key)
+        conn.token_key = key
+        return True
+
+    def _refused_hello(self, conn: Connection) -> None:
+        """A hello the deployment refused: the connection holds nothing now, and goes
+        unless it says hello again (or watches the lobby) within the hello timeout."""
+        conn.grant = None
+        conn.hello = None
+        asyncio.get_running_loop().call_later(
+            self.settings.hello_timeout, self._hello_overdue, conn
+        )
 
     async def _join_seat(self, conn: Connection, table: str) -> None:
         """(Re)join with the token at ``table``, which attaches the seat to this
@@ -231,7 +254,7 @@ class Sockets(GatewayState):
             if grant.kind == "entrant":  # between tables: `moved` will seat it
                 self._welcome_entrant(conn, None)
                 return
-            conn.grant = None
+            self._refused_hello(conn)
             self._error(conn, conn.hello_id, answer["code"], answer["message"])
 
     async def _hello_entrant(self, conn: Connection) -> None:
@@ -253,8 +276,10 @@ class Sockets(GatewayState):
         if conn.grant is not grant:  # another hello (or the close) came meanwhile
             return
         if answer["type"] == "error":
-            conn.grant = None
+            self._refused_hello(conn)
             self._error(conn, conn.hello_id, answer["code"], answer["message"])
+            return
+        if not self._count_token(conn):  # the director took the token: count it now
             return
         self.audience.follow(conn, tournament, grant.player)
         if answer["table"] is None:
@@ -276,6 +301,8 @@ class Sockets(GatewayState):
         assert grant is not None
         if grant.player != msg["player"]:  # a claim: the player is known from now on
             grant = conn.grant = dataclasses.replace(grant, player=msg["player"])
+        if grant.kind == "seat" and not self._count_token(conn):  # the worker took it
+            return
         self.audience.seat(conn, msg["table"], msg["player"], msg["seat"])
         if grant.kind == "entrant":
             self._welcome_entrant(conn, conn.seat)
@@ -393,21 +420,12 @@ class Sockets(GatewayState):
         assert self.link is not None
         conn.lobby_held = held = []
         try:
-            tables = self._listing(await self.link.open_tables())
+            tables = listing(await self.link.open_tables(), self.settings.lobby_max)
             conn.send(wire.message("lobby", tables=tables, id=client_id))
         finally:
             conn.lobby_held = None
             for note in held:
                 conn.send(note)
-
-    def _listing(self, open_tables: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-        """The lobby as clients get it: open tables with free seats first, then full
-        ones, then games being played, at most ``lobby_max`` of them."""
-        tables = [{"table": t, **entry} for t, entry in open_tables.items()]
-        tables.sort(
-            key=lambda t: (t.get("status") == "playing", t["taken"] == t["seats"], t["table"])
-        )
-        return tables[: self.settings.lobby_max]
 
     async def _detach(self, conn: Connection) -> None:
         """Forget what ``conn`` played or watched (before a new hello, or at its close)."""

@@ -134,6 +134,16 @@ class TournamentApi(GatewayState):
         ask = self.link.message("standings", id=f"st-{secrets.token_hex(6)}", tournament=tid)
         if history:
             ask["history"] = True
+        # A private tournament's standings are its entrants' (a token) or its invite's.
+        token, invite = request.query.get("token"), request.query.get("invite")
+        if token is not None:
+            if not 0 < len(token) <= 1024:
+                return error_response(400, wire.BAD_MESSAGE, "token: an entrant token")
+            ask["token"] = token
+        if invite is not None:
+            if not INVITE.fullmatch(invite):
+                return error_response(400, wire.BAD_MESSAGE, "invite: the code the host handed out")
+            ask["invite"] = invite
         answer = await self._answer_of(ask)
         if isinstance(answer, web.Response):
             return answer
@@ -306,7 +316,12 @@ class TournamentApi(GatewayState):
         return tid, body
 
     async def begin_tournament(self, request: web.Request) -> web.Response:
-        """Body: ``{token}`` (the host's entrant token): start now."""
+        """Body: ``{token}`` (the host's entrant token): start now. Limited per address as
+        the other organizer requests are (160 begins from one address once all reached
+        the director)."""
+        refused = self._too_fast(self.joins, request, "organizer requests")
+        if refused is not None:
+            return refused
         asked = await self._entrant_request(request)
         if isinstance(asked, web.Response):
             return asked

@@ -41,6 +41,8 @@ class _LinkBase:
         partitions: int,
         director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS,
         signer: bytes | None = None,
+        *,
+        confined: bool = False,
     ) -> None:
         if not keys.ID_PATTERN.fullmatch(gateway_id):
             raise ValueError(f"gateway id {gateway_id!r} must match {keys.ID_PATTERN.pattern}")
@@ -53,9 +55,10 @@ class _LinkBase:
         self.bytes_read = 0  # outbox payload bytes received, for benchmarks
         # The key every entry is signed with (dudo.wire.signing), where entries are checked.
         self.signer = signer
-        # Under a Redis user of its own (an admitted gateway): it registers by its own
-        # presence key, the one registry it may write (keys.presence).
-        self.confined = False
+        # Under a Redis user of its own (an admitted gateway): it writes its own inbox on
+        # each partition (keys.Space.inbox), the one its user may append to, and registers
+        # by its own presence key, the one registry it may write (keys.presence).
+        self.confined = confined
 
     def entry(self, payload: bytes) -> list[Any]:
         """An inbox entry's fields and values, as XADD takes them: the message, and its
@@ -66,14 +69,20 @@ class _LinkBase:
         """A message from this gateway (``gateway`` filled in)."""
         return wire.message(kind, gateway=self.id, **fields)
 
+    @property
+    def _writer(self) -> str | None:
+        """Whose inbox this link appends to: its own, for an admitted gateway; the
+        deployment's, for the deployment's own gateways and bots."""
+        return self.id if self.confined else None
+
     def inbox_of(self, table_id: str) -> str:
-        return keys.inbox(keys.partition_of(table_id, self.partitions))
+        return keys.inbox(keys.partition_of(table_id, self.partitions), self._writer)
 
     def inbox_for(self, msg: dict[str, Any]) -> str:
         """The inbox a message goes to: its table's, or its tournament's director's."""
         if msg["type"] in wire.DIRECTOR_TYPES:
             partition = keys.partition_of(msg["tournament"], self.director_partitions)
-            return keys.TOURNAMENTS.inbox(partition)
+            return keys.TOURNAMENTS.inbox(partition, self._writer)
         return self.inbox_of(msg["table"])
 
     def _listing_keys(self, what: str) -> list[str]:
@@ -176,8 +185,12 @@ class AsyncGatewayLink(_LinkBase):
         partitions: int,
         director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS,
         signer: bytes | None = None,
+        *,
+        confined: bool = False,
     ) -> None:
-        super().__init__(client, gateway_id, partitions, director_partitions, signer)
+        super().__init__(
+            client, gateway_id, partitions, director_partitions, signer, confined=confined
+        )
         self.views: str | None = None  # "frames": workers send this gateway `frames`
         self._outgoing: _Outgoing | None = None
         self._read_since_trim = 0

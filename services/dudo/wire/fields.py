@@ -194,6 +194,11 @@ LOBBY_ENTRY: dict[str, Field] = {
         maximum=64,
         doc="where the table is played, as its creator's gateway said (`create.label`)",
     ),
+    "app": id_field(
+        "the app whose gateway opened it (absent: the deployment's own); a lobby shares "
+        "its places out between apps",
+        required=False,
+    ),
     "wants_bots": Field(
         "array",
         maximum=6,

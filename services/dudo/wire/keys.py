@@ -42,6 +42,9 @@ SECRETS = f"{PREFIX}:secrets"
 # hash: app -> the JSON Web Key Set (public keys) its backend signs identities with
 # (`dudo admin app add`); and gateway -> the app it belongs to (`gateway add --app`)
 APPS = f"{PREFIX}:apps"
+# hash: gateway -> why the deployment revoked it (JSON: at, bytes, reason), past its memory
+# budget (dudo.worker.warden); `dudo admin gateway add` again clears it
+REVOKED = f"{PREFIX}:revoked"
 GATEWAY_APPS = f"{PREFIX}:gateway_apps"
 DIRECTORS = f"{PREFIX}:directors"  # zset: director id -> last heartbeat (ms)
 DEFAULT_DIRECTOR_PARTITIONS = 4
@@ -93,6 +96,9 @@ class Space:
     registry: str  # zset of the live processes serving this space -> last heartbeat (ms)
     config_field: str  # where the partition count is stored in CONFIG
     role: str  # what the processes serving it are called: worker, director
+    # Do admitted gateways write to it (each to its own inbox per partition)? Not the
+    # ratings': only the deployment's tables and tournaments send results there.
+    gateways_write: bool = True
 
     def _p(self, partition: int) -> str:
         return f"{PREFIX}:{{{self.tag}{partition}}}"
@@ -103,13 +109,27 @@ class Space:
         no partition of this space until undrained."""
         return f"{self.registry}:draining"
 
-    def inbox(self, partition: int) -> str:
-        """Stream of messages for the entities (tables, tournaments) of a partition."""
-        return f"{self._p(partition)}:in"
+    def inbox(self, partition: int, gateway: str | None = None) -> str:
+        """Stream of messages for the entities (tables, tournaments) of a partition.
+
+        Without ``gateway``: the deployment's own inbox (its workers' and directors'
+        sends, turn clocks, its own gateways and bot services), which no admitted
+        gateway may write. With it: that admitted gateway's own inbox on the partition,
+        the one stream of the partition it may append to (docs/security.md, "One inbox
+        per gateway"): what it does there (any id, any length, any trim) reaches its own
+        entries only. Both under the partition's hash tag: one slot on a Cluster."""
+        if gateway is None:
+            return f"{self._p(partition)}:in"
+        return f"{self._p(partition)}:in:{gateway}"
 
     def partition_of_inbox(self, key: str) -> int:
         """The partition number in an inbox key (the inverse of :meth:`inbox`)."""
         return int(key[len(PREFIX) + 2 + len(self.tag) : key.index("}")])
+
+    def writer_of_inbox(self, key: str) -> str | None:
+        """The gateway whose own inbox ``key`` is, or None for the deployment's."""
+        rest = key[key.index("}") + 1 :]
+        return rest[len(":in:") :] if rest.startswith(":in:") else None
 
     def record(self, partition: int, entity: str) -> str:
         """Hash ``{v: version, s: msgpack record}`` of one table or tournament."""
@@ -161,7 +181,7 @@ class Space:
 TABLES = Space("p", CONSUMER_GROUP, WORKERS, "partitions", "worker")
 TOURNAMENTS = Space("d", "directors", DIRECTORS, "director_partitions", "director")
 # Ratings: one partition, one entity (every player's rating), one holder at a time.
-RATINGS = Space("r", "raters", RATERS, "rating_partitions", "rater")
+RATINGS = Space("r", "raters", RATERS, "rating_partitions", "rater", gateways_write=False)
 RATINGS_ID = "ratings"
 
 
@@ -223,6 +243,20 @@ def gateway_memory(gateway: str) -> str:
     return f"{PREFIX}:{{g:{gateway}}}:memory"
 
 
+def gateway_owned(gateway: str, partitions: int, director_partitions: int) -> list[str]:
+    """Every key that is an admitted gateway's own: its inbox on each partition of both
+    spaces, its outbox, refused stream, memory and presence. What it may cost Redis is
+    the memory of these (its budget: dudo.worker.warden); revoking it deletes them."""
+    return [
+        *(TABLES.inbox(n, gateway) for n in range(partitions)),
+        *(TOURNAMENTS.inbox(n, gateway) for n in range(director_partitions)),
+        outbox(gateway),
+        refused(gateway),
+        gateway_memory(gateway),
+        presence(gateway),
+    ]
+
+
 @dataclass(frozen=True)
 class GatewayKeys:
     """The keys one gateway may touch, as ACL key patterns (``dudo admin gateway``):
@@ -230,7 +264,7 @@ class GatewayKeys:
     record with its dice, a lease, another gateway's outbox or the dead letters, nor
     anything that holds a player id: a tournament's record, the ratings record)."""
 
-    inboxes: tuple[str, ...]  # append only: tables', tournaments'
+    inboxes: tuple[str, ...]  # append only: its own inbox on each partition of both spaces
     own: tuple[str, ...]  # read, trim and remake: its outbox
     memory: tuple[str, ...]  # read and write: its own memory (a hash)
     public: tuple[str, ...]  # read only: listings (tables, tournaments, the ratings board), config
@@ -279,12 +313,13 @@ def gateway_keys(
     gateway: str, partitions: int | None = None, director_partitions: int | None = None
 ) -> GatewayKeys:
     """With the deployment's partition counts, the inboxes a gateway may append to are
-    exactly those that exist (none a worker never reads); without, any of the shape."""
+    exactly its own on the partitions that exist (none a worker never reads); without,
+    its own on any partition of the shape. Never the deployment's, nor another's."""
 
     def inboxes(space: Space, count: int | None) -> list[str]:
         if count is None:
-            return [f"{PREFIX}:{{{space.tag}*}}:in"]
-        return [f"{PREFIX}:{{{space.tag}{n}}}:in" for n in number_globs(count)]
+            return [f"{PREFIX}:{{{space.tag}*}}:in:{gateway}"]
+        return [f"{PREFIX}:{{{space.tag}{n}}}:in:{gateway}" for n in number_globs(count)]
 
     return GatewayKeys(
         inboxes=(

@@ -20,6 +20,31 @@ NAME_MAX = 32
 _HIDDEN = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 
 
+# Characters that show nothing where they stand, though a name may hold them: Unicode's
+# Default_Ignorable_Code_Point (combining grapheme joiner, variation selectors, Hangul
+# fillers, Khmer inherent vowels...; DerivedCoreProperties.txt), and the blank braille
+# pattern. A name keeps them (an emoji's variation selector), but two names that differ
+# only by them are one to the look-alike check (seven "Ana" once stood in one standings,
+# each with another invisible mark), and a name of nothing else is refused.
+_IGNORABLE_RANGES = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x206F), (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)  # fmt: skip
+
+
+def _ignorable(ch: str) -> bool:
+    code = ord(ch)
+    return any(low <= code <= high for low, high in _IGNORABLE_RANGES)
+
+
+def visible(text: str) -> str:
+    """``text`` without the characters that show nothing (:data:`_IGNORABLE_RANGES`)."""
+    return "".join(ch for ch in text if not _ignorable(ch))
+
+
 def clean_name(value: Any) -> str:
     """A display name as everyone will see it: NFC, trimmed, inner whitespace runs made
     one space, 1..32 characters, nothing hidden. Raises :class:`WireError` otherwise.
@@ -32,6 +57,8 @@ def clean_name(value: Any) -> str:
     name = clean_line(value, "a name")
     if not 1 <= len(name) <= NAME_MAX:
         raise WireError(BAD_MESSAGE, f"a name must be 1..{NAME_MAX} characters")
+    if not visible(name).strip():
+        raise WireError(BAD_MESSAGE, "a name must show something: this one is all invisible")
     return name
 
 
@@ -68,11 +95,12 @@ def is_clean_name(value: str) -> bool:
 def name_keys(name: str) -> frozenset[str]:
     """What a display name shares with every name people would take for it: two names
     look alike when they have a key in common. The same letters in any case or width
-    (NFKC, casefolded), spaces collapsed, letters of any script that look the same (a
-    Cyrillic "а" for a Latin "a", "0" for "O", "rn" for "m": :func:`skeleton`). Two keys,
+    (NFKC, casefolded), spaces collapsed, characters that show nothing dropped, letters
+    of any script that look the same (a Cyrillic "а" for a Latin "a", "0" for "O", "rn"
+    for "m": :func:`skeleton`). Two keys,
     because case and confusables do not commute: casefolded first, "IAN" is "ian";
     skeleton first, "Ian" is "lan" (a capital I is a small l in most fonts)."""
-    nfkc = unicodedata.normalize("NFKC", name)
+    nfkc = unicodedata.normalize("NFKC", visible(name))
     return frozenset(
         " ".join(skeleton(skeleton(text).casefold()).split()) for text in (nfkc.casefold(), nfkc)
     )

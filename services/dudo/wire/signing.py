@@ -1,24 +1,29 @@
-"""Who wrote an inbox entry: a signature per entry, checked by the workers.
+"""Who wrote an inbox entry: the stream it is in, and a signature per entry.
 
-Redis tells a worker nothing of who appended an entry to an inbox, and any gateway
-may append to any inbox (docs/architecture.md, "Who may touch what"). So in a
-deployment that admits other apps every entry carries, beside its message ``m``, a
-signature ``s``: the first 16 bytes of HMAC-SHA256 over ``m`` with the writer's key.
+Each admitted gateway appends to its own inbox stream on each partition
+(``dudo:{pN}:in:<gateway>``, :meth:`dudo.wire.keys.Space.inbox`) and to no other: its
+Redis user may not touch the others (docs/architecture.md, "Who may touch what"). So a
+worker knows who wrote an entry by the stream it read it from. Every entry also carries,
+beside its message ``m``, a signature ``s``: the first 16 bytes of HMAC-SHA256 over
+``m`` with the writer's key, so that a stream written by someone else with the
+deployment's rights (an operator's replay, a misconfigured process) is still judged by
+its author.
 
 - A gateway's key is derived from its Redis password (:func:`key_of_password`), so
   the one credential ``dudo admin gateway add`` hands out is all it needs; the admin
   stores the derived key in ``dudo:gateway_keys`` (field: the gateway's id), which
   no gateway's Redis user may read.
 - The deployment's own processes (workers, directors, bot services, admin tools)
-  sign with the internal key, field ``*`` of the same hash.
+  sign with the internal key, field ``*`` of the same hash, and write the
+  deployment's inbox (``dudo:{pN}:in``).
 
-A worker checks every entry once that hash holds an internal key and the flag
-``!checking`` (set a few seconds after the key, once every process of ours signs;
-before, a deployment without gateway users, nothing is checked): an entry signed
-with the internal key may be anything; one signed by a gateway must name that
-gateway in its ``gateway`` field and be a message a gateway may send. Anything else
-is dead-lettered as ``unauthorized`` and changes nothing. Pure functions and plain
-data: the Redis reads are the callers'.
+An entry in a gateway's own inbox is applied only if that gateway signed it, it names
+that gateway in its ``gateway`` field, and it is a message a gateway may send. Once that
+hash holds an internal key and the flag ``!checking`` (set a few seconds after the key,
+once every process of ours signs; before, a deployment without gateway users, nothing
+is checked), an entry in the deployment's inbox is applied only if the deployment
+signed it. Anything else is dead-lettered as ``unauthorized`` and changes nothing. Pure
+functions and plain data: the Redis reads are the callers'.
 """
 
 from __future__ import annotations
@@ -142,20 +147,32 @@ class Verifier:
         )
 
     def refusal(
-        self, msg: dict[str, Any], payload: bytes, signature: bytes, ours: bool | None = None
+        self,
+        msg: dict[str, Any],
+        payload: bytes,
+        signature: bytes,
+        ours: bool | None = None,
+        *,
+        writer: str | None = None,
     ) -> str | None:
-        """Why this entry must not be applied, or None if it may. ``ours``: whether it is
-        :meth:`ours`, where the caller already asked (one HMAC per entry, not two)."""
-        if not self.active:
-            return None
-        if ours if ours is not None else self.ours(payload, signature):
-            return None
-        gateway = msg.get("gateway")
-        key = self.gateways.get(gateway) if isinstance(gateway, str) else None
+        """Why this entry must not be applied, or None if it may. ``writer``: the gateway
+        whose own inbox it was read from (None: the deployment's inbox). ``ours``: whether
+        it is :meth:`ours`, where the caller already asked (one HMAC per entry, not two)."""
+        if writer is None:
+            if not self.active or (ours if ours is not None else self.ours(payload, signature)):
+                return None
+            return (
+                "the deployment's inbox takes the deployment's own entries only "
+                "(a gateway writes its own inbox on each partition)"
+            )
+        key = self.gateways.get(writer)
         if key is None:
-            return f"not signed by the deployment, and {gateway!r} is no gateway with a key"
+            return f"{writer!r} is no gateway with a key"
         if not signature or not hmac.compare_digest(signature, sign(key, payload)):
-            return f"not signed by gateway {gateway}"
+            return f"not signed by gateway {writer}"
+        gateway = msg.get("gateway")
+        if gateway != writer:
+            return f"an entry of gateway {writer}'s own inbox names gateway {gateway!r}"
         kind = msg.get("type")
         if kind not in GATEWAY_SENDS or (kind == "create" and msg.get("tournament") is not None):
             return f"a gateway may not send {kind}"

@@ -241,6 +241,19 @@ DIRECTOR: list[Message] = [
                 doc="also every closed table's history, by name and handle (the "
                 "organizer's results); default false",
             ),
+            "token": Field(
+                "string",
+                required=False,
+                maximum=1024,
+                doc="an entrant token of this tournament: a private tournament's "
+                "standings are its entrants' (or `invite`)",
+            ),
+            "invite": Field(
+                "string",
+                required=False,
+                maximum=64,
+                doc="a private tournament's invite code, as its link carries it",
+            ),
         },
     ),
     Message(

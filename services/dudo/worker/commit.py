@@ -90,7 +90,7 @@ class Committing(WorkerState):
             for i in range(len(group))
         ]
         delivered: list[tuple[int, str, bytes, Any]] = []
-        refused: list[tuple[str, dict[str, Any], str, str]] = []
+        refused: list[tuple[str, str, dict[str, Any], str, str]] = []
         for b, result in zip(batches, results, strict=True):
             part = b.partition
             if isinstance(result, Exception):
@@ -107,7 +107,7 @@ class Committing(WorkerState):
                 self.log.error("version_conflict", partition=part.number, id=eid)
                 self._forget(part)
                 continue
-            self.metrics.entries.inc(len(b.acks))
+            self.metrics.entries.inc(sum(len(ids) for ids in b.acks.values()))
             if b.dead:
                 self.metrics.dead.inc(len(b.dead))
                 refused.extend(b.refused)
@@ -125,19 +125,33 @@ class Committing(WorkerState):
         if refused:
             self._tell_refused(refused)
 
-    def _tell_refused(self, refused: list[tuple[str, dict[str, Any], str, str]]) -> None:
-        """Each dead letter a present gateway wrote (or that names it), on that
-        gateway's refused stream (keys.refused), which its user may read: the dead
-        letters are the admin's. After the commit, best effort: on a Cluster the
-        gateway's key is in another slot than the partition's, so it cannot be written
-        by the commit's script; a note lost to a crash here leaves the dead letter."""
+    def _trimmed(self, part: Any, gateway: str | None, dropped: int) -> None:
+        """A gateway's own inbox on ``part`` was over its backlog cap: its ``dropped``
+        oldest entries are gone (the read script cut it). Its loss alone: logged,
+        counted, and noted on its refused stream (:meth:`_tell_refused`)."""
+        if gateway is None:
+            return
+        self.log.warning("gateway_backlog_cut", gateway=gateway, partition=part.number,
+                         dropped=dropped)  # fmt: skip
+        self.metrics.backlog_dropped.inc(dropped)
+        reason = (
+            f"your inbox on partition {part.number} held more than "
+            f"{self.settings.gateway_backlog} unread entries: the oldest {dropped} were dropped"
+        )
+        self._tell_refused([(gateway, "", {}, wire.RATE_LIMITED, reason)])
+
+    def _tell_refused(self, refused: list[tuple[str, str, dict[str, Any], str, str]]) -> None:
+        """Each entry refused of a present gateway's own inbox, on that gateway's refused
+        stream (keys.refused), which its user may read: the dead letters are the
+        admin's. After the commit, best effort: on a Cluster the gateway's key is in
+        another slot than the partition's, so it cannot be written by the commit's
+        script; a note lost to a crash here leaves the dead letter."""
         now = str(int(time.time() * 1000))
         present = set(self.live_gateways)
         batch = Batch(self.redis)
-        for entry, msg, code, reason in refused:
-            gateway = msg.get("gateway")
-            if not isinstance(gateway, str) or gateway not in present:
-                continue  # nobody to tell (unreadable, or no such gateway is running)
+        for gateway, entry, msg, code, reason in refused:
+            if gateway not in present:
+                continue  # nobody to tell (no such gateway is running)
             key = keys.refused(gateway)
             fields = {"entry": entry, "id": _text(msg.get("id")), "type": _text(msg.get("type")),
                       "code": code, "reason": reason[:500], "at": now}  # fmt: skip

@@ -7,11 +7,11 @@ import random
 import socket
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..entity import Entity
 from ..wire import keys
-from .scripts import Write
+from .scripts import DeadLetter, Write
 
 
 def default_worker_id() -> str:
@@ -48,6 +48,14 @@ class WorkerSettings:
     # entries and bytes a second (bursts of twice that); past it they are dropped. 0: none.
     gateway_entries_per_s: float = 5000.0
     gateway_bytes_per_s: float = 8_000_000.0
+    # A gateway's own inbox on a partition holding more unread entries than this loses
+    # its oldest (its own players' loss alone; it is told on its refused stream).
+    gateway_backlog: int = 10_000
+    # What one admitted gateway's own keys may take of Redis's memory (dudo.worker.warden,
+    # run by the table worker that holds partition 0): past the soft limit an alert,
+    # past the hard one it is revoked (0: not measured).
+    gateway_memory_soft: int = 32 * 1024 * 1024
+    gateway_memory_hard: int = 128 * 1024 * 1024
     # An inbox entry read this many times without being committed (each read
     # followed by a crash, a lost lease or a failed commit) is dead-lettered.
     max_deliveries: int = 5
@@ -72,14 +80,24 @@ class Partition:
     entities: dict[str, Entity] = field(default_factory=dict)  # by id: tables, tournaments...
     stored: dict[str, int] = field(default_factory=dict)  # entity id -> version in Redis
     delivered: list[str] = field(default_factory=list)  # delivery records to delete
-    newest: str = "0-0"  # newest inbox entry id seen: idle waits block for anything later
+    # The newest entry id seen per inbox stream (None: the deployment's inbox; else a
+    # gateway's own): idle waits block for anything later.
+    newest: dict[str | None, str] = field(default_factory=dict)
     # A commit's outcome is unknown (its reply was lost): what it may have written to
     # the delivery record is read back and delivered (again) before the next read.
     redeliver: bool = False
 
 
-# An inbox entry as read: its id, its message (field m) and signature (field s, or b"").
-Entry = tuple[str, bytes, bytes]
+class Entry(NamedTuple):
+    """An inbox entry as read: who wrote it (the gateway whose own inbox it came from;
+    None: the deployment's inbox), its id, its message (field m; cut to its first bytes
+    past the size cap), its signature (field s, or b"") and the message's real size."""
+
+    writer: str | None
+    id: str
+    payload: bytes
+    signature: bytes
+    size: int
 
 
 def now_ms() -> int:
@@ -98,13 +116,14 @@ class PartitionBatch:
     """One partition's share of a cycle, ready to commit."""
 
     partition: Partition
-    acks: list[str] = field(default_factory=list)
-    # (entry id, reason, the message, its signature): a dead letter keeps who wrote it,
-    # so a replay is the writer's entry again, never the deployment's (ops.replay)
-    dead: list[tuple[str, str, bytes, bytes]] = field(default_factory=list)
+    # entry ids to ack and delete, per inbox stream (by writer, as Entry.writer)
+    acks: dict[str | None, list[str]] = field(default_factory=dict)
+    # A dead letter keeps who wrote it, so a replay is the writer's entry again, never the
+    # deployment's (ops.replay)
+    dead: list[DeadLetter] = field(default_factory=list)
     # The same dead letters as the gateway that wrote them may read them (keys.refused):
-    # (entry id, what could be read of the message, code, reason)
-    refused: list[tuple[str, dict[str, Any], str, str]] = field(default_factory=list)
+    # (the gateway, entry id, what could be read of the message, code, reason)
+    refused: list[tuple[str, str, dict[str, Any], str, str]] = field(default_factory=list)
     outputs: list[tuple[str, bytes]] = field(default_factory=list)
     lobby: list[tuple[str, bytes]] = field(default_factory=list)  # (table, entry or b"")
     notes: list[bytes] = field(default_factory=list)  # `lobby` news for every gateway

@@ -40,10 +40,12 @@ from __future__ import annotations
 import contextlib
 import signal
 import time
+from collections import Counter
 from typing import Any
 
 import structlog
 
+from .. import wire
 from ..infra.connection import (
     Batch,
     create_groups,
@@ -66,10 +68,7 @@ from .common import (
 from .delivery import Delivery
 from .membership import Membership
 from .process import Processing
-from .scripts import (
-    read_call,
-    read_groups,
-)
+from .scripts import Stream, read_call, read_groups
 
 __all__ = ["Worker", "WorkerSettings", "default_worker_id", "now_ms"]
 
@@ -214,21 +213,28 @@ class Worker(Membership, Processing, Delivery, Committing):
         over every partition, which would come back empty at light load?
 
         Only on a standalone Redis, with nothing left to deliver, no partition
-        replaying pending entries and no partition that filled its batch."""
-        return (
+        replaying pending entries and no inbox stream that filled its batch."""
+        if not (
             self._can_block
             and not self._unsent
             and all(part.mode == "new" and not part.redeliver for part in self.partitions.values())
-            and all(len(got) < self.settings.batch for got in entries.values())
-        )
+        ):
+            return False
+        batch = self.settings.batch
+        for got in entries.values():
+            if len(got) >= batch and max(Counter(e.writer for e in got).values()) >= batch:
+                return False
+        return True
 
     def _wait_for_entries(self) -> None:
         """Idle: wait until an owned inbox gets an entry (or a timer or heartbeat is due).
 
-        On a standalone Redis one blocking XREAD over every owned inbox, from
-        the newest entry id seen, returns the moment something arrives. A
-        cluster refuses multi-slot XREAD, so there (and on fakeredis) the worker
-        polls, sleeping 0.5 ms, doubling up to ``idle_sleep_max``.
+        On a standalone Redis one blocking XREAD over every owned inbox stream (the
+        deployment's and each admitted gateway's), from the newest entry id seen on
+        each, returns the moment something arrives. A gateway over its quota is not
+        waited for (its entries wait until it has quota again, read by the next
+        cycle). A cluster refuses multi-slot XREAD, so there (and on fakeredis) the
+        worker polls, sleeping 0.5 ms, doubling up to ``idle_sleep_max``.
         """
         if not self.partitions:
             time.sleep(self.settings.heartbeat / 5)
@@ -239,13 +245,20 @@ class Worker(Membership, Processing, Delivery, Committing):
             return
         due = min(self._next_heartbeat, self._next_timers) - time.monotonic()
         block = int(min(self.settings.idle_block_ms, max(due * 1000, 1)))
-        streams = {self.space.inbox(n): p.newest for n, p in self.partitions.items()}
+        writers: list[str | None] = [None, *self._gateway_writers()]
+        waiting = [w for w in writers if w is None or self.quota.allowance(w, 1)]
+        streams = {
+            self.space.inbox(n, w): p.newest.get(w, "0-0")
+            for n, p in self.partitions.items()
+            for w in waiting
+        }
         woken: set[int] = set()
         for stream, entries in xread(self.redis, streams, count=1, block=block) or []:
-            number = self.space.partition_of_inbox(keys.as_text(stream))
+            key = keys.as_text(stream)
+            number = self.space.partition_of_inbox(key)
             part = self.partitions.get(number)
             if part is not None and entries:
-                part.newest = keys.as_text(entries[-1][0])
+                part.newest[self.space.writer_of_inbox(key)] = keys.as_text(entries[-1][0])
                 woken.add(number)
         # The next read needs only these: any other inbox got nothing newer than what
         # was read, and what arrives meanwhile wakes the next wait at once.
@@ -253,11 +266,26 @@ class Worker(Membership, Processing, Delivery, Committing):
 
     # -- reading ----------------------------------------------------------------------
 
+    def _streams(self) -> list[Stream]:
+        """What a read takes of each inbox stream of a partition this cycle: up to a
+        batch of the deployment's; of each gateway's own, its fair share: up to a batch,
+        within what its quota allows now, messages over the size cap cut, and its
+        backlog capped."""
+        batch, quota = self.settings.batch, self.quota
+        return [
+            Stream(None, batch),
+            *(
+                Stream(g, quota.allowance(g, batch), wire.MAX_INBOUND_BYTES,
+                       self.settings.gateway_backlog)
+                for g in self._gateway_writers()
+            ),
+        ]  # fmt: skip
+
     def _read(self, woken: set[int] | None = None) -> dict[int, list[Entry]]:
         """One round trip: deliver what the last cycle committed, delete what was
-        delivered before, and read every owned partition's inbox, or only those in
-        ``woken`` (the ones a blocking wait just saw new entries in) and any still
-        replaying pending entries.
+        delivered before, and read every owned partition's inbox streams, or only those
+        of the partitions in ``woken`` (the ones a blocking wait just saw new entries in)
+        and any still replaying pending entries.
 
         The reads are one script call for all partitions on a standalone Redis
         (the per-cycle cost then does not grow with the partition count), one
@@ -286,12 +314,12 @@ class Worker(Membership, Processing, Delivery, Committing):
         deletions = len(batch.items) - sending[1]
         groups = read_groups(len(owned), cluster=self._slot_per_call)
         calls = [[owned[i] for i in group] for group in groups]
+        streams = self._streams()
         for group in calls:
             script_keys, args = read_call(
                 self.id,
                 self.id,
-                self.settings.batch,
-                [(part.number, part.generation, part.mode) for part in group],
+                [(part.number, part.generation, part.mode, streams) for part in group],
                 self.settings.max_deliveries,
                 self.space,
             )
@@ -306,13 +334,13 @@ class Worker(Membership, Processing, Delivery, Committing):
             reply = next(replies)
             for i, part in enumerate(group):
                 flat = reply if isinstance(reply, Exception) else reply[i]
-                got = self._entries_read(part, flat)
+                got = self._entries_read(part, flat, streams)
                 if got:
                     entries[part.number] = got
         return entries
 
-    def _entries_read(self, part: Partition, flat: Any) -> list[Entry]:
-        """One partition's share of a read reply: (entry id, payload, signature)."""
+    def _entries_read(self, part: Partition, flat: Any, streams: list[Stream]) -> list[Entry]:
+        """One partition's share of a read reply, as :class:`Entry` values."""
         if isinstance(flat, Exception):
             self.log.warning("read_failed", partition=part.number, error=str(flat))
             return []
@@ -324,16 +352,24 @@ class Worker(Membership, Processing, Delivery, Committing):
             self._repair_inbox(part)
             return []
         more = int(flat[0])  # pending entries may remain after these
+        trims = flat[1]
+        for i in range(0, len(trims), 2):
+            self._trimmed(part, streams[int(trims[i]) - 1].writer, int(trims[i + 1]))
         got = [
-            (
-                keys.as_text(flat[i]),
-                flat[i + 1] if isinstance(flat[i + 1], bytes) else b"",
+            Entry(
+                streams[int(flat[i]) - 1].writer,
+                keys.as_text(flat[i + 1]),
                 flat[i + 2] if isinstance(flat[i + 2], bytes) else b"",
+                flat[i + 3] if isinstance(flat[i + 3], bytes) else b"",
+                int(flat[i + 4]),
             )
-            for i in range(1, len(flat), 3)
+            for i in range(2, len(flat), 5)
         ]
-        if got and newer_id(got[-1][0], part.newest):
-            part.newest = got[-1][0]
+        newest = part.newest
+        for entry in got:
+            seen = newest.get(entry.writer)
+            if seen is None or newer_id(entry.id, seen):
+                newest[entry.writer] = entry.id
         if part.mode == "pending" and not more:
             part.mode = "new"  # every pending entry has been handed out
         return got
@@ -346,7 +382,7 @@ class Worker(Membership, Processing, Delivery, Committing):
         create_groups(self.redis, [part.number], self.space)
         self._forget(part)
         part.redeliver = True
-        part.newest = "0-0"
+        part.newest.pop(None, None)
 
     def _forget(self, part: Partition) -> None:
         """Our memory of this partition may be ahead of Redis: drop it and replay."""

@@ -40,9 +40,13 @@ local function try(...)
   if type(reply) == 'table' and reply.err then return nil, reply.err end
   return reply
 end
--- Each entry as three values: its id, its message (field m) and its signature
--- (field s, '' if unsigned: dudo.wire.signing).
-local function flatten(entries, out)
+-- Each entry as five values: the index of its stream among the partition's, its id,
+-- its message (field m), its signature (field s, '' if unsigned: dudo.wire.signing)
+-- and the message's size in bytes. A message over `cap` bytes (0: none) comes cut to
+-- its first CUT bytes: an entry over the size cap is judged by its size, and nothing
+-- past the cut is ever copied out of Redis, stored nor replied.
+local CUT = 256
+local function flatten(entries, s, cap, out)
   for _, e in ipairs(entries) do
     local fields = e[2]
     local payload, signature = '', ''
@@ -52,9 +56,14 @@ local function flatten(entries, out)
         elseif fields[i] == 's' then signature = fields[i + 1] end
       end
     end
+    local size = #payload
+    if cap > 0 and size > cap then payload = string.sub(payload, 1, CUT) end
+    if #signature > 64 then signature = string.sub(signature, 1, 64) end
+    out[#out + 1] = s
     out[#out + 1] = e[1]
     out[#out + 1] = payload
     out[#out + 1] = signature
+    out[#out + 1] = size
   end
   return out
 end
@@ -101,28 +110,36 @@ return 1
 """
 )
 
-# KEYS: lease, inbox and dead letters of each partition read (triples). ARGV:
-# owner, group, consumer, count, max deliveries, then generation and mode of each
-# partition, in the same order.
+# KEYS, per partition read: its lease, its dead letters, then its inbox streams: the
+# deployment's first, then each admitted gateway's own (keys.Space.inbox). ARGV: owner,
+# group, consumer, max deliveries, then per partition: generation, mode, the number of
+# streams, and per stream: how many entries to read at most (0: none now, its writer is
+# over its quota), the size cap of a message (0: none) and the backlog cap (0: none; a
+# gateway's own inbox holding more unread entries loses its oldest, its own loss).
 # mode 'new': entries never delivered. mode 'pending': first claim every entry
-# pending on any consumer of the group (they are fenced out), then return this
-# consumer's pending entries, oldest first (or, when none are pending, new ones).
+# pending on any consumer of the group, on every stream (they are fenced out), then
+# return this consumer's pending entries of the first stream that has some, oldest
+# first (or, when none are pending anywhere, new ones).
 # A pending entry delivered more than `max deliveries` times was read again and
 # again without ever being committed: it may be what kills its readers. It goes
 # to the dead letters (acked and deleted) instead of being returned, so one entry
 # can never stop a partition for good.
+# A gateway's inbox without the group (its first XADD made the stream) gets the group
+# from id 0, here: nothing written before is lost.
 # Returns one element per partition: false when fenced, a string 'broken: <error>'
-# when the inbox or its group is missing (the worker recreates it), else a flat list
-# more, id1, payload1, id2, payload2, ... where `more` is 1 when pending entries may
-# remain after these (stay in pending mode). Several partitions per call on a standalone Redis
-# (one call per cycle, whatever the partition count); one per call on a Cluster,
-# whose scripts may only touch one hash slot.
+# when the deployment's inbox or its group is missing (the worker recreates it), else
+# {more, trims, entries...}: `more` is 1 when pending entries may remain after these
+# (stay in pending mode); `trims` a flat list {stream index, entries dropped} of the
+# gateways' inboxes cut to their backlog cap; then five values per entry (flatten).
+# Several partitions per call on a standalone Redis (one call per cycle, whatever the
+# partition count); one per call on a Cluster, whose scripts may only touch one slot.
 READ = (
     PRELUDE
     + """
-local owner, group, consumer, count = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local max_deliveries = tonumber(ARGV[5])
-local function dead_letter(inbox, dead, e, times)
+local owner, group, consumer = ARGV[1], ARGV[2], ARGV[3]
+local max_deliveries = tonumber(ARGV[4])
+local DEAD_MAX, DEAD_KEEP, DEAD_TTL = 1000, 4096, 604800000
+local function dead_letter(inbox, dead, e, times, writer)
   local payload, signature = '', ''
   local fields = e[2]
   if fields then
@@ -131,26 +148,40 @@ local function dead_letter(inbox, dead, e, times)
       if fields[i] == 's' then signature = fields[i + 1] end
     end
   end
-  redis.call('XADD', dead, 'MAXLEN', '~', 10000, '*', 'entry', e[1],
+  local size = #payload
+  if writer ~= '' and size > DEAD_KEEP then payload = string.sub(payload, 1, CUT) end
+  redis.call('XADD', dead, 'MAXLEN', '~', DEAD_MAX, '*', 'entry', e[1],
              'reason', 'internal: read ' .. times .. ' times and never committed',
-             'm', payload, 's', signature)
+             'm', payload, 's', string.sub(signature, 1, 64), 'from', writer,
+             'bytes', size)
+  redis.call('PEXPIRE', dead, DEAD_TTL)
   redis.call('XACK', inbox, group, e[1])
   redis.call('XDEL', inbox, e[1])
 end
--- This consumer's pending entries, oldest first, and whether more may follow.
--- The oldest is read alone first: if it was read more than twice without a
--- commit, it may be what keeps failing (a crash, say), and it is returned alone,
--- so that neither the entries behind it nor their delivery counts suffer with
--- it; past `max deliveries` it is dead-lettered and the next one looked at.
-local function read_pending(lease, inbox, dead)
+-- A gateway's inbox made by its own XADD has no group yet: give it one, from id 0.
+local function ensure_group(inbox)
+  if redis.call('EXISTS', inbox) == 0 then return false end
+  redis.pcall('XGROUP', 'CREATE', inbox, group, '0')
+  return true
+end
+-- Every entry pending on any consumer of the group, claimed by this one.
+local function claim_all(inbox)
   local start = '0-0'
   repeat
     local claimed, err = try('XAUTOCLAIM', inbox, group, consumer, 0, start,
                              'COUNT', 1000, 'JUSTID')
-    if not claimed then return nil, 0, err end
+    if not claimed then return err end
     start = claimed[1]
   until start == '0-0'
-  local cursor, wanted = '0', tonumber(count)
+  return nil
+end
+-- This consumer's pending entries of one stream, oldest first, and whether more may
+-- follow. The oldest is read alone first: if it was read more than twice without a
+-- commit, it may be what keeps failing (a crash, say), and it is returned alone, so
+-- that neither the entries behind it nor their delivery counts suffer with it; past
+-- `max deliveries` it is dead-lettered and the next one looked at.
+local function read_pending(inbox, dead, wanted, writer)
+  local cursor = '0'
   while true do
     local first = entries_of(redis.call('XREADGROUP', 'GROUP', group, consumer,
                                         'COUNT', 1, 'STREAMS', inbox, cursor))
@@ -159,7 +190,7 @@ local function read_pending(lease, inbox, dead)
     local row = redis.call('XPENDING', inbox, group, e[1], e[1], 1, consumer)[1]
     local times = row and tonumber(row[4]) or 0
     if times > max_deliveries then
-      dead_letter(inbox, dead, e, times)
+      dead_letter(inbox, dead, e, times, writer)
       cursor = e[1]
     elseif times > 2 then
       return {e}, 1
@@ -175,46 +206,98 @@ local function read_pending(lease, inbox, dead)
   end
 end
 local result = {}
-for p = 1, #KEYS / 3 do
-  local lease, inbox, dead = KEYS[3 * p - 2], KEYS[3 * p - 1], KEYS[3 * p]
-  local gen, mode = ARGV[4 + 2 * p], ARGV[5 + 2 * p]
-  local out = {0}
+local k, a = 1, 5
+for p = 1, #ARGV do
+  if a > #ARGV then break end
+  local lease, dead = KEYS[k], KEYS[k + 1]
+  local gen, mode, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
+  local streams, counts, caps, backlogs = {}, {}, {}, {}
+  for s = 1, n do
+    streams[s] = KEYS[k + 1 + s]
+    counts[s] = tonumber(ARGV[a + 3 * s])
+    caps[s] = tonumber(ARGV[a + 3 * s + 1])
+    backlogs[s] = tonumber(ARGV[a + 3 * s + 2])
+  end
+  k, a = k + 2 + n, a + 3 + 3 * n
+  local out = {0, {}}
   if not holds(lease, owner, gen) then
     out = false
   else
-    local pending, more, err = {}, 0, nil
-    if mode == 'pending' then pending, more, err = read_pending(lease, inbox, dead) end
-    if pending and #pending > 0 then
-      out[1] = more
-      flatten(pending, out)
-    elseif pending then
-      local fresh
-      fresh, err = try('XREADGROUP', 'GROUP', group, consumer, 'COUNT', count,
-                       'STREAMS', inbox, '>')
-      if fresh then flatten(entries_of(fresh), out) end
+    local err = nil
+    -- A gateway's inbox past its backlog cap loses its oldest entries (its own).
+    for s = 2, n do
+      if backlogs[s] > 0 then
+        local length = redis.call('XLEN', streams[s])
+        if length > backlogs[s] then
+          redis.call('XTRIM', streams[s], 'MAXLEN', backlogs[s])
+          out[2][#out[2] + 1] = s
+          out[2][#out[2] + 1] = length - backlogs[s]
+        end
+      end
+    end
+    local found = false
+    if mode == 'pending' then
+      for s = 1, n do
+        local e = claim_all(streams[s])
+        if e and s == 1 then err = e end
+      end
+      for s = 1, n do
+        if not err and not found then
+          local writer = ''
+          if s > 1 then
+            writer = string.sub(streams[s], string.find(streams[s], ':in:', 1, true) + 4)
+          end
+          -- (entries left pending are read whatever the quota: they were read before)
+          local ok, batch = pcall(read_pending, streams[s], dead, math.max(counts[s], 1), writer)
+          if ok and #batch > 0 then
+            found = true
+            out[1] = 1
+            flatten(batch, s, caps[s], out)
+          end
+        end
+      end
+    end
+    if not err and not found then
+      for s = 1, n do
+        if counts[s] > 0 then
+          local fresh, e = try('XREADGROUP', 'GROUP', group, consumer, 'COUNT', counts[s],
+                               'STREAMS', streams[s], '>')
+          if not fresh and s > 1 and ensure_group(streams[s]) then
+            fresh, e = try('XREADGROUP', 'GROUP', group, consumer, 'COUNT', counts[s],
+                           'STREAMS', streams[s], '>')
+          end
+          if fresh then
+            flatten(entries_of(fresh), s, caps[s], out)
+          elseif s == 1 then
+            err = e
+          end
+        end
+      end
     end
     if err then out = 'broken: ' .. tostring(err) end
   end
-  result[p] = out
+  result[#result + 1] = out
 end
 return result
 """
 )
 
 # One or more partitions per call, like READ (all of them on a standalone Redis,
-# one per call on a Cluster). KEYS, per partition: lease, inbox, deliveries,
-# timers, dead letters, lobby, then one key per table written, then one per gateway
-# outbox delivered to, then one per stream sent to. ARGV: owner, group, outbox max
-# length, outbox ttl ms, then per partition a section (see commit_section):
+# one per call on a Cluster). KEYS, per partition: lease, deliveries, timers, dead
+# letters, lobby, then one key per inbox stream acked (the deployment's, gateways'),
+# then one key per table written, then one per gateway outbox delivered to, then one
+# per stream sent to. ARGV: owner, group, outbox max length, outbox ttl ms, then per
+# partition a section (see commit_section):
 #   generation
-#   n, inbox ids to ack and delete
+#   n, per inbox stream: n, entry ids to ack and delete
 #   n, per table: expected version (0 = must not exist), new version, record, ttl ms
 #      (0 = keep), then n, per row: field, value ('' = delete) (rows: fields of the
 #      record's hash beside v and s that change on their own, a tournament's entrants)
 #   delivery record ('' = none)
 #   n, timer members to remove
 #   n, per timer: member, deadline
-#   n, per dead letter: entry id, reason, raw payload, its signature ('' = none)
+#   n, per dead letter: entry id, reason, the message (cut past 4 KiB if a gateway
+#      wrote it), its signature ('' = none), its writer ('' = the deployment), its size
 #   n, per lobby change: table, entry ('' = no longer open)
 #   n, per outbox: the entry appended (messages delivered with the commit itself)
 #   n, per stream sent to: the entry appended and its signature ('' = none), never
@@ -229,10 +312,16 @@ COMMIT = (
 local owner, group = ARGV[1], ARGV[2]
 local outbox_maxlen, outbox_ttl = ARGV[3], ARGV[4]
 local function commit_one(k, i)
-  local lease, inbox, deliveries, timers, dead, lobby = KEYS[k], KEYS[k + 1],
-    KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5]
+  local lease, deliveries, timers, dead, lobby = KEYS[k], KEYS[k + 1], KEYS[k + 2],
+    KEYS[k + 3], KEYS[k + 4]
   local gen = ARGV[i]; i = i + 1
-  local n_ack = tonumber(ARGV[i]); local acks = i + 1; i = i + 1 + n_ack
+  local n_inbox = tonumber(ARGV[i]); i = i + 1
+  local inboxes = {}
+  for s = 1, n_inbox do
+    inboxes[s] = i
+    i = i + 1 + tonumber(ARGV[i])
+  end
+  local first_table = k + 5 + n_inbox
   local n_tab = tonumber(ARGV[i]); i = i + 1
   local tabs = {}
   for t = 0, n_tab - 1 do
@@ -242,18 +331,18 @@ local function commit_one(k, i)
   local record_at = i; i = i + 1
   local n_rm = tonumber(ARGV[i]); local rms = i + 1; i = i + 1 + n_rm
   local n_add = tonumber(ARGV[i]); local adds = i + 1; i = i + 1 + 2 * n_add
-  local n_dead = tonumber(ARGV[i]); local deads = i + 1; i = i + 1 + 4 * n_dead
+  local n_dead = tonumber(ARGV[i]); local deads = i + 1; i = i + 1 + 6 * n_dead
   local n_lobby = tonumber(ARGV[i]); local lobbies = i + 1; i = i + 1 + 2 * n_lobby
   local n_out = tonumber(ARGV[i]); local outs = i + 1; i = i + 1 + n_out
   local n_send = tonumber(ARGV[i]); local sends = i + 1; i = i + 1 + 2 * n_send
-  local next_k, next_i = k + 6 + n_tab + n_out + n_send, i
+  local next_k, next_i = first_table + n_tab + n_out + n_send, i
   if not holds(lease, owner, gen) then return {-1}, next_k, next_i end
   for t = 0, n_tab - 1 do
-    local current = tonumber(redis.call('HGET', KEYS[k + 6 + t], 'v') or '0')
+    local current = tonumber(redis.call('HGET', KEYS[first_table + t], 'v') or '0')
     if current ~= tonumber(ARGV[tabs[t]]) then return {-2, t}, next_k, next_i end
   end
   for t = 0, n_tab - 1 do
-    local key, at = KEYS[k + 6 + t], tabs[t]
+    local key, at = KEYS[first_table + t], tabs[t]
     redis.call('HSET', key, 'v', ARGV[at + 1], 's', ARGV[at + 2])
     for r = 0, tonumber(ARGV[at + 4]) - 1 do
       local name, value = ARGV[at + 5 + 2 * r], ARGV[at + 6 + 2 * r]
@@ -275,10 +364,12 @@ local function commit_one(k, i)
     redis.call('ZADD', timers, ARGV[adds + 2 * a + 1], ARGV[adds + 2 * a])
   end
   for d = 0, n_dead - 1 do
-    redis.call('XADD', dead, 'MAXLEN', '~', 10000, '*', 'entry', ARGV[deads + 4 * d],
-               'reason', ARGV[deads + 4 * d + 1], 'm', ARGV[deads + 4 * d + 2],
-               's', ARGV[deads + 4 * d + 3])
+    local at = deads + 6 * d
+    redis.call('XADD', dead, 'MAXLEN', '~', 1000, '*', 'entry', ARGV[at],
+               'reason', ARGV[at + 1], 'm', ARGV[at + 2], 's', ARGV[at + 3],
+               'from', ARGV[at + 4], 'bytes', ARGV[at + 5])
   end
+  if n_dead > 0 then redis.call('PEXPIRE', dead, 604800000) end  -- a week after the last
   for l = 0, n_lobby - 1 do
     local tid, entry = ARGV[lobbies + 2 * l], ARGV[lobbies + 2 * l + 1]
     if entry == '' then
@@ -288,20 +379,24 @@ local function commit_one(k, i)
     end
   end
   for o = 0, n_out - 1 do
-    local outbox = KEYS[k + 6 + n_tab + o]
+    local outbox = KEYS[first_table + n_tab + o]
     redis.call('XADD', outbox, 'MAXLEN', '~', outbox_maxlen, '*', 'm', ARGV[outs + o])
     redis.call('PEXPIRE', outbox, outbox_ttl)  -- a dead gateway's outbox goes
   end
   for o = 0, n_send - 1 do
-    append(KEYS[k + 6 + n_tab + n_out + o], ARGV[sends + 2 * o], ARGV[sends + 2 * o + 1])
+    append(KEYS[first_table + n_tab + n_out + o], ARGV[sends + 2 * o], ARGV[sends + 2 * o + 1])
   end
   -- Acked and deleted a chunk at a time (one call per chunk, not two per entry).
-  for first = 0, n_ack - 1, 256 do
-    local ids = {}
-    for a = first, math.min(first + 255, n_ack - 1) do ids[#ids + 1] = ARGV[acks + a] end
-    -- pcall: the group may have vanished since the read; the entries are deleted anyway
-    redis.pcall('XACK', inbox, group, unpack(ids))
-    redis.call('XDEL', inbox, unpack(ids))
+  for s = 1, n_inbox do
+    local inbox, at = KEYS[k + 4 + s], inboxes[s]
+    local n_ack = tonumber(ARGV[at])
+    for first = 0, n_ack - 1, 256 do
+      local ids = {}
+      for a = first, math.min(first + 255, n_ack - 1) do ids[#ids + 1] = ARGV[at + 1 + a] end
+      -- pcall: the group may have vanished since the read; the entries are deleted anyway
+      redis.pcall('XACK', inbox, group, unpack(ids))
+      redis.pcall('XDEL', inbox, unpack(ids))
+    end
   end
   return {1, record}, next_k, next_i
 end

@@ -77,9 +77,11 @@ class Membership(WorkerState):
         # Admitted gateways register by their own presence key (none may write a
         # registry): live while it is there, its value how it takes its views.
         admitted = sorted(self.verifier.gateways)
+        # Its first bytes only: a gateway may write any value there (once 128 MB, read
+        # by every worker and director at every heartbeat).
         for gateway in admitted:
             at = keys.presence(gateway)
-            batch.add(at, lambda p, at=at: p.get(at), ("GET", at))
+            batch.add(at, lambda p, at=at: p.getrange(at, 0, 15), ("GETRANGE", at, 0, 15))
         owned = list(self.partitions.values())
         for part in owned:
             lease = self.space.lease(part.number)
@@ -97,6 +99,10 @@ class Membership(WorkerState):
                     lambda p, inbox=inbox: p.xinfo_groups(inbox),
                     ("XINFO", "GROUPS", inbox),
                 )
+                for gateway in self._gateway_writers():
+                    own = self.space.inbox(part.number, gateway)
+                    batch.add(own, lambda p, own=own: p.xinfo_groups(own),
+                              ("XINFO", "GROUPS", own))  # fmt: skip
         sent = now_ms()
         clock, *results = self._execute(batch)
         if not isinstance(clock, Exception):
@@ -105,7 +111,7 @@ class Membership(WorkerState):
         live = [w.decode() if isinstance(w, bytes) else w for w in results[1]]
         present = results[11 : 11 + len(admitted)]
         views = {g: keys.as_text(v) for g, v in zip(admitted, present, strict=True)
-                 if v is not None and not isinstance(v, Exception)}  # fmt: skip
+                 if v and not isinstance(v, Exception)}  # fmt: skip
         registered = [g.decode() if isinstance(g, bytes) else g for g in results[3]]
         self.live_gateways = registered + [g for g in views if g not in registered]
         if results[4]:
@@ -118,6 +124,7 @@ class Membership(WorkerState):
         if not isinstance(results[6], Exception):
             # Who may have written an entry, and the key this process signs its own with.
             self.verifier = Verifier.from_hash(dict(_pairs(results[6])))
+            self.gateway_writers = sorted(self.verifier.gateways)
         drained = (
             set() if isinstance(results[7], Exception) else {keys.as_text(w) for w in results[7]}
         )
@@ -129,8 +136,9 @@ class Membership(WorkerState):
             )  # fmt: skip
         rest = results[11 + len(admitted) :]
         renewals, groups = rest[: len(owned)], rest[len(owned) :]
-        for part, found in zip(sample, groups, strict=True):
-            self._sample_inbox(part.number, found)
+        per_part = len(groups) // len(sample) if sample else 0
+        for i, part in enumerate(sample):
+            self._sample_inbox(part.number, groups[i * per_part : (i + 1) * per_part])
         for part, renewed in zip(owned, renewals, strict=True):
             if isinstance(renewed, Exception):
                 continue  # not an answer about the lease: keep it, retry next heartbeat
@@ -150,19 +158,37 @@ class Membership(WorkerState):
             self._acquire(number)
         self.health.details["partitions"] = len(self.partitions)
         self.metrics.held(set(self.partitions))
+        self._keep_budgets()
 
-    def _sample_inbox(self, number: int, groups: Any) -> None:
-        """One held inbox's lag and pending entries, from its XINFO GROUPS reply (as
-        redis-py or the lean client gives it)."""
-        if isinstance(groups, Exception):
+    def _keep_budgets(self) -> None:
+        """The warden's round (dudo.worker.warden), by the holder of partition 0 alone."""
+        warden = self.warden
+        if warden is None:
             return
-        for group in groups:
-            info = {keys.as_text(k): v for k, v in _pairs(group)}
-            if keys.as_text(info.get("name", b"")) == self.space.group:
-                lag = info.get("lag")
-                self.metrics.inbox(
-                    number, int(lag) if lag is not None else None, int(info["pending"])
-                )
+        if 0 not in self.partitions:
+            warden.stand_down()
+            return
+        if warden.due():
+            try:
+                warden.patrol(sorted(self.verifier.gateways))
+            except Exception as exc:  # measured again at the next round
+                self.log.warning("warden_failed", error=str(exc))
+
+    def _sample_inbox(self, number: int, replies: list[Any]) -> None:
+        """One held partition's lag and pending entries, summed over its inbox streams,
+        from their XINFO GROUPS replies (as redis-py or the lean client gives them)."""
+        lag: int | None = 0
+        pending = 0
+        for groups in replies:
+            if isinstance(groups, Exception):
+                continue  # a gateway's inbox it never wrote: nothing waits there
+            for group in groups:
+                info = {keys.as_text(k): v for k, v in _pairs(group)}
+                if keys.as_text(info.get("name", b"")) == self.space.group:
+                    found = info.get("lag")
+                    lag = None if found is None or lag is None else lag + int(found)
+                    pending += int(info["pending"])
+        self.metrics.inbox(number, lag, pending)
 
     def _forget_gateways(self, gateways: list[str], before: int) -> None:
         """Unregister gateways silent since ``before`` and delete their outboxes (a dead
@@ -191,11 +217,18 @@ class Membership(WorkerState):
         part = self.partitions[number] = Partition(number, generation, redeliver=True)
         self.log.info("lease_acquired", partition=number, generation=generation)
         self.metrics.taken.inc()
-        try:
-            info = self.redis.xinfo_stream(self.space.inbox(number))
-        except ResponseError:  # no inbox: the first read says so, and it is remade
-            return
-        part.newest = keys.as_text(info.get("last-generated-id") or info.get(b"last-generated-id"))
+        # Where each inbox stream ends now: an idle wait blocks for anything later.
+        writers: list[str | None] = [None, *self._gateway_writers()]
+        pipe = self.redis.pipeline(transaction=False)
+        for writer in writers:
+            pipe.xinfo_stream(self.space.inbox(number, writer))
+        for writer, info in zip(writers, pipe.execute(raise_on_error=False), strict=True):
+            if isinstance(info, ResponseError):
+                continue  # no such stream (yet): from 0-0 (the first read remakes ours)
+            if isinstance(info, Exception):
+                raise info
+            last = info.get("last-generated-id") or info.get(b"last-generated-id")
+            part.newest[writer] = keys.as_text(last)
 
     def _release(self, number: int) -> None:
         part = self.partitions.pop(number, None)

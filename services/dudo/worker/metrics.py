@@ -9,6 +9,13 @@ these names; tests/test_deploy.py checks every name they use is exported.
 - ``dudo_entries_total{role}``: inbox entries applied (committed), so actions/s;
 - ``dudo_dead_letters_total{role}``: entries dead-lettered (malformed, refused, or
   failing our code);
+- ``dudo_quota_dropped_total{role}``: entries of admitted gateways dropped over their
+  quota; ``dudo_gateway_backlog_dropped_total{role}``: entries a gateway's own inbox
+  lost past its backlog cap;
+- ``dudo_gateway_memory_bytes{gateway}``: what each admitted gateway's own keys take of
+  Redis's memory, exported by the warden alone (the worker holding partition 0), beside
+  ``dudo_gateway_memory_budget_bytes{limit}`` (soft, hard) and
+  ``dudo_gateway_revocations_total`` (dudo.worker.warden);
 - ``dudo_commit_seconds{role}``: a commit round trip;
 - ``dudo_partitions_owned{role}``: partitions this process holds, and
   ``dudo_partitions{role}`` the deployment's count (the sum of the first over every
@@ -39,6 +46,29 @@ _QUOTA = Counter(
     "dudo_quota_dropped_total",
     "entries of admitted gateways dropped over their quota (dudo.worker.quota)",
     ["role"],
+    registry=REGISTRY,
+)
+_BACKLOG = Counter(
+    "dudo_gateway_backlog_dropped_total",
+    "entries of a gateway's own inbox dropped past its backlog cap (its oldest)",
+    ["role"],
+    registry=REGISTRY,
+)
+_GATEWAY_MEMORY = Gauge(
+    "dudo_gateway_memory_bytes",
+    "what an admitted gateway's own keys take of Redis's memory (measured by the warden)",
+    ["gateway"],
+    registry=REGISTRY,
+)
+_GATEWAY_BUDGET = Gauge(
+    "dudo_gateway_memory_budget_bytes",
+    "an admitted gateway's memory budget: soft (alert) and hard (revoked past it)",
+    ["limit"],
+    registry=REGISTRY,
+)
+_REVOCATIONS = Counter(
+    "dudo_gateway_revocations_total",
+    "admitted gateways revoked by the warden, past their memory budget",
     registry=REGISTRY,
 )
 _COMMIT = Histogram(
@@ -80,12 +110,26 @@ class LoopMetrics:
         self.entries = _ENTRIES.labels(role)
         self.dead = _DEAD.labels(role)
         self.quota_dropped = _QUOTA.labels(role)
+        self.backlog_dropped = _BACKLOG.labels(role)
         self.commit = _COMMIT.labels(role)
         self.owned = _OWNED.labels(role)
         self.taken = _LEASES.labels(role, "taken")
         self.released = _LEASES.labels(role, "released")
         self.lost = _LEASES.labels(role, "lost")
         self._sampled: set[int] = set()
+        self.revocations = _REVOCATIONS
+
+    @staticmethod
+    def budget(soft: int, hard: int) -> None:
+        _GATEWAY_BUDGET.labels("soft").set(soft)
+        _GATEWAY_BUDGET.labels("hard").set(hard)
+
+    def gateway_memory(self, totals: dict[str, int]) -> None:
+        """Each admitted gateway's memory, as the warden measured it now; gateways no
+        longer measured (revoked, or measured by another process now) are dropped."""
+        _GATEWAY_MEMORY.clear()  # a process has one warden at a time: its figures alone
+        for gateway, used in totals.items():
+            _GATEWAY_MEMORY.labels(gateway).set(used)
 
     def inbox(self, partition: int, lag: int | None, pending: int) -> None:
         """A held partition's inbox, as XINFO GROUPS said (lag is None before Redis 7)."""

@@ -24,7 +24,7 @@ from ..wire import DudoError, WireError, keys
 from ..wire.signing import Verifier
 from .common import Entry, Partition, PartitionBatch
 from .quota import Quota, QuotaExceeded
-from .scripts import Write
+from .scripts import DeadLetter, Write
 from .state import WorkerState
 
 if TYPE_CHECKING:
@@ -34,21 +34,21 @@ if TYPE_CHECKING:
 class _Poison(Exception):
     """An entry that made our own code fail: it goes to the dead letters alone."""
 
-    def __init__(self, entry_id: str, payload: bytes, signature: bytes, reason: str) -> None:
+    def __init__(self, entry: Entry, reason: str) -> None:
         super().__init__(reason)
-        self.entry_id, self.payload, self.reason = entry_id, payload, reason
-        self.signature = signature
+        self.entry, self.reason = entry, reason
 
 
-# An entry naming a gateway whose key is not loaded (admitted since the last heartbeat)
-# makes the worker read the keys at once; a name found in none is looked for again
-# only after this long (seconds).
-RELOAD_KEYS_S = 1.0
+# Bytes of a gateway's refused entry its dead letter keeps (as the read script cuts one
+# over the size cap: worker/lua.py, CUT).
+CUT_BYTES = 256
+
+# An entry as judged: the entry, and its message or why it was refused.
+Judged = tuple[Entry, "dict[str, Any] | WireError"]
 
 
 class Processing(WorkerState):
     """Turns read entries into per-partition batches ready to commit."""
-
 
     def _handle(
         self, entries: dict[int, list[Entry]], phases: dict[str, float] | None = None
@@ -56,13 +56,10 @@ class Processing(WorkerState):
         phases = {} if phases is None else phases
         mark = time.monotonic()
         direction = self.entity.DIRECTION
-        decoded = self._decoded(entries, direction)
-        if self.verifier.active and self._unknown_writer(decoded):
-            # A gateway admitted since the last heartbeat: its key, now, and judge again
-            # the entries refused for want of it (only those: the others were counted
-            # against their gateways' quotas already).
-            self._reload_keys()
-            decoded = self._decoded(entries, direction, decoded)
+        decoded = {
+            n: [(e, _judge(e, direction, self.verifier, self.quota)) for e in got]
+            for n, got in entries.items()
+        }
         self._load(decoded)
         batches: list[PartitionBatch] = []
         for number, items in decoded.items():
@@ -77,61 +74,7 @@ class Processing(WorkerState):
         if batches:
             self._commit(batches, phases)
 
-    def _decoded(
-        self,
-        entries: dict[int, list[Entry]],
-        direction: str,
-        before: dict[int, list[tuple[str, bytes, Any, bytes]]] | None = None,
-    ) -> dict[int, list[tuple[str, bytes, Any, bytes]]]:
-        """Each entry decoded and judged (who wrote it, its gateway's quota); with
-        ``before``, only the entries it refused as unauthorized are judged again."""
-        verifier = self.verifier
-        quota = self.quota if verifier.active else None
-        if before is not None:
-            return {
-                n: [
-                    (eid, raw, _decode(raw, direction, verifier, signature, quota), signature)
-                    if isinstance(msg, WireError) and msg.code == wire.UNAUTHORIZED
-                    else (eid, raw, msg, signature)
-                    for eid, raw, msg, signature in got
-                ]
-                for n, got in before.items()
-            }
-        return {
-            n: [
-                (eid, raw, _decode(raw, direction, verifier, signature, quota), signature)
-                for eid, raw, signature in got
-            ]
-            for n, got in entries.items()
-        }
-
-    def _unknown_writer(self, decoded: dict[int, list[tuple[str, bytes, Any, bytes]]]) -> bool:
-        """Was an entry refused for naming a gateway whose key is not loaded, one not
-        looked for in the last RELOAD_KEYS_S? (Each name is looked for once a while:
-        names nobody admitted cost one read of the keys per cycle at most.)"""
-        now = time.monotonic()
-        recent = self._looked_for
-        for name in [n for n, at in recent.items() if now - at > RELOAD_KEYS_S]:
-            del recent[name]
-        unknown = False
-        for items in decoded.values():
-            for _, raw, msg, _ in items:
-                if isinstance(msg, WireError) and msg.code == wire.UNAUTHORIZED:
-                    with contextlib.suppress(Exception):
-                        gateway = wire.unpack(raw).get("gateway")
-                        if (
-                            isinstance(gateway, str)
-                            and gateway not in self.verifier.gateways
-                            and gateway not in recent
-                        ):
-                            recent[gateway] = now
-                            unknown = True
-        return unknown
-
-    def _reload_keys(self) -> None:
-        self.verifier = Verifier.from_hash(self.redis.hgetall(keys.GATEWAY_KEYS))
-
-    def _load(self, decoded: dict[int, list[tuple[str, bytes, Any, bytes]]]) -> None:
+    def _load(self, decoded: dict[int, list[Judged]]) -> None:
         """Fetch, in one round trip, every entity these entries name that is not in memory."""
         wanted: list[tuple[Partition, str]] = []
         for number, items in decoded.items():
@@ -139,7 +82,7 @@ class Processing(WorkerState):
             if part is None:
                 continue
             seen: set[str] = set()
-            for _, _, msg, _ in items:
+            for _, msg in items:
                 if isinstance(msg, dict):
                     eid = msg[self.entity.KEY]
                     if eid not in part.entities and eid not in seen and self._owns(part, eid):
@@ -173,16 +116,14 @@ class Processing(WorkerState):
     def _owns(self, part: Partition, table_id: str) -> bool:
         return keys.partition_of(table_id, self.settings.partitions) == part.number
 
-    def _process(
-        self, part: Partition, items: list[tuple[str, bytes, Any, bytes]]
-    ) -> PartitionBatch:
+    def _process(self, part: Partition, items: list[Judged]) -> PartitionBatch:
         batch = PartitionBatch(part)
         entity = self.entity
         error_for = entity.error_for
         touched: dict[str, Entity] = {}
         now = self.now()
-        for entry_id, raw, msg, signature in items:
-            batch.acks.append(entry_id)
+        for entry, msg in items:
+            batch.acks.setdefault(entry.writer, []).append(entry.id)
             if isinstance(msg, QuotaExceeded):  # dropped: never a dead letter (a flood)
                 self.metrics.quota_dropped.inc()
                 reply = error_for(msg.known, msg.code, msg.message) if msg.tell else None
@@ -190,8 +131,7 @@ class Processing(WorkerState):
                     batch.outputs.append(reply)
                 continue
             if isinstance(msg, WireError):
-                batch.dead.append((entry_id, f"{msg.code}: {msg.message}", raw, signature))
-                batch.refused.append((entry_id, msg.known or msg.named, msg.code, msg.message))
+                self._dead(batch, entry, msg.code, msg.message, msg.known or msg.named)
                 reply = error_for(msg.known, msg.code, msg.message)
                 if reply:
                     batch.outputs.append(reply)
@@ -200,8 +140,7 @@ class Processing(WorkerState):
             held = part.entities.get(eid)  # in memory: an entity this partition owns
             if held is None and not self._owns(part, eid):
                 reason = f"{entity.KEY} {eid} belongs to another partition"
-                batch.dead.append((entry_id, f"{wire.BAD_MESSAGE}: {reason}", raw, signature))
-                batch.refused.append((entry_id, msg, wire.BAD_MESSAGE, reason))
+                self._dead(batch, entry, wire.BAD_MESSAGE, reason, msg)
                 reply = error_for(msg, wire.BAD_MESSAGE, reason)
                 if reply:
                     batch.outputs.append(reply)
@@ -227,8 +166,8 @@ class Processing(WorkerState):
                     batch.outputs.append(reply)
                 continue
             except Exception as exc:
-                self.log.exception("entry_failed", entry=entry_id, **_where(part, msg, entity.KEY))
-                raise _Poison(entry_id, raw, signature, f"{wire.INTERNAL}: {exc!r}") from exc
+                self.log.exception("entry_failed", entry=entry.id, **_where(part, msg, entity.KEY))
+                raise _Poison(entry, f"{wire.INTERNAL}: {exc!r}") from exc
             touched[eid] = held
             if self.debug:
                 self.log.debug(
@@ -273,20 +212,34 @@ class Processing(WorkerState):
             batch.content = [list(by_gateway.items()), batch.notes, batch.sends]
         return batch
 
+    @staticmethod
+    def _dead(
+        batch: PartitionBatch, entry: Entry, code: str, reason: str, known: dict[str, Any]
+    ) -> None:
+        """``entry`` to the dead letters, and a note on its writer's refused stream (a
+        gateway's: the deployment's own inbox has nobody to tell). A gateway's entry
+        refused for who wrote it or its size keeps its first bytes only: a flood of them
+        would otherwise be stored whole, and nobody may replay it anyway."""
+        raw = entry.payload
+        if entry.writer is not None and code in (wire.UNAUTHORIZED, wire.TOO_LARGE):
+            raw = raw[:CUT_BYTES]
+        batch.dead.append(
+            DeadLetter(entry.id, f"{code}: {reason}", raw, entry.signature, entry.writer,
+                       entry.size)
+        )  # fmt: skip
+        if entry.writer is not None:
+            batch.refused.append((entry.writer, entry.id, known, code, reason))
+
     def _quarantine(self, part: Partition, poison: _Poison) -> None:
         """Dead-letter one entry that broke our code; replay the rest from Redis."""
         part.entities.clear()
         part.stored.clear()
         part.mode = "pending"
-        self._commit(
-            [
-                PartitionBatch(
-                    part,
-                    acks=[poison.entry_id],
-                    dead=[(poison.entry_id, poison.reason, poison.payload, poison.signature)],
-                )
-            ]
+        entry = poison.entry
+        letter = DeadLetter(
+            entry.id, poison.reason, entry.payload, entry.signature, entry.writer, entry.size
         )
+        self._commit([PartitionBatch(part, acks={entry.writer: [entry.id]}, dead=[letter])])
 
 
 def _where(part: Partition, msg: dict[str, Any], key: str) -> dict[str, Any]:
@@ -294,13 +247,34 @@ def _where(part: Partition, msg: dict[str, Any], key: str) -> dict[str, Any]:
     return {"partition": part.number, key: msg.get(key), "id": msg.get("id")}
 
 
-def _decode(
-    raw: bytes, direction: str, verifier: Verifier, signature: bytes, quota: Quota | None = None
+def _judge(
+    entry: Entry, direction: str, verifier: Verifier, quota: Quota | None = None
 ) -> dict[str, Any] | WireError:
-    # An entry our own processes signed is checked for its shape only (wire.decode_own);
-    # any other is checked field by field, then, where entries are checked, for who
-    # wrote it.
-    ours = verifier.ours(raw, signature)
+    """An entry's message, or why it is refused.
+
+    An entry of a gateway's own inbox is counted against that gateway's quota first,
+    whatever it holds (past the bytes it is dropped), then judged by its size, decoded
+    field by field and held to its writer (dudo.wire.signing). An entry of the
+    deployment's inbox that our own processes signed is checked for its shape only
+    (wire.decode_own); any other is decoded field by field, and refused where entries
+    are checked."""
+    raw, signature, writer = entry.payload, entry.signature, entry.writer
+    if writer is not None:
+        if quota is not None:
+            over = quota.refusal(writer, entry.size)
+            if over is not None:
+                if over.tell:  # who to tell about what, as far as the bytes say
+                    over.known = {"gateway": writer, **_named(raw, ("id", "table"))}
+                return over
+        if entry.size > wire.MAX_INBOUND_BYTES:
+            return WireError(
+                wire.TOO_LARGE,
+                f"{entry.size} bytes: a message may be at most {wire.MAX_INBOUND_BYTES}",
+                named={"gateway": writer},
+            )
+        ours = False
+    else:
+        ours = verifier.ours(raw, signature)
     try:
         if ours:
             return wire.decode_own(raw, direction=direction)
@@ -309,16 +283,20 @@ def _decode(
         return exc
     except Exception as exc:  # the codec promises typed errors; never die on an entry anyway
         return WireError(wire.BAD_MESSAGE, f"undecodable entry ({exc.__class__.__name__})")
-    refused = verifier.refusal(msg, raw, signature, ours=False)
+    refused = verifier.refusal(msg, raw, signature, ours=False, writer=writer)
     if refused is not None:
-        # Dead-lettered, and answered to nobody: the gateway it names did not send it
-        # (its refused stream says so: a gateway whose signing is wrong learns why).
+        # Dead-lettered, and answered to nobody: the gateway it names may not have sent
+        # it (its writer's refused stream says why: a gateway whose signing is wrong
+        # learns why).
         named = {k: msg.get(k) for k in ("gateway", "id", "type")}
         return WireError(wire.UNAUTHORIZED, refused, named=named)
-    if quota is not None:  # the gateway that signed it (checked): within its quota?
-        over = quota.refusal(msg["gateway"], len(raw))
-        if over is not None:
-            over.known = {"gateway": msg["gateway"], "id": msg.get("id"),
-                          "table": msg.get("table")}  # fmt: skip
-            return over
     return msg
+
+
+def _named(raw: bytes, fields: tuple[str, ...]) -> dict[str, Any]:
+    """Those of ``fields`` that the bytes hold as strings, where they decode at all."""
+    with contextlib.suppress(Exception):
+        msg = wire.unpack(raw)
+        if isinstance(msg, dict):
+            return {k: msg[k] for k in fields if isinstance(msg.get(k), str)}
+    return {}

@@ -1,14 +1,16 @@
 """What one admitted gateway may cost a worker: entries and bytes per second.
 
-Any gateway may append to any inbox, and Redis cannot count who wrote what; the
-worker can, once the entry's signature says which gateway wrote it (dudo.wire.signing).
-So each worker keeps, per gateway, a token bucket of entries and one of bytes, and
-an entry past either is dropped before any table sees it: acked and deleted (never a
-dead letter, which a flood would fill), counted, and answered to its gateway at most
-once a second (``rate_limited``), so an honest gateway over its quota learns why. A
-faulty gateway once had 27,000 refused acts processed, each at a table's full cost,
-in 40 s. The deployment's own entries, and everything where entries are not checked
-(no app admitted), are not counted.
+Each admitted gateway writes its own inbox stream on each partition (docs/security.md,
+"One inbox per gateway"), so the worker knows who wrote an entry before it reads a byte
+of it. Each worker keeps, per gateway, a token bucket of entries and one of bytes: a
+read takes from a gateway's inbox no more entries than its bucket holds
+(:meth:`Quota.allowance`; past it they wait in its own inbox), and every entry read is
+counted, whatever it holds (a flood of badly signed entries once went uncounted and held
+another app's moves 5 s back). An entry past the bytes is dropped before any table sees
+it: acked and deleted (never a dead letter, which a flood would fill), counted, and
+answered to its gateway at most once a second (``rate_limited``), so an honest gateway
+over its quota learns why. A faulty gateway once had 27,000 refused acts processed,
+each at a table's full cost, in 40 s. The deployment's own entries are not counted.
 
 The quota is per worker: a gateway writing to the partitions of N workers may write
 N times as much in all.
@@ -38,6 +40,15 @@ class Quota:
         # Bursts of two seconds' worth; at most 10,000 gateways remembered.
         self.entries = PerKey(self.entries_per_s, 2 * self.entries_per_s, keep=10_000)
         self.bytes = PerKey(self.bytes_per_s, 2 * self.bytes_per_s, keep=10_000)
+
+    def allowance(self, gateway: str, most: int) -> int:
+        """How many entries of ``gateway`` a read may take now (at most ``most``): the
+        whole tokens of its bucket, or ``most`` without a quota."""
+        if self.entries_per_s <= 0:
+            return most
+        bucket = self.entries.bucket(gateway)
+        bucket.allow(0)  # refilled to now, nothing taken
+        return max(0, min(most, int(bucket.tokens + 1e-9)))
 
     def refusal(self, gateway: str, size: int) -> wire.WireError | None:
         """None if this entry of ``gateway`` (``size`` bytes) is within its quota; else

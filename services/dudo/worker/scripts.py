@@ -42,33 +42,62 @@ class Write(NamedTuple):
     rows: Sequence[tuple[str, bytes]] = ()
 
 
+class Stream(NamedTuple):
+    """One inbox stream of a partition as a read takes it: whose it is (None: the
+    deployment's own inbox; else the gateway's), how many entries at most (0: none this
+    time), the size cap of a message and its backlog cap (0: none)."""
+
+    writer: str | None
+    count: int
+    cap: int = 0
+    backlog: int = 0
+
+
 def read_call(
     owner: str,
     consumer: str,
-    count: int,
-    parts: list[tuple[int, int, str]],
+    parts: list[tuple[int, int, str, Sequence[Stream]]],
     max_deliveries: int = 5,
     space: keys.Space = keys.TABLES,
 ) -> tuple[list[str], list[Any]]:
-    """Keys and arguments of one ``read`` call over ``parts`` = (partition, generation, mode)."""
-    script_keys = [
-        key for n, _, _ in parts for key in (space.lease(n), space.inbox(n), space.dead_letters(n))
-    ]
-    args: list[Any] = [owner, space.group, consumer, count, max_deliveries]
-    for _, generation, mode in parts:
-        args += [generation, mode]
+    """Keys and arguments of one ``read`` call over ``parts`` = (partition, generation,
+    mode, its streams: the deployment's inbox first)."""
+    script_keys: list[str] = []
+    args: list[Any] = [owner, space.group, consumer, max_deliveries]
+    for n, generation, mode, streams in parts:
+        script_keys += [space.lease(n), space.dead_letters(n)]
+        script_keys += [space.inbox(n, stream.writer) for stream in streams]
+        args += [generation, mode, len(streams)]
+        for stream in streams:
+            args += [stream.count, stream.cap, stream.backlog]
     return script_keys, args
+
+
+class DeadLetter(NamedTuple):
+    """An entry that could not be applied, as the commit stores it: its id, why, its
+    message (cut past :data:`DEAD_KEEP` bytes where a gateway wrote it), its signature,
+    who wrote it (None: the deployment's inbox) and its size."""
+
+    entry: str
+    reason: str
+    raw: bytes
+    signature: bytes
+    writer: str | None = None
+    size: int = 0
+
+
+DEAD_KEEP = 4096  # bytes of a gateway's dead-lettered message kept (the cap is 16 KiB)
 
 
 def commit_section(
     number: int,
     generation: int,
-    acks: list[str],
+    acks: dict[str | None, list[str]],
     writes: Sequence[Write],
     record: bytes,
     timers_rm: list[str],
     timers_add: list[tuple[str, int]],
-    dead: list[tuple[str, str, bytes, bytes]],
+    dead: list[DeadLetter],
     lobby: list[tuple[str, bytes]],
     outboxes: Sequence[tuple[str, bytes]] = (),
     space: keys.Space = keys.TABLES,
@@ -77,24 +106,30 @@ def commit_section(
 ) -> tuple[list[str], list[Any]]:
     """One partition's keys and arguments in a ``commit`` call.
 
+    ``acks``: the entry ids to ack and delete, per inbox stream (by writer: None for
+    the deployment's inbox, else a gateway's own);
     ``writes``: one :class:`Write` per table (or tournament) stored;
     ``lobby``: (table, encoded entry, or b"" when it is no longer open);
     ``outboxes``: (outbox key, entry) appended if the partition commits, and
     ``sends``: (stream key, entry) appended untrimmed (both standalone Redis only:
     those streams are in other hash slots), signed with ``signer`` if given.
     """
+    acked = list(acks.items())
     script_keys = [
         space.lease(number),
-        space.inbox(number),
         space.deliveries(number),
         space.timers(number),
         space.dead_letters(number),
         space.lobby(number),
+        *[space.inbox(number, writer) for writer, _ in acked],
         *[space.record(number, w.entity) for w in writes],
         *[outbox for outbox, _ in outboxes],
         *[stream for stream, _ in sends],
     ]
-    args: list[Any] = [generation, len(acks), *acks, len(writes)]
+    args: list[Any] = [generation, len(acked)]
+    for _, ids in acked:
+        args += [len(ids), *ids]
+    args.append(len(writes))
     for w in writes:
         args += [w.expected, w.version, w.record, w.ttl, len(w.rows)]
         for name, value in w.rows:
@@ -103,8 +138,11 @@ def commit_section(
     for member, deadline in timers_add:
         args += [member, deadline]
     args.append(len(dead))
-    for entry_id, reason, raw, written_by in dead:
-        args += [entry_id, reason, raw, written_by]
+    for letter in dead:
+        raw = letter.raw if letter.writer is None else letter.raw[:DEAD_KEEP]
+        size = letter.size or len(letter.raw)
+        args += [letter.entry, letter.reason, raw, letter.signature[:64],
+                 letter.writer or "", size]  # fmt: skip
     args.append(len(lobby))
     for tid, entry in lobby:
         args += [tid, entry]

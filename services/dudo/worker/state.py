@@ -18,11 +18,13 @@ from ..auth.authority import Authority
 from ..entity import Entity
 from ..infra.connection import Batch, Client, connect, is_cluster
 from ..infra.service import Health
+from ..wire import keys
 from ..wire.signing import Verifier
 from .common import Partition, PartitionBatch, WorkerSettings, now_ms
 from .metrics import REGISTRY, LoopMetrics
 from .quota import Quota
 from .scripts import Scripts
+from .warden import Budget, Warden
 
 log = structlog.get_logger("dudo.worker")
 
@@ -53,11 +55,13 @@ class WorkerState:
         self.live_gateways: list[str] = []
         self.frame_gateways: frozenset[str] = frozenset()
         self.verifier = Verifier()  # loaded with the first heartbeat, before any read
+        # The admitted gateways (those with a key), whose own inboxes are read beside the
+        # deployment's, in a fixed order (the verifier's, at every heartbeat).
+        self.gateway_writers: list[str] = []
         self.quota = Quota(settings.gateway_entries_per_s, settings.gateway_bytes_per_s)
         # The deployment's credentials (seat tokens, player ids, apps' identities), loaded
         # at setup and every heartbeat; the entities reach it through their limits.
         self.authority = Authority()
-        self._looked_for: dict[str, float] = {}  # see Processing._unknown_writer
         self.rng = random.SystemRandom()
         self.stopping = False
         self._next_heartbeat = 0.0
@@ -82,6 +86,13 @@ class WorkerState:
         self.clock_offset = 0  # Redis server time minus ours (ms), measured every heartbeat
         self.metrics = LoopMetrics(self.space.role, settings.partitions)
         self._next_lag = 0.0  # when to sample the held inboxes' lag next (heartbeat)
+        # The gateways' memory budget, kept by the table worker that holds partition 0.
+        self.warden = (
+            Warden(self.redis, Budget(settings.gateway_memory_soft, settings.gateway_memory_hard),
+                   self.metrics)
+            if self.space is keys.TABLES and settings.gateway_memory_hard > 0
+            else None
+        )  # fmt: skip
         self.health = Health(self.space.role, registry=REGISTRY)
         self.health.details[self.space.role] = self.id
 
@@ -96,6 +107,11 @@ class WorkerState:
         """The key the entries this process writes are signed with: the deployment's,
         once there is one (loaded with the others at every heartbeat)."""
         return self.verifier.internal
+
+    def _gateway_writers(self) -> list[str]:
+        """The admitted gateways, whose own inboxes this loop reads beside the
+        deployment's (none for a space no gateway writes to: the ratings)."""
+        return self.gateway_writers if self.space.gateways_write else []
 
     def _call(
         self, name: str, script_keys: list[str], args: list[Any]

@@ -4,7 +4,7 @@
 import { errorText, t } from "./i18n.js";
 import { api, app, openSocket, serverNow, state } from "./session.js";
 import { askName } from "./lobby.js";
-import { entrantTokens, hostPanel, kickButton, myPlace, organizerNews, registerAt, registerLine, registeredList, saveEntrant } from "./organize.js";
+import { entrantTokens, hostPanel, kickButton, myPlace, organizerNews, registerAt, registerLine, registeredList, saveEntrant, standingsQuery } from "./organize.js";
 import { h, link, toast } from "./ui.js";
 
 export function tableNumber(table) {
@@ -65,7 +65,7 @@ async function registerCup(cup) {
 /** Open a tournament's page: follow your seat through it, or watch its standings. */
 export async function goCup(cup) {
   try {
-    const got = await api("GET", `/api/tournaments/${cup}`);
+    const got = await api("GET", `/api/tournaments/${cup}${standingsQuery(cup)}`);
     state.cup = { id: cup, version: got.version, standings: got.standings };
   } catch (err) {
     toast(errorText(err.code, err.message));
@@ -77,7 +77,7 @@ export async function goCup(cup) {
   if (token) openSocket(token);
   else {
     state.timers.push(setInterval(async () => {
-      const got = await api("GET", `/api/tournaments/${cup}`).catch(() => null);
+      const got = await api("GET", `/api/tournaments/${cup}${standingsQuery(cup)}`).catch(() => null);
       if (got && (!state.cup || got.version > state.cup.version)) {
         state.cup = { id: cup, version: got.version, standings: got.standings };
         state.redraw();
@@ -182,6 +182,6 @@ export function cupStandings() {
     state.cup.id && !s.private ? h("p", { class: "muted" }, `${t("share")}: `,
       h("span", { class: "share", test: "cup-share" }, `${location.origin}/#/c/${state.cup.id}`)) : null,
     s.places.length && state.cup.id ? h("a", {
-      href: `/api/tournaments/${encodeURIComponent(state.cup.id)}/results?format=csv`,
+      href: `/api/tournaments/${encodeURIComponent(state.cup.id)}/results${standingsQuery(state.cup.id, { format: "csv" })}`,
       download: `${state.cup.id}.csv`, test: "cup-csv" }, t("resultsCsv")) : null);
 }

@@ -16,6 +16,18 @@ export function entrantTokens() {
   return load("dudo.entrants", {});
 }
 
+/** What opens a tournament's standings and results to this browser, as a query string:
+ *  its entrant token, else the invite its link carried (a private tournament's are its
+ *  entrants' and its invite holders' alone; a public one's anyone's). */
+export function standingsQuery(cup, more = {}) {
+  const token = entrantTokens()[cup];
+  const invite = state.route?.invite || load("dudo.invites", {})[cup];
+  const params = new URLSearchParams(token ? { token } : invite ? { invite } : {});
+  for (const [name, value] of Object.entries(more)) params.set(name, value);
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
 export function saveEntrant(cup, token) {
   localStorage.setItem("dudo.entrants", JSON.stringify({ ...entrantTokens(), [cup]: token }));
 }
