@@ -154,3 +154,21 @@ def _used_memory(d: Deployment) -> int:
 
 def _sent_bytes(d: Deployment) -> int:
     return int(d.admin.info("stats")["total_net_output_bytes"])
+
+
+def test_a_gateways_own_backlog_is_capped_and_it_is_told(d: Deployment) -> None:
+    """What waits in a gateway's own inbox past its quota is bounded too: past the
+    backlog cap its oldest entries go (its own loss), counted, and it is told why."""
+    d.worker.settings.gateway_backlog = 300
+    p = keys.partition_of("t1", P)
+    pipe = d.club.client.pipeline(transaction=False)
+    for i in range(3000):
+        pipe.xadd(keys.inbox(p, d.club.gateway), {"m": b"\x81", "s": b"x"})
+    pipe.execute()
+    dropped = d.worker.metrics.backlog_dropped._value.get()
+    d.pump(1)
+    assert d.admin.xlen(keys.inbox(p, d.club.gateway)) <= 300 + 100  # whole nodes at a time
+    assert d.worker.metrics.backlog_dropped._value.get() - dropped >= 2500
+    notes = [f for _, f in d.admin.xrange(keys.refused(d.club.gateway))]
+    assert any(n[b"code"] == b"rate_limited" and b"unread entries" in n[b"reason"]
+               for n in notes), notes  # fmt: skip

@@ -2,8 +2,8 @@
 
 Gateways (``dudo admin gateway add|revoke|list NAME``): each gateway (or each app's
 gateways) connects to Redis as a user of its own, ``gateway-NAME``, whose ACL lets it
-do what a gateway does and nothing more: append to the inboxes of tables and
-tournaments, read and trim its own outbox, read the public listings (tables,
+do what a gateway does and nothing more: append to its own inbox on each table and
+tournament partition, read and trim its own outbox, read the public listings (tables,
 tournaments, the leaderboard), and keep its own heartbeat. It cannot read a table's record
 (the dice), a lease, the dead letters, an inbox (other gateways' players' moves) or
 another gateway's outbox, nor write anywhere else: Redis refuses (``NOPERM``).
