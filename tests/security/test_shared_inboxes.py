@@ -162,7 +162,7 @@ def test_a_gateways_own_backlog_is_capped_and_it_is_told(d: Deployment) -> None:
     d.worker.settings.gateway_backlog = 300
     p = keys.partition_of("t1", P)
     pipe = d.club.client.pipeline(transaction=False)
-    for i in range(3000):
+    for _ in range(3000):
         pipe.xadd(keys.inbox(p, d.club.gateway), {"m": b"\x81", "s": b"x"})
     pipe.execute()
     dropped = d.worker.metrics.backlog_dropped._value.get()
