@@ -1,7 +1,7 @@
 """The short chaos run of CI: `dudo chaos` as an operator runs it, audited at the end.
 
-Twenty-five seconds of games through two gateways and two workers while, every few
-seconds, a worker is killed or frozen, a gateway killed, Redis restarted or
+Fifteen seconds of games through two gateways and two workers while, every second or
+two, a worker is killed or frozen, a gateway killed, Redis restarted or
 client connections cut, twice: without and with a hostile gateway. `dudo chaos`
 replays every table from its secret and the players' decisions and exits non-zero on
 any loss, doubling or leak, on anything of the hostile gateway's applied, leaked or let
@@ -23,7 +23,8 @@ def test_a_short_chaos_run_loses_doubles_and_leaks_nothing(tmp_path: Path) -> No
     require_binary()
     done = subprocess.run(
         [
-            sys.executable, "-m", "dudo", "chaos", "--seconds", "25", "--tables", "12",
+            sys.executable, "-m", "dudo", "chaos", "--seconds", "15", "--tables", "12",
+            "--fault-every", "1,2.5",
             "--seed", "7", "--json", "--keep", str(tmp_path),
         ],
         capture_output=True,
@@ -34,7 +35,7 @@ def test_a_short_chaos_run_loses_doubles_and_leaks_nothing(tmp_path: Path) -> No
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert (result["lost"], result["doubled"], result["leaked"]) == (0, 0, 0), result["problems"]
     assert result["games_finished"] == result["tables"] >= 12, result["problems"]
-    assert result["actions_applied"] == result["actions_decided"] > 500
+    assert result["actions_applied"] == result["actions_decided"] > 300
     # Every kind of fault struck, and everything recovered from it.
     assert set(result["faults"]) == {
         "kill_worker", "pause_worker", "kill_gateway", "restart_redis", "drop_clients"

@@ -180,12 +180,13 @@ class Authority:
         return self._keyed("r-", "dudo-request/2", app, scope, key)
 
     def tournament_table(self, tournament: str, number: int) -> str:
-        """The id of a tournament's ``number``-th table: its own id and number, and a
-        keyed tag nobody can compute without the deployment's key. Ids the lobby could
-        predict (``<tournament>-1``) were taken by a hostile gateway before the begin,
-        and the director's creates met ``table_exists``: no entrant was ever seated."""
+        """The id of a tournament's ``number``-th table: its own id, a keyed tag nobody
+        can compute without the deployment's key, and its number (last: pages show a
+        tournament's tables by it). Ids the lobby could predict (``<tournament>-1``)
+        were taken by a hostile gateway before the begin, and the director's creates met
+        ``table_exists``: no entrant was ever seated."""
         tag = self._keyed("", "dudo-table/1", tournament, str(number))[:8]
-        return f"{tournament[:44]}-{number}-{tag}"
+        return f"{tournament[:44]}-{tag}-{number}"
 
     @staticmethod
     def new_player() -> str:
