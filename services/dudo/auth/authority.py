@@ -117,6 +117,14 @@ def is_user(player: str) -> bool:
     return player.startswith(USER_PREFIX)
 
 
+def table_order(table: str) -> tuple[int, str]:
+    """A tournament table's place in the order its tables were opened: its number, the
+    last part of its id (:meth:`Authority.tournament_table`; ``<tournament>-<n>`` before
+    the tag)."""
+    number = table.rsplit("-", 1)[-1]
+    return (int(number) if number.isdigit() else 1 << 62, table)
+
+
 def _text(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError("not a string")

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Self
 import msgspec
 
 from .. import wire
+from ..auth.authority import table_order
 from ..entity import RecentIds
 from .balance import Balancer, TableCount
 from .standings import Entrant
@@ -149,7 +150,7 @@ class Stored(TournamentState):
             elif name.startswith(b"h:"):
                 histories[name[2:].decode()] = wire.unpack(value)
         people.sort(key=lambda e: e.number)
-        tables.sort(key=lambda t: (len(t[0]), t[0]))  # in the order they were opened
+        tables.sort(key=lambda t: table_order(t[0]))  # in the order they were opened
         b = None
         if balancer is not None:
             seats, waiting, last_seq = balancer
@@ -174,7 +175,7 @@ class Stored(TournamentState):
             seen=RecentIds(seen.split("\n") if seen else ()),
             wake=wake,
             created=created,
-            histories=dict(sorted(histories.items(), key=lambda h: (len(h[0]), h[0]))),
+            histories=dict(sorted(histories.items(), key=lambda h: table_order(h[0]))),
         )
         for entrant in people:
             t.entrants[entrant.player] = entrant

@@ -20,6 +20,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from .. import wire
+from ..auth.authority import table_order
 from .state import TournamentState
 
 
@@ -68,8 +69,8 @@ class Results(TournamentState):
                     for played, at, joined, left, out in rows
                 ],
             }
-            # Opened in the order of their numbers (the director names them <id>-<n>).
-            for table, rows in sorted(self.histories.items(), key=lambda h: (len(h[0]), h[0]))
+            # Opened in the order of their numbers (auth.authority.table_order).
+            for table, rows in sorted(self.histories.items(), key=lambda h: table_order(h[0]))
         ]
 
     def _on_rated(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
