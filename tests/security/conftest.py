@@ -101,10 +101,14 @@ def d(redis_server: RedisServer, real_redis: redis.Redis) -> Iterator[Deployment
     """The deployment, with web (honest) and club (the attacker's) admitted."""
     client = real_redis
     # A small quota, so that a flood shows (dudo.worker.quota).
-    settings = WorkerSettings(partitions=P, worker_id="w1", seed=3, gateway_entries_per_s=50)
+    # Short idle waits: each test drives the loops by hand, cycle by cycle.
+    settings = WorkerSettings(partitions=P, worker_id="w1", seed=3, gateway_entries_per_s=50,
+                              idle_block_ms=2)  # fmt: skip
     worker = table_worker(settings, client=client)
     loop = director(WorkerSettings(partitions=D, worker_id="d1", seed=3), P, client, pace_ms=0)
     keeper = ratings_keeper(WorkerSettings(worker_id="r1"), client, director_partitions=D)
+    for each in (loop, keeper):  # a director idles long (its CPU): not while a test drives it
+        each.settings.idle_block_ms = 2
     for each in (worker, loop, keeper):
         each.setup()  # the partition counts stored: a gateway's user gets those inboxes
     keyring.start_signing(client, wait_s=0)  # nothing of ours runs yet: check from now on
@@ -122,13 +126,19 @@ def handle(player: str) -> str:
     return wire.public_id(player)
 
 
-def play_out(d: Deployment, app: App, table: str, limit: int = 400) -> None:
-    """``app``'s players at ``table`` play it to the end (the baseline bot decides for
-    each), acting as a gateway does: by the holder's handle, through this gateway."""
+def play_out(
+    d: Deployment, app: App, table: str, limit: int = 400, moves: int | None = None
+) -> None:
+    """``app``'s players at ``table`` play it to the end, or ``moves`` moves applied (the
+    baseline bot decides for each), acting as a gateway does: by the holder's handle,
+    through this gateway."""
     acted: set[tuple[int, int]] = set()
+    start = d.table(table).version
     for _ in range(limit):
         d.pump(2)
         if d.table(table).status == "over":
+            return
+        if moves is not None and d.table(table).version - start >= moves:
             return
         views = [m for m in app.seen if m["type"] == "view" and m["table"] == table]
         if not views:

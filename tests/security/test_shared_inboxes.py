@@ -73,20 +73,20 @@ def test_an_entry_over_the_cap_is_judged_by_its_size_and_kept_cut(d: Deployment)
     letter keeps its first bytes only and says its size, and the dead letters expire."""
     p = keys.partition_of("t1", P)
     before = _used_memory(d)
-    for _ in range(30):
+    for _ in range(12):
         d.club.client.xadd(keys.inbox(p, d.club.gateway), {"m": b"\x81" + b"x" * 1_000_000,
                                                            "s": b"not a signature"})  # fmt: skip
     d.pump()
     letters = d.admin.xrange(keys.dead_letters(p))
     dropped = d.worker.metrics.quota_dropped._value.get()  # past its bytes a second
-    assert letters and len(letters) + dropped >= 30
+    assert letters and len(letters) + dropped >= 12
     for _, fields in letters:
         assert fields[b"reason"].startswith(b"too_large")
         assert len(fields[b"m"]) <= 256 and fields[b"bytes"] == b"1000001"
         assert fields[b"from"] == d.club.gateway.encode()
     assert 0 < d.admin.pttl(keys.dead_letters(p)) <= 7 * 24 * 3600 * 1000
     assert d.admin.xlen(keys.inbox(p, d.club.gateway)) == 0  # read, refused, deleted
-    assert _used_memory(d) - before < 2_000_000  # not 31 MB
+    assert _used_memory(d) - before < 1_000_000  # not 12 MB
     notes = d.admin.xrange(keys.refused(d.club.gateway))
     assert notes and all(f[b"code"] == b"too_large" for _, f in notes)
 
@@ -124,7 +124,7 @@ def test_a_flood_of_badly_signed_entries_does_not_hold_another_apps_moves(
     p = keys.partition_of("t1", P)
     junk = {"m": b"\x81" + b"x" * 4000, "s": b"0123456789abcdef"}
     pipe = d.club.client.pipeline(transaction=False)
-    for _ in range(5000):
+    for _ in range(2000):
         pipe.xadd(keys.inbox(p, d.club.gateway), junk)
     pipe.execute()
     flooded = time.monotonic()
@@ -135,7 +135,7 @@ def test_a_flood_of_badly_signed_entries_does_not_hold_another_apps_moves(
     d.worker.run_once()
     assert d.table("t1").version > version, "web's move waited behind the flood"
     assert time.monotonic() - started < 1.0
-    read = 5000 - d.admin.xlen(keys.inbox(p, d.club.gateway))  # the rest waits, its own
+    read = 2000 - d.admin.xlen(keys.inbox(p, d.club.gateway))  # the rest waits, its own
     assert 100 <= read <= 100 + 50 * (time.monotonic() - flooded) + 5  # within its quota
     notes = d.admin.xrange(keys.refused(d.club.gateway))  # every one read was judged
     assert notes and all(f[b"code"] in (b"bad_message", b"unauthorized") for _, f in notes)
@@ -172,13 +172,13 @@ def test_a_gateways_own_backlog_is_capped_and_it_is_told(d: Deployment) -> None:
     d.worker.settings.gateway_backlog = 300
     p = keys.partition_of("t1", P)
     pipe = d.club.client.pipeline(transaction=False)
-    for _ in range(3000):
+    for _ in range(1500):
         pipe.xadd(keys.inbox(p, d.club.gateway), {"m": b"\x81", "s": b"x"})
     pipe.execute()
     dropped = d.worker.metrics.backlog_dropped._value.get()
     d.pump(1)
     assert d.admin.xlen(keys.inbox(p, d.club.gateway)) <= 300 + 100  # whole nodes at a time
-    assert d.worker.metrics.backlog_dropped._value.get() - dropped >= 2500
+    assert d.worker.metrics.backlog_dropped._value.get() - dropped >= 1000
     notes = [f for _, f in d.admin.xrange(keys.refused(d.club.gateway))]
     assert any(n[b"code"] == b"rate_limited" and b"unread entries" in n[b"reason"]
                for n in notes), notes  # fmt: skip

@@ -262,7 +262,7 @@ def test_a_flooding_gateway_waits_within_its_quota_and_others_play_on(
              for i in range(400)]  # fmt: skip
     started = time.monotonic()
     d.club.link.send(*flood)
-    play_out(d, d.web, "t1")  # web plays on, through the flood
+    play_out(d, d.web, "t1", moves=8)  # web plays on, through the flood
     elapsed = time.monotonic() - started
     waiting = sum(d.admin.xlen(keys.inbox(p, d.club.gateway)) for p in range(P))
     read = 400 - waiting

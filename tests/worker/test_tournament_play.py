@@ -53,9 +53,11 @@ def run_tournament(
     worker = make_worker(client, seed=11)
     # No pacing: this test alternates the two loops in one thread.
     loop = director(WorkerSettings(partitions=D, worker_id="d1", seed=5), P, client, pace_ms=0)
+    loop.settings.idle_block_ms = 2  # it idles long (its CPU): not while this test drives it
     loop.setup()
     loop.heartbeat()
     keeper = ratings_keeper(WorkerSettings(worker_id="k1"), client, director_partitions=D)
+    keeper.settings.idle_block_ms = 2
     keeper.setup()
     keeper.heartbeat()
     create_bot_tournament(
