@@ -187,10 +187,12 @@ def test_engine_views_match_the_published_game_view_schema() -> None:
     for name in ("classic", "lizumo", "cacho", "liars-dice"):
         rules = preset(name, assisted=True, loser_chooses_direction=name == "lizumo")
         state = new_game(rules, 4, rng.randbytes(32))
-        for _ in range(300):
+        for step in range(300):
             if state.phase == "over":
                 break
-            for seat in range(4):
+            # Every seat's view at every other step, and seat 0's at each (the whole
+            # validation of every view at every step was most of a minute of the suite).
+            for seat in range(4) if step % 2 == 0 else (0,):
                 check.validate(seat_view(state, seat))
                 private_check.validate(private_view(state, seat))
             check.validate(spectator_view(state))

@@ -120,7 +120,7 @@ def test_each_readme_shows_its_example_bot_as_it_is(readme: str, example: str, f
     assert f"```{fence}\n{code}\n```" in (root / readme).read_text(encoding="utf-8")
 
 
-def test_a_thousand_moves_and_more_every_message_as_the_schemas_say(
+def test_hundreds_of_moves_every_message_as_the_schemas_say(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
     """Library clients play whole games against each other, four tables at a time, under
@@ -140,13 +140,13 @@ def test_a_thousand_moves_and_more_every_message_as_the_schemas_say(
     with serving(tmp_path, "--redis", redis_server.url, *limits, *fast) as (served, _):
         moves, checked, wrong = run(_soak(served, check))
     assert wrong == [], wrong[:3]
-    assert moves >= 1000, moves
+    assert moves >= 700, moves
     kinds = set(checked)
     assert {"welcome", "view", "ack"} <= kinds and len(checked) > 3 * moves, kinds
 
 
 async def _soak(served: str, check: Callable[[str, Any], None]) -> tuple[int, list[str], list[str]]:
-    """Play tables four at a time until 1,000 moves: (moves, message kinds, what was
+    """Play tables four at a time until 700 moves: (moves, message kinds, what was
     wrong with any message)."""
     checked: list[str] = []
     wrong: list[str] = []
@@ -217,7 +217,7 @@ async def _soak(served: str, check: Callable[[str, Any], None]) -> tuple[int, li
 
     total = 0
     async with DudoApi(served) as api:
-        while total < 1000:
+        while total < 700:
             total += sum(await asyncio.gather(*(table(api, p) for p in PRESETS_ORDER)))
     return total, checked, wrong
 
