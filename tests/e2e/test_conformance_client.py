@@ -55,7 +55,9 @@ CHECKS = 6
 def test_a_client_that_does_not_reconnect_fails_the_kit(tmp_path: Path) -> None:
     naive = tmp_path / "naive.py"
     naive.write_text(NAIVE, encoding="utf-8")
-    verdict = run([sys.executable, str(naive), "{url}", "{token}"])
+    # It never answers after a refusal, a rate limit or a restart: each time its clock runs
+    # out, so a short one (its moves take milliseconds; 4 s is ample for them).
+    verdict = run([sys.executable, str(naive), "{url}", "{token}"], turn_seconds=4)
     assert not verdict.ok
     assert verdict.checks["renumbering: the client acted at its new seat"]
     assert not verdict.checks["reconnect: the client acted after the server restarted"]

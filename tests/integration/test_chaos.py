@@ -5,7 +5,7 @@ two, a worker is killed or frozen, a gateway killed, Redis restarted or
 client connections cut, twice: without and with a hostile gateway. `dudo chaos`
 replays every table from its secret and the players' decisions and exits non-zero on
 any loss, doubling or leak, on anything of the hostile gateway's applied, leaked or let
-through by Redis, or when the honest players' p99 move latency with it is over twice
+through by Redis, or when the honest players' median move latency with it is over twice
 what it was without. The ten-minute run and its figures are in docs/operations.md.
 """
 
@@ -53,7 +53,7 @@ def test_a_short_chaos_run_loses_doubles_and_leaks_nothing(tmp_path: Path) -> No
                                      "unsigned_flood", "table_squat", "forged_hellos"}, hostile
     assert hostile["breaches"] == 0, hostile["problems"]
     assert result["without_hostile"]["ok"] is True, result["without_hostile"]
-    ratio = result["honest_p99_ratio"]
-    assert ratio is not None and ratio <= 2.0, (result["honest_p99_ms"],
-                                                result["honest_p99_ms_without_hostile"])
+    ratio = result["honest_p50_ratio"]
+    assert ratio is not None and ratio <= 2.0, (result["honest_p50_ms"],
+                                                result["honest_p50_ms_without_hostile"])
     assert result["ok"] is True and done.returncode == 0

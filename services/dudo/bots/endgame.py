@@ -30,6 +30,7 @@ this round and its own dice.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import threading
@@ -151,7 +152,11 @@ class Endgames:
         self._solved: OrderedDict[tuple[Any, ...], Solved | None] = OrderedDict()
         self._running: dict[tuple[Any, ...], threading.Event] = {}
         self._lock = threading.Lock()
-        self._one_at_a_time = threading.Lock()  # solves queue: one core at most
+        # Solves queue, one core at most, in the order they were asked for (a lock is not
+        # fair: its waiters take it in any order): a ticket each, served in turn.
+        self._turn = threading.Condition()
+        self._tickets = itertools.count()
+        self._serving = 0
         self._failed: dict[tuple[Any, ...], float] = {}  # key -> when to try again
         self.solving: set[multiprocessing.process.BaseProcess] = set()  # the child at work
         os.register_at_fork(after_in_child=self._forgotten_in_a_fork)
@@ -161,7 +166,9 @@ class Endgames:
         they were running never finish there, and their locks may be held forever."""
         self._running = {}
         self._lock = threading.Lock()
-        self._one_at_a_time = threading.Lock()
+        self._turn = threading.Condition()
+        self._tickets = itertools.count()
+        self._serving = 0
         self.solving = set()  # its parent's children, not its own
 
     def busy(self) -> bool:
@@ -198,7 +205,7 @@ class Endgames:
                 running = self._running[key] = threading.Event()
                 threading.Thread(
                     target=self._solve,
-                    args=(key, rules, palifico, counts, running),
+                    args=(key, rules, palifico, counts, running, next(self._tickets)),
                     name="endgame",
                     daemon=True,
                 ).start()
@@ -210,21 +217,22 @@ class Endgames:
 
     def _solve(
         self, key: tuple[Any, ...], rules: dict[str, Any], palifico: bool,
-        counts: tuple[int, int], done: threading.Event,
+        counts: tuple[int, int], done: threading.Event, ticket: int,
     ) -> None:  # fmt: skip
         solved: Solved | None = None
         failed = False
+        with self._turn:
+            self._turn.wait_for(lambda: self._serving == ticket)
         try:
-            with self._one_at_a_time:
-                # A process of pool workers (the arena's) may not start children: there
-                # the caller waits for the answer anyway, so it is solved here.
-                started = time.monotonic()
-                if multiprocessing.current_process().daemon:
-                    solved, outcome = solve_round(rules, palifico, counts, self.iterations)
-                else:
-                    solved, outcome = _in_a_process(
-                        rules, palifico, counts, self.iterations, self.solving
-                    )
+            # A process of pool workers (the arena's) may not start children: there
+            # the caller waits for the answer anyway, so it is solved here.
+            started = time.monotonic()
+            if multiprocessing.current_process().daemon:
+                solved, outcome = solve_round(rules, palifico, counts, self.iterations)
+            else:
+                solved, outcome = _in_a_process(
+                    rules, palifico, counts, self.iterations, self.solving
+                )
             where = {"rules": _game_fields(rules), "palifico": palifico, "dice": list(counts)}
             if solved is None:  # one round does not decide the game under these rules
                 log.info("endgame_unsolvable", **where, why=outcome)
@@ -245,6 +253,9 @@ class Endgames:
                     for old in size[: max(0, len(size) - KEEP[counts])]:  # the oldest
                         del self._solved[old]
                 self._running.pop(key, None)
+            with self._turn:  # the next in the queue (after this one is kept: in order)
+                self._serving += 1
+                self._turn.notify_all()
             done.set()
 
     def warm(self) -> None:

@@ -303,7 +303,7 @@ def _add_chaos(sub: Any) -> None:
         "--no-compare",
         dest="compare",
         action="store_false",
-        help="skip the first run, the same without the hostile gateway (whose honest p99 "
+        help="skip the first run, the same without the hostile gateway (whose honest median "
         "move latency the hostile run's must stay within twice of)",
     )
     chaos.add_argument("--json", action="store_true", help="print one JSON object")

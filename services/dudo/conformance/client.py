@@ -115,10 +115,12 @@ class _Server:
         self.redis.stop()
 
 
-async def _scenario(server: _Server, command: list[str], report: Report) -> None:
+async def _scenario(
+    server: _Server, command: list[str], report: Report, turn_seconds: int
+) -> None:
     async with DudoApi(server.url) as api:
         host = await api.create_table(
-            rules={"preset": "classic", "start_dice": 4, "turn_seconds": TURN_SECONDS},
+            rules={"preset": "classic", "start_dice": 4, "turn_seconds": turn_seconds},
             seats=3,
             name="Kit",
         )
@@ -267,16 +269,19 @@ def _lowest(game: dict[str, Any]) -> dict[str, Any]:
     return {"type": "dudo"}
 
 
-def run(command: str | list[str], ports: range | None = None) -> Report:
+def run(
+    command: str | list[str], ports: range | None = None, turn_seconds: int = TURN_SECONDS
+) -> Report:
     """Run the scenario with ``command`` as the client under test (its three servers on
-    ports of ``ports``, if given)."""
+    ports of ``ports``, if given). ``turn_seconds``: the client's clock (the kit's own
+    tests give a client that never answers less time, to fail sooner)."""
     parts = shlex.split(command) if isinstance(command, str) else list(command)
     report = Report()
     with tempfile.TemporaryDirectory(prefix="dudo-conformance-") as folder:
         server = _Server(Path(folder), ports)
         try:
             server.start()
-            asyncio.run(_scenario(server, parts, report))
+            asyncio.run(_scenario(server, parts, report, turn_seconds))
         finally:
             server.stop()
     return report
