@@ -69,7 +69,7 @@ def run(
         if signed:  # as deployed (deploy/: gateways have users): every entry signed
             start_signing(client, wait_s=0)
         ensure_partitions(client, DIRECTOR_PARTITIONS, keys.TOURNAMENTS)
-        create_groups(client, DIRECTOR_PARTITIONS, keys.TOURNAMENTS)
+        create_groups(client, DIRECTOR_PARTITIONS, space=keys.TOURNAMENTS)
         names = [fleet.start_worker() for _ in range(workers)]
         director = fleet.start_director()
         tables_pids = [fleet.procs[n].pid for n in names]

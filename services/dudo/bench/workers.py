@@ -40,6 +40,7 @@ from ..ops.fleet import fresh_redis, stop
 from ..wire import keys
 from ..worker.scripts import (
     Scripts,
+    Section,
     Stream,
     Write,
     commit_call,
@@ -281,7 +282,7 @@ def floor_rate(
     """
     client.flushall()
     ensure_partitions(client, partitions)
-    create_groups(client, partitions)
+    create_groups(client, partitions, space=keys.TABLES)
     scripts = Scripts(client)
     cluster = is_cluster(client)
     me = "floor"
@@ -328,7 +329,9 @@ def floor_rate(
         # Read as the worker does: one call for every partition (one each on a Cluster).
         calls = read_groups(partitions, cluster=cluster)
         for group in calls:
-            k, a = read_call(me, me, [(p, generation[p], "new", own) for p in group])
+            k, a = read_call(
+                me, me, [(p, generation[p], "new", own) for p in group], space=keys.TABLES
+            )
             read.add(k[0], lambda q, k=k, a=a: scripts.queue(q, "read", k, a))
         entries = {}
         replies = read.execute()[deletions:]
@@ -343,7 +346,10 @@ def floor_rate(
                 writes.append(Write(tid, versions[tid], versions[tid] + 1, record))
                 versions[tid] += 1
             sections[p] = commit_section(
-                p, generation[p], entries[p], writes, view * len(tids), [], [], [], []
+                p,
+                generation[p],
+                Section(acks=entries[p], writes=writes, record=view * len(tids)),
+                space=keys.TABLES,
             )
         # Committed as the worker does: partitions grouped into calls the same way.
         parts = list(sections)
@@ -351,7 +357,7 @@ def floor_rate(
         groups = [[parts[i] for i in g] for g in commit_groups(sizes, cluster=cluster)]
         commit = Batch(client)
         for group in groups:
-            k, a = commit_call(me, [sections[p] for p in group])
+            k, a = commit_call(me, [sections[p] for p in group], space=keys.TABLES)
             commit.add(k[0], lambda q, k=k, a=a: scripts.queue(q, "commit", k, a))
         for group, reply in zip(groups, commit.execute(), strict=True):
             for p, result in zip(group, reply, strict=True):

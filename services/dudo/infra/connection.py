@@ -122,11 +122,10 @@ def ensure_secrets(client: Client) -> dict[Any, Any]:
     return client.hgetall(keys.SECRETS)
 
 
-def create_groups(
-    client: Client, partitions: int | list[int], space: keys.Space = keys.TABLES
-) -> None:
+def create_groups(client: Client, partitions: int | list[int], *, space: keys.Space) -> None:
     """Make sure every partition inbox (or those listed) exists with the space's
-    consumer group (``workers`` for tables).
+    consumer group (``workers`` for tables; no default: a wrong one would leave the
+    entries of another space pending for ever).
 
     The group starts at 0, so entries written before any worker ran are kept.
     """

@@ -58,7 +58,7 @@ def fresh_redis(url: str, partitions: int, *, flush: bool, bench: str) -> Any:
     elif client.dbsize():
         raise SystemExit(f"dudo bench {bench} needs an empty Redis (or --flush, which erases it)")
     ensure_partitions(client, partitions)
-    create_groups(client, partitions)
+    create_groups(client, partitions, space=keys.TABLES)
     return client
 
 

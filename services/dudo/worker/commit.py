@@ -17,7 +17,7 @@ from typing import Any
 from .. import wire
 from ..infra.connection import Batch
 from ..wire import keys
-from .common import PartitionBatch
+from .common import PartitionBatch, Unsent
 from .delivery import fan_out, outbox_entries
 from .scripts import commit_call, commit_groups, commit_section
 from .state import WorkerState
@@ -44,7 +44,7 @@ class Committing(WorkerState):
         calls = [[batches[i] for i in group] for group in groups]
         # Standalone: the commit delivers; Cluster: it stores a record, delivered later.
         for b in batches:
-            if not b.content:
+            if b.content is None:
                 continue
             if self._slot_per_call:
                 b.record = wire.encode(b.content)
@@ -57,22 +57,16 @@ class Committing(WorkerState):
                     commit_section(
                         b.partition.number,
                         b.partition.generation,
-                        b.acks,
-                        b.writes,
-                        b.record,
-                        b.timers_rm,
-                        b.timers_add,
-                        b.dead,
-                        b.lobby,
-                        b.outboxes,
-                        self.space,
-                        [] if self._slot_per_call else b.sends,
-                        self.signer,
+                        b,
+                        space=self.space,
+                        sends=not self._slot_per_call,
+                        signer=self.signer,
                     )
                     for b in group
                 ],
                 self.settings.outbox_maxlen,
                 self.settings.outbox_ttl_ms,
+                space=self.space,
             )
             pipe.add(script_keys[0], *self._call("commit", script_keys, args))
         try:
@@ -89,7 +83,7 @@ class Committing(WorkerState):
             for group, reply in zip(calls, replies, strict=True)
             for i in range(len(group))
         ]
-        delivered: list[tuple[int, str, bytes, Any]] = []
+        delivered: list[Unsent] = []
         refused: list[tuple[str, str, dict[str, Any], str, str]] = []
         for b, result in zip(batches, results, strict=True):
             part = b.partition

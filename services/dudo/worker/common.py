@@ -6,12 +6,13 @@ import os
 import random
 import socket
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..entity import Entity
 from ..wire import keys
-from .scripts import DeadLetter, Write
+from .scripts import Section
 
 
 def default_worker_id() -> str:
@@ -111,32 +112,36 @@ def newer_id(a: str, b: str) -> bool:
     return (int(ma), int(sa or 0)) > (int(mb), int(sb or 0))
 
 
-@dataclass
-class PartitionBatch:
-    """One partition's share of a cycle, ready to commit."""
+class Outgoing(NamedTuple):
+    """What leaves with a partition's commit: each gateway's messages, the lobby notes
+    (for every live gateway) and entries for other partitions' inboxes. Stored as is (a
+    msgpack array) in a Cluster's delivery record; one of two items in a record written
+    before the sends were added."""
+
+    messages: list[tuple[str, list[bytes]]]
+    notes: list[bytes]
+    sends: Sequence[tuple[str, bytes]] = ()
+
+
+# A committed delivery record not yet delivered: (partition, record id, the record, what it
+# holds if this worker committed it, else None: read back from the record)
+Unsent = tuple[int, str, bytes, "Outgoing | None"]
+
+
+@dataclass(kw_only=True)
+class PartitionBatch(Section):
+    """One partition's share of a cycle, ready to commit: the commit's :class:`Section`
+    (what is written), and what the worker does with it around the commit."""
 
     partition: Partition
-    # entry ids to ack and delete, per inbox stream (by writer, as Entry.writer)
-    acks: dict[str | None, list[str]] = field(default_factory=dict)
     # A dead letter keeps who wrote it, so a replay is the writer's entry again, never the
-    # deployment's (ops.replay)
-    dead: list[DeadLetter] = field(default_factory=list)
-    # The same dead letters as the gateway that wrote them may read them (keys.refused):
-    # (the gateway, entry id, what could be read of the message, code, reason)
+    # deployment's (ops.replay). The same dead letters as the gateway that wrote them may
+    # read them (keys.refused): (the gateway, entry id, what could be read, code, reason)
     refused: list[tuple[str, str, dict[str, Any], str, str]] = field(default_factory=list)
     outputs: list[tuple[str, bytes]] = field(default_factory=list)
-    lobby: list[tuple[str, bytes]] = field(default_factory=list)  # (table, entry or b"")
     notes: list[bytes] = field(default_factory=list)  # `lobby` news for every gateway
-    # (stream key, entry) for other partitions' inboxes, appended untrimmed with the commit
-    sends: list[tuple[str, bytes]] = field(default_factory=list)
-    writes: list[Write] = field(default_factory=list)
-    timers_rm: list[str] = field(default_factory=list)
-    timers_add: list[tuple[str, int]] = field(default_factory=list)
     finished: list[str] = field(default_factory=list)
-    # What leaves with the commit: [[(gateway, [encoded message, ...]), ...], lobby notes,
-    # sends],
-    # as the outbox entries the commit appends (standalone Redis) or as a delivery
-    # record it stores (Cluster): Committing._commit fills in one of the two.
-    content: Any = None
-    outboxes: list[tuple[str, bytes]] = field(default_factory=list)
-    record: bytes = b""
+    # What leaves with the commit, as the outbox entries the commit appends (standalone
+    # Redis) or as a delivery record it stores (Cluster): Committing._commit fills in one
+    # of the two.
+    content: Outgoing | None = None

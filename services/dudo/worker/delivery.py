@@ -15,21 +15,19 @@ ordered with everything else).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import wire
 from ..infra.connection import Batch
 from ..wire import keys
 from ..wire.signing import entry_fields, signature
+from .common import Outgoing, Unsent
 from .state import WorkerState
 
-if TYPE_CHECKING:
-    pass
 
-
-def fan_out(contents: list[Any], live_gateways: list[str]) -> dict[str, list[bytes]]:
-    """What each gateway gets of committed contents (``[outputs, notes, sends]`` each):
-    its own messages, and the lobby notes, which go to every live gateway."""
+def fan_out(contents: list[Outgoing], live_gateways: list[str]) -> dict[str, list[bytes]]:
+    """What each gateway gets of committed contents: its own messages, and the lobby
+    notes, which go to every live gateway."""
     by_gateway: dict[str, list[bytes]] = defaultdict(list)
     for outputs, notes, *_ in contents:
         for gateway, messages in outputs:
@@ -46,19 +44,18 @@ def outbox_entries(by_gateway: dict[str, list[bytes]]) -> list[tuple[str, bytes]
 
 
 class Delivery(WorkerState):
-
-    def _queue_deliveries(self, batch: Batch) -> tuple[list[tuple[int, str, bytes, Any]], int]:
+    def _queue_deliveries(self, batch: Batch) -> tuple[list[Unsent], int]:
         """Queue the fan-out of every committed, undelivered record: one outbox entry
         per gateway, lobby news to every live gateway. Returns the records and how
         many commands."""
         records, self._unsent = self._unsent, []
         if not records:
             return [], 0
-        contents = [content or wire.unpack(record) for _, _, record, content in records]
+        contents = [content or Outgoing(*wire.unpack(record)) for _, _, record, content in records]
         by_gateway = fan_out(contents, self.live_gateways)
         before = len(batch.items)
         for content in contents:
-            for stream, entry in content[2] if len(content) > 2 else ():
+            for stream, entry in content.sends:
                 fields = entry_fields(self.signer, entry)  # another inbox's: signed
                 batch.add(stream, lambda p, stream=stream, fields=fields: p.xadd(stream, fields))
         maxlen, ttl = self.settings.outbox_maxlen, self.settings.outbox_ttl_ms
@@ -74,9 +71,7 @@ class Delivery(WorkerState):
             batch.add(stream, lambda p, stream=stream: p.pexpire(stream, ttl))
         return records, len(batch.items) - before
 
-    def _settle_deliveries(
-        self, sending: tuple[list[tuple[int, str, bytes, Any]], int], results: list[Any]
-    ) -> None:
+    def _settle_deliveries(self, sending: tuple[list[Unsent], int], results: list[Any]) -> None:
         """Delivered records are deleted in the next round trip; failed ones are retried."""
         records, _ = sending
         failures = [r for r in results if isinstance(r, Exception)]

@@ -86,7 +86,7 @@ class Worker(Membership, Processing, Delivery, Committing):
         ensure_partitions(self.redis, self.settings.partitions, self.space)
         if self.settings.table_partitions is not None:
             ensure_partitions(self.redis, self.settings.table_partitions)
-        create_groups(self.redis, self.settings.partitions, self.space)
+        create_groups(self.redis, self.settings.partitions, space=self.space)
         self.authority.load(ensure_secrets(self.redis))
         self.scripts.load()
         self.log.info(f"{self.space.role}_started", partitions=self.settings.partitions)
@@ -321,7 +321,7 @@ class Worker(Membership, Processing, Delivery, Committing):
                 self.id,
                 [(part.number, part.generation, part.mode, streams) for part in group],
                 self.settings.max_deliveries,
-                self.space,
+                space=self.space,
             )
             batch.add(script_keys[0], *self._call("read", script_keys, args))
         if not batch.items:
@@ -379,7 +379,7 @@ class Worker(Membership, Processing, Delivery, Committing):
         XADD recreated it without the group). It starts at 0: every entry still in
         the stream is read; the pending ones of the lost group cannot be known, and
         entries applied before are refused by their ids (tables remember them)."""
-        create_groups(self.redis, [part.number], self.space)
+        create_groups(self.redis, [part.number], space=self.space)
         self._forget(part)
         part.redeliver = True
         part.newest.pop(None, None)

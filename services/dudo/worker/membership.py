@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 
 class Membership(WorkerState):
-
     def heartbeat(self) -> None:
         now = self.now()
         s = self.settings

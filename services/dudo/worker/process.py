@@ -22,7 +22,7 @@ from ..entity.reports import Report, report_sends
 from ..infra.connection import Batch
 from ..wire import DudoError, WireError, keys
 from ..wire.signing import Verifier
-from .common import Entry, Partition, PartitionBatch
+from .common import Entry, Outgoing, Partition, PartitionBatch
 from .quota import Quota, QuotaExceeded
 from .scripts import DeadLetter, Write
 from .state import WorkerState
@@ -117,7 +117,7 @@ class Processing(WorkerState):
         return keys.partition_of(table_id, self.settings.partitions) == part.number
 
     def _process(self, part: Partition, items: list[Judged]) -> PartitionBatch:
-        batch = PartitionBatch(part)
+        batch = PartitionBatch(partition=part)
         entity = self.entity
         error_for = entity.error_for
         touched: dict[str, Entity] = {}
@@ -209,7 +209,7 @@ class Processing(WorkerState):
             by_gateway: dict[str, list[bytes]] = defaultdict(list)
             for gateway, data in batch.outputs:
                 by_gateway[gateway].append(data)
-            batch.content = [list(by_gateway.items()), batch.notes, batch.sends]
+            batch.content = Outgoing(list(by_gateway.items()), batch.notes, batch.sends)
         return batch
 
     @staticmethod
@@ -239,7 +239,8 @@ class Processing(WorkerState):
         letter = DeadLetter(
             entry.id, poison.reason, entry.payload, entry.signature, entry.writer, entry.size
         )
-        self._commit([PartitionBatch(part, acks={entry.writer: [entry.id]}, dead=[letter])])
+        batch = PartitionBatch(partition=part, acks={entry.writer: [entry.id]}, dead=[letter])
+        self._commit([batch])
 
 
 def _where(part: Partition, msg: dict[str, Any], key: str) -> dict[str, Any]:

@@ -18,6 +18,7 @@ skewed clocks still agree on when a lease expires.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from hashlib import sha1
 from typing import Any, ClassVar, NamedTuple
 
@@ -58,7 +59,8 @@ def read_call(
     consumer: str,
     parts: list[tuple[int, int, str, Sequence[Stream]]],
     max_deliveries: int = 5,
-    space: keys.Space = keys.TABLES,
+    *,
+    space: keys.Space,
 ) -> tuple[list[str], list[Any]]:
     """Keys and arguments of one ``read`` call over ``parts`` = (partition, generation,
     mode, its streams: the deployment's inbox first)."""
@@ -89,31 +91,53 @@ class DeadLetter(NamedTuple):
 DEAD_KEEP = 4096  # bytes of a gateway's dead-lettered message kept (the cap is 16 KiB)
 
 
-def commit_section(
-    number: int,
-    generation: int,
-    acks: dict[str | None, list[str]],
-    writes: Sequence[Write],
-    record: bytes,
-    timers_rm: list[str],
-    timers_add: list[tuple[str, int]],
-    dead: list[DeadLetter],
-    lobby: list[tuple[str, bytes]],
-    outboxes: Sequence[tuple[str, bytes]] = (),
-    space: keys.Space = keys.TABLES,
-    sends: Sequence[tuple[str, bytes]] = (),
-    signer: bytes | None = None,
-) -> tuple[list[str], list[Any]]:
-    """One partition's keys and arguments in a ``commit`` call.
+@dataclass(kw_only=True)
+class Section:
+    """What one partition's commit writes: its part of a ``commit`` call's arguments.
 
     ``acks``: the entry ids to ack and delete, per inbox stream (by writer: None for
     the deployment's inbox, else a gateway's own);
     ``writes``: one :class:`Write` per table (or tournament) stored;
+    ``record``: a delivery record to store (a Cluster: delivered after the commit);
+    ``timers_rm`` / ``timers_add``: clocks cancelled / set (member, due ms);
+    ``dead``: entries dead-lettered;
     ``lobby``: (table, encoded entry, or b"" when it is no longer open);
     ``outboxes``: (outbox key, entry) appended if the partition commits, and
     ``sends``: (stream key, entry) appended untrimmed (both standalone Redis only:
-    those streams are in other hash slots), signed with ``signer`` if given.
+    those streams are in other hash slots).
     """
+
+    acks: dict[str | None, list[str]] = field(default_factory=dict)
+    writes: list[Write] = field(default_factory=list)
+    record: bytes = b""
+    timers_rm: list[str] = field(default_factory=list)
+    timers_add: list[tuple[str, int]] = field(default_factory=list)
+    dead: list[DeadLetter] = field(default_factory=list)
+    lobby: list[tuple[str, bytes]] = field(default_factory=list)
+    outboxes: list[tuple[str, bytes]] = field(default_factory=list)
+    sends: list[tuple[str, bytes]] = field(default_factory=list)
+
+
+def commit_section(
+    number: int,
+    generation: int,
+    section: Section,
+    *,
+    space: keys.Space,
+    sends: bool = True,
+    signer: bytes | None = None,
+) -> tuple[list[str], list[Any]]:
+    """Partition ``number``'s keys and arguments in a ``commit`` call, fenced by its
+    lease's ``generation``, in ``space`` (whose consumer group acknowledges: no default,
+    since a wrong one would leave every entry pending). ``sends=False`` (a Cluster: the
+    streams are in other slots) leaves the section's sends out; they are signed with
+    ``signer`` if given."""
+    acks, writes, timers_rm, timers_add = (
+        section.acks, section.writes, section.timers_rm, section.timers_add
+    )  # fmt: skip
+    dead, lobby, outboxes = section.dead, section.lobby, section.outboxes
+    record = section.record
+    sent = section.sends if sends else []
     acked = list(acks.items())
     script_keys = [
         space.lease(number),
@@ -124,7 +148,7 @@ def commit_section(
         *[space.inbox(number, writer) for writer, _ in acked],
         *[space.record(number, w.entity) for w in writes],
         *[outbox for outbox, _ in outboxes],
-        *[stream for stream, _ in sends],
+        *[stream for stream, _ in sent],
     ]
     args: list[Any] = [generation, len(acked)]
     for _, ids in acked:
@@ -148,8 +172,8 @@ def commit_section(
         args += [tid, entry]
     args.append(len(outboxes))
     args += [entry for _, entry in outboxes]
-    args.append(len(sends))
-    for _, entry in sends:
+    args.append(len(sent))
+    for _, entry in sent:
         args += [entry, signature(signer, entry)]
     return script_keys, args
 
@@ -193,9 +217,11 @@ def commit_call(
     sections: list[tuple[list[str], list[Any]]],
     outbox_maxlen: int = 5000,
     outbox_ttl_ms: int = 3_600_000,
-    space: keys.Space = keys.TABLES,
+    *,
+    space: keys.Space,
 ) -> tuple[list[str], list[Any]]:
-    """Keys and arguments of one ``commit`` call over partition sections."""
+    """Keys and arguments of one ``commit`` call over partition sections (each of
+    :func:`commit_section`, in the same ``space``: its group acknowledges them all)."""
     script_keys: list[str] = []
     args: list[Any] = [owner, space.group, outbox_maxlen, outbox_ttl_ms]
     for section_keys, section_args in sections:

@@ -20,7 +20,7 @@ from ..infra.connection import Batch, Client, connect, is_cluster
 from ..infra.service import Health
 from ..wire import keys
 from ..wire.signing import Verifier
-from .common import Partition, PartitionBatch, WorkerSettings, now_ms
+from .common import Partition, PartitionBatch, Unsent, WorkerSettings, now_ms
 from .metrics import REGISTRY, LoopMetrics
 from .quota import Quota
 from .scripts import Scripts
@@ -72,7 +72,7 @@ class WorkerState:
         self._can_block = (
             not is_cluster(self.redis) and "fakeredis" not in type(self.redis).__module__
         )
-        self._unsent: list[tuple[int, str, bytes, Any]] = []  # committed, not yet delivered
+        self._unsent: list[Unsent] = []  # committed, not yet delivered
         # The partitions the last blocking wait saw new entries in (None: read them all).
         self._woken: set[int] | None = None
         self._wait_first = False  # the last cycle was idle or caught up: wait, then read
@@ -136,7 +136,6 @@ class WorkerState:
         return results
 
     if TYPE_CHECKING:  # what the parts call of each other, defined in theirs
-
         # membership.py
         def _lost(self, number: int, why: str) -> None: ...
 
