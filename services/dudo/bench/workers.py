@@ -241,7 +241,7 @@ def mean_record_bytes(client: Client, partitions: int, driver: TableDriver) -> f
     batch = Batch(client)
     for tid in ids:
         key = keys.table_of(tid, partitions)
-        batch.add(key, lambda p, key=key: p.hstrlen(key, "s"))
+        batch.add(key, "HSTRLEN", key, "s")
     sizes = [s for s in batch.execute() if isinstance(s, int) and s]
     return statistics.mean(sizes) if sizes else 1000.0
 
@@ -324,15 +324,15 @@ def floor_rate(
         for p in range(partitions):
             if delivered.get(p):
                 ids_ = delivered.pop(p)
-                read.add(keys.deliveries(p), lambda q, p=p, i=ids_: q.xdel(keys.deliveries(p), *i))
-        deletions = len(read.items)
+                read.add(keys.deliveries(p), "XDEL", keys.deliveries(p), *ids_)
+        deletions = len(read)
         # Read as the worker does: one call for every partition (one each on a Cluster).
         calls = read_groups(partitions, cluster=cluster)
         for group in calls:
             k, a = read_call(
                 me, me, [(p, generation[p], "new", own) for p in group], space=keys.TABLES
             )
-            read.add(k[0], lambda q, k=k, a=a: scripts.queue(q, "read", k, a))
+            read.add(k[0], *scripts.raw("read", k, a))
         entries = {}
         replies = read.execute()[deletions:]
         for group, reply in zip(calls, replies, strict=True):
@@ -358,7 +358,7 @@ def floor_rate(
         commit = Batch(client)
         for group in groups:
             k, a = commit_call(me, [sections[p] for p in group], space=keys.TABLES)
-            commit.add(k[0], lambda q, k=k, a=a: scripts.queue(q, "commit", k, a))
+            commit.add(k[0], *scripts.raw("commit", k, a))
         for group, reply in zip(groups, commit.execute(), strict=True):
             for p, result in zip(group, reply, strict=True):
                 delivered[p] = [result[1]]

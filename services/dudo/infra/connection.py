@@ -10,7 +10,6 @@ start on a mismatch, saying why.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -210,6 +209,15 @@ async def _async_xread(lean: AsyncResp, args: list[Any], wait: float) -> list[An
 class Batch:
     """Commands sent in as few round trips as possible, on Redis or on Redis Cluster.
 
+    Each command is spelled once, as Redis takes it (``batch.add(key, "XADD", key, ...)``),
+    and each reply comes back as Redis sends it in RESP2, whichever way it went: through
+    the lean client (:mod:`dudo.infra.resp`) on a standalone Redis, else through a
+    redis-py pipeline whose replies are not parsed into redis-py's shapes (and RESP3's
+    maps, sets and doubles turned back into RESP2's arrays and strings:
+    :func:`resp2`). A hash comes back as a flat array (:func:`hash_reply` reads it).
+    ``add`` returns the index of the command's reply in :meth:`execute`'s list, so a
+    caller reads a reply by name, not by counting.
+
     redis-py's cluster pipeline refuses Lua scripts, and the worker pipelines
     scripts for many partitions at once. So on a cluster the commands are
     grouped by the node that owns each command's key and sent as one plain
@@ -218,43 +226,39 @@ class Batch:
     or ``ASK`` (the slot is migrating and this key is already on the target:
     send it there, preceded by ``ASKING``, which admits one command into an
     importing slot). Results come back in the order added, with errors as
-    values (``raise_on_error=False``); connection errors raise.
+    values; connection errors raise.
     """
 
     ROUNDS = 5  # redirections followed per command before its error is the result
 
     def __init__(self, client: Client) -> None:
         self.client = client
-        self.items: list[tuple[str, Callable[[Any], object]]] = []
-        self.raw: list[tuple[Any, ...]] = []
+        self.keys: list[str] = []
+        self.commands: list[tuple[Any, ...]] = []
 
-    def add(
-        self, key: str, queue: Callable[[Any], object], raw: tuple[Any, ...] | None = None
-    ) -> None:
-        """``queue(pipe)`` must queue exactly one command whose first key is ``key``.
+    def __len__(self) -> int:
+        return len(self.commands)
 
-        ``raw``: the same command as plain arguments, for a command whose reply
-        redis-py passes on as Redis sent it (a script, XDEL), or whose caller reads
-        either shape (the heartbeat's TIME and HGETALL): when every command of the
-        batch has one, a standalone Redis gets the batch through the lean client
-        (:mod:`dudo.infra.resp`) instead of a redis-py pipeline."""
-        self.items.append((key, queue))
-        if raw is not None:
-            self.raw.append(raw)
+    def add(self, key: str, *command: Any) -> int:
+        """Queue ``command`` (its first key: ``key``, which places it on a Cluster);
+        returns the index of its reply."""
+        self.keys.append(key)
+        self.commands.append(command)
+        return len(self.commands) - 1
 
     def execute(self) -> list[Any]:
-        if not self.items:
+        if not self.commands:
             return []
         if not is_cluster(self.client):
             lean = fast(self.client)
-            if isinstance(lean, Resp) and len(self.raw) == len(self.items):
-                return lean.execute(self.raw, raise_on_error=False)
-            pipe = self.client.pipeline(transaction=False)
-            for _, queue in self.items:
-                queue(pipe)
-            return pipe.execute(raise_on_error=False)
-        results: list[Any] = [None] * len(self.items)
-        todo = list(range(len(self.items)))
+            if isinstance(lean, Resp):
+                return lean.execute(self.commands, raise_on_error=False)
+            pipe = _plain_pipeline(self.client)
+            for command in self.commands:
+                pipe.execute_command(*command)
+            return [resp2(reply) for reply in pipe.execute(raise_on_error=False)]
+        results: list[Any] = [None] * len(self.commands)
+        todo = list(range(len(self.commands)))
         asking: dict[int, tuple[str, int]] = {}  # item -> the node an ASK sent it to
         for _ in range(self.ROUNDS):
             groups: dict[str, list[int]] = {}
@@ -266,21 +270,21 @@ class Batch:
                         self.client, host, port
                     )
                 else:
-                    node = self.client.get_node_from_key(self.items[i][0])
+                    node = self.client.get_node_from_key(self.keys[i])
                 groups.setdefault(node.name, []).append(i)
                 nodes[node.name] = node
             moved, asked = [], {}
             for name, indexes in groups.items():
-                pipe = self.client.get_redis_connection(nodes[name]).pipeline(transaction=False)
+                pipe = _plain_pipeline(self.client.get_redis_connection(nodes[name]))
                 for i in indexes:
                     if i in asking:
                         pipe.execute_command("ASKING")
-                    self.items[i][1](pipe)
+                    pipe.execute_command(*self.commands[i])
                 replies = iter(pipe.execute(raise_on_error=False))
                 for i in indexes:
                     if i in asking:
                         next(replies)  # ASKING's OK
-                    result = results[i] = next(replies)
+                    result = results[i] = resp2(next(replies))
                     if isinstance(result, redis.exceptions.MovedError):
                         moved.append(i)
                     elif isinstance(result, redis.exceptions.AskError):
@@ -292,6 +296,36 @@ class Batch:
             asking = asked
             todo = moved + list(asked)
         return results
+
+
+def _plain_pipeline(client: Any) -> Any:
+    """A redis-py pipeline that hands replies over as the connection read them (no
+    response callbacks: no dicts made of hashes, no tuples of TIME, no floats of scores)."""
+    pipe = client.pipeline(transaction=False)
+    pipe.response_callbacks = {}
+    return pipe
+
+
+def resp2(reply: Any) -> Any:
+    """A reply read by redis-py, in the shape RESP2 gives it: a RESP3 map as a flat array
+    of keys and values, a set as an array, a double as its shortest decimal string, a
+    boolean as 0 or 1 (a connection may speak RESP3: redis-py 8's default). Errors pass
+    unchanged. Not undone: RESP3's pairs for WITHSCORES (RESP2 flattens them), and a
+    double RESP2 would spell with 17 digits; no batch asks for either."""
+    if isinstance(reply, dict):
+        return [resp2(x) for pair in reply.items() for x in pair]
+    if isinstance(reply, list | tuple | set | frozenset):
+        return [resp2(x) for x in reply]
+    if isinstance(reply, bool):
+        return int(reply)
+    if isinstance(reply, float):
+        return repr(reply).removesuffix(".0").encode()
+    return reply
+
+
+def hash_reply(reply: Any) -> dict[bytes, Any]:
+    """A hash as Redis sends it (HGETALL's, XINFO's: keys and values in turn) as a dict."""
+    return dict(zip(reply[::2], reply[1::2], strict=True)) if reply else {}
 
 
 def _node(client: Any, host: str, port: int) -> Any:

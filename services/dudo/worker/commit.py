@@ -150,17 +150,9 @@ class Committing(WorkerState):
             fields = {"entry": entry, "id": _text(msg.get("id")), "type": _text(msg.get("type")),
                       "code": code, "reason": reason[:500], "at": now}  # fmt: skip
             flat = [x for pair in fields.items() for x in pair]
-            batch.add(
-                key,
-                lambda p, k=key, f=fields: p.xadd(k, f, maxlen=REFUSED_MAX, approximate=True),
-                ("XADD", key, "MAXLEN", "~", REFUSED_MAX, "*", *flat),
-            )
-            batch.add(
-                key,
-                lambda p, k=key: p.pexpire(k, REFUSED_TTL_MS),
-                ("PEXPIRE", key, REFUSED_TTL_MS),
-            )
-        if not batch.items:
+            batch.add(key, "XADD", key, "MAXLEN", "~", REFUSED_MAX, "*", *flat)
+            batch.add(key, "PEXPIRE", key, REFUSED_TTL_MS)
+        if not batch:
             return
         try:
             for result in self._execute(batch):

@@ -53,23 +53,18 @@ class Delivery(WorkerState):
             return [], 0
         contents = [content or Outgoing(*wire.unpack(record)) for _, _, record, content in records]
         by_gateway = fan_out(contents, self.live_gateways)
-        before = len(batch.items)
+        before = len(batch)
         for content in contents:
             for stream, entry in content.sends:
                 fields = entry_fields(self.signer, entry)  # another inbox's: signed
-                batch.add(stream, lambda p, stream=stream, fields=fields: p.xadd(stream, fields))
+                flat = [x for pair in fields.items() for x in pair]
+                batch.add(stream, "XADD", stream, "*", *flat)
         maxlen, ttl = self.settings.outbox_maxlen, self.settings.outbox_ttl_ms
         for stream, packed in outbox_entries(by_gateway):
-            fields = {wire.ENTRY_FIELD: packed}
-            batch.add(
-                stream,
-                lambda p, stream=stream, fields=fields: p.xadd(
-                    stream, fields, maxlen=maxlen, approximate=True
-                ),
-            )
+            batch.add(stream, "XADD", stream, "MAXLEN", "~", maxlen, "*", wire.ENTRY_FIELD, packed)
             # An outbox lives while it is delivered to: a dead gateway's goes.
-            batch.add(stream, lambda p, stream=stream: p.pexpire(stream, ttl))
-        return records, len(batch.items) - before
+            batch.add(stream, "PEXPIRE", stream, ttl)
+        return records, len(batch) - before
 
     def _settle_deliveries(self, sending: tuple[list[Unsent], int], results: list[Any]) -> None:
         """Delivered records are deleted in the next round trip; failed ones are retried."""
@@ -113,11 +108,7 @@ class Delivery(WorkerState):
         scan = Batch(self.redis)
         for part in owned:
             key = self.space.timers(part.number)
-            scan.add(
-                key,
-                lambda p, key=key: p.zrangebyscore(key, "-inf", now, start=0, num=256),
-                ("ZRANGEBYSCORE", key, "-inf", now, "LIMIT", 0, 256),
-            )
+            scan.add(key, "ZRANGEBYSCORE", key, "-inf", now, "LIMIT", 0, 256)
         due = [
             (part, members)
             for part, members in zip(owned, scan.execute(), strict=True)

@@ -306,12 +306,8 @@ class Worker(Membership, Processing, Delivery, Committing):
             if part.delivered:
                 n, ids, part.delivered = part.number, part.delivered, []
                 stream = self.space.deliveries(n)
-                batch.add(
-                    stream,
-                    lambda p, stream=stream, ids=ids: p.xdel(stream, *ids),
-                    ("XDEL", stream, *ids),
-                )
-        deletions = len(batch.items) - sending[1]
+                batch.add(stream, "XDEL", stream, *ids)
+        deletions = len(batch) - sending[1]
         groups = read_groups(len(owned), cluster=self._slot_per_call)
         calls = [[owned[i] for i in group] for group in groups]
         streams = self._streams()
@@ -324,7 +320,7 @@ class Worker(Membership, Processing, Delivery, Committing):
                 space=self.space,
             )
             batch.add(script_keys[0], *self._call("read", script_keys, args))
-        if not batch.items:
+        if not batch:
             return {}
         results = self._execute(batch)
         self._settle_deliveries(sending, results[: sending[1]])

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import ResponseError
 
-from ..infra.connection import Batch
+from ..infra.connection import Batch, hash_reply
 from ..wire import keys
 from ..wire.signing import Verifier
 from .assign import owned_by
@@ -32,112 +32,84 @@ class Membership(WorkerState):
         s = self.settings
         batch = Batch(self.redis)
         registry, alive, gc = self.space.registry, now - s.dead_after_ms, now - s.gateway_gc_ms
-        # Each command also as plain arguments: the lean client then carries the whole
-        # heartbeat (redis-py's pipeline was a tenth of an idle director's CPU). Its
-        # replies come as Redis sends them; _pairs and int() read both shapes.
-        for queue, raw in (
-            (lambda p: p.time(), ("TIME",)),
-            (lambda p: p.zadd(registry, {self.id: now}), ("ZADD", registry, now, self.id)),
-            (
-                lambda p: p.zrangebyscore(registry, alive, "+inf"),
-                ("ZRANGEBYSCORE", registry, alive, "+inf"),
-            ),
-            (
-                lambda p: p.zremrangebyscore(registry, "-inf", now - 20 * s.dead_after_ms),
-                ("ZREMRANGEBYSCORE", registry, "-inf", now - 20 * s.dead_after_ms),
-            ),
-        ):
-            batch.add(registry, queue, raw)
+        clock = batch.add(registry, "TIME")
+        batch.add(registry, "ZADD", registry, now, self.id)
+        workers = batch.add(registry, "ZRANGEBYSCORE", registry, alive, "+inf")
+        batch.add(registry, "ZREMRANGEBYSCORE", registry, "-inf", now - 20 * s.dead_after_ms)
         gateways_alive = now - s.gateway_dead_after_ms
-        batch.add(
-            keys.GATEWAYS,
-            lambda p: p.zrangebyscore(keys.GATEWAYS, gateways_alive, "+inf"),
-            ("ZRANGEBYSCORE", keys.GATEWAYS, gateways_alive, "+inf"),
+        registered_at = batch.add(
+            keys.GATEWAYS, "ZRANGEBYSCORE", keys.GATEWAYS, gateways_alive, "+inf"
         )
-        batch.add(
-            keys.GATEWAYS,
-            lambda p: p.zrangebyscore(keys.GATEWAYS, "-inf", gc, 0, 100),
-            ("ZRANGEBYSCORE", keys.GATEWAYS, "-inf", gc, "LIMIT", 0, 100),
+        silent_at = batch.add(
+            keys.GATEWAYS, "ZRANGEBYSCORE", keys.GATEWAYS, "-inf", gc, "LIMIT", 0, 100
         )
-        batch.add(
-            keys.GATEWAY_VIEWS,
-            lambda p: p.hgetall(keys.GATEWAY_VIEWS),
-            ("HGETALL", keys.GATEWAY_VIEWS),
-        )
-        batch.add(
-            keys.GATEWAY_KEYS,
-            lambda p: p.hgetall(keys.GATEWAY_KEYS),
-            ("HGETALL", keys.GATEWAY_KEYS),
-        )
+        frames_at = batch.add(keys.GATEWAY_VIEWS, "HGETALL", keys.GATEWAY_VIEWS)
+        writers_at = batch.add(keys.GATEWAY_KEYS, "HGETALL", keys.GATEWAY_KEYS)
         draining = self.space.draining
-        batch.add(draining, lambda p: p.smembers(draining), ("SMEMBERS", draining))
-        for key in (keys.SECRETS, keys.APPS, keys.GATEWAY_APPS):  # dudo.auth.authority's
-            batch.add(key, lambda p, key=key: p.hgetall(key), ("HGETALL", key))
+        drained_at = batch.add(draining, "SMEMBERS", draining)
+        # dudo.auth.authority's keys
+        authority_at = [batch.add(key, "HGETALL", key) for key in
+                        (keys.SECRETS, keys.APPS, keys.GATEWAY_APPS)]  # fmt: skip
         # Admitted gateways register by their own presence key (none may write a
         # registry): live while it is there, its value how it takes its views.
         admitted = sorted(self.verifier.gateways)
         # Its first bytes only: a gateway may write any value there (once 128 MB, read
         # by every worker and director at every heartbeat).
-        for gateway in admitted:
-            at = keys.presence(gateway)
-            batch.add(at, lambda p, at=at: p.getrange(at, 0, 15), ("GETRANGE", at, 0, 15))
+        presence_at = [
+            batch.add(at, "GETRANGE", at, 0, 15) for at in map(keys.presence, admitted)
+        ]
         owned = list(self.partitions.values())
+        renewals_at = []
         for part in owned:
             lease = self.space.lease(part.number)
-            batch.add(
-                lease,
-                *self._call("renew", [lease], [self.id, part.generation, s.lease_ms]),
-            )
+            renewals_at.append(
+                batch.add(lease, *self._call("renew", [lease], [self.id, part.generation,
+                                                                s.lease_ms]))
+            )  # fmt: skip
         sample = owned if time.monotonic() >= self._next_lag else []
+        groups_at: list[list[int]] = []
         if sample:  # every few seconds: how far behind the held inboxes are (metrics)
             self._next_lag = time.monotonic() + LAG_EVERY_S
             for part in sample:
-                inbox = self.space.inbox(part.number)
-                batch.add(
-                    inbox,
-                    lambda p, inbox=inbox: p.xinfo_groups(inbox),
-                    ("XINFO", "GROUPS", inbox),
-                )
-                for gateway in self._gateway_writers():
-                    own = self.space.inbox(part.number, gateway)
-                    batch.add(own, lambda p, own=own: p.xinfo_groups(own),
-                              ("XINFO", "GROUPS", own))  # fmt: skip
+                streams = [self.space.inbox(part.number)] + [
+                    self.space.inbox(part.number, gateway) for gateway in self._gateway_writers()
+                ]
+                groups_at.append([batch.add(at, "XINFO", "GROUPS", at) for at in streams])
         sent = now_ms()
-        clock, *results = self._execute(batch)
-        if not isinstance(clock, Exception):
-            seconds, micros = int(clock[0]), int(clock[1])
+        results = self._execute(batch)
+        if not isinstance(results[clock], Exception):
+            seconds, micros = int(results[clock][0]), int(results[clock][1])
             self.clock_offset = seconds * 1000 + micros // 1000 - (sent + now_ms()) // 2
-        live = [w.decode() if isinstance(w, bytes) else w for w in results[1]]
-        present = results[11 : 11 + len(admitted)]
-        views = {g: keys.as_text(v) for g, v in zip(admitted, present, strict=True)
-                 if v and not isinstance(v, Exception)}  # fmt: skip
-        registered = [g.decode() if isinstance(g, bytes) else g for g in results[3]]
+        live = [keys.as_text(w) for w in results[workers]]
+        views = {g: keys.as_text(results[i]) for g, i in zip(admitted, presence_at, strict=True)
+                 if results[i] and not isinstance(results[i], Exception)}  # fmt: skip
+        registered = [keys.as_text(g) for g in results[registered_at]]
         self.live_gateways = registered + [g for g in views if g not in registered]
-        if results[4]:
-            self._forget_gateways([keys.as_text(g) for g in results[4]], now - s.gateway_gc_ms)
-        if not isinstance(results[5], Exception):
+        if results[silent_at]:
+            self._forget_gateways([keys.as_text(g) for g in results[silent_at]], gc)
+        if not isinstance(results[frames_at], Exception):
+            framed = hash_reply(results[frames_at])
             self.frame_gateways = (
-                frozenset(keys.as_text(g) for g, how in _pairs(results[5]) if how == b"frames")
+                frozenset(keys.as_text(g) for g, how in framed.items() if how == b"frames")
                 | frozenset(g for g, how in views.items() if how == "frames")
             ) & frozenset(self.live_gateways)
-        if not isinstance(results[6], Exception):
+        if not isinstance(results[writers_at], Exception):
             # Who may have written an entry, and the key this process signs its own with.
-            self.verifier = Verifier.from_hash(dict(_pairs(results[6])))
+            self.verifier = Verifier.from_hash(hash_reply(results[writers_at]))
             self.gateway_writers = sorted(self.verifier.gateways)
         drained = (
-            set() if isinstance(results[7], Exception) else {keys.as_text(w) for w in results[7]}
-        )
-        secrets, apps, gateway_apps = results[8:11]
+            set() if isinstance(results[drained_at], Exception)
+            else {keys.as_text(w) for w in results[drained_at]}
+        )  # fmt: skip
+        secrets, apps, gateway_apps = (results[i] for i in authority_at)
         if not any(isinstance(r, Exception) for r in (secrets, apps, gateway_apps)):
             self.authority.load(
-                dict(_pairs(secrets)), dict(_pairs(apps)), dict(_pairs(gateway_apps)),
+                hash_reply(secrets), hash_reply(apps), hash_reply(gateway_apps),
                 admitted=set(self.verifier.gateways),
             )  # fmt: skip
-        rest = results[11 + len(admitted) :]
-        renewals, groups = rest[: len(owned)], rest[len(owned) :]
-        per_part = len(groups) // len(sample) if sample else 0
-        for i, part in enumerate(sample):
-            self._sample_inbox(part.number, groups[i * per_part : (i + 1) * per_part])
+        for part, at in zip(sample, groups_at, strict=True):
+            self._sample_inbox(part.number, [results[i] for i in at])
+        renewals = [results[i] for i in renewals_at]
         for part, renewed in zip(owned, renewals, strict=True):
             if isinstance(renewed, Exception):
                 continue  # not an answer about the lease: keep it, retry next heartbeat
@@ -175,14 +147,14 @@ class Membership(WorkerState):
 
     def _sample_inbox(self, number: int, replies: list[Any]) -> None:
         """One held partition's lag and pending entries, summed over its inbox streams,
-        from their XINFO GROUPS replies (as redis-py or the lean client gives them)."""
+        from their XINFO GROUPS replies (each group's facts as a flat array)."""
         lag: int | None = 0
         pending = 0
         for groups in replies:
             if isinstance(groups, Exception):
                 continue  # a gateway's inbox it never wrote: nothing waits there
             for group in groups:
-                info = {keys.as_text(k): v for k, v in _pairs(group)}
+                info = {keys.as_text(k): v for k, v in hash_reply(group).items()}
                 if keys.as_text(info.get("name", b"")) == self.space.group:
                     found = info.get("lag")
                     lag = None if found is None or lag is None else lag + int(found)
@@ -195,11 +167,10 @@ class Membership(WorkerState):
         only paused registers again and finds its outbox remade by the next delivery."""
         batch = Batch(self.redis)
         # By score: one that registered again meanwhile stays registered.
-        batch.add(keys.GATEWAYS, lambda p: p.zremrangebyscore(keys.GATEWAYS, "-inf", before))
-        for gateway in gateways:
-            outbox = keys.outbox(gateway)
-            batch.add(outbox, lambda p, outbox=outbox: p.delete(outbox))
-        batch.add(keys.GATEWAY_VIEWS, lambda p: p.hdel(keys.GATEWAY_VIEWS, *gateways))
+        batch.add(keys.GATEWAYS, "ZREMRANGEBYSCORE", keys.GATEWAYS, "-inf", before)
+        for outbox in map(keys.outbox, gateways):
+            batch.add(outbox, "DEL", outbox)
+        batch.add(keys.GATEWAY_VIEWS, "HDEL", keys.GATEWAY_VIEWS, *gateways)
         self._execute(batch)
         self.log.info("gateways_forgotten", gateways=gateways)
 
@@ -244,11 +215,3 @@ class Membership(WorkerState):
         if part is not None:
             self.log.warning("lease_lost", partition=number, generation=part.generation, why=why)
             self.metrics.lost.inc()
-
-
-def _pairs(reply: Any) -> Any:
-    """A hash's fields and values from HGETALL as redis-py gives it (a dict) or as
-    Redis sends it (a flat list: field, value, field, value, ...)."""
-    if isinstance(reply, dict):
-        return reply.items()
-    return zip(reply[::2], reply[1::2], strict=True)

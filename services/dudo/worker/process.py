@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import wire
 from ..entity.reports import Report, report_sends
-from ..infra.connection import Batch
+from ..infra.connection import Batch, hash_reply
 from ..wire import DudoError, WireError, keys
 from ..wire.signing import Verifier
 from .common import Entry, Outgoing, Partition, PartitionBatch
@@ -93,10 +93,11 @@ class Processing(WorkerState):
         batch = Batch(self.redis)
         for part, eid in wanted:
             key = self.space.record(part.number, eid)
-            batch.add(key, lambda p, key=key: p.hgetall(key))
-        for (part, eid), result in zip(wanted, batch.execute(), strict=True):
-            if isinstance(result, Exception):
-                raise result
+            batch.add(key, "HGETALL", key)
+        for (part, eid), reply in zip(wanted, batch.execute(), strict=True):
+            if isinstance(reply, Exception):
+                raise reply
+            result = hash_reply(reply)
             version, blob = result.pop(b"v", None), result.pop(b"s", None)
             if blob is None:
                 continue

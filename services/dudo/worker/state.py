@@ -113,15 +113,9 @@ class WorkerState:
         deployment's (none for a space no gateway writes to: the ratings)."""
         return self.gateway_writers if self.space.gateways_write else []
 
-    def _call(
-        self, name: str, script_keys: list[str], args: list[Any]
-    ) -> tuple[Any, tuple[Any, ...]]:
-        """Script ``name`` for a :class:`Batch`: queued on whatever pipeline it hands
-        over, and as plain arguments (its reply needs no parsing)."""
-        return (
-            lambda pipe: self.scripts.queue(pipe, name, script_keys, args),
-            self.scripts.raw(name, script_keys, args),
-        )
+    def _call(self, name: str, script_keys: list[str], args: list[Any]) -> tuple[Any, ...]:
+        """Script ``name`` as a :class:`Batch` command (``EVALSHA`` by its SHA)."""
+        return self.scripts.raw(name, script_keys, args)
 
     def _execute(self, batch: Batch) -> list[Any]:
         """Run a batch; if Redis lost our scripts (a restart), load them again.

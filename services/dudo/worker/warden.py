@@ -72,7 +72,7 @@ class Warden:
         counts = Batch(self.redis)
         for gateway in gateways:
             at = keys.gateway_memory(gateway)
-            counts.add(at, lambda p, at=at: p.hlen(at), ("HLEN", at))
+            counts.add(at, "HLEN", at)
         fields = dict(zip(gateways, counts.execute(), strict=True))
         usage = Batch(self.redis)
         owners: list[str] = []
@@ -83,11 +83,7 @@ class Warden:
                 if crowded and key == keys.gateway_memory(gateway):
                     continue
                 owners.append(gateway)
-                usage.add(
-                    key,
-                    lambda p, key=key: p.execute_command("MEMORY", "USAGE", key, "SAMPLES", 0),
-                    ("MEMORY", "USAGE", key, "SAMPLES", 0),
-                )
+                usage.add(key, "MEMORY", "USAGE", key, "SAMPLES", 0)
         totals = {g: 0 for g in gateways}
         for gateway, found in zip(owners, usage.execute(), strict=True):
             if isinstance(found, int):
