@@ -119,10 +119,10 @@ def is_user(player: str) -> bool:
 
 def table_order(table: str) -> tuple[int, str]:
     """A tournament table's place in the order its tables were opened: its number, the
-    last part of its id (:meth:`Authority.tournament_table`; ``<tournament>-<n>`` before
-    the tag)."""
-    number = table.rsplit("-", 1)[-1]
-    return (int(number) if number.isdigit() else 1 << 62, table)
+    digits its id ends with (:meth:`Authority.tournament_table`; ``<tournament>-<n>``
+    before the tag; ``t10`` after ``t2``), then the id."""
+    digits = len(table) - len(table.rstrip("0123456789"))
+    return (int(table[-digits:]) if digits else 1 << 62, table)
 
 
 def _text(value: Any) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 
+from ..auth.authority import table_order
 from .sizes import Lookahead, SizeIndex
 
 
@@ -26,12 +27,13 @@ class TableCount:
     breaking: bool = False  # every player leaves at its next boundary; then it closes
     order: int = 0  # players it was last told to send at its next boundary (not yet done)
     order_seq: int = 0  # that order's number (0: none outstanding)
-    # Its place in the order tables opened (ids sort by length, then text: t2 < t10),
-    # worked out once: every plan sorts 1,667 tables of a 10,000-player tournament by it.
+    # Its place in the order tables opened (by the number its id ends with: t2 < t10,
+    # <tournament>-<tag>-2 < <tournament>-<other tag>-10), worked out once: every plan
+    # sorts 1,667 tables of a 10,000-player tournament by it.
     rank_key: tuple[int, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self.rank_key = (len(self.table), self.table)
+        self.rank_key = table_order(self.table)
 
     @property
     def on_paper(self) -> int:
