@@ -133,9 +133,10 @@ def test_kill_9_loses_nothing_and_applies_everything_once(
 ) -> None:
     calm, calm_driver = play(workers, real_redis)
     rough, rough_driver = play(workers, real_redis, kill=True)
-    assert calm_driver.errors == []
-    # The only errors allowed after the kill: duplicates of actions resent while
-    # the partitions moved, which took effect once already.
+    # The only errors allowed: duplicates of actions resent (after 1.5 s without their
+    # effect: while the partitions moved, or, in either run, while a busy host stalled
+    # the workers, as four test processes on two cores once did), which took effect once.
+    assert {e["code"] for e in calm_driver.errors} <= {"duplicate"}
     assert {e["code"] for e in rough_driver.errors} <= {"duplicate"}
     assert rough == calm, "every table ends exactly as in the run without the kill"
     assert sum(t.actions for t in rough_driver.tables.values()) == sum(
