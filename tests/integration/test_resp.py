@@ -97,8 +97,7 @@ def test_a_batch_replies_alike_through_every_client(redis_server, real_redis) ->
         replies = batch.execute()
         assert isinstance(replies[-1], rx.ResponseError), replies[-1]
         # XINFO's lag and entries-read fields depend on the server's version: not compared
-        groups = replies[9]
-        replies[9] = [[x for x in g[:8]] for g in groups]
+        replies[9] = [group[:8] for group in replies[9]]
         return replies[:-1]
 
     lean = batch_replies(real_redis)
