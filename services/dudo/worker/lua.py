@@ -8,7 +8,20 @@ the Redis server (``TIME``)."""
 
 from __future__ import annotations
 
-PRELUDE = """
+# Dead letters and cut messages, in the scripts and in the Python that builds their
+# arguments (scripts.commit_section, process): a gateway's message over the size cap, or
+# refused for its writer or size, is kept to its first CUT_BYTES; any other dead letter
+# of a gateway's to DEAD_KEEP bytes; a partition's dead letters stream keeps about
+# DEAD_MAX and is gone DEAD_TTL_MS after the last.
+CUT_BYTES = 256
+DEAD_KEEP = 4096
+DEAD_MAX = 1000
+DEAD_TTL_MS = 7 * 24 * 3600 * 1000
+
+PRELUDE = (
+    f"local CUT, DEAD_KEEP, DEAD_MAX, DEAD_TTL = {CUT_BYTES}, {DEAD_KEEP}, {DEAD_MAX}, "
+    f"{DEAD_TTL_MS}\n"
+    + """
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -45,7 +58,6 @@ end
 -- and the message's size in bytes. A message over `cap` bytes (0: none) comes cut to
 -- its first CUT bytes: an entry over the size cap is judged by its size, and nothing
 -- past the cut is ever copied out of Redis, stored nor replied.
-local CUT = 256
 local function flatten(entries, s, cap, out)
   for _, e in ipairs(entries) do
     local fields = e[2]
@@ -75,6 +87,7 @@ local function append(key, payload, signature)
   return redis.call('XADD', key, '*', 'm', payload)
 end
 """
+)
 
 # KEYS: lease. ARGV: owner, ttl_ms. Returns the generation held, or 0 if another
 # worker holds a live lease.
@@ -138,7 +151,6 @@ READ = (
     + """
 local owner, group, consumer = ARGV[1], ARGV[2], ARGV[3]
 local max_deliveries = tonumber(ARGV[4])
-local DEAD_MAX, DEAD_KEEP, DEAD_TTL = 1000, 4096, 604800000
 local function dead_letter(inbox, dead, e, times, writer)
   local payload, signature = '', ''
   local fields = e[2]
@@ -366,11 +378,11 @@ local function commit_one(k, i)
   end
   for d = 0, n_dead - 1 do
     local at = deads + 6 * d
-    redis.call('XADD', dead, 'MAXLEN', '~', 1000, '*', 'entry', ARGV[at],
+    redis.call('XADD', dead, 'MAXLEN', '~', DEAD_MAX, '*', 'entry', ARGV[at],
                'reason', ARGV[at + 1], 'm', ARGV[at + 2], 's', ARGV[at + 3],
                'from', ARGV[at + 4], 'bytes', ARGV[at + 5])
   end
-  if n_dead > 0 then redis.call('PEXPIRE', dead, 604800000) end  -- a week after the last
+  if n_dead > 0 then redis.call('PEXPIRE', dead, DEAD_TTL) end  -- a week after the last
   for l = 0, n_lobby - 1 do
     local tid, entry = ARGV[lobbies + 2 * l], ARGV[lobbies + 2 * l + 1]
     if entry == '' then

@@ -23,6 +23,7 @@ from ..infra.connection import Batch, hash_reply
 from ..wire import DudoError, WireError, keys
 from ..wire.signing import Verifier
 from .common import Entry, Outgoing, Partition, PartitionBatch
+from .lua import CUT_BYTES
 from .quota import Quota, QuotaExceeded
 from .scripts import DeadLetter, Write
 from .state import WorkerState
@@ -38,10 +39,6 @@ class _Poison(Exception):
         super().__init__(reason)
         self.entry, self.reason = entry, reason
 
-
-# Bytes of a gateway's refused entry its dead letter keeps (as the read script cuts one
-# over the size cap: worker/lua.py, CUT).
-CUT_BYTES = 256
 
 # An entry as judged: the entry, and its message or why it was refused.
 Judged = tuple[Entry, "dict[str, Any] | WireError"]

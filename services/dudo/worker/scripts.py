@@ -26,7 +26,7 @@ from redis.exceptions import NoScriptError
 
 from ..wire import keys
 from ..wire.signing import signature
-from .lua import ACQUIRE, COMMIT, FIRE, READ, RELEASE, RENEW
+from .lua import ACQUIRE, COMMIT, DEAD_KEEP, FIRE, READ, RELEASE, RENEW
 
 
 class Write(NamedTuple):
@@ -88,7 +88,6 @@ class DeadLetter(NamedTuple):
     size: int = 0
 
 
-DEAD_KEEP = 4096  # bytes of a gateway's dead-lettered message kept (the cap is 16 KiB)
 
 
 @dataclass(kw_only=True)
