@@ -61,11 +61,12 @@ class Warden:
         self._next = now + self.budget.every_s
         return True
 
-    def measure(self, gateways: list[str]) -> dict[str, int]:
-        """Each gateway's keys' memory in bytes (a memory hash past ``max_fields``: one
-        byte over the hard limit, unmeasured)."""
+    def measure(self, gateways: list[str]) -> tuple[dict[str, int], set[str]]:
+        """Each gateway's keys' memory in bytes, and the gateways whose memory hash holds
+        more than ``max_fields`` fields (not measured: counted one byte over the hard
+        limit)."""
         if not gateways:
-            return {}
+            return {}, set()
         tables, directors = partition_counts(self.redis)
         partitions = tables or keys.DEFAULT_PARTITIONS
         director_partitions = directors or keys.DEFAULT_DIRECTOR_PARTITIONS
@@ -73,39 +74,40 @@ class Warden:
         for gateway in gateways:
             at = keys.gateway_memory(gateway)
             counts.add(at, "HLEN", at)
-        fields = dict(zip(gateways, counts.execute(), strict=True))
+        crowded = {
+            gateway
+            for gateway, fields in zip(gateways, counts.execute(), strict=True)
+            if isinstance(fields, int) and fields > self.budget.max_fields
+        }
         usage = Batch(self.redis)
         owners: list[str] = []
         for gateway in gateways:
-            crowded = isinstance(fields[gateway], int) and fields[gateway] > self.budget.max_fields
-            owned = keys.gateway_owned(gateway, partitions, director_partitions)
-            for key in owned:
-                if crowded and key == keys.gateway_memory(gateway):
+            for key in keys.gateway_owned(gateway, partitions, director_partitions):
+                if gateway in crowded and key == keys.gateway_memory(gateway):
                     continue
                 owners.append(gateway)
                 usage.add(key, "MEMORY", "USAGE", key, "SAMPLES", 0)
-        totals = {g: 0 for g in gateways}
+        totals = dict.fromkeys(gateways, 0)
         for gateway, found in zip(owners, usage.execute(), strict=True):
             if isinstance(found, int):
                 totals[gateway] += found
-        for gateway in gateways:
-            if isinstance(fields[gateway], int) and fields[gateway] > self.budget.max_fields:
-                totals[gateway] = max(totals[gateway], self.budget.hard + 1)
-        return totals
+        for gateway in crowded:
+            totals[gateway] = max(totals[gateway], self.budget.hard + 1)
+        return totals, crowded
 
     def patrol(self, gateways: list[str]) -> list[str]:
         """Measure, export, and revoke what is past the hard limit; returns the revoked."""
         self.on_duty = True
-        totals = self.measure(gateways)
+        totals, crowded = self.measure(gateways)
         self.metrics.gateway_memory(totals)
         revoked = []
         for gateway, used in totals.items():
             if used <= self.budget.hard:
                 continue
             reason = (
-                f"its keys held {used} bytes, over the hard limit of {self.budget.hard}"
-                if used != self.budget.hard + 1
-                else f"its memory hash held over {self.budget.max_fields} fields"
+                f"its memory hash held over {self.budget.max_fields} fields"
+                if gateway in crowded
+                else f"its keys held {used} bytes, over the hard limit of {self.budget.hard}"
             )
             record = {"at": int(time.time() * 1000), "bytes": used, "reason": reason}
             try:
