@@ -27,6 +27,7 @@ from dudo.run.remote_bot import run as play_remote
 from dudo.wire import keys
 
 from .compose import Topology, interpolate, load
+from .http_status import status
 from .integration.procs import Workers, ready, wait_for
 from .integration.test_gateway_acl import denied
 from .integration.test_irc import open_and_play, play_until_over
@@ -153,18 +154,12 @@ def test_the_compose_topology_as_processes_plays_through_its_load_balancer_and_i
 
 def _create(base: str, forwarded_for: str) -> int:
     """POST a table through the load balancer, the client claiming ``forwarded_for``."""
-    import urllib.error
     import urllib.request
 
-    request = urllib.request.Request(
+    return status(urllib.request.Request(
         f"{base}/api/tables", data=b'{"seats": 2}', method="POST",
         headers={"Content-Type": "application/json", "X-Forwarded-For": forwarded_for},
-    )  # fmt: skip
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
+    ))  # fmt: skip
 
 
 def test_an_instance_named_at_start_connects_with_a_password_derived_from_its_apps_secret(

@@ -19,28 +19,20 @@ import redis
 
 from dudo.wire import keys
 
+from ..http_status import status
 from ..integration.procs import FAST, Workers, wait_for
 from ..servers import RedisServer
 
 
 def _get(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
+    return status(url, timeout=5)
 
 
 def _post(url: str, body: dict[str, Any]) -> int:
-    request = urllib.request.Request(
+    return status(urllib.request.Request(
         url, data=json.dumps(body).encode(), method="POST",
         headers={"Content-Type": "application/json"},
-    )  # fmt: skip
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
+    ))  # fmt: skip
 
 
 def _post_json(url: str, body: dict[str, Any]) -> dict[str, Any]:
