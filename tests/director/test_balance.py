@@ -37,6 +37,21 @@ def test_first_seating_uses_as_few_tables_as_possible_within_one() -> None:
         assert len(sizes) == tables_needed(players, 5) and max(sizes) <= 5
 
 
+
+def test_ties_go_to_the_table_opened_first_whatever_its_tag() -> None:
+    """A tournament's tables are <tournament>-<keyed tag>-<n>: ties between them are
+    broken by n, the order they were opened, not by the random tag (the balancer once
+    sorted them by length, then text: 'cup-Ab-2' before 'cup-Zq-1')."""
+    tables = [TableCount("cup-Zq-1", 3), TableCount("cup-Ab-2", 3), TableCount("cup-aa-10", 3)]
+    assert place(tables, seats=6) == "cup-Zq-1"
+    assert place(tables[1:], seats=6) == "cup-Ab-2"  # 2 before 10
+    balancer = Balancer(seats=6, tables={t.table: t for t in tables})
+    balancer.waiting.append("ana")
+    decisions = Decisions()
+    balancer.decide(decisions)
+    assert decisions.moves == [("ana", "cup-Zq-1")]
+
+
 def test_fullest_table_sends_to_the_shortest() -> None:
     tables = [TableCount("t1", 6), TableCount("t2", 3), TableCount("t3", 5)]
     decided = plan(tables, seats=6)
