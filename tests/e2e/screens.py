@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from .test_browser import ARGS, DESKTOP, PHONE, chromium
+from .test_browser import ARGS, DESKTOP, PHONE, chromium, enabled
 
 LANGS = ("en", "es", "de")
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
@@ -58,7 +58,7 @@ def _game(page: Any, base: str, out: Path, lang: str, size: str) -> None:
             if "turn" not in shot and page.query_selector("[data-test=last-round]"):
                 _shoot(page, out, f"{lang}-{size}-turn")
                 shot.add("turn")
-            page.keyboard.press("d" if page.is_enabled("[data-test=dudo]") else "Enter")
+            page.keyboard.press("d" if enabled(page, "[data-test=dudo]") else "Enter")
         time.sleep(0.05)
     if page.query_selector("[data-test=reveal]"):
         page.keyboard.press("Escape")

@@ -65,6 +65,14 @@ def on_screen(page: Any, selector: str) -> bool:
     )
 
 
+def enabled(page: Any, selector: str) -> bool:
+    """Whether the control is on the page now and not disabled, read in one step. Playwright's
+    ``is_enabled`` waits up to 30 s for a control that is not there, and a control seen a moment
+    ago may be gone by then (the move that ended the turn or the game re-rendered the dock)."""
+    script = "s => { const e = document.querySelector(s); return !!e && !e.disabled }"
+    return bool(page.evaluate(script, selector))
+
+
 def untranslated(page: Any) -> list[str]:
     """Words the page asked for in its language and did not have (i18n.js)."""
     return page.evaluate("[...globalThis.dudoMissingWords]")
@@ -78,11 +86,11 @@ def play_turn(page: Any, rng: random.Random) -> None:
             assert on_screen(page, button), f"{button} is off screen"
     if page.query_selector("[data-test=direction]"):
         page.click("[data-test=direction-right]")
-    elif page.is_enabled("[data-test=dudo]") and rng.random() < 0.4:
+    elif enabled(page, "[data-test=dudo]") and rng.random() < 0.4:
         page.click("[data-test=dudo]")
     elif page.query_selector("[data-test=bid]"):
         page.click("[data-test=bid]")
-    elif page.is_enabled("[data-test=dudo]"):
+    elif enabled(page, "[data-test=dudo]"):
         page.click("[data-test=dudo]")
 
 
@@ -352,7 +360,7 @@ def test_a_quick_tournament_from_the_page_played_to_the_end(served: str, output_
                 page.click("[data-test=reveal-ok]")
                 continue
             if page.query_selector("[data-test=your-turn]"):
-                if page.is_enabled("[data-test=dudo]"):
+                if enabled(page, "[data-test=dudo]"):
                     page.click("[data-test=dudo]")
                 elif page.query_selector("[data-test=bid]"):
                     page.click("[data-test=bid]")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..servers import require_binary
-from .test_browser import ARGS, DESKTOP, PHONE, chromium
+from .test_browser import ARGS, DESKTOP, PHONE, chromium, enabled
 from .test_browser_end import _create
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,7 +149,7 @@ def test_axe_finds_nothing_serious_on_any_page(served: str, output_dir: Path) ->
             if page.query_selector("[data-test=reveal]"):
                 page.keyboard.press("Escape")
             elif page.query_selector("[data-test=your-turn]"):
-                page.click("[data-test=dudo]" if page.is_enabled("[data-test=dudo]")
+                page.click("[data-test=dudo]" if enabled(page, "[data-test=dudo]")
                            else "[data-test=bid]")  # fmt: skip
             time.sleep(0.05)
         if page.query_selector("[data-test=reveal]"):

@@ -21,7 +21,7 @@ from dudo_client.examples.bot import choose
 
 from ..servers import RedisServer
 from .conftest import serving
-from .test_browser import ARGS, PHONE, chromium, new_page, untranslated
+from .test_browser import ARGS, PHONE, chromium, enabled, new_page, untranslated
 from .test_organizer import post
 
 # Checked on every change of the page (a script in it), not when the test happens to look:
@@ -63,9 +63,9 @@ def _lose(page: Any) -> None:
     page.keyboard.press("6")
     for _ in range(12):  # up to the dice in play (the page's cap)
         page.keyboard.press("ArrowUp")
-    if page.is_enabled("[data-test=bid]"):
+    if enabled(page, "[data-test=bid]"):
         page.keyboard.press("Enter")
-    elif page.is_enabled("[data-test=dudo]"):
+    elif enabled(page, "[data-test=dudo]"):
         page.keyboard.press("d")
 
 

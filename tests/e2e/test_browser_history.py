@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .test_browser import ARGS, PHONE, chromium, new_page, untranslated
+from .test_browser import ARGS, PHONE, chromium, enabled, new_page, untranslated
 from .test_browser_end import _create
 
 
@@ -59,7 +59,7 @@ def test_the_history_panel_then_the_replay_at_its_link(served: str, output_dir: 
                     assert _rounds(page)[1] >= playing - 1
                     reloaded = True
             if page.query_selector("[data-test=your-turn]"):
-                if page.is_enabled("[data-test=dudo]"):
+                if enabled(page, "[data-test=dudo]"):
                     page.keyboard.press("d")
                 elif page.query_selector("[data-test=bid]"):
                     page.keyboard.press("Enter")

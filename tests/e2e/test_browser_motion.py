@@ -11,7 +11,7 @@ from typing import Any
 
 from ..servers import RedisServer
 from .conftest import serving
-from .test_browser import ARGS, PHONE, chromium, untranslated
+from .test_browser import ARGS, PHONE, chromium, enabled, untranslated
 from .test_browser_end import _create
 
 # Every tone the page starts, by its pitch (the page's own AudioContext, watched), and the
@@ -83,7 +83,7 @@ def test_motion_and_sound_and_turning_them_off(
             if page.query_selector("[data-test=reveal]"):
                 page.keyboard.press("Escape")
             elif page.query_selector("[data-test=your-turn]"):
-                page.keyboard.press("d" if page.is_enabled("[data-test=dudo]") else "Enter")
+                page.keyboard.press("d" if enabled(page, "[data-test=dudo]") else "Enter")
             time.sleep(0.05)
         delays = page.eval_on_selector_all(
             "[data-test=reveal] .die.count-in",

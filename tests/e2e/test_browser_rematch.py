@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .test_browser import ARGS, DESKTOP, PHONE, chromium, new_page, untranslated
+from .test_browser import ARGS, DESKTOP, PHONE, chromium, enabled, new_page, untranslated
 from .test_browser_end import _create
 
 
@@ -24,7 +24,7 @@ def play_to_the_end(*pages: Any) -> None:
             if page.query_selector("[data-test=reveal]"):
                 page.keyboard.press("Escape")
             elif page.query_selector("[data-test=your-turn]"):
-                page.keyboard.press("d" if page.is_enabled("[data-test=dudo]") else "Enter")
+                page.keyboard.press("d" if enabled(page, "[data-test=dudo]") else "Enter")
         time.sleep(0.05)
     for page in pages:
         if page.query_selector("[data-test=reveal]"):

@@ -22,7 +22,7 @@ from dudo_client.examples.bot import choose
 
 from ..servers import RedisServer
 from .conftest import gateway_beside, serving
-from .test_browser import ARGS, chromium, new_page, untranslated
+from .test_browser import ARGS, chromium, enabled, new_page, untranslated
 
 
 def post(base: str, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -82,7 +82,7 @@ def play_if_my_turn(page: Any) -> None:
         return
     if page.query_selector("[data-test=your-turn]"):
         with contextlib.suppress(Exception):
-            if page.is_enabled("[data-test=dudo]"):
+            if enabled(page, "[data-test=dudo]"):
                 page.click("[data-test=dudo]", timeout=1000)
             elif page.query_selector("[data-test=bid]"):
                 page.click("[data-test=bid]", timeout=1000)
