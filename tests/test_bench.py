@@ -99,7 +99,7 @@ def test_bench_scale_short_runs_on_a_cluster_through_a_failover_and_a_killed_wor
     for row in result["path"]:
         assert row["moves_per_s"] > 0 and not row["errors"], row
         roles = row["cpu_us_per_move_by_role"]
-        assert set(roles) == {"gateway", "worker", "redis", "load"}
+        assert set(roles) == {"gateway", "worker", "redis", "replica", "load"}
         assert all(v and v > 0 for v in roles.values()), roles
         assert row["predicted_moves_per_s"] > 0 and row["predicted_bound"]
     assert result["ok"] is True
@@ -168,7 +168,6 @@ def test_servers_from_another_checkout_run_that_checkouts_code(tmp_path: Path) -
         "import dudo, sys; print('from', dudo.__file__, sys.argv[1:])\n"
     )
     fleet = Fleet(tmp_path / "run", code=str(tmp_path / "services"))
-    fleet.folder.mkdir()
     proc = fleet.spawn("probe", "worker", "--id", "w")
     assert proc.wait(30) == 0
     said = (fleet.folder / "probe.log").read_text()

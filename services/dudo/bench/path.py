@@ -236,7 +236,7 @@ def run(
     servers_from: str | None = None,
     skeleton: bool = False,
     admitted: bool = False,
-    redis_pids: list[int] | None = None,
+    redis_roles: dict[str, list[int]] | None = None,
 ) -> dict[str, Any]:
     """Measure; ``embedded`` (``auto``, ``redis-server`` or ``fakeredis``) runs one
     ``dudo serve`` instead of separate processes; ``redis_url`` uses that Redis (empty,
@@ -247,8 +247,8 @@ def run(
     path with :mod:`dudo.bench.skeleton`'s gateway and worker, no game in them;
     ``admitted``: the gateways are admitted apps, as deploy/ runs them (a Redis user
     each, every entry signed, checked, counted against its gateway's quota);
-    ``redis_pids``: the processes of the Redis at ``redis_url`` (a cluster's nodes), whose
-    CPU is the redis role's."""
+    ``redis_roles``: the processes of the Redis at ``redis_url`` by role (a cluster's
+    masters and replicas, say), each measured as the others are."""
     if load not in ("node", "python"):
         raise ValueError(f"load must be node or python, not {load!r}")
     if load == "node" and codec != "json":
@@ -293,7 +293,7 @@ def run(
                     **(
                         {"redis": [fleet.redis_server.proc.pid]}
                         if fleet.redis_server is not None and fleet.redis_server.proc
-                        else {"redis": redis_pids} if redis_pids else {}
+                        else redis_roles or {}
                     ),
                 }
             )

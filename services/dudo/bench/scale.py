@@ -48,10 +48,12 @@ from ..wire import keys
 from . import path, tournament
 from .driver import TableDriver
 
-# The per-core model (docs/benchmarks.md, "Per-core model"): CPU µs per move of each
-# role when it is busy enough to batch, measured at 100 tables on one Redis. "load" is
-# the clients' own, on this machine with the servers.
-MODEL_US = {"gateway": 300.0, "worker": 245.0, "redis": 110.0, "load": 330.0}
+# The per-core model (docs/benchmarks.md, "Capacity model"): CPU µs per move of each
+# role when it is busy enough to batch (100 tables, at most one process of a role per
+# core), from the first two cluster runs of 2026-12-06; every later run checks it.
+# "redis": the masters' (their work spreads over them), "replica": the replicas' (each
+# replays its master's writes); "load": the Node clients', on this machine with the servers.
+MODEL_US = {"gateway": 240.0, "worker": 245.0, "redis": 100.0, "replica": 35.0, "load": 160.0}
 
 SHAPES = ((1, 1), (2, 1), (4, 1), (1, 2), (2, 2))  # (workers, gateways)
 SHORT_SHAPES = ((1, 1), (2, 2))
@@ -103,7 +105,7 @@ def run(
             got = path.run(
                 tables=tables, seats=seats, seconds=seconds, workers=workers,
                 gateways=gateways, redis_url=url, partitions=partitions, flush=True,
-                folder=str(base / f"path-{workers}x{gateways}"), redis_pids=cluster.pids,
+                folder=str(base / f"path-{workers}x{gateways}"), redis_roles=cluster.pids(),
             )  # fmt: skip
             rows.append(_row(got, workers, gateways, masters, cores))
         hosted = _hosted(

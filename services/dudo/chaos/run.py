@@ -114,7 +114,6 @@ def _one_run(
 ) -> dict[str, Any]:
     rng = random.Random(seed)
     where = Path(folder) if folder else temporary_folder()
-    where.mkdir(parents=True, exist_ok=True)
     fleet = Fleet(where, partitions=partitions, redis_url=redis_url)
     started = time.monotonic()
     try:

@@ -52,9 +52,15 @@ class LocalCluster:
     def url(self) -> str:
         return self.nodes[0].url
 
-    @property
-    def pids(self) -> list[int]:
-        return [n.proc.pid for n in self.nodes if n.proc is not None]
+    def pids(self) -> dict[str, list[int]]:
+        """The nodes' processes by what they are now: ``redis`` (masters) and ``replica``."""
+        roles = self.roles()
+        found: dict[str, list[int]] = {"redis": [], "replica": []}
+        for node in self.nodes:
+            if node.proc is not None:
+                of = roles.get(f"127.0.0.1:{node.port}")
+                found["replica" if of else "redis"].append(node.proc.pid)
+        return found
 
     def start(self, timeout: float = 30.0) -> str:
         """Start every node, join them, and wait until the cluster says ok; its URL."""
