@@ -73,6 +73,7 @@ from .scripts import Stream, read_call, read_groups
 __all__ = ["Worker", "WorkerSettings", "default_worker_id", "now_ms"]
 
 SETTLE_EVERY_S = 5.0
+WAKE_AFTER_S = 0.1  # on a cluster: idle this long (polling), wait for the masters' word
 
 log = structlog.get_logger("dudo.worker")
 
@@ -150,6 +151,8 @@ class Worker(Membership, Processing, Delivery, Committing):
                 self._release(number)
         with contextlib.suppress(Exception):
             self.redis.zrem(self.space.registry, self.id)
+        if self._wake is not None:
+            self._wake.close()
         self.health.set_ready(False, "stopped")
         self.log.info(f"{self.space.role}_stopped")
 
@@ -187,7 +190,7 @@ class Worker(Membership, Processing, Delivery, Committing):
         phases["read"] = time.monotonic() - mark
         count = sum(len(e) for e in entries.values())
         if count:
-            self._idle = 0.0
+            self._idle = self._idle_for = 0.0
             self._handle(entries, phases)
         elapsed = time.monotonic() - started
         if elapsed * 1000 > self.settings.slow_cycle_ms:
@@ -233,18 +236,31 @@ class Worker(Membership, Processing, Delivery, Committing):
         deployment's and each admitted gateway's), from the newest entry id seen on
         each, returns the moment something arrives. A gateway over its quota is not
         waited for (its entries wait until it has quota again, read by the next
-        cycle). A cluster refuses multi-slot XREAD, so there (and on fakeredis) the
-        worker polls, sleeping 0.5 ms, doubling up to ``idle_sleep_max``.
+        cycle). A cluster refuses multi-slot XREAD: there the worker polls, sleeping
+        0.5 ms, doubling up to ``idle_sleep_max``, and idle past that, the masters'
+        keyspace notifications wake it (:mod:`~dudo.worker.wake`; fakeredis, and a
+        cluster that will not publish them, is polled on).
         """
         if not self.partitions:
             time.sleep(self.settings.heartbeat / 5)
             return
-        if not self._can_block:
-            self._idle = min(max(self._idle * 2, 0.0005), self.settings.idle_sleep_max)
-            time.sleep(self._idle)
-            return
         due = min(self._next_heartbeat, self._next_timers) - time.monotonic()
         block = int(min(self.settings.idle_block_ms, max(due * 1000, 1)))
+        if not self._can_block:
+            # Polled first: a busy loop's gaps are short, and the masters' notifications
+            # cost a busy loop more than its polls (docs/benchmarks.md, "An idle worker on
+            # a cluster"). Idle for WAKE_AFTER_S, it waits for their word instead, up to
+            # the next heartbeat or timer.
+            if self._wake is not None and self._idle_for >= WAKE_AFTER_S:
+                self._wake.watch(self.partitions)
+                woken = self._wake.wait(block / 1000)
+                if woken is not None:
+                    self._woken = woken
+                    return
+            self._idle = min(max(self._idle * 2, 0.0005), self.settings.idle_sleep_max)
+            self._idle_for += self._idle
+            time.sleep(self._idle)
+            return
         writers: list[str | None] = [None, *self._gateway_writers()]
         waiting = [w for w in writers if w is None or self.quota.allowance(w, 1)]
         streams = {

@@ -24,6 +24,7 @@ from .common import Partition, PartitionBatch, Unsent, WorkerSettings, now_ms
 from .metrics import REGISTRY, LoopMetrics
 from .quota import Quota
 from .scripts import Scripts
+from .wake import KeyspaceWake
 from .warden import Budget, Warden
 
 log = structlog.get_logger("dudo.worker")
@@ -68,10 +69,13 @@ class WorkerState:
         self._next_settle = 0.0
         self._next_timers = 0.0
         self._idle = 0.0
+        self._idle_for = 0.0  # seconds of polling since the last entry (cluster)
         # Blocking waits need one connection that may hold several keys: not a cluster.
         self._can_block = (
             not is_cluster(self.redis) and "fakeredis" not in type(self.redis).__module__
         )
+        # On a cluster, the masters' keyspace notifications wake an idle loop instead.
+        self._wake = KeyspaceWake(self.redis, self.space) if is_cluster(self.redis) else None
         self._unsent: list[Unsent] = []  # committed, not yet delivered
         # The partitions the last blocking wait saw new entries in (None: read them all).
         self._woken: set[int] | None = None
