@@ -107,7 +107,11 @@ class _Listener(threading.Thread):
                 if keys.as_text(message["data"]) != "xadd":
                     continue  # a trim or a delete (the loop's own): nothing new to read
                 stream = keys.as_text(message["channel"])[len(CHANNEL_PREFIX) :]
-                self.woke(self.space.partition_of_inbox(stream))
+                number = self.space.partition_of_inbox(stream)
+                with self.lock:
+                    ours = number in self.wanted and not self.stopped.is_set()
+                if ours:  # (not one given away since: its subscription goes when it waits)
+                    self.woke(number)
         except (redis.RedisError, OSError, ValueError):
             self.broken = True  # the node went away (a failover?): the loop replaces us
             self.woke(None)
