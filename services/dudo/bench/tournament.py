@@ -105,10 +105,6 @@ def run(
     finally:
         fleet.stop()
     entrants = list(state.entrants.values())
-    places = sorted(e.place or 0 for e in entrants)
-    paid, won = sum(e.paid for e in entrants), sum(e.won for e in entrants)
-    by_place = sorted(entrants, key=lambda e: e.place or 0)
-    expected = split_pool(paid, state.config["payouts"], len(entrants))
     return {
         "bench": "tournament",
         "format": fmt,
@@ -128,15 +124,29 @@ def run(
         "seat_changes": state.reseats,
         "signed": signed,
         "invariants": {
-            "chips_conserved": paid == won and state.pool == 0,
-            "payouts_by_place": [e.won for e in by_place[: len(expected)]] == expected,
-            "every_entrant_placed_once": places == list(range(1, len(entrants) + 1)),
+            **result_invariants(state),
             "never_at_two_tables": clashes == 0 and samples > 0,
             "seat_changes_between_rounds_only": dead == 0,
         },
         "samples": samples,
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
+    }
+
+
+def result_invariants(state: Tournament) -> dict[str, bool]:
+    """What a finished tournament's record must show: every chip paid in won back (the
+    pool empty), the prizes by place as the payouts split the pool, and every entrant
+    placed exactly once (places 1..N)."""
+    entrants = list(state.entrants.values())
+    places = sorted(e.place or 0 for e in entrants)
+    paid, won = sum(e.paid for e in entrants), sum(e.won for e in entrants)
+    by_place = sorted(entrants, key=lambda e: e.place or 0)
+    expected = split_pool(paid, state.config["payouts"], len(entrants))
+    return {
+        "chips_conserved": paid == won and state.pool == 0,
+        "payouts_by_place": [e.won for e in by_place[: len(expected)]] == expected,
+        "every_entrant_placed_once": places == list(range(1, len(entrants) + 1)),
     }
 
 
