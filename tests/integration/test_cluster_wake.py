@@ -75,6 +75,10 @@ def test_a_node_that_refuses_config_leaves_the_loop_polling(redis_cluster: Redis
         wake = KeyspaceWake(limited, keys.TABLES)
         wake.watch(range(16))
         assert not wake.healthy and wake.wait(0.1) is None
+        asked = dict(wake.refused)
+        assert len(asked) == 3  # every master refused, once
+        wake.watch(range(16))  # the loop's next idle poll: not asked again so soon
+        assert wake.refused == asked and not wake.healthy
         wake.close()
         limited.close()
     finally:

@@ -34,6 +34,7 @@ from ..wire import keys
 CHANNEL_PREFIX = "__keyspace@0__:"  # a cluster has one database: 0
 EVENTS = "Kt"  # keyspace channel, stream commands
 QUIET_S = 0.2  # a listener not waited on this long unsubscribes (the loop is busy)
+ASK_AGAIN_S = 60.0  # a node that refused CONFIG is asked again after this long
 
 
 def configure(node: Any) -> bool:
@@ -130,7 +131,9 @@ class KeyspaceWake:
         self.client = client
         self.space = space
         self.listeners: dict[str, _Listener] = {}
-        self.refused: set[str] = set()  # nodes that would not publish: poll instead
+        # Nodes that would not publish (no CONFIG for us), and when they said so: the loop
+        # polls, and asks again only after ASK_AGAIN_S (not at every idle poll).
+        self.refused: dict[str, float] = {}
         self.lock = threading.Lock()
         self.event = threading.Event()
         self.armed = threading.Event()  # the loop waits: the listeners listen
@@ -158,18 +161,20 @@ class KeyspaceWake:
                 del self.listeners[name]
         for name, (node, numbers) in by_node.items():
             if name not in self.listeners:
+                if time.monotonic() - self.refused.get(name, -ASK_AGAIN_S) < ASK_AGAIN_S:
+                    continue
                 connection = self.client.get_redis_connection(node)
                 if not configure(connection):
-                    self.refused.add(name)
+                    self.refused[name] = time.monotonic()
                     continue
-                self.refused.discard(name)
+                self.refused.pop(name, None)
                 listener = _Listener(connection, self.space, self._woke, self.armed)
                 listener.want(numbers)
                 listener.start()
                 self.listeners[name] = listener
             else:
                 self.listeners[name].want(numbers)
-        self.healthy = bool(by_node) and not (self.refused & set(by_node))
+        self.healthy = bool(by_node) and all(name in self.listeners for name in by_node)
 
     def wait(self, timeout: float) -> set[int] | None:
         """The partitions that got an entry, as soon as one does (empty after
