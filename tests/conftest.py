@@ -10,16 +10,6 @@ import redis
 
 from .servers import RedisCluster, RedisServer
 
-# The longest test by far (a chaos run of two storms and their audits: ~50 s alone, up to
-# ~240 s beside the rest of the suite under -n 4) starts first, so that it runs beside the
-# others instead of after them: where it fell in collection order, two thirds into one
-# worker's share, it set the suite's end.
-FIRST = ("tests/integration/test_chaos.py::",)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: not item.nodeid.startswith(FIRST))  # stable: the rest as found
-
 
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
