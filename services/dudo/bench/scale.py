@@ -160,7 +160,6 @@ def _row(got: dict[str, Any], workers: int, gateways: int, masters: int, cores: 
         "p99_ms": got["p99_ms"],
         "errors": got["errors"],
         "cpu_us_per_move_by_role": by_role,
-        "model_us_per_move_by_role": MODEL_US,
         "server_cpu_pct": got["server_cpu_pct"],
         "moves_per_s_per_server_core": (
             round(rate / (got["server_cpu_pct"] / 100), 1) if got["server_cpu_pct"] else None
