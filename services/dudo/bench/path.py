@@ -237,6 +237,8 @@ def run(
     skeleton: bool = False,
     admitted: bool = False,
     redis_roles: dict[str, list[int]] | None = None,
+    ws_layer: str | None = None,
+    event_loop: str | None = None,
 ) -> dict[str, Any]:
     """Measure; ``embedded`` (``auto``, ``redis-server`` or ``fakeredis``) runs one
     ``dudo serve`` instead of separate processes; ``redis_url`` uses that Redis (empty,
@@ -248,30 +250,37 @@ def run(
     ``admitted``: the gateways are admitted apps, as deploy/ runs them (a Redis user
     each, every entry signed, checked, counted against its gateway's quota);
     ``redis_roles``: the processes of the Redis at ``redis_url`` by role (a cluster's
-    masters and replicas, say), each measured as the others are."""
+    masters and replicas, say), each measured as the others are; ``ws_layer``: what
+    serves the gateways' ``/ws`` (``picows`` or ``aiohttp``; None: their default)."""
     if load not in ("node", "python"):
         raise ValueError(f"load must be node or python, not {load!r}")
     if load == "node" and codec != "json":
         raise SystemExit("the Node load generator speaks JSON; use --load python for msgpack")
     if load == "node":
         node_command()  # refuse early, before starting anything
+    serving = [
+        *(["--ws-layer", ws_layer] if ws_layer else []),
+        *(["--event-loop", event_loop] if event_loop else []),
+    ]
     fleet = Fleet(
         Path(folder) if folder else temporary_folder(),
         partitions=partitions,
         redis_url=redis_url,
         worker_flags=[],
-        gateway_flags=UNLIMITED,
+        gateway_flags=[*UNLIMITED, *serving],
         code=str(Path(servers_from).resolve()) if servers_from else None,
     )
     try:
         if skeleton:
-            bases, roles, shape = _start_skeleton(fleet, flush)
+            layers = (ws_layer or "picows", event_loop or "uvloop")
+            bases, roles, shape = _start_skeleton(fleet, flush, *layers)
         elif embedded:
             port = free_port()
             proc = fleet.spawn(
                 "serve", "serve", "--port", str(port), "--embedded", embedded,
                 "--no-endgame-solves",
                 "--log-level", "warning", *ONE_ADDRESS, *UNLIMITED,
+                *serving,
             )  # fmt: skip
             bases = [f"http://127.0.0.1:{port}"]
             wait_ready(bases[0], proc, timeout=60)
@@ -298,7 +307,8 @@ def run(
                 }
             )
             shape = {"workers": workers, "gateways": gateways, "redis": redis_version(url),
-                     "admitted": admitted}  # fmt: skip
+                     "admitted": admitted, "ws_layer": ws_layer or "picows",
+                     "event_loop": event_loop or "uvloop"}  # fmt: skip
         if load == "node":
             got = _run_node(bases, roles, tables, seats, seconds)
         else:
@@ -326,21 +336,27 @@ def run(
     }
 
 
-def _start_skeleton(fleet: Fleet, flush: bool) -> tuple[list[str], Roles, dict[str, Any]]:
+def _start_skeleton(
+    fleet: Fleet, flush: bool, layer: str, event_loop: str
+) -> tuple[list[str], Roles, dict[str, Any]]:
     """Redis, the skeleton's worker and gateway (one each), ready to be driven."""
     url = fleet.start_redis()
     fresh_redis(url, DEFAULT_PARTITIONS, flush=flush, bench="path")
     worker = fleet.spawn("skeleton-worker", "worker", url, module="dudo.bench.skeleton")
     port = free_port()
     gateway = fleet.spawn(
-        "skeleton-gateway", "gateway", url, str(port), module="dudo.bench.skeleton"
-    )
+        "skeleton-gateway", "gateway", url, str(port), layer, event_loop,
+        module="dudo.bench.skeleton",
+    )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     wait_ready(base, gateway, timeout=60)
     pids = {"gateway": [gateway.pid], "worker": [worker.pid]}
     if fleet.redis_server is not None and fleet.redis_server.proc:
         pids["redis"] = [fleet.redis_server.proc.pid]
-    return [base], Roles(pids), {"skeleton": True, "redis": redis_version(url)}
+    return [base], Roles(pids), {
+        "skeleton": True, "ws_layer": layer, "event_loop": event_loop,
+        "redis": redis_version(url),
+    }  # fmt: skip
 
 
 def _embedded_line(log: Path) -> str:

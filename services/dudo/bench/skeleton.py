@@ -1,8 +1,9 @@
 """The design's shape with no game in it: the floor ``dudo bench path --skeleton`` measures.
 
 client → gateway → Redis → worker → Redis → gateway → every client at the table,
-with the same libraries as ours (aiohttp's WebSocket, the lean Redis client of
-:mod:`dudo.infra.resp`, msgspec) and nothing else: no rules, no fencing, no checks,
+with the same libraries as ours (the same WebSocket layer, picows or aiohttp's,
+on one port with aiohttp's HTTP; the lean Redis client of :mod:`dudo.infra.resp`,
+msgspec) and nothing else: no rules, no fencing, no checks,
 no rate limits, no metrics. It speaks just enough of the client protocol for
 the path bench's load generator (``load.mjs``) to drive it unchanged:
 
@@ -21,7 +22,8 @@ what our gateway and worker spend beyond it is the logic of ours (rules,
 views, fencing, checks), which is where a faster path has to come from.
 The games never end (the worker plays no rules).
 
-Run by the bench as ``python -m dudo.bench.skeleton gateway URL PORT`` and
+Run by the bench as ``python -m dudo.bench.skeleton gateway URL PORT [LAYER [LOOP]]``
+(``picows``, the default, or ``aiohttp``; ``uvloop``, the default, or ``asyncio``) and
 ``python -m dudo.bench.skeleton worker URL``.
 """
 
@@ -38,8 +40,11 @@ from typing import Any
 
 import msgspec
 from aiohttp import web
+from picows import WSFrame, WSListener, WSMsgType, WSTransport
 from redis.exceptions import ResponseError
 
+from ..gateway import fastws
+from ..gateway.guard import ConnectionGuard, serve
 from ..infra.connection import connect
 from ..infra.resp import AsyncResp, Resp, options_of
 
@@ -119,21 +124,31 @@ class SkeletonGateway:
         return web.json_response({"table": table, "token": f"{table}.{seat}"})
 
     async def websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """``/ws`` on aiohttp (``LAYER`` aiohttp)."""
         ws = web.WebSocketResponse(compress=False)
         await ws.prepare(request)
-        table, seat = "", 0
+        seat = _Seat(request.transport)
         async for frame in ws:
-            msg = _decode_json.decode(frame.data)
-            if msg["type"] == "act":
-                if not self.outgoing:
-                    asyncio.get_running_loop().call_soon(self._flush)
-                self.outgoing.append(_pack.encode((table, seat)))
-            elif msg["type"] == "hello":
-                table, number = msg["token"].rsplit(".", 1)
-                seat = int(number)
-                self.sockets[table][seat] = request.transport
-                await ws.send_str(view_text(self.template, table, 1, seat, 0).decode())
+            self.receive(seat, frame.data)
         return ws
+
+    def upgrade(self, head: bytes) -> asyncio.BufferedProtocol | None:
+        """``/ws`` on picows (``LAYER`` picows), as the gateway routes it."""
+        if not fastws.wants_websocket(head, compress=False):
+            return None
+        return fastws.protocol(lambda _request: _FastSeat(self))
+
+    def receive(self, seat: _Seat, data: str | bytes) -> None:
+        msg = _decode_json.decode(data)
+        if msg["type"] == "act":
+            if not self.outgoing:
+                asyncio.get_running_loop().call_soon(self._flush)
+            self.outgoing.append(_pack.encode((seat.table, seat.seat)))
+        elif msg["type"] == "hello":
+            seat.table, number = msg["token"].rsplit(".", 1)
+            seat.seat = int(number)
+            self.sockets[seat.table][seat.seat] = seat.transport
+            seat.transport.write(_frame(view_text(self.template, seat.table, 1, seat.seat, 0)))
 
     def _flush(self) -> None:
         entries, self.outgoing = self.outgoing, []
@@ -156,6 +171,32 @@ class SkeletonGateway:
                         for transport, text in zip(self.sockets[table], texts, strict=True):
                             if transport is not None and not transport.is_closing():
                                 transport.write(_frame(text))
+
+
+class _Seat:
+    """One WebSocket: its socket, and the seat it said hello for."""
+
+    def __init__(self, transport: Any) -> None:
+        self.transport = transport
+        self.table, self.seat = "", 0
+
+
+class _FastSeat(WSListener):  # type: ignore[misc]
+    """A seat's WebSocket on picows: each text frame handed to the gateway as read."""
+
+    def __init__(self, gateway: SkeletonGateway) -> None:
+        self.gateway = gateway
+        self.seat: _Seat | None = None
+
+    def on_ws_connected(self, transport: WSTransport) -> None:
+        self.seat = _Seat(transport.underlying_transport)
+
+    def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
+        if frame.msg_type is WSMsgType.TEXT and self.seat is not None:
+            self.gateway.receive(self.seat, frame.get_payload_as_bytes())
+        elif frame.msg_type is WSMsgType.CLOSE:
+            transport.send_close(frame.get_close_code())
+            transport.disconnect()
 
 
 def run_worker(url: str, seats: int = 4) -> None:
@@ -193,7 +234,16 @@ def run_worker(url: str, seats: int = 4) -> None:
 def main(argv: list[str]) -> None:
     role, url = argv[0], argv[1]
     if role == "gateway":
-        web.run_app(SkeletonGateway(url).app(), host="127.0.0.1", port=int(argv[2]), print=None)
+        gateway = SkeletonGateway(url)
+        layer = argv[3] if len(argv) > 3 else "picows"
+        event_loop = argv[4] if len(argv) > 4 else "uvloop"
+        if layer not in ("picows", "aiohttp") or event_loop not in ("uvloop", "asyncio"):
+            raise SystemExit(f"picows or aiohttp, uvloop or asyncio: not {argv[3:]}")
+        serve(
+            gateway.app(), ConnectionGuard(per_address=None, request_timeout=60),
+            host="127.0.0.1", port=int(argv[2]),
+            upgrade=gateway.upgrade if layer == "picows" else None, event_loop=event_loop,
+        )  # fmt: skip
     elif role == "worker":
         run_worker(url)
     else:

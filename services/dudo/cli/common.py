@@ -162,6 +162,23 @@ def limits_of(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in LIMITS}
 
 
+def add_ws_layer(parser: argparse.ArgumentParser) -> None:
+    """What serves a gateway's /ws, on which event loop (``dudo gateway``, ``dudo serve``)."""
+    parser.add_argument(
+        "--ws-layer",
+        choices=("picows", "aiohttp"),
+        default="picows",
+        help="what serves /ws: picows (frames parsed in C) or aiohttp (a task per "
+        "connection); compressed connections are aiohttp's either way",
+    )
+    parser.add_argument(
+        "--event-loop",
+        choices=("uvloop", "asyncio"),
+        default="uvloop",
+        help="the gateway's event loop: uvloop (libuv) or the standard library's",
+    )
+
+
 def add_limits(parser: argparse.ArgumentParser) -> None:
     """What one client may cost a gateway (``dudo gateway`` and ``dudo serve``)."""
     limits = parser.add_argument_group("limits (per gateway instance; docs/operations.md)")

@@ -106,6 +106,16 @@ def _add_bench(sub: Any, env: Environment) -> None:
         "the floor of any server built this way in these libraries",
     )
     path.add_argument(
+        "--ws-layer",
+        choices=("picows", "aiohttp"),
+        help="what serves the gateways' /ws (the skeleton's too); default: picows",
+    )
+    path.add_argument(
+        "--event-loop",
+        choices=("uvloop", "asyncio"),
+        help="the gateways' event loop (the skeleton's too); default: uvloop",
+    )
+    path.add_argument(
         "--admitted",
         action="store_true",
         help="the gateways admitted as apps (own Redis users, entries signed and "
@@ -211,6 +221,8 @@ def _bench(args: argparse.Namespace) -> int:
             servers_from=args.servers_from,
             skeleton=args.skeleton,
             admitted=args.admitted,
+            ws_layer=args.ws_layer,
+            event_loop=args.event_loop,
         )
     elif args.target == "exploitability":
         from ..bench import exploitability

@@ -8,7 +8,14 @@ import argparse
 import sys
 from typing import Any
 
-from .common import REVEAL_HOLD_S, add_limits, endgame_argument, limits_of, rule_options
+from .common import (
+    REVEAL_HOLD_S,
+    add_limits,
+    add_ws_layer,
+    endgame_argument,
+    limits_of,
+    rule_options,
+)
 from .environment import Environment
 
 
@@ -34,6 +41,7 @@ def add(sub: Any, env: Environment) -> None:
     )
     endgame_argument(serve)
     add_limits(serve)
+    add_ws_layer(serve)
     serve.set_defaults(func=_serve)
 
     ident = sub.add_parser(
@@ -103,7 +111,10 @@ def _serve(args: argparse.Namespace) -> int:
         reveal_hold=args.reveal_hold,
         embedded_kind=args.embedded,
         warm_endgames=not args.no_endgame_solves,
-        gateway_options={**limits_of(args), "secret": args.env.gateway_secret},
+        gateway_options={
+            **limits_of(args), "secret": args.env.gateway_secret, "ws_layer": args.ws_layer,
+            "event_loop": args.event_loop,
+        },
     )
     return 0
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .common import (
     add_limits,
+    add_ws_layer,
     endgame_argument,
     limits_of,
     loop_arguments,
@@ -35,6 +36,7 @@ def add(sub: Any, env: Environment) -> None:
         "--director-partitions", type=int, default=4, help="the deployment's director partitions"
     )
     add_limits(gateway)
+    add_ws_layer(gateway)
     gateway.add_argument(
         "--reply-timeout",
         type=float,
@@ -270,6 +272,8 @@ def _gateway(args: argparse.Namespace) -> int:
         send_queue=args.send_queue,
         reply_timeout=args.reply_timeout,
         ws_compress=args.ws_compress,
+        ws_layer=args.ws_layer,
+        event_loop=args.event_loop,
         frames=not args.no_frames,
         secret=args.env.gateway_secret,
         **limits_of(args),

@@ -36,12 +36,14 @@ from aiohttp import WSCloseCode, web
 from .. import wire
 from ..link import default_gateway_id
 from ..wire import keys
+from . import fastws
 from .clients import Connection
 from .guard import serve
 from .http import HttpApi
+from .intake import CLOSE_TIMEOUT
 from .requests import json_errors
 from .settings import GatewaySettings
-from .sockets import CLOSE_TIMEOUT, Sockets
+from .sockets import Sockets
 from .tournaments import ORGANIZE_ACTIONS, TournamentApi
 
 __all__ = ["Gateway", "GatewaySettings", "default_gateway_id", "run"]
@@ -94,6 +96,14 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         app.on_shutdown.append(self._shutdown)
         app.on_cleanup.append(self._cleanup)
         return app
+
+    def upgrade(self, head: bytes) -> asyncio.BufferedProtocol | None:
+        """picows's protocol for a request head that is a plain WebSocket upgrade of
+        ``/ws`` (:func:`~dudo.gateway.guard.serve` routes each connection by it)."""
+        s = self.settings
+        if s.ws_layer != "picows" or not fastws.wants_websocket(head, compress=s.ws_compress):
+            return None
+        return fastws.protocol(lambda request: fastws.FastSocket(self, request))
 
     async def _startup(self, _app: web.Application) -> None:
         await self._open_streams()
@@ -277,4 +287,7 @@ def _settle(waiters: dict[str, asyncio.Future[dict[str, Any]]], key: str, msg: A
 def run(settings: GatewaySettings) -> None:
     """Serve until SIGTERM/SIGINT (aiohttp then runs the graceful shutdown)."""
     gateway = Gateway(settings)
-    serve(gateway.app(), gateway.guard, host=settings.host, port=settings.port)
+    serve(
+        gateway.app(), gateway.guard, host=settings.host, port=settings.port,
+        upgrade=gateway.upgrade, event_loop=settings.event_loop,
+    )  # fmt: skip

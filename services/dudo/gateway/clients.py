@@ -17,7 +17,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import msgpack
-from aiohttp import WSMsgType, web
+from aiohttp import WSMsgType
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from .. import wire
@@ -42,6 +42,12 @@ class Metrics:
         r = self.registry
         self.connections = Gauge(
             "dudo_gateway_connections", "open WebSockets", ["kind"], registry=r
+        )
+        self.opened = Counter(
+            "dudo_gateway_websockets_opened_total",
+            "WebSockets opened, by the layer that serves them (picows, or aiohttp)",
+            ["layer"],
+            registry=r,
         )
         self.messages = Counter(
             "dudo_gateway_messages_total", "client messages", ["direction", "type"], registry=r
@@ -107,8 +113,11 @@ class Connection:
     """
 
     def __init__(
-        self, ws: web.WebSocketResponse, settings: GatewaySettings, writes: TurnWrites | None = None
+        self, ws: Any, settings: GatewaySettings, writes: TurnWrites | None = None
     ) -> None:
+        """``ws``: aiohttp's ``WebSocketResponse``, or a :class:`~dudo.gateway.fastws.
+        FastSocket` (``closed``, ``close(code=, message=)``; with no compression the
+        frames are written to ``transport`` here, on either layer)."""
         self.ws = ws
         self.id = secrets.token_hex(4)
         self.grant: Grant | None = None
@@ -127,6 +136,12 @@ class Connection:
         self.address = ""  # the client's address, for per-address limits
         self.transport: Any = None  # to drop a client that does not even take a close frame
         self.direct = False  # frames written to the transport ourselves (no compression)
+        self.writer: asyncio.Task[None] | None = None  # write_loop's task
+        self.idle: asyncio.TimerHandle | None = None  # the hello deadline
+        # picows: the task handling a message that waits for an answer, and the
+        # messages that came behind it (None: none is waiting)
+        self.reader: asyncio.Task[None] | None = None
+        self.backlog: deque[tuple[bytes, bool]] | None = None
         self._queue: deque[tuple[dict[str, Any] | None, bytes | None]] = deque()
         self._limit = settings.send_queue
         self._send_timeout = settings.send_timeout

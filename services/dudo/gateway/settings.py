@@ -30,6 +30,12 @@ class GatewaySettings:
     # message per connection costs more CPU than the rest of the gateway's path
     # (docs/benchmarks.md); off, as in the peers' servers.
     ws_compress: bool = False
+    # What serves /ws: "picows" (frames parsed in C, handled in the turn they are read)
+    # or "aiohttp" (a task per connection); a client asking for compression from a
+    # gateway that compresses is aiohttp's either way (docs/benchmarks.md).
+    ws_layer: str = "picows"
+    # The event loop: "uvloop" (libuv, in C) or "asyncio" (the standard library's).
+    event_loop: str = "uvloop"
     # Views as `frames` (client JSON the workers encode once) instead of `view` messages
     # this gateway decodes and encodes again for every seat (docs/benchmarks.md).
     frames: bool = True

@@ -1,7 +1,8 @@
 """The gateway's WebSocket side: one connection per client, the client protocol.
 
 A mixin of :class:`~dudo.gateway.app.Gateway`, which holds the state used here
-(declared below). A connection says ``hello`` with a token; for a seat, the
+(declared in :mod:`~dudo.gateway.state`); the connections' open, close and intake are
+:mod:`~dudo.gateway.intake`'s. A connection says ``hello`` with a token; for a seat, the
 gateway writes a ``join`` with that token (the worker checks it, attaches the seat
 to this gateway and answers ``joined`` then the latest view) and registers the
 connection with the :class:`~dudo.gateway.audience.Audience` when ``joined``
@@ -17,129 +18,24 @@ import base64
 import contextlib
 import dataclasses
 import hashlib
-import json
 import secrets
 import time
 from typing import Any
 
-import msgpack
-import msgspec
 import structlog
-from aiohttp import WSMsgType, web
 
 from .. import wire
 from ..infra.service import REDIS_DOWN
 from ..link.tokens import TokenError
-from ..wire.client import MAX_CLIENT_BYTES, fast_client, validate_client
-from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection
+from .clients import CLOSE_TOO_MANY, Connection
+from .intake import Intake
 from .lobby import listing
-from .state import GatewayState
 
 log = structlog.get_logger("dudo.gateway")
-_json_decode = msgspec.json.Decoder().decode  # C, UTF-8; several times json.loads' speed
-CLOSE_TIMEOUT = 2.0  # seconds to wait for a client's reply to our close frame
-READ_SIZE = 16384  # bytes a WebSocket's socket is read at a time (client messages: <= 4 KiB)
 
 
-def small_reads(transport: Any) -> None:
-    """Read this socket ``READ_SIZE`` bytes at a time instead of asyncio's 256 KiB.
-
-    asyncio's selector transport allocates a new bytes object of its ``max_size``
-    for every read, and at 256 KiB that is past the allocator's mmap threshold: a
-    system call or two for every frame a client sends: a relay costs almost twice
-    the CPU it does with 8 KiB reads
-    (docs/benchmarks.md, "Measurements behind the code"). Other event loops
-    (uvloop) have no such attribute and are left alone."""
-    if transport is not None and isinstance(getattr(transport, "max_size", None), int):
-        transport.max_size = READ_SIZE
-
-
-class Sockets(GatewayState):
-    """The WebSocket route and the client protocol."""
-
-    async def websocket(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(
-            heartbeat=20,
-            max_msg_size=64 * 1024,
-            timeout=CLOSE_TIMEOUT,
-            compress=self.settings.ws_compress,
-        )
-        await ws.prepare(request)
-        conn = Connection(ws, self.settings, self.turn_writes)
-        conn.transport = request.transport
-        small_reads(request.transport)
-        conn.direct = not ws.compress  # no permessage-deflate negotiated
-        conn.address = self._address(request)
-        writer = asyncio.create_task(conn.write_loop())
-        self.sockets.add(conn)
-        self.by_address.add(conn.address)
-        if self.by_address.get(conn.address) > self.settings.conns_per_address:
-            conn.close_soon(CLOSE_TOO_MANY, "too many connections from your address")
-        # A connection that neither says hello nor watches the lobby in time goes.
-        idle = asyncio.get_running_loop().call_later(
-            self.settings.hello_timeout, self._hello_overdue, conn
-        )
-        token = request.query.get("token")
-        try:
-            if token:
-                await self._receive(
-                    conn, json.dumps({"v": 1, "type": "hello", "token": token}).encode(), text=True
-                )
-            async for frame in ws:
-                if frame.type == WSMsgType.TEXT:
-                    await self._receive(conn, frame.data.encode(), text=True)
-                elif frame.type == WSMsgType.BINARY:
-                    await self._receive(conn, frame.data, text=False)
-        finally:
-            idle.cancel()
-            await self._disconnect(conn)
-            self.sockets.discard(conn)
-            self.by_address.remove(conn.address)
-            writer.cancel()
-        return ws
-
-    def _hello_overdue(self, conn: Connection) -> None:
-        if conn.grant is None and conn.hello is None and conn not in self.audience.lobby:
-            conn.close_soon(CLOSE_NO_HELLO, "say hello (or watch the lobby) first")
-
-    async def _receive(self, conn: Connection, data: bytes, *, text: bool) -> None:
-        conn.binary = not text  # answers and pushes follow the kind of your last frame
-        if not conn.allow():
-            self._error(
-                conn, _peek_id(data, text), wire.RATE_LIMITED, "too many messages; slow down",
-                retry_ms=conn.retry_ms(),
-            )  # fmt: skip
-            return
-        if len(data) > MAX_CLIENT_BYTES:
-            self._error(conn, None, wire.TOO_LARGE, f"at most {MAX_CLIENT_BYTES} bytes")
-            return
-        try:
-            if text:  # the usual case: decoded and checked at once (msgspec, in C)
-                msg = fast_client.json(data)
-            else:
-                msg = validate_client(msgpack.unpackb(data, raw=False))
-        except wire.WireError as exc:
-            raw = _json_decode(data) if text else msgpack.unpackb(data, raw=False)
-            client_id = raw.get("id") if isinstance(raw, dict) else None
-            self._error(
-                conn, client_id if isinstance(client_id, str) else None, exc.code, exc.message
-            )
-            return
-        except Exception:  # not JSON, or not msgpack
-            self._error(conn, None, wire.BAD_MESSAGE, "not JSON (text) or msgpack (binary)")
-            return
-        kind = msg["type"]
-        self.metrics.received(kind)
-        try:
-            if kind == "act" and conn.grant is not None:
-                self._act(conn, msg)  # the hot path: nothing to wait for here
-                return
-            await self._handle_client(conn, kind, msg)
-        except REDIS_DOWN:
-            self._error(conn, msg.get("id"), wire.UNAVAILABLE, "the game service is unreachable")
-        except Exception:  # our bug: answer it, keep the connection
-            self.log.exception("client_message_failed", type=kind)
-            self._error(conn, msg.get("id"), wire.INTERNAL, "the gateway failed; try again")
+class Sockets(Intake):
+    """The client protocol: hello, seats, actions, the table's controls."""
 
     async def _handle_client(self, conn: Connection, kind: str, msg: dict[str, Any]) -> None:
         client_id = msg.get("id")  # every client message may carry one; answers quote it
@@ -456,19 +352,6 @@ class Sockets(GatewayState):
         """Refuse a client's message: ``extra`` may add ``retry_ms`` (rate limits)."""
         self.metrics.errors.labels(code).inc()
         conn.send(wire.message("error", id=message_id, code=code, message=text[:500], **extra))
-
-
-def _peek_id(data: bytes, text: bool) -> str | None:
-    """The id of a message refused before it was read (rate limited), if it has one:
-    a client waiting on that id learns why. Bounded: the message is not yet size-checked."""
-    if len(data) > MAX_CLIENT_BYTES:
-        return None
-    try:
-        raw = _json_decode(data) if text else msgpack.unpackb(data, raw=False)
-    except Exception:
-        return None
-    found = raw.get("id") if isinstance(raw, dict) else None
-    return found if isinstance(found, str) and len(found) <= 64 else None
 
 
 def _act_id(player: str, client_id: str) -> str:

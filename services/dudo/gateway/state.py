@@ -58,6 +58,7 @@ class GatewayState(StreamSide):
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # message id -> reply
         self.hellos: dict[str, Connection] = {}  # join message id -> connection saying hello
         self.sockets: set[Connection] = set()  # every open WebSocket
+        self.closing_tasks: set[asyncio.Task[None]] = set()  # picows closes being cleaned up
         self.turn_writes = TurnWrites()  # frames batched this turn, one write per connection
         self.created: dict[str, asyncio.Future[dict[str, Any]]] = {}  # table -> first view
         # stream message id -> the connection that asked, and the client's id for it
@@ -98,17 +99,21 @@ class GatewayState(StreamSide):
             self.created.pop(table, None)
 
     def _address(self, request: web.Request) -> str:
+        return self._address_of(request.headers, request.remote or "")
+
+    def _address_of(self, headers: Any, remote: str) -> str:
         """The client's address, for per-address limits. Behind a trusted proxy, the
         last address of X-Forwarded-For: the one that proxy appended, the address it saw.
         Everything before it came from the client, who may write anything there (the
         first once was believed: a client refused 429 made 40 more tables under made-up
-        addresses, through deploy/'s HAProxy)."""
+        addresses, through deploy/'s HAProxy). ``headers``: a request's, case-blind
+        (aiohttp's and picows's are both a CIMultiDict)."""
         if self.settings.trust_proxy:
-            forwarded = request.headers.getall("X-Forwarded-For", [])
+            forwarded = headers.getall("X-Forwarded-For", [])
             last = forwarded[-1].split(",")[-1].strip() if forwarded else ""
             if last:
                 return last[:64]
-        return request.remote or ""
+        return remote
 
     if TYPE_CHECKING:  # what the parts call of each other, defined in theirs
         # http.py

@@ -162,7 +162,10 @@ def serve(
     which = f" embedded, {embedded.what}" if embedded is not None else ""
     print(f"Dudo is running: open {where}  (Redis: {url}{which})", flush=True)
     try:
-        serve_guarded(app, gateway.guard, host=host, port=port, shutdown_timeout=3)
+        serve_guarded(
+            app, gateway.guard, host=host, port=port, shutdown_timeout=3,
+            upgrade=gateway.upgrade, event_loop=settings.event_loop,
+        )  # fmt: skip
     finally:
         worker.stop()
         tournaments.stop()
