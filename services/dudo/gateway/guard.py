@@ -13,6 +13,10 @@ serves through this guard, at the TCP level, below HTTP and WebSocket alike:
   long is closed as well); a WebSocket, once its handler runs, is the WebSocket's
   own business (its hello timeout, its heartbeat).
 
+It is also the front door of the port: a connection's first request head is read
+here (under that deadline) and routed, a plain WebSocket upgrade of ``/ws`` to
+picows (:mod:`dudo.gateway.fastws`), anything else to aiohttp.
+
 :func:`serve` runs an aiohttp application behind it until SIGTERM or SIGINT, then
 shuts it down as ``web.run_app`` would (the app's shutdown hooks close WebSockets).
 """
@@ -24,6 +28,7 @@ import signal
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import structlog
 from aiohttp import web
 
 from .limits import Counts
@@ -247,8 +252,13 @@ def serve(
             await runner.cleanup()
 
     if event_loop == "uvloop":
-        import uvloop
-
-        uvloop.run(main())
-    else:
-        asyncio.run(main())
+        try:
+            import uvloop
+        except ImportError:  # no wheel for this platform (Windows): said, not hidden
+            structlog.get_logger("dudo.gateway").warning(
+                "uvloop_missing", using="asyncio", fix="pip install uvloop, or --event-loop asyncio"
+            )
+        else:
+            uvloop.run(main())
+            return
+    asyncio.run(main())
