@@ -302,3 +302,49 @@ def test_http_is_served_on_the_same_port(gateway: str) -> None:
         assert response.status == 200
     with urllib.request.urlopen(f"{gateway}/readyz", timeout=10) as response:
         assert response.status == 200
+
+
+def test_a_flood_behind_a_waiting_hello_is_bounded_and_answered_in_order(gateway: str) -> None:
+    """Five hundred pings in the packet behind a hello that waits for the worker: the
+    socket is not read while the hello waits, the pings then meet the rate limit in
+    order (the burst answered, the rest refused), and the connection lives on."""
+    token = seat_token(gateway)
+    hello = frame(1, json.dumps({"v": 1, "type": "hello", "token": token, "id": "h"}).encode())
+    pings = b"".join(
+        frame(1, json.dumps({"v": 1, "type": "ping", "id": f"p{i}"}).encode()) for i in range(500)
+    )
+    ws = Raw(gateway, after=hello + pings)
+    answers = []
+    while len([a for a in answers if a.get("id", "").startswith("p")]) < 500:
+        answers.append(ws.message())
+    kinds = [a["type"] for a in answers]
+    assert kinds.index("welcome") < kinds.index("pong")
+    replies = [a for a in answers if a.get("id", "").startswith("p")]
+    assert [a["id"] for a in replies] == [f"p{i}" for i in range(500)]  # in the order sent
+    pongs = sum(a["type"] == "pong" for a in replies)
+    assert 30 <= pongs <= 60, pongs  # the burst (40), and what refilled meanwhile
+    assert {a["code"] for a in replies if a["type"] == "error"} == {"rate_limited"}
+    time.sleep(2.5)  # the bucket refills
+    ws.send_json({"type": "ping", "id": "later"})
+    assert ws.message() == {"v": 1, "type": "pong", "id": "later"}
+
+
+def test_a_bad_upgrade_is_refused_and_counted_out(gateway: str) -> None:
+    """An upgrade of /ws without a key: picows answers 400 and hangs up; ten of them
+    leave the address's six connections free."""
+    host, port = gateway.removeprefix("http://").split(":")
+    for _ in range(10):
+        sock = socket.create_connection((host, int(port)), timeout=10)
+        sock.sendall(
+            b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+        )
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+        assert answer.startswith(b"HTTP/1.1 400"), answer[:100]
+        sock.close()
+    time.sleep(0.2)
+    held = [Raw(gateway) for _ in range(5)]
+    for ws in held:
+        ws.send_json({"type": "ping", "id": "x"})
+        assert ws.message()["type"] == "pong"
