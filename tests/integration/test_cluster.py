@@ -12,6 +12,7 @@ from redis.cluster import RedisCluster as ClusterClient
 from dudo.bench.driver import TableDriver
 from dudo.infra.connection import Batch, connect, is_cluster
 from dudo.link import GatewayLink
+from dudo.ops.cluster import cluster_nodes
 from dudo.table import Table
 from dudo.wire import keys
 
@@ -111,12 +112,8 @@ def test_batches_follow_ask_and_moved_while_a_slot_migrates(redis_cluster: Redis
 
 
 def _node_ids(conn: Any) -> dict[str, str]:
-    """``host:port`` -> cluster node id, from CLUSTER NODES."""
-    out = {}
-    for line in conn.execute_command("CLUSTER", "NODES").decode().splitlines():
-        node_id, address = line.split()[:2]
-        out[address.split("@")[0]] = node_id
-    return out
+    """``host:port`` -> cluster node id."""
+    return {node: node_id for node, (node_id, _) in cluster_nodes(conn).items()}
 
 
 def test_a_live_partition_resharded_and_a_master_failed_over_while_games_play(

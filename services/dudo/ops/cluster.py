@@ -17,6 +17,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -155,11 +156,15 @@ class LocalCluster:
         from CLUSTER NODES as the first node sees it."""
         client = self.nodes[0].client()
         try:
-            lines = client.execute_command("CLUSTER", "NODES").decode().splitlines()
+            return {node: master for node, (_, master) in cluster_nodes(client).items()}
         finally:
             client.close()
-        address = {f[0]: f[1].split("@")[0] for f in (line.split() for line in lines)}
-        return {
-            address[f[0]]: (address.get(f[3]) if f[3] != "-" else None)
-            for f in (line.split() for line in lines)
-        }
+
+
+def cluster_nodes(conn: Any) -> dict[str, tuple[str, str | None]]:
+    """Each node's ``host:port``: its node id, and the master it replicates (None for a
+    master), from CLUSTER NODES as ``conn``'s node sees it."""
+    lines = conn.execute_command("CLUSTER", "NODES").decode().splitlines()
+    fields = [line.split() for line in lines]
+    address = {f[0]: f[1].split("@")[0] for f in fields}
+    return {address[f[0]]: (f[0], address.get(f[3]) if f[3] != "-" else None) for f in fields}
