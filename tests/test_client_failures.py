@@ -37,7 +37,7 @@ def test_reconnecting_gives_up_after_its_limit_and_says_so() -> None:
         started = time.monotonic()
         with pytest.raises(DudoError) as gave_up:
             await conn.open()
-        assert gave_up.value.code == "unavailable"
+        assert gave_up.value.code == "gave_up"
         assert time.monotonic() - started < 10  # three tries with backoff, not forever
         await conn.close()
 
@@ -104,3 +104,135 @@ def test_a_dropped_socket_is_heard_then_the_reconnect_and_a_request_is_answered(
     assert heard[:2] == ["dropped", "reconnected"], heard
     assert sockets == 2
 
+
+
+class _Gateway:
+    """A stand-in gateway on loopback: welcomes a hello (or refuses it with
+    ``refuse``), answers pings, never answers an act; ``stop()`` takes it down for good."""
+
+    def __init__(self, refuse: str | None = None) -> None:
+        self.refuse = refuse
+        self.hellos = 0
+        self.runner: web.AppRunner | None = None
+        self.url = ""
+
+    async def ws(self, request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        async for frame in socket:
+            msg = json.loads(frame.data)
+            if msg["type"] == "hello":
+                self.hellos += 1
+                if self.refuse:
+                    answer = {"v": 1, "type": "error", "id": msg.get("id"), "code": self.refuse,
+                              "message": "no such table"}  # fmt: skip
+                else:
+                    answer = {"v": 1, "type": "welcome", "id": msg.get("id"), "table": "t1",
+                              "seat": 0, "player": "p1"}  # fmt: skip
+                await socket.send_str(json.dumps(answer))
+            elif msg["type"] == "ping":
+                await socket.send_str(json.dumps({"v": 1, "type": "pong", "id": msg["id"]}))
+        return socket
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/ws", self.ws)
+        self.runner = web.AppRunner(app, shutdown_timeout=0.5)  # stop(): gone at once
+        await self.runner.setup()
+        port = free_port()
+        await web.TCPSite(self.runner, "127.0.0.1", port).start()
+        self.url = f"http://127.0.0.1:{port}"
+
+    async def stop(self) -> None:
+        assert self.runner is not None
+        await self.runner.cleanup()
+
+
+def test_a_gateway_gone_for_good_ends_every_wait_with_gave_up() -> None:
+    """Issue 52: after giving up, `next("view")` waited for ever and `act()` never
+    settled. Now the act pending when the gateway died, the reader waiting for a view,
+    and every call after, all raise `gave_up` within the give-up time."""
+
+    async def scenario() -> None:
+        gateway = _Gateway()
+        await gateway.start()
+        conn = DudoConnection(gateway.url, "token", retries=2)
+        await conn.open()
+        pending = asyncio.ensure_future(conn.act({"type": "dudo"}))
+        reader = asyncio.ensure_future(conn.next("view"))
+        await asyncio.sleep(0.1)
+        started = time.monotonic()
+        await gateway.stop()
+        for waiting in (pending, reader):
+            with pytest.raises(DudoError) as ended:
+                await asyncio.wait_for(waiting, 15)
+            assert ended.value.code == "gave_up"
+        assert time.monotonic() - started < 15
+        assert (await asyncio.wait_for(conn.wait_closed(), 1)).code == "gave_up"
+        assert conn.reason is not None and conn.reason.code == "gave_up"
+        for later in (conn.act({"type": "dudo"}), conn.next("view"), conn.ping()):
+            with pytest.raises(DudoError) as refused:
+                await asyncio.wait_for(later, 1)  # at once, not after a timeout
+            assert refused.value.code == "gave_up"
+        await conn.close()
+        assert conn.reason.code == "gave_up"  # the first reason stays
+
+    asyncio.run(scenario())
+
+
+def test_after_close_every_call_raises_closed_at_once() -> None:
+    async def scenario() -> None:
+        gateway = _Gateway()
+        await gateway.start()
+        try:
+            conn = DudoConnection(gateway.url, "token")
+            await conn.open()
+            reader = asyncio.ensure_future(conn.next("view"))
+            pending = asyncio.ensure_future(conn.act({"type": "dudo"}))
+            await asyncio.sleep(0.1)
+            closing = asyncio.ensure_future(conn.wait_closed())
+            await conn.close()
+            for waiting in (reader, pending):
+                with pytest.raises(DudoError) as ended:
+                    await asyncio.wait_for(waiting, 1)
+                assert ended.value.code == "closed"
+            assert (await asyncio.wait_for(closing, 1)).code == "closed"
+            for later in (conn.act({"type": "dudo"}), conn.next("view")):
+                with pytest.raises(DudoError) as refused:
+                    await asyncio.wait_for(later, 1)
+                assert refused.value.code == "closed"
+            # Iterating the messages stops at the end too (the reader took the welcome).
+
+            async def rest() -> list[str]:
+                return [m["type"] async for m in conn.messages()]
+
+            assert await asyncio.wait_for(rest(), 1) == []
+        finally:
+            await gateway.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_hello_refused_for_a_table_that_is_gone_ends_the_connection() -> None:
+    """Issue 52: after `dudo serve` restarted (its embedded Redis, and every table, gone),
+    the hello is refused `unknown_table` and the Python library said nothing and stayed
+    open. Now `open()` raises it, the connection ends with it and says hello no more."""
+
+    async def scenario() -> None:
+        gateway = _Gateway(refuse="unknown_table")
+        await gateway.start()
+        try:
+            conn = DudoConnection(gateway.url, "token", open_timeout=10)
+            with pytest.raises(DudoError) as refused:
+                await conn.open()
+            assert refused.value.code == "unknown_table"
+            assert (await asyncio.wait_for(conn.wait_closed(), 1)).code == "unknown_table"
+            with pytest.raises(DudoError) as later:
+                await asyncio.wait_for(conn.next("view"), 1)
+            assert later.value.code == "unknown_table"
+            await asyncio.sleep(1.5)
+            assert gateway.hellos == 1
+        finally:
+            await gateway.stop()
+
+    asyncio.run(scenario())

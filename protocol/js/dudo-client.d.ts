@@ -127,13 +127,16 @@ export interface DudoConnectionEvents {
   pong: PongMessage;
   /** Refusals nobody waits for. */
   error: ErrorMessage;
-  state: "connecting" | "open" | "closed";
+  /** "reconnecting": lost, trying again; "closed": ended for good (see `ended`). */
+  state: "connecting" | "open" | "reconnecting" | "closed";
   /** The connection was lost (it reconnects). */
   dropped: string;
   /** Welcomed again after a drop. */
   reconnected: WelcomeMessage;
-  /** `retries` ran out: every pending request was rejected `unavailable`. */
+  /** `retries` ran out: the connection ends `gave_up`. */
   gave_up: string;
+  /** The connection cannot go on: why (`closed`, `gave_up`, `unavailable`, the hello's refusal). */
+  ended: DudoError;
   /**
    * The gateway renewed the token at a hello: the new one, living 7 days from now, is
    * `token` from then on (reconnects use it). Store it where you kept the first.
@@ -152,13 +155,19 @@ export declare class DudoConnection extends EventTarget {
   /** While connected and said hello. */
   welcome: WelcomeMessage | null;
   closed: boolean;
+  /** Why the connection ended (null while it has not): every later request rejects with it. */
+  reason: DudoError | null;
+  /** Resolves, once the connection has ended for good, with why: `closed` (`close()`),
+   * `gave_up` (`retries` ran out), `unavailable` (`openTimeoutMs`), or the hello's refusal
+   * (`unauthorized`, `unknown_table`: a restarted `dudo serve` keeps no table). */
+  finished: Promise<DudoError>;
   /** The gateway's clock minus this device's, in ms (from the last welcome's `now`). */
   clockOffsetMs: number;
   /** The gateway's time now: count `deadline` and `reveal_until` against it. */
   serverNow(): number;
   /** Connect (and keep reconnecting); resolves on `welcome` (the lobby: its full list). */
   open(): Promise<WelcomeMessage | LobbyMessage>;
-  /** Close for good: no reconnect; pending requests reject `closed`. */
+  /** Close for good: no reconnect; pending and later requests reject `closed`. */
   close(): void;
   /** Resolves with the view that shows the action; rejects with a DudoError. */
   act(action: Action): Promise<ViewMessage>;

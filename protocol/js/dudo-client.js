@@ -152,10 +152,18 @@ export class DudoApi {
  * One WebSocket, kept open: events `message` (every message as it arrives), `welcome`,
  * `view` (newer versions only; the requests it answers are settled before it fires), `left`,
  * `moved`, `tournament`, `lobby`, `error` (refusals nobody waits for), `state`
- * ("connecting" | "open" | "closed"), `dropped`, `reconnected` (welcomed again after a
- * drop), `gave_up` (its `retries` ran out) and `token` (the gateway renewed the token at a
- * hello: the new one, living 7 days from now, is `conn.token` from then on; store it where
- * you kept the first). Each event's `detail` is the message.
+ * ("connecting" | "open" | "reconnecting": lost, trying again | "closed": ended for good),
+ * `dropped`, `reconnected` (welcomed again after a drop), `gave_up` (its `retries` ran
+ * out), `ended` (the connection cannot go on: the DudoError saying why) and `token` (the
+ * gateway renewed the token at a hello: the new one, living 7 days from now, is
+ * `conn.token` from then on; store it where you kept the first). Each event's `detail` is
+ * the message.
+ *
+ * Nothing waits for ever: once it ends, `open()`, every pending and every later request
+ * reject with a DudoError whose code says why: `closed` (`close()`), `gave_up` (`retries`
+ * failed in a row), `unavailable` (no welcome within `openTimeoutMs`) or the hello's
+ * refusal (`unauthorized`; `unknown_table`: a restarted `dudo serve` keeps no table).
+ * `conn.finished` resolves with that error, and `conn.reason` holds it.
  */
 export class DudoConnection extends EventTarget {
   /**
@@ -163,8 +171,7 @@ export class DudoConnection extends EventTarget {
    * @param {string | null} token a seat, spectator or entrant token; null to watch the lobby only
    * @param {{WebSocket?: typeof WebSocket, lobby?: boolean, maxBackoffMs?: number, retries?: number, openTimeoutMs?: number}} [options]
    *   `retries`: connection attempts in a row that may fail before it gives up (default: never);
-   *   `openTimeoutMs`: how long `open()` waits for the welcome. Giving up or timing out rejects
-   *   `open()` and every pending request with `DudoError("unavailable")`.
+   *   `openTimeoutMs`: how long `open()` waits for the welcome (then it ends `unavailable`).
    */
   constructor(base, token, options = {}) {
     super();
@@ -181,6 +188,9 @@ export class DudoConnection extends EventTarget {
     /** @type {View | null} */ this.view = null;
     /** @type {any} */ this.welcome = null;
     this.closed = false;
+    /** @type {DudoError | null} why it ended, once it did */
+    this.reason = null;
+    this.#newFinish();
     this.retries = 0;
     this.counter = 0;
     /** @type {Map<string, {message: object, resolve: Function, reject: Function, until?: number, kind: string}>} */
@@ -190,6 +200,7 @@ export class DudoConnection extends EventTarget {
 
   /** Connect (and reconnect whenever the connection drops); resolves on `welcome` (or the lobby list). */
   open() {
+    if (this.reason) { this.reason = null; this.#newFinish(); }
     this.closed = false;
     const kind = this.token ? "welcome" : "lobby";
     const ready = new Promise((resolve, reject) => {
@@ -197,26 +208,17 @@ export class DudoConnection extends EventTarget {
       const stop = () => {
         clearTimeout(timer);
         this.removeEventListener(kind, done);
-        this.removeEventListener("error", refused);
-        this.removeEventListener("gave_up", gaveUp);
+        this.removeEventListener("ended", ended);
       };
       const done = (e) => { stop(); resolve(e.detail); };
-      const refused = (e) => {
-        if (this.welcome || e.detail.code !== "unauthorized") return;
-        stop();
-        reject(new DudoError(e.detail.code, e.detail.message));
-      };
-      const gaveUp = (e) => { stop(); reject(new DudoError("unavailable", e.detail)); };
+      const ended = (e) => { stop(); reject(again(e.detail)); };
       if (this.openTimeoutMs !== null) {
         timer = setTimeout(() => {
-          stop();
-          this.close();
-          reject(new DudoError("unavailable", `no welcome in ${this.openTimeoutMs} ms from ${this.url}`));
+          this.#end(new DudoError("unavailable", `no welcome in ${this.openTimeoutMs} ms from ${this.url}`));
         }, this.openTimeoutMs);
       }
       this.addEventListener(kind, done);
-      this.addEventListener("error", refused);
-      this.addEventListener("gave_up", gaveUp);
+      this.addEventListener("ended", ended);
     });
     webSocketClass(this.WebSocket).then(
       (WebSocket) => { this.WebSocket = WebSocket; if (!this.closed) this.#connect(); },
@@ -229,12 +231,28 @@ export class DudoConnection extends EventTarget {
    * against it; a device's clock may be off by seconds. */
   serverNow() { return Date.now() + this.clockOffsetMs; }
 
-  /** Close for good (no reconnect); pending requests are rejected. */
-  close() {
+  /** Close for good (no reconnect); pending and later requests reject `closed`. */
+  close() { this.#end(new DudoError("closed", "the connection was closed")); }
+
+  /** The connection cannot go on: every pending and later request rejects with `error`,
+   * `finished` resolves with it (the first reason it ended stays its reason). */
+  #end(error) {
     this.closed = true;
+    if (this.reason) return;
+    this.reason = error;
     this.socket?.close();
-    this.#rejectPending(new DudoError("closed", "the connection was closed"));
+    this.#rejectPending(error);
+    this.#emit("state", "closed");
+    this.#emit("ended", error);
+    this.#finish(error);
   }
+
+  #newFinish() {
+    /** @type {Promise<DudoError>} resolves when the connection has ended, with why */
+    this.finished = new Promise((resolve) => { this.#finish = resolve; });
+  }
+
+  #finish = (_error) => {};
 
   /** Act for the seat; resolves with the view that shows the action, rejects with a DudoError. @param {Action} action @returns {Promise<View>} */
   act(action) { return this.#request({ type: "act", action }, "act"); }
@@ -271,9 +289,9 @@ export class DudoConnection extends EventTarget {
       if (gone || this.socket !== socket) return;
       gone = true;
       try { socket.close(); } catch { /* already closed */ }
-      this.#emit("state", "closed");
       this.welcome = null;
       if (this.closed) return;
+      this.#emit("state", "reconnecting");
       if (opened) {
         this.dropped = true;
         this.#emit("dropped", "the connection was lost");
@@ -297,16 +315,15 @@ export class DudoConnection extends EventTarget {
     socket.onerror = lost;
   }
 
-  /** No more reconnecting: every pending request is rejected as `unavailable`. */
+  /** No more reconnecting: the connection ends `gave_up`. */
   #giveUp(why) {
-    this.closed = true;
-    this.#rejectPending(new DudoError("unavailable", why));
     this.#emit("gave_up", why);
+    this.#end(new DudoError("gave_up", why));
   }
 
   /** Every pending request rejects with `error`. */
   #rejectPending(error) {
-    for (const [, p] of this.pending) p.reject(error);
+    for (const [, p] of this.pending) p.reject(again(error));
     this.pending.clear();
   }
 
@@ -319,6 +336,7 @@ export class DudoConnection extends EventTarget {
   #emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
 
   #request(message, kind) {
+    if (this.reason) return Promise.reject(again(this.reason)); // ended: nothing would answer
     const id = this.#id(message.type[0]);
     const full = { ...message, id };
     return new Promise((resolve, reject) => {
@@ -392,8 +410,18 @@ export class DudoConnection extends EventTarget {
             if (this.socket === socket && !this.welcome) this.#send({ type: "hello", token: this.token, id: this.#id("h") });
           }, msg.code === "unavailable" ? 1000 : 4000);
         }
-        // A token the gateway refuses will not work later either: stop reconnecting.
-        if (msg.code === "unauthorized" && this.token && !this.welcome) this.close();
+        if (msg.code === "rate_limited" && !p && this.token && !this.welcome) {
+          const socket = this.socket;
+          setTimeout(() => {
+            if (this.socket === socket && !this.welcome) this.#send({ type: "hello", token: this.token, id: this.#id("h") });
+          }, msg.retry_ms ?? 1000);
+        }
+        // Any other refusal of our hello (the token, or its table, is no good: a restarted
+        // `dudo serve` has none of its tables) will not work later either: it ends.
+        if (!p && this.token && !this.welcome
+            && !["unavailable", "timeout", "rate_limited"].includes(msg.code)) {
+          this.#end(new DudoError(msg.code, msg.message, undefined, msg.facts));
+        }
         break;
       }
       case "left":
@@ -409,4 +437,9 @@ export class DudoConnection extends EventTarget {
         this.#emit(msg.type, msg);
     }
   }
+}
+
+/** A fresh copy of a DudoError for each rejection. @param {DudoError} error */
+function again(error) {
+  return new DudoError(error.code, error.message, error.status, error.facts);
 }

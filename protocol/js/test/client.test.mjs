@@ -134,7 +134,7 @@ test("reconnecting gives up after its retries; open() waits no longer than openT
   const heard = [];
   const down = new DudoConnection(`http://127.0.0.1:${port}`, "a-token", { retries: 2, maxBackoffMs: 200 });
   down.addEventListener("gave_up", (e) => heard.push(e.detail));
-  await assert.rejects(down.open(), (err) => err instanceof DudoError && err.code === "unavailable");
+  await assert.rejects(down.open(), (err) => err instanceof DudoError && err.code === "gave_up");
   assert.equal(heard.length, 1);
   assert.match(heard[0], /3 connection attempts failed/);
 
@@ -178,4 +178,84 @@ test("each hello renews the token: the welcome's replaces it, and the token even
   const again = new DudoConnection(BASE, welcome.token);
   assert.equal((await again.open()).seat, seat.seat);
   again.close();
+});
+
+/** A gateway in this process (the library takes a WebSocket class): it welcomes a hello, or
+ * refuses it with `refuse`, never answers an act; `gateway.alive = false` takes it down
+ * for good (open sockets close, new ones fail). */
+function fakeGateway({ refuse = null } = {}) {
+  const gateway = { alive: true, hellos: 0, sockets: [] };
+  gateway.WebSocket = class {
+    constructor() {
+      this.readyState = 0;
+      gateway.sockets.push(this);
+      setTimeout(() => {
+        if (!gateway.alive) { this.readyState = 3; this.onclose?.({}); return; }
+        this.readyState = 1;
+        this.onopen?.();
+      }, 5);
+    }
+    send(data) {
+      const msg = JSON.parse(data);
+      if (msg.type !== "hello") return;
+      gateway.hellos++;
+      const answer = refuse
+        ? { v: 1, type: "error", id: msg.id, code: refuse, message: "no such table" }
+        : { v: 1, type: "welcome", id: msg.id, table: "t1", seat: 0, player: "p1" };
+      setTimeout(() => this.onmessage?.({ data: JSON.stringify(answer) }), 1);
+    }
+    close() {
+      if (this.readyState === 3) return;
+      this.readyState = 3;
+      setTimeout(() => this.onclose?.({}), 1);
+    }
+  };
+  gateway.die = () => {
+    gateway.alive = false;
+    for (const socket of gateway.sockets) socket.close();
+  };
+  return gateway;
+}
+
+test("a gateway gone for good: the pending act and every later call reject gave_up, finished says so", async () => {
+  const gateway = fakeGateway();
+  const conn = new DudoConnection("http://gateway.invalid", "a-token", { WebSocket: gateway.WebSocket, retries: 2, maxBackoffMs: 50 });
+  const states = [];
+  conn.addEventListener("state", (e) => states.push(e.detail));
+  await conn.open();
+  const pending = conn.act({ type: "dudo" });
+  gateway.die();
+  await assert.rejects(pending, (err) => err instanceof DudoError && err.code === "gave_up");
+  const why = await conn.finished;
+  assert.equal(why.code, "gave_up");
+  assert.equal(conn.reason.code, "gave_up");
+  await assert.rejects(conn.act({ type: "dudo" }), (err) => err.code === "gave_up"); // at once
+  await assert.rejects(conn.ping(), (err) => err.code === "gave_up");
+  // "closed" once, at the end; between the attempts it said "reconnecting".
+  assert.equal(states.filter((s) => s === "closed").length, 1);
+  assert.equal(states.at(-1), "closed");
+  assert.ok(states.includes("reconnecting"), states.join());
+  conn.close();
+  assert.equal(conn.reason.code, "gave_up"); // the first reason stays
+});
+
+test("after close() a pending and a later call reject closed, and finished resolves", async () => {
+  const gateway = fakeGateway();
+  const conn = new DudoConnection("http://gateway.invalid", "a-token", { WebSocket: gateway.WebSocket });
+  await conn.open();
+  const pending = conn.act({ type: "dudo" });
+  conn.close();
+  await assert.rejects(pending, (err) => err instanceof DudoError && err.code === "closed");
+  await assert.rejects(conn.act({ type: "dudo" }), (err) => err.code === "closed");
+  assert.equal((await conn.finished).code, "closed");
+});
+
+test("a hello refused for a table that is gone ends the connection: unknown_table, no retry", async () => {
+  const gateway = fakeGateway({ refuse: "unknown_table" });
+  const conn = new DudoConnection("http://gateway.invalid", "a-token", { WebSocket: gateway.WebSocket });
+  await assert.rejects(conn.open(), (err) => err instanceof DudoError && err.code === "unknown_table");
+  assert.equal((await conn.finished).code, "unknown_table");
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(gateway.hellos, 1);
+  assert.ok(conn.closed);
 });

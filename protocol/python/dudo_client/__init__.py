@@ -21,7 +21,7 @@ from .messages import (
     WelcomeMessage,
 )
 
-__version__ = "1.3.0"
+__version__ = "1.4.0"
 
 __all__ = [
     "PROTOCOL_VERSION",

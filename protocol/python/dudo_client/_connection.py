@@ -46,12 +46,20 @@ class DudoConnection:
     out (``retry_ms``) and sent again. A token the gateway refuses stops it.
 
     ``retries``: connection attempts in a row that may fail before it gives up (None:
-    never); ``open_timeout``: seconds :meth:`open` waits for the ``welcome``. Giving up
-    (or the timeout) is ``DudoError("unavailable")``, raised by :meth:`open` and by every
-    unanswered request. ``on_event(kind, detail)`` hears ``"dropped"`` (the connection
-    was lost), ``"reconnected"`` (welcomed again), ``"gave_up"`` and ``"token"`` (the
-    gateway renewed the token at a hello: ``detail`` is the new one, which lives 7 days
-    from now and is what :attr:`token` holds from then on: store it where you kept the
+    never); ``open_timeout``: seconds :meth:`open` waits for the ``welcome``.
+
+    Once it cannot go on, it ends, and nothing waits for ever: :meth:`open`, every
+    unanswered and every later request, and every :meth:`next` raise a
+    :class:`DudoError` whose code says why: ``closed`` (:meth:`close`), ``gave_up``
+    (``retries`` failed in a row), ``unavailable`` (no welcome within ``open_timeout``),
+    or the gateway's refusal of the hello (``unauthorized``, ``unknown_table``: a
+    ``dudo serve`` restarted has no table of before, ...). :meth:`wait_closed` returns
+    that error when it ends; :attr:`reason` holds it from then on.
+
+    ``on_event(kind, detail)`` hears ``"dropped"`` (the connection was lost),
+    ``"reconnected"`` (welcomed again), ``"gave_up"`` and ``"token"`` (the gateway
+    renewed the token at a hello: ``detail`` is the new one, which lives 7 days from
+    now and is what :attr:`token` holds from then on: store it where you kept the
     first).
     """
 
@@ -79,14 +87,17 @@ class DudoConnection:
         self.welcome: WelcomeMessage | None = None  # while connected and said hello
         self.clock_offset = 0.0  # the gateway's clock minus ours, s (the welcome's `now`)
         self.closed = False
+        self.reason: DudoError | None = None  # why it ended, once it did
         self.on_message = on_message
         self._session = session
         self._own = session is None
         self._ws: aiohttp.ClientWebSocketResponse | None = None
         self._ids = itertools.count()
         self._pending: dict[str, _Pending] = {}
-        self._queue: asyncio.Queue[ServerMessage] = asyncio.Queue()
+        # None in the queue: the end (each reader that meets it puts it back)
+        self._queue: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
         self._ready: asyncio.Future[Any] | None = None
+        self._finished: asyncio.Future[DudoError] | None = None
         self._task: asyncio.Task[None] | None = None
         self._later_tasks: set[asyncio.Task[None]] = set()
 
@@ -96,7 +107,8 @@ class DudoConnection:
         """Connect (and keep reconnecting); returns the ``welcome`` (lobby: the list)."""
         if self._session is None:
             self._session = aiohttp.ClientSession()
-        self.closed = False
+        self.closed, self.reason, self._finished = False, None, None
+        self._queue = asyncio.Queue()
         self._ready = asyncio.get_running_loop().create_future()
         self._task = asyncio.create_task(self._run())
         try:
@@ -105,10 +117,11 @@ class DudoConnection:
                 await asyncio.wait_for(asyncio.shield(self._ready), self.open_timeout),
             )
         except TimeoutError:
+            late = DudoError("unavailable", f"no welcome in {self.open_timeout} s from {self.url}")
+            self._ready.cancel()  # nobody waits for it any more
+            self._end(late)
             await self.close()
-            raise DudoError(
-                "unavailable", f"no welcome in {self.open_timeout} s from {self.url}"
-            ) from None
+            raise _again(late) from None
         except DudoError:  # refused or given up: nothing stays open behind the caller
             await self.close()
             raise
@@ -120,8 +133,7 @@ class DudoConnection:
 
     async def close(self) -> None:
         """Close for good: no reconnect; unanswered requests raise ``DudoError("closed")``."""
-        self.closed = True
-        self._fail_pending(DudoError("closed", "the connection was closed"))
+        self._end(DudoError("closed", "the connection was closed"))
         if self._ws is not None:
             await self._ws.close()
         if self._task is not None:
@@ -131,6 +143,14 @@ class DudoConnection:
         if self._own and self._session is not None:
             await self._session.close()
             self._session = None
+
+    async def wait_closed(self) -> DudoError:
+        """Wait until the connection has ended for good; returns why (see the class)."""
+        if self.reason is not None:
+            return self.reason
+        if self._finished is None:
+            self._finished = asyncio.get_running_loop().create_future()
+        return await asyncio.shield(self._finished)
 
     async def __aenter__(self) -> DudoConnection:
         await self.open()
@@ -171,9 +191,14 @@ class DudoConnection:
         return cast(PongMessage, await self._request({"type": "ping"}, "pong"))
 
     async def messages(self) -> AsyncIterator[ServerMessage]:
-        """Every message as it comes (views only when newer than the last), until closed."""
-        while not self.closed:
-            yield await self._queue.get()
+        """Every message as it comes (views only when newer than the last), until the
+        connection ends (those that came before the end first)."""
+        while True:
+            message = await self._queue.get()
+            if message is None:  # the end: left for the next reader too
+                self._queue.put_nowait(None)
+                return
+            yield message
 
     # The next message of a kind, typed by the kind (``await conn.next("view")`` is a
     # ViewMessage to a type checker).
@@ -217,7 +242,7 @@ class DudoConnection:
         async for message in self.messages():
             if message["type"] == kind and until(message):
                 return message
-        raise DudoError("closed", "the connection was closed")
+        raise _again(self.reason or DudoError("closed", "the connection was closed"))
 
     # -- inside -------------------------------------------------------------------------
 
@@ -238,6 +263,8 @@ class DudoConnection:
                 await ws.send_str(_ENCODE({"v": PROTOCOL_VERSION, **message}).decode())
 
     async def _request(self, message: dict[str, Any], kind: str) -> dict[str, Any]:
+        if self.reason is not None:  # ended: nothing would ever answer
+            raise _again(self.reason)
         full = {**message, "id": self._id(message["type"][0])}
         pending = _Pending(full, kind, asyncio.get_running_loop().create_future())
         self._pending[full["id"]] = pending
@@ -287,20 +314,29 @@ class DudoConnection:
             await asyncio.sleep(delay)
 
     def _give_up(self, why: str) -> None:
-        """No more reconnecting: :meth:`open` and every unanswered request raise
-        ``DudoError("unavailable")``."""
-        self.closed = True
-        error = DudoError("unavailable", why)
-        if self._ready is not None and not self._ready.done():
-            self._ready.set_exception(error)
-        self._fail_pending(error)
+        """No more reconnecting: the connection ends with ``DudoError("gave_up")``."""
+        self._end(DudoError("gave_up", why))
         self.on_event("gave_up", why)
+
+    def _end(self, error: DudoError) -> None:
+        """The connection cannot go on: :meth:`open`, every request and every reader
+        raise ``error`` (the first reason it ended stays its reason)."""
+        self.closed = True
+        if self.reason is not None:
+            return
+        self.reason = error
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_exception(_again(error))
+        self._fail_pending(error)
+        self._queue.put_nowait(None)
+        if self._finished is not None and not self._finished.done():
+            self._finished.set_result(error)
 
     def _fail_pending(self, error: DudoError) -> None:
         """Every unanswered request raises ``error``."""
         for pending in self._pending.values():
             if not pending.future.done():
-                pending.future.set_exception(error)
+                pending.future.set_exception(_again(error))
         self._pending.clear()
 
     async def _receive(self, msg: dict[str, Any]) -> None:
@@ -385,16 +421,22 @@ class DudoConnection:
                 error = DudoError(code, msg["message"], facts=msg.get("facts"))
                 self._settle(msg["id"], error=error)
             return True
-        if self.token and self.welcome is None:
+        if self.token and self.welcome is None:  # the hello was refused
             if code in ("unavailable", "timeout"):  # say hello again in a moment
                 self._later(1.0 if code == "unavailable" else 4.0, self._hello())
-            elif code == "unauthorized":  # a refused token will not work later either
-                if self._ready is not None and not self._ready.done():
-                    self._ready.set_exception(DudoError(code, msg["message"]))
-                self.closed = True
+            elif code == "rate_limited":
+                self._later(msg.get("retry_ms", 1000) / 1000, self._hello())
+            else:  # the token, or its table, will not work later either: it ends
+                self._end(DudoError(code, msg["message"], facts=msg.get("facts")))
                 if self._ws is not None:
                     await self._ws.close()
         return False
+
+
+def _again(error: DudoError) -> DudoError:
+    """A fresh copy of ``error`` for each raise (one exception object raised in many
+    places grows one traceback)."""
+    return DudoError(error.code, error.message, status=error.status, facts=error.facts)
 
 
 class _Pending:

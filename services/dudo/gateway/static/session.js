@@ -41,7 +41,7 @@ export function openSocket(token) {
   state.conn = conn;
   const status = document.getElementById("status");
   conn.addEventListener("state", ({ detail }) => {
-    if (state.conn === conn) status.textContent = detail === "closed" ? t("reconnecting") : "";
+    if (state.conn === conn) status.textContent = detail === "reconnecting" ? t("reconnecting") : "";
   });
   for (const kind of ["welcome", "view", "moved", "tournament", "lobby", "error", "left"]) {
     conn.addEventListener(kind, ({ detail }) => state.conn === conn && onMessage(detail));
