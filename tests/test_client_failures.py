@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from typing import Any
 
 import pytest
 from aiohttp import web
@@ -234,5 +235,80 @@ def test_a_hello_refused_for_a_table_that_is_gone_ends_the_connection() -> None:
             assert gateway.hellos == 1
         finally:
             await gateway.stop()
+
+    asyncio.run(scenario())
+
+
+def _view(version: int, turn: int, winner: int | None = None) -> dict[str, Any]:
+    game = {"turn": turn, "winner": winner, "legal": {"bid": [1] * 6, "dudo": False}}
+    return {"v": 1, "type": "view", "table": "t1", "version": version, "seat": 0,
+            "status": "over" if winner is not None else "playing", "game": game}  # fmt: skip
+
+
+def test_play_acts_on_each_turn_and_rides_out_refusals() -> None:
+    """`conn.play(policy)` (issue 52, item 5): the policy is asked on the seat's turns;
+    an act refused `not_your_turn` (the view it was chosen from was stale) waits for the
+    next view; a refusal of the action itself (`bid_not_higher`) is heard and the policy
+    asked again, three times a view at most, then the next view is waited for; the
+    game's end returns its last view."""
+    acts: list[dict[str, Any]] = []
+
+    async def ws(request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+
+        async def send(message: dict[str, Any]) -> None:
+            await socket.send_str(json.dumps(message))
+
+        def refuse(msg: dict[str, Any], code: str) -> dict[str, Any]:
+            return {"v": 1, "type": "error", "id": msg["id"], "code": code, "message": code}
+
+        async for frame in socket:
+            msg = json.loads(frame.data)
+            if msg["type"] == "hello":
+                await send({"v": 1, "type": "welcome", "id": msg["id"], "table": "t1",
+                            "seat": 0, "player": "p1"})  # fmt: skip
+                await send(_view(1, 0))
+            elif msg["type"] == "act":
+                acts.append(msg["action"])
+                if len(acts) == 1:  # the turn had moved on: a race, then our turn again
+                    await send(refuse(msg, "not_your_turn"))
+                    await send(_view(2, 1))
+                    await send(_view(3, 0))
+                elif len(acts) <= 4:  # three refusals on view 3
+                    await send(refuse(msg, "bid_not_higher"))
+                    if len(acts) == 4:
+                        await asyncio.sleep(0.3)  # the client waits now: nothing comes
+                        await send(_view(5, 0))
+                else:
+                    await send({"v": 1, "type": "ack", "id": msg["id"], "table": "t1",
+                                "version": 6})  # fmt: skip
+                    await send(_view(6, 1, winner=0))
+        return socket
+
+    async def scenario() -> None:
+        app = web.Application()
+        app.router.add_get("/ws", ws)
+        runner = web.AppRunner(app, shutdown_timeout=0.5)
+        await runner.setup()
+        port = free_port()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        asked: list[int] = []
+        heard: list[str] = []
+
+        async def policy(game: Any) -> Any:  # a coroutine function works too
+            asked.append(game["turn"])
+            return {"type": "bid", "quantity": len(asked), "face": 2}
+
+        try:
+            async with DudoConnection(f"http://127.0.0.1:{port}", "token") as conn:
+                last = await asyncio.wait_for(
+                    conn.play(policy, on_refused=lambda err: heard.append(err.code)), 10
+                )
+                assert last["version"] == 6 and last["game"]["winner"] == 0
+            assert heard == ["not_your_turn"] + ["bid_not_higher"] * 3
+            assert len(asked) == len(acts) == 5 and set(asked) == {0}
+        finally:
+            await runner.cleanup()
 
     asyncio.run(scenario())

@@ -9,6 +9,7 @@ import type {
   CreateResponse,
   ErrorCode,
   ErrorMessage,
+  GameView,
   JoinRequest,
   JoinResponse,
   LeftMessage,
@@ -181,6 +182,15 @@ export declare class DudoConnection extends EventTarget {
   react(emote: "nice" | "haha" | "wow" | "grr" | "hmm" | "clap"): Promise<ViewMessage>;
   resync(): Promise<ViewMessage>;
   ping(): Promise<PongMessage>;
+  /** Play the seat to the end of its game: `policy` chooses each of its turns' actions;
+   * resolves with the game's last view, rejects when the connection ends. A refused
+   * action goes to `onRefused` and the policy is asked again (3 times a view at most);
+   * one refused because the table moved on (`not_your_turn`, `game_over`, `paused`)
+   * waits for the next view. */
+  play(
+    policy: (game: GameView, view: ViewMessage) => Action | Promise<Action>,
+    options?: { onRefused?: (err: DudoError) => void },
+  ): Promise<ViewMessage>;
   addEventListener<K extends keyof DudoConnectionEvents>(
     type: K,
     listener: (event: CustomEvent<DudoConnectionEvents[K]>) => void,

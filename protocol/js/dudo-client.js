@@ -272,6 +272,54 @@ export class DudoConnection extends EventTarget {
   /** Resolves with the `pong`. */
   ping() { return this.#request({ type: "ping" }, "pong"); }
 
+  /**
+   * Play the seat to the end of its game: whenever a view says it is this seat's turn
+   * (and the table is not paused), `policy(game, view)` chooses the action (or a promise
+   * of it) and it is sent. Resolves with the game's last view; rejects when the
+   * connection ends. A refused action goes to `onRefused(err)` and the policy is asked
+   * again, up to 3 times for one view, then the next view is waited for; a refusal that
+   * says the table moved on (`not_your_turn`, `game_over`, `paused`) waits for it at once.
+   * @param {(game: any, view: View) => Action | Promise<Action>} policy
+   * @param {{onRefused?: (err: DudoError) => void}} [options]
+   * @returns {Promise<View>}
+   */
+  play(policy, options = {}) {
+    return new Promise((resolve, reject) => {
+      let busy = false;
+      const tried = new Map(); // view version -> refused attempts on it
+      const stop = () => {
+        this.removeEventListener("view", step);
+        this.removeEventListener("ended", ended);
+      };
+      const ended = (e) => { stop(); reject(again(e.detail)); };
+      const turn = async (view) => {
+        busy = true;
+        try {
+          await this.act(await policy(view.game, view));
+        } catch (err) {
+          if (this.reason || !(err instanceof DudoError)) { busy = false; stop(); reject(err); return; }
+          options.onRefused?.(err);
+          tried.set(view.version, RACES.includes(err.code) ? TRIES_PER_VIEW : (tried.get(view.version) ?? 0) + 1);
+        }
+        busy = false;
+        step(); // the view that came meanwhile may be our turn again
+      };
+      const step = () => {
+        const view = this.view;
+        if (busy || !view) return;
+        const game = view.game;
+        if (view.status === "over" || (game && game.winner !== null)) { stop(); resolve(view); return; }
+        if (view.paused || !game?.legal || game.turn !== view.seat) return;
+        if ((tried.get(view.version) ?? 0) >= TRIES_PER_VIEW) return;
+        void turn(view);
+      };
+      if (this.reason) { reject(again(this.reason)); return; }
+      this.addEventListener("view", step);
+      this.addEventListener("ended", ended);
+      step();
+    });
+  }
+
   #connect() {
     this.#emit("state", "connecting");
     const socket = new this.WebSocket(this.url);
@@ -438,6 +486,10 @@ export class DudoConnection extends EventTarget {
     }
   }
 }
+
+/** Refusals of an act that only say the table moved on since the view it was chosen from. */
+const RACES = ["not_your_turn", "game_over", "paused"];
+const TRIES_PER_VIEW = 3; // play(): a policy's refused actions on one view before it waits for the next
 
 /** A fresh copy of a DudoError for each rejection. @param {DudoError} error */
 function again(error) {

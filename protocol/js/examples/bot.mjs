@@ -24,26 +24,12 @@ function choose(game) {
 }
 
 const conn = new DudoConnection(base, seat.token);
-let busy = false;
-async function play() {
-  const view = conn.view;
-  const game = view?.game;
-  if (game && game.winner !== null) {
-    console.log(game.winner === view.seat ? "I won" : `seat ${game.winner} won`);
-    return conn.close();
-  }
-  if (busy || !game?.legal || game.turn !== view.seat) return;
-  busy = true;
-  const action = choose(game);
-  try {
-    await conn.act(action); // resolves once the table applied it
-    console.log(`played ${JSON.stringify(action)}`);
-  } catch (err) {
-    console.log(`refused: ${err.code}`);
-  }
-  busy = false;
-  play(); // the view that came meanwhile may be our turn again
-}
-conn.addEventListener("view", play);
-conn.addEventListener("state", ({ detail }) => detail === "connecting" || console.log(`connection ${detail}`));
 await conn.open();
+const last = await conn.play((game) => { // each turn of ours, to the game's end
+  const action = choose(game);
+  console.log(`played ${JSON.stringify(action)}`);
+  return action;
+}, { onRefused: (err) => console.log(`refused: ${err.code}`) }); // then it is asked again
+const winner = last.game?.winner;
+console.log(winner === last.seat ? "I won" : `seat ${winner} won`);
+conn.close();

@@ -23,25 +23,13 @@ function choose(game: GameView): Action {
 }
 
 const conn = new DudoConnection(base, seat.token, { retries: 10, openTimeoutMs: 15000 });
-let busy = false;
-async function play(view: ViewMessage): Promise<void> {
-  const game = view.game;
-  if (game && game.winner !== null) {
-    console.log(game.winner === view.seat ? "I won" : `seat ${game.winner} won`);
-    return conn.close();
-  }
-  if (busy || !game?.legal || game.turn !== view.seat) return;
-  busy = true;
-  const action = choose(game);
-  try {
-    const shown = await conn.act(action); // the view that shows it
-    console.log(`played ${JSON.stringify(action)} (version ${shown.version})`);
-  } catch (err) {
-    console.log(`refused: ${err instanceof DudoError ? err.code : err}`);
-  }
-  busy = false;
-  if (conn.view) void play(conn.view); // the view that came meanwhile may be our turn again
-}
-conn.addEventListener("view", ({ detail }) => void play(detail));
 conn.addEventListener("gave_up", ({ detail }) => console.log(`gave up: ${detail}`));
 await conn.open();
+const last: ViewMessage = await conn.play((game) => { // each turn of ours, to the game's end
+  const action = choose(game);
+  console.log(`played ${JSON.stringify(action)}`);
+  return action;
+}, { onRefused: (err: DudoError) => console.log(`refused: ${err.code}`) }); // asked again
+const winner = last.game?.winner;
+console.log(winner === last.seat ? "I won" : `seat ${winner} won`);
+conn.close();

@@ -51,6 +51,23 @@ test("plays a whole game: every act resolves on its view, a refusal rejects with
   conn.close();
 });
 
+test("play(policy): the policy is asked on each turn, and it resolves with the game's last view", async () => {
+  const seat = await api.createTable({ rules: { preset: "classic", start_dice: 2 }, seats: 2, bots: ["easy"], name: "JS play" });
+  const conn = new DudoConnection(BASE, seat.token);
+  await conn.open();
+  let asked = 0;
+  const last = await conn.play(async (game, view) => {
+    assert.equal(game.turn, view.seat); // asked on its own turns only
+    asked++;
+    return policy(game);
+  });
+  assert.ok(asked >= 1);
+  assert.ok(last.game.winner !== null || last.status === "over");
+  assert.equal(last, conn.view);
+  conn.close();
+  await assert.rejects(conn.play(policy), (err) => err.code === "closed"); // ended: at once
+});
+
 test("answers quote their ids: ping, resync, leave; rate limits are waited out", async () => {
   const seat = await api.createTable({ rules: { preset: "classic" }, seats: 3, name: "Ana" });
   const conn = new DudoConnection(BASE, seat.token);

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import itertools
 import random
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Literal, cast, overload
 
 import aiohttp
@@ -18,6 +19,7 @@ from .messages import (
     AckMessage,
     Action,
     ErrorMessage,
+    GameView,
     LeftMessage,
     LobbyMessage,
     MovedMessage,
@@ -32,6 +34,9 @@ PROTOCOL_VERSION = 1
 _ENCODE = msgspec.json.Encoder().encode
 _DECODE = msgspec.json.Decoder(dict[str, Any]).decode  # a message: a JSON object
 MAX_BACKOFF_S = 5.0
+# Refusals of an act that only say the table moved on since the view it was chosen from.
+_RACES = frozenset({"not_your_turn", "game_over", "paused"})
+TRIES_PER_VIEW = 3  # play(): a policy's refused actions on one view before it waits for the next
 
 
 class DudoConnection:
@@ -189,6 +194,49 @@ class DudoConnection:
 
     async def ping(self) -> PongMessage:
         return cast(PongMessage, await self._request({"type": "ping"}, "pong"))
+
+    async def play(
+        self,
+        policy: Callable[[GameView], Action | Awaitable[Action]],
+        *,
+        on_refused: Callable[[DudoError], None] | None = None,
+    ) -> ViewMessage:
+        """Play the seat to the end of its game: whenever a view says it is this seat's
+        turn (and the table is not paused), ``policy(game)`` chooses the action (it may
+        be a coroutine function) and it is sent; returns the game's last view.
+
+        A refused action is handed to ``on_refused`` and the policy asked again, up to
+        :data:`TRIES_PER_VIEW` times for one view, then the next view is waited for; a
+        refusal that says the table moved on (``not_your_turn``, ``game_over``,
+        ``paused``) waits for the next view at once. The connection's end raises."""
+        tried: dict[int, int] = {}  # view version -> refused attempts on it
+        while True:
+            view = self.view or await self.next("view")
+            game = view["game"]
+            if view["status"] == "over" or (game is not None and game["winner"] is not None):
+                return view
+            mine = (
+                game is not None
+                and "legal" in game
+                and game["turn"] == view["seat"]
+                and not view.get("paused")
+            )
+            if not mine or tried.get(view["version"], 0) >= TRIES_PER_VIEW:
+                await self.next("view")  # (the loop reads the newest, self.view)
+                continue
+            assert game is not None
+            chosen = policy(game)
+            action = await chosen if inspect.isawaitable(chosen) else chosen
+            try:
+                await self.act(action)
+            except DudoError as err:
+                if self.reason is not None:  # the connection ended
+                    raise
+                if on_refused is not None:
+                    on_refused(err)
+                version = view["version"]
+                race = err.code in _RACES
+                tried[version] = TRIES_PER_VIEW if race else tried.get(version, 0) + 1
 
     async def messages(self) -> AsyncIterator[ServerMessage]:
         """Every message as it comes (views only when newer than the last), until the

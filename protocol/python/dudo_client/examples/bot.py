@@ -39,21 +39,19 @@ async def main(base: str, table: str | None = None) -> None:
             token = seat["token"]
             print(f"table {seat['table']}, seat {seat['seat']}")
     async with DudoConnection(base, token) as conn:
-        while True:
-            view = conn.view or await conn.next("view")
-            game = view["game"]
-            if game and game["winner"] is not None:
-                print("I won" if game["winner"] == view["seat"] else f"seat {game['winner']} won")
-                return
-            if game and "legal" in game and game["turn"] == view["seat"]:
-                action = choose(game)
-                try:
-                    await conn.act(action)  # returns once the table applied it
-                    print(f"played {action}")
-                except DudoError as err:
-                    print(f"refused: {err.code}")
-            else:
-                await conn.next("view")
+
+        def move(game: GameView) -> Action:
+            action = choose(game)
+            print(f"played {action}")
+            return action
+
+        def refused(err: DudoError) -> None:
+            print(f"refused: {err.code}")  # and the policy is asked again
+
+        last = await conn.play(move, on_refused=refused)  # each turn, to the game's end
+    game = last["game"]
+    winner = game["winner"] if game else None
+    print("I won" if winner == last["seat"] else f"seat {winner} won")
 
 
 if __name__ == "__main__":
