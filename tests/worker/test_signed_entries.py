@@ -8,6 +8,7 @@ is applied."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from dudo import wire
@@ -80,7 +81,7 @@ def test_forged_unsigned_and_internal_entries_change_nothing(client: Any) -> Non
     reasons = sorted(dead_reasons(client, "t9"))
     assert len(reasons) == 4 and all(r.startswith(b"unauthorized: ") for r in reasons)
     assert [r for r in reasons if b"gw-b's own inbox names gateway 'gw-a'" in r]
-    assert [r for r in reasons if b"not signed by gateway gw-a" in r]
+    assert [r for r in reasons if b"unsigned: gateway gw-a's entries" in r]
     assert [r for r in reasons if b"gw-a's own inbox names gateway None" in r]
     assert [r for r in reasons if b"deployment's own entries only" in r]
     write(client, a, leave)  # the same leave, signed by gw-a in its own inbox: applied
@@ -171,7 +172,7 @@ def test_a_gateway_reads_why_its_entries_were_refused_and_nobody_else_s(client: 
     ]  # fmt: skip
     by_id = {n[b"id"]: n for n in notes}
     assert b"names gateway 'gw-b'" in by_id[b"l0"][b"reason"]
-    assert b"not signed by gateway gw-a" in by_id[b"l2"][b"reason"]
+    assert b"the signature is not gateway gw-a's" in by_id[b"l2"][b"reason"]
     assert b"belongs to another partition" in by_id[b"l3"][b"reason"]
     assert all(n[b"entry"] and int(n[b"at"]) > 0 for n in notes)
     assert client.xlen(keys.refused("gw-b")) == 0  # l0 names gw-b, but gw-a wrote it
@@ -183,3 +184,26 @@ def test_a_gateway_reads_why_its_entries_were_refused_and_nobody_else_s(client: 
     write(client, ghost, {**leave, "id": "l4", "gateway": "gw-ghost"})
     pump(worker, a)
     assert not client.exists(keys.refused("gw-ghost"))
+
+
+def test_a_gateway_registered_since_the_last_heartbeat_is_told_at_once(client: Any) -> None:
+    """Issue 52, item 3: the workers told only the gateways present at their last
+    heartbeat, so the entries a gateway wrote in its first seconds (the likeliest to be
+    signed wrong) never reached its refused stream. A gateway that registers and at once
+    writes an entry signed wrong, and one unsigned, finds both there, told apart."""
+    admit(client)
+    worker = make_worker(client)
+    worker.run_once()  # its heartbeat: gw-a is not running yet
+    assert "gw-a" not in worker.live_gateways
+    worker._next_heartbeat = time.monotonic() + 3600  # and no heartbeat comes until the end
+    a = gateway(client, "gw-a", A)
+    a.register()  # now it is, and it writes before the worker's next heartbeat
+    create = a.message("create", id="c1", table="t5", rules={}, seats=[{"kind": "open"}] * 2)
+    write(client, gateway(client, "gw-a", B), create)  # signed with another key
+    write(client, gateway(client, "gw-a", None), {**create, "id": "c2"})  # not signed
+    pump(worker, a)
+    assert "gw-a" not in worker.live_gateways  # (no heartbeat came in between)
+    notes = {f[b"id"]: f for _, f in client.xrange(keys.refused("gw-a"))}
+    assert set(notes) == {b"c1", b"c2"}
+    assert b"the signature is not gateway gw-a's" in notes[b"c1"][b"reason"]
+    assert notes[b"c2"][b"reason"].startswith(b"unsigned: ")

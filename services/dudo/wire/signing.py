@@ -45,6 +45,7 @@ INTERNAL = "*"  # the internal key's field in keys.GATEWAY_KEYS
 # gateway id (keys.ID_PATTERN).
 CHECKING = "!checking"
 SIGNATURE_FIELD = b"s"
+SIGNATURE_HINT = 'docs/protocol.md, "Who wrote it"'  # where a refusal sends a gateway's author
 SIZE = 16
 _DERIVE = b"dudo inbox entries/1"
 
@@ -168,8 +169,16 @@ class Verifier:
         key = self.gateways.get(writer)
         if key is None:
             return f"{writer!r} is no gateway with a key"
-        if not signature or not hmac.compare_digest(signature, sign(key, payload)):
-            return f"not signed by gateway {writer}"
+        if not signature:
+            return (
+                f"unsigned: gateway {writer}'s entries carry a signature field "
+                f"({SIGNATURE_HINT})"
+            )
+        if not hmac.compare_digest(signature, sign(key, payload)):
+            return (
+                f"the signature is not gateway {writer}'s: HMAC-SHA256 of the payload field's "
+                f"bytes with the key it was admitted with ({SIGNATURE_HINT})"
+            )
         gateway = msg.get("gateway")
         if gateway != writer:
             return f"an entry of gateway {writer}'s own inbox names gateway {gateway!r}"

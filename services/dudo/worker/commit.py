@@ -134,6 +134,30 @@ class Committing(WorkerState):
         )
         self._tell_refused([(gateway, "", {}, wire.RATE_LIMITED, reason)])
 
+    def _present_now(self, gateways: set[str]) -> set[str]:
+        """Which of ``gateways`` are running now (registered, or present), though they
+        were not at the last heartbeat: a gateway that registered since then (its first
+        entries, the likeliest to be signed wrong) was told nothing until the next one.
+        Asked only when such a gateway had an entry refused."""
+        if not gateways:
+            return set()
+        names = sorted(gateways)
+        batch = Batch(self.redis)
+        for name in names:
+            batch.add(keys.GATEWAYS, "ZSCORE", keys.GATEWAYS, name)
+            batch.add(keys.presence(name), "EXISTS", keys.presence(name))
+        try:
+            found = self._execute(batch)
+        except Exception as exc:  # best effort, as the notes themselves
+            self.log.warning("refused_presence_failed", error=str(exc))
+            return set()
+        return {
+            name
+            for name, registered, alive in zip(names, found[::2], found[1::2], strict=True)
+            if (registered and not isinstance(registered, Exception))
+            or (alive and not isinstance(alive, Exception))
+        }
+
     def _tell_refused(self, refused: list[tuple[str, str, dict[str, Any], str, str]]) -> None:
         """Each entry refused of a present gateway's own inbox, on that gateway's refused
         stream (keys.refused), which its user may read: the dead letters are the
@@ -141,10 +165,12 @@ class Committing(WorkerState):
         another slot than the partition's, so it cannot be written by the commit's
         script; a note lost to a crash here leaves the dead letter."""
         now = str(int(time.time() * 1000))
-        present = set(self.live_gateways)
+        present = set(self.live_gateways) | self._present_now(
+            {gateway for gateway, *_ in refused if gateway} - set(self.live_gateways)
+        )
         batch = Batch(self.redis)
         for gateway, entry, msg, code, reason in refused:
-            if gateway not in present:
+            if not gateway or gateway not in present:
                 continue  # nobody to tell (no such gateway is running)
             key = keys.refused(gateway)
             fields = {"entry": entry, "id": _text(msg.get("id")), "type": _text(msg.get("type")),
