@@ -64,7 +64,8 @@ def test_the_tarball_holds_the_library_its_types_and_examples(
     with tarfile.open(tarball) as tf:
         names = sorted(n.removeprefix("package/") for n in tf.getnames())
     assert names == sorted([
-        "CHANGELOG.md", "README.md", "dudo-client.d.ts", "dudo-client.js", "examples/bot.mjs",
+        "CHANGELOG.md", "LICENSE", "README.md", "dudo-client.d.ts", "dudo-client.js",
+        "examples/bot.mjs",
         "examples/bot.ts", "messages.d.ts", "package.json",
     ])  # fmt: skip
     manifest = json.loads((work / "node_modules" / "dudo-client" / "package.json").read_text())
@@ -72,6 +73,13 @@ def test_the_tarball_holds_the_library_its_types_and_examples(
     assert list(manifest["dependencies"]) == ["ws"]  # Node 20's WebSocket; browsers: none
     assert manifest["browser"] == {"ws": False}
     assert manifest["version"].split(".")[0] == "1"  # MAJOR: the protocol version it speaks
+    # What the release workflow runs before it publishes (RELEASING.md): npm's own checks
+    # of the tarball, nothing sent.
+    node = require_binary("node")
+    npm = shutil.which("npm", path=str(Path(node).parent) + os.pathsep + os.environ["PATH"])
+    assert npm, "npm comes with Node.js"
+    dry = _run(npm, "publish", "--dry-run", tarball, cwd=work)
+    assert f"dudo-client@{manifest['version']}" in dry.stdout + dry.stderr
 
 
 def _tsc(

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,6 +39,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
     shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
     _run(sys.executable, "-m", "build", "--outdir", root / "dist", source)
     (wheel,) = (root / "dist").glob("dudo_client-*.whl")
+    # What the release workflow checks before it publishes (RELEASING.md): PyPI's own
+    # rules for the metadata and the README.
+    _run(sys.executable, "-m", "twine", "check", "--strict", *sorted((root / "dist").iterdir()))
     _run(sys.executable, "-m", "venv", root / "venv")
     python = root / "venv" / "bin" / "python"
     _run(python, "-m", "pip", "install", "-q", wheel, timeout=600)
@@ -52,6 +56,11 @@ def test_the_wheel_holds_the_client_alone_with_two_dependencies(
         names = zf.namelist()
         meta = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert all(n.startswith(("dudo_client/", "dudo_client-")) for n in names), names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
+    (sdist,) = wheel.parent.glob("dudo_client-*.tar.gz")
+    with tarfile.open(sdist) as tf:  # the changelog its README names, and the license
+        shipped = {n.split("/", 1)[1] for n in tf.getnames() if "/" in n}
+    assert {"CHANGELOG.md", "LICENSE", "README.md"} <= shipped, shipped
     assert "dudo_client/py.typed" in names and "dudo_client/messages.py" in names
     requires = sorted(
         line.split()[1] for line in meta.splitlines() if line.startswith("Requires-Dist")
