@@ -76,6 +76,37 @@ def test_the_wheel_holds_the_client_alone_with_two_dependencies(
     assert major.split(".")[0] == protocol  # MAJOR is the protocol version it speaks
 
 
+TYPED_CALLS = """\
+from dudo_client import DudoApi
+
+
+async def main(api: DudoApi) -> None:
+    seat = await api.create_table(rules={"preset": "classic"}, seats=2, name="Ana")
+    print(seat["table"])
+    await api.create_table(rules={"preset": "classic"}, seats="two")  # type: ignore[arg-type]
+    await api.create_table(rules={"preset": "klassic"})  # type: ignore[typeddict-item]
+    await api.create_table(rules={}, colour="red")  # type: ignore[call-arg]
+    await api.join_table("t1", name="Ben", seat="first")  # type: ignore[arg-type]
+    stats = await api.player("ana")
+    print(stats["handle"], stats["name"])
+"""
+
+
+def test_the_http_calls_are_typed_to_their_requests(
+    installed: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Issue 52, item 2: `create_table(**body: Any)` took `seats="two"`, an unknown preset
+    and unknown keys under mypy --strict, and `player()` returned `dict[str, Any]`. Each
+    ignore below must be needed (--warn-unused-ignores): the types refuse those calls."""
+    _, python = installed
+    program = tmp_path / "calls.py"
+    program.write_text(TYPED_CALLS, encoding="utf-8")
+    checked = _run(sys.executable, "-m", "mypy", "--strict", "--warn-unused-ignores",
+                   "--python-executable", python, "--no-incremental", program,
+                   cwd=tmp_path)  # fmt: skip
+    assert "Success" in checked.stdout
+
+
 def test_the_example_bot_type_checks_strictly_against_the_installed_package(
     installed: tuple[Path, Path], tmp_path: Path
 ) -> None:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import Any, cast
+from typing import Any, Unpack, cast
 from urllib.parse import quote, urlencode
 
 import aiohttp
 
 from .messages import (
+    CreateRequest,
     CreateResponse,
+    JoinRequest,
     JoinResponse,
+    PlayerResponse,
     QuickplayResponse,
     TablesResponse,
     WatchResponse,
@@ -108,14 +111,18 @@ class DudoApi:
     async def tables(self) -> TablesResponse:
         return cast(TablesResponse, await self.call("GET", "/api/tables"))
 
-    async def create_table(self, **body: Any) -> CreateResponse:
-        """``rules``, ``seats``, ``bots``, ``name``, ``identity``: the seat's token back."""
-        return cast(CreateResponse, await self.call("POST", "/api/tables", body, idempotent=True))
+    async def create_table(self, **body: Unpack[CreateRequest]) -> CreateResponse:
+        """``rules``, ``seats``, ``bots``, ``name``, ``identity`` (``CreateRequest``: a
+        type checker refuses an unknown key, ``seats="two"`` or an unknown preset): the
+        seat's token back."""
+        return cast(
+            CreateResponse, await self.call("POST", "/api/tables", dict(body), idempotent=True)
+        )
 
-    async def join_table(self, table: str, **body: Any) -> JoinResponse:
-        """``name``, ``seat``, ``identity``."""
+    async def join_table(self, table: str, **body: Unpack[JoinRequest]) -> JoinResponse:
+        """``name``, ``seat``, ``identity`` (``JoinRequest``)."""
         path = f"/api/tables/{quote(table)}/join"
-        return cast(JoinResponse, await self.call("POST", path, body, idempotent=True))
+        return cast(JoinResponse, await self.call("POST", path, dict(body), idempotent=True))
 
     async def join_or_create(
         self, name: str, preset: str = "classic", seats: int = 4, **body: Any
@@ -199,11 +206,11 @@ class DudoApi:
     async def leaderboard(self, limit: int = 50) -> dict[str, Any]:
         return await self.call("GET", f"/api/leaderboard?limit={limit}")
 
-    async def player(self, handle: str) -> dict[str, Any]:
+    async def player(self, handle: str) -> PlayerResponse:
         """An identity user's statistics, rating and chips, by handle (``welcome``'s
         ``player``): ``PlayerResponse``. Raises with ``unknown_player`` for a handle
         without any (an anonymous player's: they count on their device)."""
-        return await self.call("GET", f"/api/players/{quote(handle)}")
+        return cast(PlayerResponse, await self.call("GET", f"/api/players/{quote(handle)}"))
 
 
 def _access(token: str | None, invite: str | None) -> str:

@@ -5,6 +5,7 @@ import asyncio
 import sys
 
 from dudo_client import Action, DudoApi, DudoConnection, DudoError, GameView
+from dudo_client.messages import Rules
 
 
 def choose(game: GameView) -> Action:
@@ -34,7 +35,7 @@ async def main(base: str, table: str | None = None) -> None:
         elif table:
             token = (await api.join_table(table, name="Py bot"))["token"]
         else:
-            rules = {"preset": "classic"}
+            rules: Rules = {"preset": "classic"}
             seat = await api.create_table(rules=rules, seats=2, bots=["normal"], name="Py bot")
             token = seat["token"]
             print(f"table {seat['table']}, seat {seat['seat']}")
