@@ -78,9 +78,21 @@ def untranslated(page: Any) -> list[str]:
     return page.evaluate("[...globalThis.dudoMissingWords]")
 
 
+def settled_on_screen(page: Any, selector: str, within: float = 2.0) -> bool:
+    """:func:`on_screen` once the page has settled: the turn's pill can show a frame or two
+    before the dock it belongs to has moved into place (seen once on a loaded CI host), so
+    the question is asked again for up to ``within`` seconds, never longer."""
+    deadline = time.monotonic() + within
+    while not on_screen(page, selector):
+        if time.monotonic() > deadline:
+            return False
+        page.wait_for_timeout(50)
+    return True
+
+
 def play_turn(page: Any, rng: random.Random) -> None:
     """One move through the buttons; the bid to beat and the actions must be on screen."""
-    assert on_screen(page, "[data-test=strip]"), "the bid strip is off screen"
+    assert settled_on_screen(page, "[data-test=strip]"), "the bid strip is off screen"
     for button in ("[data-test=dudo]", "[data-test=bid]", "[data-test=direction-right]"):
         if page.query_selector(button):
             assert on_screen(page, button), f"{button} is off screen"

@@ -24,8 +24,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
+import structlog
 from picows import WSCloseCode, WSFrame, WSListener, WSMsgType, WSTransport, WSUpgradeRequest
 from picows.picows import WSProtocol  # built as picows.ws_create_server builds it
+
+from .. import wire
 
 if TYPE_CHECKING:
     from .clients import Connection
@@ -35,6 +38,7 @@ MAX_MESSAGE = 64 * 1024  # bytes of one client message, its fragments together (
 READ_BUFFER = 4096  # picows's first read buffer per connection (it grows when a frame needs)
 PING_IDLE_S = 20.0  # a silent client is pinged after this long, and dropped if no pong
 HANDSHAKE_S = 5.0  # the upgrade's head is already here when picows gets the connection
+log = structlog.get_logger("dudo.gateway")
 _LOGGER = logging.getLogger("picows.dudo")
 _LOGGER.setLevel(logging.WARNING)  # picows logs every accepted connection at INFO
 
@@ -177,8 +181,13 @@ class FastSocket(WSListener):  # type: ignore[misc]
 
     def _deliver(self, data: bytes, text: bool) -> None:
         conn = self.conn
-        if conn is not None and not self.closed:
+        if conn is None or self.closed:
+            return
+        try:
             self.gateway._feed(conn, data, text=text)
+        except Exception:  # our bug: said, and the client answered, not dropped by picows
+            log.exception("client_frame_failed", conn=conn.id)
+            self.gateway._error(conn, None, wire.INTERNAL, "the gateway failed; try again")
 
     def _fail(self, transport: WSTransport, code: WSCloseCode, reason: str) -> None:
         self._parts, self._parts_size = [], 0
