@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 import structlog
@@ -85,13 +85,10 @@ def protocol(listener: Callable[[WSUpgradeRequest], WSListener]) -> asyncio.Buff
     return proto
 
 
-def close_code(code: int) -> WSCloseCode:
-    return WSCloseCode(code)  # picows's enum takes any code (ours are 4000-4999)
-
-
 class FastSocket(WSListener):  # type: ignore[misc]
     """One client's WebSocket on picows, as :class:`~dudo.gateway.clients.Connection`
-    sees it (``closed``, :meth:`close`), and the frames it sends, handed on whole."""
+    sees it (``closed``, :meth:`close`; never compressed, so the connection writes its
+    frames to the socket itself), and the frames it sends, handed on whole."""
 
     def __init__(self, gateway: Intake, request: WSUpgradeRequest) -> None:
         self.gateway = gateway
@@ -113,16 +110,8 @@ class FastSocket(WSListener):  # type: ignore[misc]
             return
         if not self.closed:
             self.closed = True
-            t.send_close(close_code(code), message)
+            t.send_close(WSCloseCode(code), message)  # (picows's enum takes our 4000s too)
         await t.wait_disconnected()
-
-    async def send_bytes(self, data: bytes) -> None:  # never used: no compression here
-        assert self.transport is not None
-        self.transport.send(WSMsgType.BINARY, data)
-
-    async def send_frame(self, data: bytes, _kind: Any) -> None:
-        assert self.transport is not None
-        self.transport.send(WSMsgType.TEXT, data)
 
     # -- picows's callbacks ----------------------------------------------------------
 
