@@ -135,28 +135,32 @@ class Committing(WorkerState):
         self._tell_refused([(gateway, "", {}, wire.RATE_LIMITED, reason)])
 
     def _present_now(self, gateways: set[str]) -> set[str]:
-        """Which of ``gateways`` are running now (registered, or present), though they
-        were not at the last heartbeat: a gateway that registered since then (its first
-        entries, the likeliest to be signed wrong) was told nothing until the next one.
-        Asked only when such a gateway had an entry refused."""
+        """Which of ``gateways`` are running now, though they were not at the last
+        heartbeat: a gateway that registered since then (its first entries, the likeliest
+        to be signed wrong) was told nothing until the next one. Running as the heartbeat
+        (Membership.heartbeat) counts it: registered within ``gateway_dead_after_ms``, or
+        a presence key that says something. Asked only when such a gateway had an entry
+        refused."""
         if not gateways:
             return set()
         names = sorted(gateways)
         batch = Batch(self.redis)
         for name in names:
             batch.add(keys.GATEWAYS, "ZSCORE", keys.GATEWAYS, name)
-            batch.add(keys.presence(name), "EXISTS", keys.presence(name))
+            batch.add(keys.presence(name), "GETRANGE", keys.presence(name), 0, 0)
         try:
             found = self._execute(batch)
         except Exception as exc:  # best effort, as the notes themselves
             self.log.warning("refused_presence_failed", error=str(exc))
             return set()
+        alive_since = self.now() - self.settings.gateway_dead_after_ms
         return {
             name
-            for name, registered, alive in zip(names, found[::2], found[1::2], strict=True)
-            if (registered and not isinstance(registered, Exception))
-            or (alive and not isinstance(alive, Exception))
-        }
+            for name, score, presence in zip(names, found[::2], found[1::2], strict=True)
+            if (score is not None and not isinstance(score, Exception)
+                and float(score) >= alive_since)
+            or (presence and not isinstance(presence, Exception))
+        }  # fmt: skip
 
     def _tell_refused(self, refused: list[tuple[str, str, dict[str, Any], str, str]]) -> None:
         """Each entry refused of a present gateway's own inbox, on that gateway's refused
@@ -165,9 +169,8 @@ class Committing(WorkerState):
         another slot than the partition's, so it cannot be written by the commit's
         script; a note lost to a crash here leaves the dead letter."""
         now = str(int(time.time() * 1000))
-        present = set(self.live_gateways) | self._present_now(
-            {gateway for gateway, *_ in refused if gateway} - set(self.live_gateways)
-        )
+        live = set(self.live_gateways)
+        present = live | self._present_now({g for g, *_ in refused if g and g not in live})
         batch = Batch(self.redis)
         for gateway, entry, msg, code, reason in refused:
             if not gateway or gateway not in present:
