@@ -450,25 +450,17 @@ export class DudoConnection extends EventTarget {
         } else if (!p || !this.#settle(msg.id, null, new DudoError(msg.code, msg.message, undefined, msg.facts))) {
           this.#emit("error", msg);
         }
-        // The service could not take our hello now (Redis away, no worker in time): say
-        // hello again, or this connection stays open without a seat.
-        if ((msg.code === "unavailable" || msg.code === "timeout") && this.token && !this.welcome) {
-          const socket = this.socket;
-          setTimeout(() => {
-            if (this.socket === socket && !this.welcome) this.#send({ type: "hello", token: this.token, id: this.#id("h") });
-          }, msg.code === "unavailable" ? 1000 : 4000);
-        }
-        if (msg.code === "rate_limited" && !p && this.token && !this.welcome) {
-          const socket = this.socket;
-          setTimeout(() => {
-            if (this.socket === socket && !this.welcome) this.#send({ type: "hello", token: this.token, id: this.#id("h") });
-          }, msg.retry_ms ?? 1000);
-        }
-        // Any other refusal of our hello (the token, or its table, is no good: a restarted
-        // `dudo serve` has none of its tables) will not work later either: it ends.
-        if (!p && this.token && !this.welcome
-            && !["unavailable", "timeout", "rate_limited"].includes(msg.code)) {
-          this.#end(new DudoError(msg.code, msg.message, undefined, msg.facts));
+        if (this.token && !this.welcome && !(p && msg.code === "rate_limited")) {
+          const wait = helloAgainMs(msg);
+          if (wait !== null) { // the service could not take our hello now: say it again
+            const socket = this.socket;
+            setTimeout(() => {
+              if (this.socket === socket && !this.welcome) this.#send({ type: "hello", token: this.token, id: this.#id("h") });
+            }, wait);
+          } else if (!p) { // the token, or its table, is no good (a restarted `dudo serve`
+            // has none of its tables): it will not work later either, so it ends
+            this.#end(new DudoError(msg.code, msg.message, undefined, msg.facts));
+          }
         }
         break;
       }
@@ -485,6 +477,15 @@ export class DudoConnection extends EventTarget {
         this.#emit(msg.type, msg);
     }
   }
+}
+
+/** After a refusal of our hello, how long to wait before saying it again; null: never
+ * (without it the connection would stay open without a seat). @param {any} msg */
+function helloAgainMs(msg) {
+  if (msg.code === "unavailable") return 1000; // Redis away
+  if (msg.code === "timeout") return 4000; // no worker answered in time
+  if (msg.code === "rate_limited") return msg.retry_ms ?? 1000;
+  return null;
 }
 
 /** Refusals of an act that only say the table moved on since the view it was chosen from. */
