@@ -65,8 +65,19 @@ export function maybeReveal(view) {
   showOverlay(view, last);
 }
 
+// The open reveal's close, while it counts down to a next round.
+let closeCountdown = null;
+
+/** Close a reveal that counts down to the next round: for a player a tournament has just
+ *  placed, no next round is theirs (the standings that place them can come before the
+ *  view of the round that put them out). */
+export function dropCountdown() {
+  if (closeCountdown) closeCountdown();
+}
+
 function showOverlay(view, last) {
   document.querySelectorAll(".overlay").forEach((el) => el.remove());
+  closeCountdown = null;
   // The round that ended the game: its reveal says so, and stays until it is closed (no
   // "next round" counting down over the winner; issue 34, item 1).
   const over = view.game.phase === "over" && view.game.winner !== null;
@@ -78,6 +89,7 @@ function showOverlay(view, last) {
   const close = () => {
     overlay.remove();
     clearInterval(timer);
+    if (closeCountdown === close) closeCountdown = null;
     // Back where the keyboard was (the table's control that had the focus, by data-test).
     const back = state.ui.focus && document.querySelector(`#app [data-test="${state.ui.focus}"]:not(:disabled)`);
     if (back) back.focus({ preventScroll: true });
@@ -97,6 +109,7 @@ function showOverlay(view, last) {
     countdown.textContent = t("nextRound", { s: left });
   };
   const timer = countdown ? setInterval(tick, 250) : null;
+  if (countdown) closeCountdown = close;
   if (countdown) tick();
   countDieByDie(overlay, until);
   document.body.append(overlay);

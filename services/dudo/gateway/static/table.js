@@ -6,7 +6,7 @@
 import { alertTurn, bidText, die, h, link, onesWild, pct, playerName } from "./ui.js";
 import { faceName, t } from "./i18n.js";
 import { act, app, request, serverNow, state } from "./session.js";
-import { lastRoundCard, maybeReveal } from "./reveal.js";
+import { dropCountdown, lastRoundCard, maybeReveal } from "./reveal.js";
 import { historyCard } from "./history.js";
 import { bubble, reactionBar } from "./reactions.js";
 import { playNow, rematch } from "./lobby.js";
@@ -30,6 +30,7 @@ export function renderTable({ header = null, footer = null, table = true } = {})
   const view = state.view;
   if (!table) {
     app.replaceChildren(...[header, footer].filter(Boolean));
+    dropCountdown();
     // The round that put them out, if not yet shown; not the rounds played after it
     // (their seat still gets the table's views).
     if (view?.game?.last_round && view.game.last_round.loser === view.seat) maybeReveal(view);
