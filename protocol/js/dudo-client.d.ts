@@ -7,21 +7,33 @@ import type {
   Action,
   CreateRequest,
   CreateResponse,
+  Die,
+  Emote,
   ErrorCode,
   ErrorMessage,
   GameView,
   JoinRequest,
   JoinResponse,
+  LeaderboardResponse,
   LeftMessage,
   LobbyMessage,
   MovedMessage,
+  OrganizeResponse,
   PlayerResponse,
   PongMessage,
   QuickplayRequest,
   QuickplayResponse,
+  RegisterRequest,
+  RegisterResponse,
+  ResultsResponse,
   ServerMessage,
+  StandingsResponse,
   TablesResponse,
+  TournamentCreateRequest,
+  TournamentCreateResponse,
   TournamentMessage,
+  TournamentsResponse,
+  UnregisterResponse,
   ViewMessage,
   WatchResponse,
   WelcomeMessage,
@@ -31,6 +43,15 @@ export type * from "./messages.js";
 
 /** The protocol version `v` this library speaks. */
 export declare const PROTOCOL_VERSION: 1;
+
+/** The faces in order, typed (`legal.bid[i]` is the lowest quantity of `FACES[i]`). */
+export declare const FACES: readonly [1, 2, 3, 4, 5, 6];
+
+/** A create's answer when it named you: your seat, player and token are there. */
+export type SeatedCreateResponse = CreateResponse & { seat: number; player: string; token: string };
+
+/** A tournament create's answer with a `host`: your entrant token and handle are there. */
+export type HostedTournamentResponse = TournamentCreateResponse & { player: string; token: string };
 
 /** A request key (docs/protocol.md, "Send a request key"): 24 hex digits. */
 export declare function requestKey(): string;
@@ -66,30 +87,32 @@ export declare class DudoApi {
     options?: { idempotent?: boolean },
   ): Promise<T>;
   tables(): Promise<TablesResponse>;
+  /** With a `name`, you take seat 0 and host it: the answer has your seat's token. */
+  createTable(body: CreateRequest & { name: string }): Promise<SeatedCreateResponse>;
   createTable(body: CreateRequest): Promise<CreateResponse>;
   joinTable(table: string, body: JoinRequest): Promise<JoinResponse>;
   /** Quick play: a seat at a fitting open table, else a new one (`created` says which). */
   joinOrCreate(body: QuickplayRequest): Promise<QuickplayResponse>;
   /** A spectator's token for `table`. */
   watchTable(table: string): Promise<WatchResponse>;
-  tournaments(): Promise<Record<string, unknown>>;
-  createTournament(body: Record<string, unknown>): Promise<Record<string, unknown>>;
-  register(
-    tournament: string,
-    body: { name: string; identity?: string; request?: string },
-  ): Promise<Record<string, unknown>>;
-  unregister(tournament: string, token: string): Promise<Record<string, unknown>>;
-  begin(tournament: string, token: string): Promise<Record<string, unknown>>;
+  tournaments(): Promise<TournamentsResponse>;
+  /** With a `host` (your name), you register as its host: the answer has your token. */
+  createTournament(body: TournamentCreateRequest & { host: string }): Promise<HostedTournamentResponse>;
+  createTournament(body: TournamentCreateRequest): Promise<TournamentCreateResponse>;
+  register(tournament: string, body: RegisterRequest): Promise<RegisterResponse>;
+  unregister(tournament: string, token: string): Promise<UnregisterResponse>;
+  begin(tournament: string, token: string): Promise<OrganizeResponse>;
   organize(
     tournament: string,
     token: string,
     action: "pause" | "resume" | "cancel" | "kick" | "announce",
     fields?: { target?: string; text?: string },
-  ): Promise<Record<string, unknown>>;
+  ): Promise<OrganizeResponse>;
   /** A private tournament's: an entrant token of it, or its invite (else `unauthorized`). */
-  results(tournament: string, access?: { token?: string; invite?: string }): Promise<Record<string, unknown>>;
-  standings(tournament: string, access?: { token?: string; invite?: string }): Promise<Record<string, unknown>>;
-  leaderboard(limit?: number): Promise<Record<string, unknown>>;
+  results(tournament: string, access?: { token?: string; invite?: string }): Promise<ResultsResponse>;
+  standings(tournament: string, access?: { token?: string; invite?: string }): Promise<StandingsResponse>;
+  /** The best rated players (`limit`: 1..500, default 50). */
+  leaderboard(limit?: number): Promise<LeaderboardResponse>;
   /** An identity user's statistics, rating and chips; refused `unknown_player` otherwise. */
   player(handle: string): Promise<PlayerResponse>;
 }
@@ -179,7 +202,7 @@ export declare class DudoConnection extends EventTarget {
    * that shows it. Someone's came first: DudoError `table_exists`. */
   rematch(table: string): Promise<ViewMessage>;
   /** A quick reaction at your table; the next view (its `events` carry it). */
-  react(emote: "nice" | "haha" | "wow" | "grr" | "hmm" | "clap"): Promise<ViewMessage>;
+  react(emote: Emote): Promise<ViewMessage>;
   resync(): Promise<ViewMessage>;
   ping(): Promise<PongMessage>;
   /** Play the seat to the end of its game: `policy` chooses each of its turns' actions;

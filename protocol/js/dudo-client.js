@@ -21,6 +21,8 @@
 /** @typedef {import("./messages.js").ViewMessage} View */
 
 export const PROTOCOL_VERSION = 1;
+/** The faces in order (`legal.bid[i]` is the lowest legal quantity of `FACES[i]`). */
+export const FACES = Object.freeze([1, 2, 3, 4, 5, 6]);
 const IDEMPOTENT = { idempotent: true };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** `?token=...` or `?invite=...`: what opens a private tournament's standings. */

@@ -66,10 +66,13 @@ export interface AckMessage {
   version: number;
 }
 
+/** a die's face */
+export type Die = 1 | 2 | 3 | 4 | 5 | 6;
+
 export interface BidAction {
   type: "bid";
   quantity: number;
-  face: number;
+  face: Die;
 }
 
 export interface CallAction {
@@ -78,7 +81,8 @@ export interface CallAction {
 
 export interface DirectionAction {
   type: "direction";
-  value: number;
+  /** 1: increasing seat numbers; -1: decreasing */
+  value: 1 | -1;
 }
 
 /**
@@ -109,8 +113,6 @@ export interface Announcement {
   at: number;
 }
 
-export type Die = number;
-
 /** [seat, quantity, face] */
 export type Bid = [number, number, Die];
 
@@ -119,7 +121,7 @@ export interface BidEvent {
   type: "bid";
   seat: number;
   quantity: number;
-  face: number;
+  face: Die;
 }
 
 export type Calls = [number, number];
@@ -164,6 +166,9 @@ export interface PingRequest {
   id?: string;
 }
 
+/** which reaction */
+export type Emote = "nice" | "haha" | "wow" | "grr" | "hmm" | "clap";
+
 /**
  * A quick reaction at your table, shown to everyone there (the views' `reaction` event): nice,
  * haha, wow, grr, hmm or clap. At most one every 1.5 s (sooner: `rate_limited`).
@@ -175,7 +180,7 @@ export interface ReactRequest {
   /** your id for this message: its answer and any refusal quote it */
   id?: string;
   /** which reaction */
-  emote: "nice" | "haha" | "wow" | "grr" | "hmm" | "clap";
+  emote: Emote;
 }
 
 /**
@@ -236,9 +241,11 @@ export interface ClosedEvent {
   type: "closed";
 }
 
+export type Preset = "classic" | "lizumo" | "cacho" | "liars-dice";
+
 /** Dudo table rules: a preset plus overrides (docs/rules.md, "Options") */
 export interface Rules {
-  preset?: "classic" | "lizumo" | "cacho" | "liars-dice";
+  preset?: Preset;
   start_dice?: number;
   /** at least start_dice; defaults to start_dice */
   max_dice?: number;
@@ -263,7 +270,7 @@ export interface Rules {
 /** Create a table; with a name, the creator takes a seat and becomes the host. */
 export interface CreateRequest {
   /** a preset and overrides (docs/rules.md) */
-  rules: Rules;
+  rules?: Rules;
   /** seats in all */
   seats?: number;
   /** one level per bot seat; at least one seat stays for people */
@@ -324,6 +331,22 @@ export interface EliminatedEvent {
 export interface Entrant {
   name: string;
   handle: string;
+}
+
+/**
+ * POST /api/tournaments/{tournament}/{unregister,begin,pause,resume,cancel,kick,announce}
+ * (body)
+ */
+export interface EntrantRequest {
+  /** your entrant token (the host's, for all but unregister) */
+  token: string;
+  /** kick: the entrant's public handle */
+  target?: string;
+  /**
+   * announce: the line every entrant sees (controls and invisible characters refused; spaces
+   * collapsed)
+   */
+  text?: string;
 }
 
 /**
@@ -547,6 +570,30 @@ export interface Reveal {
   commitment: string | null;
 }
 
+/** the table's rules with every option resolved (docs/rules.md, "Options") */
+export interface TableRules {
+  preset: Preset;
+  start_dice: number;
+  /** at least start_dice; defaults to start_dice */
+  max_dice: number;
+  min_players: number;
+  max_players: number;
+  wild_ones: boolean;
+  opening_ones: "never" | "single_die" | "always";
+  calza: "off" | "turn" | "anyone";
+  calza_needs_lost_die: boolean;
+  palifico: boolean;
+  palifico_wild_ones: boolean;
+  loser_chooses_direction: boolean;
+  turn_seconds: number;
+  /** extension: odds in each seat's view */
+  assisted: boolean;
+  /** extension: the lobby fills empty seats with bots */
+  bots_fill: boolean;
+  /** extension: chips each seat puts in; the winner takes the pot */
+  stake: number;
+}
+
 /**
  * Built by inclusion: only what the viewer may know. The public part is the same for everyone
  * at the table; the private part (own dice, legal actions, odds) exists only for a seat that
@@ -560,7 +607,8 @@ export interface GameView {
   version: number;
   phase: "bidding" | "direction" | "over";
   round: number;
-  rules: Rules;
+  /** the table's rules with every option resolved (docs/rules.md, "Options") */
+  rules: TableRules;
   dice_counts: number[];
   dice_in_play: number;
   opener: number | null;
@@ -586,6 +634,34 @@ export interface GameView {
   dice?: Die[];
   legal?: Legal;
   odds?: Odds;
+}
+
+export interface Person {
+  /** display name (empty: unregistered since) */
+  name: string;
+  /** public handle */
+  handle: string;
+}
+
+export interface SeatedPerson {
+  /** display name (empty: unregistered since) */
+  name: string;
+  /** public handle */
+  handle: string;
+  dice: number;
+}
+
+export interface HistoryRound {
+  /** the table's round */
+  round: number;
+  /** when (ms since the epoch) */
+  at: number;
+  /** who sat down, with their dice */
+  joined: SeatedPerson[];
+  /** who was moved to another table */
+  left: SeatedPerson[];
+  /** who went out */
+  out: Person[];
 }
 
 /** Any HTTP error (4xx, 5xx) */
@@ -641,6 +717,28 @@ export interface JoinResponse {
   token: string;
 }
 
+export interface LeaderboardEntry {
+  rank: number;
+  /** the name of their latest rated game */
+  name: string;
+  /** a player's public handle */
+  handle: string;
+  /** the rating the board is sorted by */
+  ordinal: number;
+  mu: number;
+  sigma: number;
+  /** rated games and tournaments */
+  games: number;
+  /** their chips */
+  chips: number;
+}
+
+/** GET /api/leaderboard?limit=N (200) */
+export interface LeaderboardResponse {
+  /** the best rated players, best first (N: 1..500, default 50) */
+  leaderboard: LeaderboardEntry[];
+}
+
 /**
  * You gave your seat up (`leave`): this connection plays it no more. Every connection of your
  * player at that table gets it; the one that asked quotes its id.
@@ -675,7 +773,7 @@ export interface LobbyEntry {
    */
   app?: string;
   /** free seats set aside for bots: [seat, level] pairs */
-  wants_bots: unknown[][];
+  wants_bots: Array<[number, "easy" | "normal" | "hard"]>;
 }
 
 export interface LobbyTable {
@@ -698,7 +796,7 @@ export interface LobbyTable {
    */
   app?: string;
   /** free seats set aside for bots: [seat, level] pairs */
-  wants_bots: unknown[][];
+  wants_bots: Array<[number, "easy" | "normal" | "hard"]>;
 }
 
 /**
@@ -747,108 +845,6 @@ export interface Place {
   rating?: number;
   /** with rating: how far this tournament moved it */
   rating_change?: number;
-}
-
-export interface Player {
-  name: string;
-  bot: "easy" | "normal" | "hard" | null;
-  away: boolean;
-}
-
-/** a rating (openskill): the leaderboard ranks by its ordinal */
-export interface Rating {
-  /** mu - 3 sigma */
-  ordinal: number;
-  mu: number;
-  sigma: number;
-  /** rated results: games with another person, and tournaments */
-  games: number;
-}
-
-/**
- * An identity user's public profile: statistics counted by the deployment across every table,
- * gateway and device, their rating and their chips. Only players signed in with an app's
- * identity have one (anonymous players count on their device).
- */
-export interface PlayerResponse {
-  /** the player's public handle (the `player` of `welcome`) */
-  handle: string;
-  /** the name of their latest counted game or tournament */
-  name: string;
-  /** games played to the end at tables (a tournament's games are the tournament's) */
-  games: number;
-  /** of those games, won */
-  wins: number;
-  /** games won in a row, up to the latest */
-  run: number;
-  /** the longest run of wins */
-  best_run: number;
-  /** [right, called]: Dudo calls, and how many were right (the bidder lost the die) */
-  dudo: Calls;
-  /** [right, called]: Calza calls, and how many were right (the count was exact) */
-  calza: Calls;
-  /** tournaments played to their end */
-  tournaments: number;
-  /** of those, won (first place) */
-  tournament_wins: number;
-  /** the rating the leaderboard ranks by (null before a first game with another person) */
-  rating: Rating | null;
-  /** chip balance: won minus paid */
-  chips: number;
-}
-
-/** Answer to `ping`. */
-export interface PongMessage {
-  /** protocol version */
-  v: 1;
-  type: "pong";
-  id: string | null;
-}
-
-/** POST /api/quickplay (body) */
-export interface QuickplayRequest {
-  /**
-   * the rules' preset (default classic): only a table with exactly the preset's rules is
-   * joined
-   */
-  preset?: string;
-  /** the table's size: only a table of that size is joined */
-  seats?: number;
-  /** bot seats of the table made when none fits (default none) */
-  bots?: Array<"easy" | "normal" | "hard">;
-  /** your name at the table */
-  name: string;
-  /**
-   * your idempotency key (or the Idempotency-Key header): the table it makes is made once, the
-   * seat it takes at a table is taken once there; but a repeat may choose another table, so
-   * after a 503 or a 504 say hello with the answer's claim token rather than asking again
-   */
-  request?: string;
-  /**
-   * an identity: a JWT your app's backend signed for one of its users with the app's private
-   * key (docs/protocol.md, "Who you are"): you then play as that user, the same player at
-   * every table and tournament; without it you are anonymous (a new player per seat)
-   */
-  identity?: string;
-}
-
-/** POST /api/quickplay (200 or 201) */
-export interface QuickplayResponse {
-  /** table id */
-  table: string;
-  /** your seat */
-  seat: number;
-  /**
-   * your public player handle: the `host` of views and of the lobby is one of these, so you
-   * are the host when they are equal (your token is your only credential)
-   */
-  player: string;
-  /** send it in the WebSocket hello */
-  token: string;
-  /**
-   * true: no open table fitted, this one was made for you (201); false: you sat at one (200)
-   */
-  created: boolean;
 }
 
 export interface TablePlayer {
@@ -921,6 +917,187 @@ export interface Standings {
   announcement?: Announcement | null;
   /** the host's public handle (the organizer) */
   host?: string | null;
+}
+
+/** POST /api/tournaments/{tournament}/{begin,pause,resume,cancel,kick,announce} (200) */
+export interface OrganizeResponse {
+  /** the tournament's id */
+  tournament: string;
+  /** the standings after it */
+  standings: Standings;
+}
+
+export interface Player {
+  name: string;
+  bot: "easy" | "normal" | "hard" | null;
+  away: boolean;
+}
+
+/** a rating (openskill): the leaderboard ranks by its ordinal */
+export interface Rating {
+  /** mu - 3 sigma */
+  ordinal: number;
+  mu: number;
+  sigma: number;
+  /** rated results: games with another person, and tournaments */
+  games: number;
+}
+
+/**
+ * An identity user's public profile: statistics counted by the deployment across every table,
+ * gateway and device, their rating and their chips. Only players signed in with an app's
+ * identity have one (anonymous players count on their device).
+ */
+export interface PlayerResponse {
+  /** the player's public handle (the `player` of `welcome`) */
+  handle: string;
+  /** the name of their latest counted game or tournament */
+  name: string;
+  /** games played to the end at tables (a tournament's games are the tournament's) */
+  games: number;
+  /** of those games, won */
+  wins: number;
+  /** games won in a row, up to the latest */
+  run: number;
+  /** the longest run of wins */
+  best_run: number;
+  /** [right, called]: Dudo calls, and how many were right (the bidder lost the die) */
+  dudo: Calls;
+  /** [right, called]: Calza calls, and how many were right (the count was exact) */
+  calza: Calls;
+  /** tournaments played to their end */
+  tournaments: number;
+  /** of those, won (first place) */
+  tournament_wins: number;
+  /** the rating the leaderboard ranks by (null before a first game with another person) */
+  rating: Rating | null;
+  /** chip balance: won minus paid */
+  chips: number;
+}
+
+/** Answer to `ping`. */
+export interface PongMessage {
+  /** protocol version */
+  v: 1;
+  type: "pong";
+  id: string | null;
+}
+
+/** POST /api/quickplay (body) */
+export interface QuickplayRequest {
+  /**
+   * the rules' preset (default classic): only a table with exactly the preset's rules is
+   * joined
+   */
+  preset?: Preset;
+  /** the table's size: only a table of that size is joined */
+  seats?: number;
+  /** bot seats of the table made when none fits (default none) */
+  bots?: Array<"easy" | "normal" | "hard">;
+  /** your name at the table */
+  name: string;
+  /**
+   * your idempotency key (or the Idempotency-Key header): the table it makes is made once, the
+   * seat it takes at a table is taken once there; but a repeat may choose another table, so
+   * after a 503 or a 504 say hello with the answer's claim token rather than asking again
+   */
+  request?: string;
+  /**
+   * an identity: a JWT your app's backend signed for one of its users with the app's private
+   * key (docs/protocol.md, "Who you are"): you then play as that user, the same player at
+   * every table and tournament; without it you are anonymous (a new player per seat)
+   */
+  identity?: string;
+}
+
+/** POST /api/quickplay (200 or 201) */
+export interface QuickplayResponse {
+  /** table id */
+  table: string;
+  /** your seat */
+  seat: number;
+  /**
+   * your public player handle: the `host` of views and of the lobby is one of these, so you
+   * are the host when they are equal (your token is your only credential)
+   */
+  player: string;
+  /** send it in the WebSocket hello */
+  token: string;
+  /**
+   * true: no open table fitted, this one was made for you (201); false: you sat at one (200)
+   */
+  created: boolean;
+}
+
+/** POST /api/tournaments/{tournament}/register (body) */
+export interface RegisterRequest {
+  /**
+   * an identity JWT the gateway's own app signed for one of its users (docs/security.md): the
+   * player is that user, the same everywhere
+   */
+  identity?: string;
+  /**
+   * a request key the client made up: the same key (through any gateway of the same app) names
+   * the same player here, so a retried request is the same request
+   */
+  request?: string;
+  /** display name */
+  name: string;
+  /**
+   * a private tournament's invite code: the host gets it in their answer, entrants need it to
+   * register
+   */
+  invite?: string;
+}
+
+/** POST /api/tournaments/{tournament}/register (200) */
+export interface RegisterResponse {
+  /** the tournament's id */
+  tournament: string;
+  /** your public handle */
+  player: string;
+  /** the entrant token `register` answered: send it in the hello */
+  token: string;
+  /**
+   * a private tournament's invite code: the host gets it in their answer, entrants need it to
+   * register
+   */
+  invite?: string;
+}
+
+export interface ResultPlace {
+  place: number;
+  /** display name (empty: unregistered since) */
+  name: string;
+  /** public handle */
+  handle: string;
+  /** chips won */
+  chips: number;
+  rating: number | null;
+  rating_change: number | null;
+}
+
+export interface TableHistory {
+  /** the table */
+  table: string;
+  rounds: HistoryRound[];
+}
+
+/** GET /api/tournaments/{tournament}/results (200) */
+export interface ResultsResponse {
+  /** the tournament's id */
+  tournament: string;
+  /** the tournament's name */
+  name: string;
+  status: "registering" | "running" | "over" | "cancelled";
+  format: "elimination" | "heats";
+  entrants: number;
+  buy_in: number;
+  payouts: number[];
+  /** every place given so far, best first */
+  places: ResultPlace[];
+  /** every closed table */
+  tables: TableHistory[];
 }
 
 /**
@@ -1023,6 +1200,16 @@ export interface WelcomeMessage {
 /** Any message a gateway sends over the WebSocket. */
 export type ServerMessage = AckMessage | ErrorMessage | LeftMessage | LobbyMessage | MovedMessage | PongMessage | TournamentMessage | ViewMessage | WelcomeMessage;
 
+/** GET /api/tournaments/{tournament} (200) */
+export interface StandingsResponse {
+  /** the tournament's id */
+  tournament: string;
+  /** newer standings have a higher one */
+  version: number;
+  /** every place given so far, every table */
+  standings: Standings;
+}
+
 /** GET /api/tables (200) */
 export interface TablesResponse {
   /**
@@ -1030,6 +1217,109 @@ export interface TablesResponse {
    * the same entries as the WebSocket lobby's `tables`
    */
   tables: LobbyTable[];
+}
+
+/** POST /api/tournaments (body) */
+export interface TournamentCreateRequest {
+  /**
+   * an identity JWT the gateway's own app signed for one of its users (docs/security.md): the
+   * player is that user, the same everywhere
+   */
+  identity?: string;
+  /**
+   * a request key the client made up: the same key (through any gateway of the same app) names
+   * the same player here, so a retried request is the same request
+   */
+  request?: string;
+  /** shown to players */
+  name: string;
+  /**
+   * preset plus overrides; every table keeps a turn clock: turn_seconds is 30 when left out,
+   * and 0 is refused (bad_rules)
+   */
+  rules?: Rules;
+  /** seats per table */
+  seats?: number;
+  format?: "elimination" | "heats";
+  advance?: number | null;
+  start_players?: number | null;
+  start_at?: number | null;
+  max_players?: number;
+  /** chips per entrant */
+  buy_in?: number;
+  /** whole percentages of the pool for places 1, 2, ...; they add up to 100 */
+  payouts?: number[];
+  bots?: "easy" | "normal" | "hard" | null;
+  /**
+   * not listed; registering needs the invite code the director makes (the creator's
+   * `registered` answer carries it); default false
+   */
+  private?: boolean;
+  /**
+   * elimination: registration stays open this many minutes after the start, a late entrant
+   * seated where the balancing puts them; default 0
+   */
+  late_minutes?: number;
+  /**
+   * elimination, within late registration: how many times an entrant who is out may register
+   * again (another buy-in, a fresh stack); default 0
+   */
+  reentries?: number;
+  /**
+   * your name: you register as the host, may begin it early and organize it (a private
+   * tournament needs one)
+   */
+  host?: string;
+}
+
+/** POST /api/tournaments (201) */
+export interface TournamentCreateResponse {
+  /** the tournament's id */
+  tournament: string;
+  /** with a host: your public handle */
+  player?: string;
+  /** with a host: your entrant token */
+  token?: string;
+  /**
+   * a private tournament's invite code: the host gets it in their answer, entrants need it to
+   * register
+   */
+  invite?: string;
+}
+
+export interface TournamentListing {
+  /** the tournament's id */
+  tournament: string;
+  name: string;
+  format: "elimination" | "heats";
+  status: "registering" | "running" | "over" | "cancelled";
+  seats: number;
+  entrants: number;
+  left: number;
+  max_players: number;
+  buy_in: number;
+  start_players: number | null;
+  start_at: number | null;
+  rules: Rules;
+  host: string | null;
+  late_until?: number | null;
+}
+
+/** GET /api/tournaments (200) */
+export interface TournamentsResponse {
+  /**
+   * open to register first, then being played, then ended (each listed a day); private ones
+   * never
+   */
+  tournaments: TournamentListing[];
+}
+
+/** POST /api/tournaments/{tournament}/unregister (200) */
+export interface UnregisterResponse {
+  /** the tournament's id */
+  tournament: string;
+  /** entrants now */
+  entrants: number;
 }
 
 /** POST /api/tables/{table}/watch (200) */

@@ -76,7 +76,7 @@ def test_the_view_types_hold_a_seat_s_hand_and_its_legal_moves() -> None:
     game = view["game"]
     assert problems(game, messages.GameView) == []
     game["dice"] = ["six"]
-    assert problems(game, messages.GameView) == ["$.dice[0]: 'six' is not int"]
+    assert problems(game, messages.GameView) == ["$.dice[0]: 'six' is none of (1, 2, 3, 4, 5, 6)"]
     game["dice"], game["legal"]["bid"] = [6], [2, None, 3, 3, 3, "x"]
     assert problems(game, messages.GameView)
 
@@ -87,3 +87,26 @@ def test_error_codes_are_the_documented_ones() -> None:
         if code != "closed":  # the libraries' own: documented in their READMEs
             assert f"`{code.value}`" in guide, code
     assert ErrorCode.NOT_YOUR_TURN == "not_your_turn"
+
+
+def test_quick_plays_options_are_its_request_but_the_name() -> None:
+    """`join_or_create(name, **options)`: Python cannot derive a TypedDict from another,
+    so the options are written out; they must stay the generated request's."""
+    from typing import get_type_hints
+
+    from dudo_client._http import QuickplayOptions
+
+    request = get_type_hints(messages.QuickplayRequest)
+    del request["name"]
+    assert get_type_hints(QuickplayOptions) == request
+    assert QuickplayOptions.__required_keys__ == frozenset()
+
+
+def test_the_emotes_and_faces_are_the_protocols() -> None:
+    from typing import get_args
+
+    from dudo.wire.fields import EMOTES
+    from dudo_client import FACES
+
+    assert get_args(messages.Emote) == EMOTES
+    assert FACES == get_args(messages.Die) == (1, 2, 3, 4, 5, 6)

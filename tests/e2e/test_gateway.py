@@ -11,13 +11,12 @@ from typing import Any
 import aiohttp
 import msgpack
 import pytest
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
 
 from dudo.engine import to_bytes
 from dudo.table import Table
 from dudo.wire import keys
 
+from ..http_schemas import check
 from ..servers import RedisServer
 
 
@@ -79,18 +78,6 @@ class Client:
     async def close(self) -> None:
         if self.ws is not None:
             await self.ws.close()
-
-
-SCHEMAS = Path(__file__).resolve().parents[2] / "protocol" / "schemas"
-_REGISTRY = Registry().with_resources(
-    (p.name, Resource.from_contents(json.loads(p.read_text(encoding="utf-8"))))
-    for p in SCHEMAS.glob("*.json")
-)
-
-
-def check(schema: str, body: Any) -> None:
-    """Validate an HTTP body against its published schema."""
-    Draft202012Validator({"$ref": schema}, registry=_REGISTRY).validate(body)
 
 
 async def post(session: aiohttp.ClientSession, url: str, body: Any) -> tuple[int, dict[str, Any]]:

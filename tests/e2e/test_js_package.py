@@ -113,6 +113,75 @@ def test_the_typescript_example_passes_tsc_strict_and_a_wrong_action_does_not(
     assert wrong.returncode != 0 and '"doubt"' in wrong.stdout, wrong.stdout[-2000:]
 
 
+TYPED_CALLS = """\
+import { DudoApi, DudoConnection, DudoError, FACES } from "dudo-client";
+import type { Action, GameView } from "dudo-client";
+
+const api = new DudoApi("http://127.0.0.1:8000");
+const seat = await api.createTable({ rules: { preset: "classic" }, seats: 2, name: "Ana" });
+const conn = new DudoConnection(api.base, seat.token); // a string: a name was given
+const anonymous = await api.createTable({ rules: {}, seats: 2 });
+// @ts-expect-error without a name no seat is taken: no token is certain
+new DudoConnection(api.base, anonymous.token);
+// @ts-expect-error an unknown preset
+await api.createTable({ rules: { preset: "klassic" } });
+// @ts-expect-error an unknown preset in quick play
+await api.joinOrCreate({ name: "Ana", preset: "klassic" });
+await api.joinOrCreate({ name: "Ana", preset: "liars-dice", seats: 3, bots: ["hard"] });
+const bid: Action = { type: "bid", quantity: 2, face: FACES[4] };
+// @ts-expect-error a die has six faces
+const seven: Action = { type: "bid", quantity: 2, face: 7 };
+// @ts-expect-error the direction is 1 or -1
+const two: Action = { type: "direction", value: 2 };
+console.log(bid, seven, two);
+await conn.react("clap");
+// @ts-expect-error one of the six emotes
+await conn.react("lol");
+const made = await api.createTournament({ name: "Cup", host: "Olga", seats: 3, bots: "easy" });
+const host: string = made.token; // certain: a host was named
+// @ts-expect-error an unknown format
+await api.createTournament({ name: "Cup", format: "swiss" });
+const listed = await api.tournaments();
+const open: boolean = listed.tournaments[0].status === "registering";
+const standings = await api.standings(made.tournament, { token: host });
+const left: number = standings.standings.left + standings.version;
+const results = await api.results(made.tournament);
+const place: number = results.places[0].place + results.tables[0].rounds[0].out.length;
+const board = await api.leaderboard(10);
+const ordinal: number = board.leaderboard[0].ordinal;
+// @ts-expect-error an organizer's five actions
+await api.organize(made.tournament, host, "dance");
+console.log(open, left, place, ordinal);
+function rules(game: GameView): boolean {
+  return game.rules.wild_ones && game.rules.calza === "turn"; // every option resolved
+}
+try {
+  await conn.act(bid);
+} catch (err) {
+  if (err instanceof DudoError && err.facts) console.log(err.facts.dice_in_play, rules);
+}
+"""
+
+
+def test_the_calls_and_answers_are_typed_to_the_edges(project: tuple[Path, Path]) -> None:
+    """Issue 52, item 2: `createTable()` answered `token?: string` even with a name (the
+    README's bot did not compile without a check), a face took 7 and a direction 2, the
+    quick play preset any string, and every tournament and leaderboard call took and
+    returned `Record<string, unknown>`. Each `@ts-expect-error` must be needed: tsc
+    fails on an unused one."""
+    _, work = project
+    (work / "calls.ts").write_text(TYPED_CALLS)
+    done = _tsc(work, ["es2022"], "calls.ts")
+    assert done.returncode == 0, done.stdout[-3000:]
+    # ... and the same program without those marks fails at each of them.
+    (work / "calls_bare.ts").write_text(TYPED_CALLS.replace("// @ts-expect-error", "//"))
+    bare = _tsc(work, ["es2022"], "calls_bare.ts")
+    marked = TYPED_CALLS.count("@ts-expect-error")
+    failing = {line.split("(")[1].split(",")[0] for line in bare.stdout.splitlines()
+               if line.startswith("calls_bare.ts(")}  # fmt: skip
+    assert len(failing) == marked, bare.stdout[-3000:]
+
+
 def test_the_typescript_example_compiled_plays_a_game_to_the_end(
     project: tuple[Path, Path], served: str
 ) -> None:

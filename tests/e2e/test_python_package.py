@@ -77,18 +77,45 @@ def test_the_wheel_holds_the_client_alone_with_two_dependencies(
 
 
 TYPED_CALLS = """\
-from dudo_client import DudoApi
+from dudo_client import FACES, Action, DudoApi, DudoConnection, DudoError, GameView
 
 
-async def main(api: DudoApi) -> None:
+async def main(api: DudoApi, conn: DudoConnection, game: GameView) -> None:
     seat = await api.create_table(rules={"preset": "classic"}, seats=2, name="Ana")
     print(seat["table"])
     await api.create_table(rules={"preset": "classic"}, seats="two")  # type: ignore[arg-type]
     await api.create_table(rules={"preset": "klassic"})  # type: ignore[typeddict-item]
     await api.create_table(rules={}, colour="red")  # type: ignore[call-arg]
     await api.join_table("t1", name="Ben", seat="first")  # type: ignore[arg-type]
+    await api.join_or_create("Ana", preset="liars-dice", seats=3, bots=["hard"])
+    await api.join_or_create("Ana", preset="klassic")  # type: ignore[arg-type]
     stats = await api.player("ana")
     print(stats["handle"], stats["name"])
+    bid: Action = {"type": "bid", "quantity": 2, "face": FACES[4]}
+    seven: Action = {"type": "bid", "quantity": 2, "face": 7}  # type: ignore[typeddict-item]
+    two: Action = {"type": "direction", "value": 2}  # type: ignore[typeddict-item]
+    print(bid, seven, two)
+    await conn.react("clap")
+    await conn.react("lol")  # type: ignore[arg-type]
+    made = await api.create_tournament(name="Cup", host="Olga", seats=3, bots="easy")
+    await api.create_tournament(name="Cup", format="swiss")  # type: ignore[arg-type]
+    await api.register(made["tournament"], name="Bea", colour="red")  # type: ignore[call-arg]
+    listed = await api.tournaments()
+    print(listed["tournaments"][0]["status"] == "registering")
+    standings = await api.standings(made["tournament"])
+    print(standings["standings"]["left"] + 1, standings["version"] + 1)
+    results = await api.results(made["tournament"])
+    print(results["places"][0]["place"] + 1, results["tables"][0]["rounds"][0]["out"])
+    board = await api.leaderboard()
+    print(board["leaderboard"][0]["ordinal"] + 1.0)
+    await api.organize(made["tournament"], "token", "dance")  # type: ignore[arg-type]
+    print(game["rules"]["wild_ones"] and game["rules"]["calza"] == "turn")
+    try:
+        await conn.act(bid)
+    except DudoError as err:
+        if err.facts is not None:
+            print(err.facts.get("dice_in_play"))
+            print(err.facts["colour"])  # type: ignore[typeddict-item]
 """
 
 
@@ -96,8 +123,11 @@ def test_the_http_calls_are_typed_to_their_requests(
     installed: tuple[Path, Path], tmp_path: Path
 ) -> None:
     """Issue 52, item 2: `create_table(**body: Any)` took `seats="two"`, an unknown preset
-    and unknown keys under mypy --strict, and `player()` returned `dict[str, Any]`. Each
-    ignore below must be needed (--warn-unused-ignores): the types refuse those calls."""
+    and unknown keys under mypy --strict; a face of 7, a direction of 2, `react("lol")`,
+    a tournament's unknown format were typed `int` and `str`; the tournament and
+    leaderboard calls returned `dict[str, Any]`, a view's rules had every option
+    optional. Each ignore must be needed (--warn-unused-ignores): the types refuse those
+    calls; and what the answers hold type-checks as used."""
     _, python = installed
     program = tmp_path / "calls.py"
     program.write_text(TYPED_CALLS, encoding="utf-8")

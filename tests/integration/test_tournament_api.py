@@ -17,6 +17,7 @@ import redis
 
 from dudo.wire import keys
 
+from ..http_schemas import check_call
 from .procs import FAST, P, Workers, wait_for
 
 D = 2
@@ -29,9 +30,11 @@ def call(base: str, method: str, path: str, body: dict[str, Any] | None = None) 
     )
     try:
         with urllib.request.urlopen(request, timeout=15) as response:
-            return response.status, json.load(response)
+            status, answer = response.status, json.load(response)
     except urllib.error.HTTPError as exc:
-        return exc.code, json.load(exc)
+        status, answer = exc.code, json.load(exc)
+    check_call(method, path, body, status, answer)  # every body as published
+    return status, answer
 
 
 def start_services(workers: Workers, real_redis: redis.Redis) -> str:

@@ -12,27 +12,39 @@ from ._connection import PROTOCOL_VERSION, DudoConnection
 from ._http import DudoApi, DudoError, request_key
 from .messages import (
     Action,
+    Die,
+    Emote,
     ErrorCode,
     Event,
     GameView,
     LobbyMessage,
+    Preset,
     ServerMessage,
     ViewMessage,
     WelcomeMessage,
 )
 
-__version__ = "1.4.0"
+FACES: tuple[Die, ...] = (1, 2, 3, 4, 5, 6)
+"""The faces in order, typed: ``zip(FACES, game["legal"]["bid"], strict=True)`` pairs
+each with its lowest legal quantity (a face from ``range(1, 7)`` is an ``int``, which a
+bid's ``face`` refuses under a type checker)."""
+
+__version__ = "1.5.0"
 
 __all__ = [
+    "FACES",
     "PROTOCOL_VERSION",
     "Action",
+    "Die",
     "DudoApi",
     "DudoConnection",
     "DudoError",
+    "Emote",
     "ErrorCode",
     "Event",
     "GameView",
     "LobbyMessage",
+    "Preset",
     "ServerMessage",
     "ViewMessage",
     "WelcomeMessage",

@@ -18,6 +18,7 @@ from ._http import DudoError
 from .messages import (
     AckMessage,
     Action,
+    Emote,
     ErrorMessage,
     GameView,
     LeftMessage,
@@ -184,7 +185,7 @@ class DudoConnection:
             ViewMessage, await self._request({"type": "rematch", "table": table}, "rematch")
         )
 
-    async def react(self, emote: str) -> ViewMessage:
+    async def react(self, emote: Emote) -> ViewMessage:
         """A quick reaction at your table (nice, haha, wow, grr, hmm, clap); returns the
         next view (its ``events`` carry it)."""
         return cast(ViewMessage, await self._request({"type": "react", "emote": emote}, "view"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import Any, Unpack, cast
+from typing import Any, Literal, TypedDict, Unpack, cast
 from urllib.parse import quote, urlencode
 
 import aiohttp
@@ -12,13 +12,39 @@ import aiohttp
 from .messages import (
     CreateRequest,
     CreateResponse,
+    ErrorMessageFacts,
     JoinRequest,
     JoinResponse,
+    LeaderboardResponse,
+    OrganizeResponse,
     PlayerResponse,
+    Preset,
+    QuickplayRequest,
     QuickplayResponse,
+    RegisterRequest,
+    RegisterResponse,
+    ResultsResponse,
+    StandingsResponse,
     TablesResponse,
+    TournamentCreateRequest,
+    TournamentCreateResponse,
+    TournamentsResponse,
+    UnregisterResponse,
     WatchResponse,
 )
+
+
+class QuickplayOptions(TypedDict, total=False):
+    """``QuickplayRequest`` but its ``name`` (:meth:`DudoApi.join_or_create` takes it
+    first): Python cannot derive one TypedDict from another, so a test holds the two
+    alike."""
+
+    preset: Preset
+    seats: int
+    bots: list[Literal["easy", "normal", "hard"]]
+    request: str
+    identity: str
+
 
 RETRIES = 3  # a create or join is sent again at most this often (with the same request key)
 
@@ -33,7 +59,7 @@ class DudoError(Exception):
         code: str,
         message: str,
         status: int | None = None,
-        facts: dict[str, Any] | None = None,
+        facts: ErrorMessageFacts | None = None,
     ) -> None:
         super().__init__(f"{code}: {message}")
         self.code, self.message, self.status = code, message, status
@@ -125,86 +151,107 @@ class DudoApi:
         return cast(JoinResponse, await self.call("POST", path, dict(body), idempotent=True))
 
     async def join_or_create(
-        self, name: str, preset: str = "classic", seats: int = 4, **body: Any
+        self, name: str, **body: Unpack[QuickplayOptions]
     ) -> QuickplayResponse:
-        """Quick play: a seat at an open table of ``preset`` (its rules exactly) and
-        ``seats`` with one free, else a new one (``bots``: its bot seats); the seat's
-        token back, with ``created``. Not sent again by itself (a repeat could seat you
-        at another table): after ``timeout``/``unavailable``, hello with the claim token."""
-        body = {"name": name, "preset": preset, "seats": seats, **body}
-        return cast(QuickplayResponse, await self.call("POST", "/api/quickplay", body))
+        """Quick play: a seat at an open table of ``preset`` (its rules exactly, default
+        classic) and ``seats`` (default 4) with one free, else a new one (``bots``: its
+        bot seats); the seat's token back, with ``created``. Not sent again by itself (a
+        repeat could seat you at another table): after ``timeout``/``unavailable``, hello
+        with the claim token."""
+        request: QuickplayRequest = {"name": name, **body}
+        answer = await self.call("POST", "/api/quickplay", dict(request))
+        return cast(QuickplayResponse, answer)
 
     async def watch_table(self, table: str) -> WatchResponse:
         """A spectator's token for ``table`` (open it with :class:`DudoConnection`)."""
         path = f"/api/tables/{quote(table)}/watch"
         return cast(WatchResponse, await self.call("POST", path, {}))
 
-    async def tournaments(self) -> dict[str, Any]:
-        return await self.call("GET", "/api/tournaments")
+    async def tournaments(self) -> TournamentsResponse:
+        """Those open to register first, then those being played, then those ended."""
+        return cast(TournamentsResponse, await self.call("GET", "/api/tournaments"))
 
-    async def create_tournament(self, **body: Any) -> dict[str, Any]:
-        return await self.call("POST", "/api/tournaments", body, idempotent=True)
+    async def create_tournament(
+        self, **body: Unpack[TournamentCreateRequest]
+    ) -> TournamentCreateResponse:
+        """``name`` and the format (``TournamentCreateRequest``); with ``host`` (your
+        name) you are registered as its host: your entrant ``token`` back."""
+        answer = await self.call("POST", "/api/tournaments", dict(body), idempotent=True)
+        return cast(TournamentCreateResponse, answer)
 
-    async def register(self, tournament: str, **body: Any) -> dict[str, Any]:
+    async def register(
+        self, tournament: str, **body: Unpack[RegisterRequest]
+    ) -> RegisterResponse:
+        """``name`` (and a private tournament's ``invite``): your entrant token."""
         path = f"/api/tournaments/{quote(tournament)}/register"
-        return await self.call("POST", path, body, idempotent=True)
+        return cast(RegisterResponse, await self.call("POST", path, dict(body), idempotent=True))
 
-    async def unregister(self, tournament: str, token: str) -> dict[str, Any]:
+    async def unregister(self, tournament: str, token: str) -> UnregisterResponse:
         """Leave ``tournament`` before its start, with your own entrant ``token``."""
-        return await self.call(
-            "POST", f"/api/tournaments/{quote(tournament)}/unregister", {"token": token}
-        )
+        path = f"/api/tournaments/{quote(tournament)}/unregister"
+        return cast(UnregisterResponse, await self.call("POST", path, {"token": token}))
 
-    async def begin(self, tournament: str, token: str) -> dict[str, Any]:
-        return await self.call(
-            "POST", f"/api/tournaments/{quote(tournament)}/begin", {"token": token}
-        )
+    async def begin(self, tournament: str, token: str) -> OrganizeResponse:
+        """The host starts it now, with whoever registered."""
+        path = f"/api/tournaments/{quote(tournament)}/begin"
+        return cast(OrganizeResponse, await self.call("POST", path, {"token": token}))
 
     async def organize(
-        self, tournament: str, token: str, action: str, **fields: Any
-    ) -> dict[str, Any]:
+        self,
+        tournament: str,
+        token: str,
+        action: Literal["pause", "resume", "cancel", "kick", "announce"],
+        *,
+        target: str | None = None,
+        text: str | None = None,
+    ) -> OrganizeResponse:
         """The host runs ``tournament`` with their entrant ``token``: ``action`` is
         ``pause``, ``resume``, ``cancel``, ``kick`` (``target``: the entrant's handle) or
-        ``announce`` (``text``). Returns ``{tournament, standings}`` after it."""
+        ``announce`` (``text``). The standings after it."""
         path = f"/api/tournaments/{quote(tournament)}/{quote(action)}"
-        return await self.call("POST", path, {"token": token, **fields})
+        body: dict[str, Any] = {"token": token}
+        body.update({k: v for k, v in (("target", target), ("text", text)) if v is not None})
+        return cast(OrganizeResponse, await self.call("POST", path, body))
 
-    async def pause(self, tournament: str, token: str) -> dict[str, Any]:
+    async def pause(self, tournament: str, token: str) -> OrganizeResponse:
         """Every table finishes its round, then stops (no clock) until :meth:`resume`."""
         return await self.organize(tournament, token, "pause")
 
-    async def resume(self, tournament: str, token: str) -> dict[str, Any]:
+    async def resume(self, tournament: str, token: str) -> OrganizeResponse:
         return await self.organize(tournament, token, "resume")
 
-    async def cancel(self, tournament: str, token: str) -> dict[str, Any]:
+    async def cancel(self, tournament: str, token: str) -> OrganizeResponse:
         """Before or during play: the tables close, every buy-in goes back."""
         return await self.organize(tournament, token, "cancel")
 
-    async def kick(self, tournament: str, token: str, target: str) -> dict[str, Any]:
+    async def kick(self, tournament: str, token: str, target: str) -> OrganizeResponse:
         """The entrant whose handle is ``target`` is out (unregistered before the start)."""
         return await self.organize(tournament, token, "kick", target=target)
 
-    async def announce(self, tournament: str, token: str, text: str) -> dict[str, Any]:
+    async def announce(self, tournament: str, token: str, text: str) -> OrganizeResponse:
         """A line every entrant sees with the standings ("" takes it down)."""
         return await self.organize(tournament, token, "announce", text=text)
 
     async def results(
         self, tournament: str, *, token: str | None = None, invite: str | None = None
-    ) -> dict[str, Any]:
-        """Every place given so far with the chips won, and what the tournament was. A
-        private tournament's need an entrant ``token`` of it or its ``invite``."""
+    ) -> ResultsResponse:
+        """Every place given so far with the chips won, every closed table's history, and
+        what the tournament was. A private tournament's need an entrant ``token`` of it
+        or its ``invite``."""
         path = f"/api/tournaments/{quote(tournament)}/results{_access(token, invite)}"
-        return await self.call("GET", path)
+        return cast(ResultsResponse, await self.call("GET", path))
 
     async def standings(
         self, tournament: str, *, token: str | None = None, invite: str | None = None
-    ) -> dict[str, Any]:
+    ) -> StandingsResponse:
         """Every place and table now (a private tournament's: as :meth:`results`)."""
         path = f"/api/tournaments/{quote(tournament)}{_access(token, invite)}"
-        return await self.call("GET", path)
+        return cast(StandingsResponse, await self.call("GET", path))
 
-    async def leaderboard(self, limit: int = 50) -> dict[str, Any]:
-        return await self.call("GET", f"/api/leaderboard?limit={limit}")
+    async def leaderboard(self, limit: int = 50) -> LeaderboardResponse:
+        """The best rated players (``limit``: 1..500)."""
+        answer = await self.call("GET", f"/api/leaderboard?limit={limit}")
+        return cast(LeaderboardResponse, answer)
 
     async def player(self, handle: str) -> PlayerResponse:
         """An identity user's statistics, rating and chips, by handle (``welcome``'s

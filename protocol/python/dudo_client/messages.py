@@ -6,7 +6,7 @@ type checker (mypy, pyright) knows its keys. ``NotRequired`` keys may be absent.
 """
 
 from enum import StrEnum
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 
 class ErrorCode(StrEnum):
@@ -74,12 +74,15 @@ class AckMessage(TypedDict):
     version: int
     """the version of the view showing it"""
 
+Die = Literal[1, 2, 3, 4, 5, 6]
+"""a die's face"""
+
 
 class BidAction(TypedDict):
     """(no description)"""
     type: Literal["bid"]
     quantity: int
-    face: int
+    face: Die
 
 
 class CallAction(TypedDict):
@@ -90,7 +93,8 @@ class CallAction(TypedDict):
 class DirectionAction(TypedDict):
     """(no description)"""
     type: Literal["direction"]
-    value: int
+    value: Literal[1, -1]
+    """1: increasing seat numbers; -1: decreasing"""
 
 Action = BidAction | CallAction | DirectionAction
 """Bid at least `quantity` dice showing `face` on the whole table; doubt the standing bid
@@ -119,8 +123,6 @@ class Announcement(TypedDict):
     text: str
     at: int
 
-Die = int
-
 Bid = list[int | Die]
 """[seat, quantity, face]"""
 
@@ -130,7 +132,7 @@ class BidEvent(TypedDict):
     type: Literal["bid"]
     seat: int
     quantity: int
-    face: int
+    face: Die
 
 Calls = list[int]
 
@@ -173,6 +175,9 @@ class PingRequest(TypedDict):
     id: NotRequired[str]
     """your id for this message: its answer and any refusal quote it"""
 
+Emote = Literal["nice", "haha", "wow", "grr", "hmm", "clap"]
+"""which reaction"""
+
 
 class ReactRequest(TypedDict):
     """A quick reaction at your table, shown to everyone there (the views' `reaction` event):
@@ -183,7 +188,7 @@ class ReactRequest(TypedDict):
     type: Literal["react"]
     id: NotRequired[str]
     """your id for this message: its answer and any refusal quote it"""
-    emote: Literal["nice", "haha", "wow", "grr", "hmm", "clap"]
+    emote: Emote
     """which reaction"""
 
 
@@ -251,10 +256,12 @@ class ClosedEvent(TypedDict):
     """The host closed the table before its game began (`close`)."""
     type: Literal["closed"]
 
+Preset = Literal["classic", "lizumo", "cacho", "liars-dice"]
+
 
 class Rules(TypedDict):
     """Dudo table rules: a preset plus overrides (docs/rules.md, "Options")"""
-    preset: NotRequired[Literal["classic", "lizumo", "cacho", "liars-dice"]]
+    preset: NotRequired[Preset]
     start_dice: NotRequired[int]
     max_dice: NotRequired[int]
     """at least start_dice; defaults to start_dice"""
@@ -278,7 +285,7 @@ class Rules(TypedDict):
 
 class CreateRequest(TypedDict):
     """Create a table; with a name, the creator takes a seat and becomes the host."""
-    rules: Rules
+    rules: NotRequired[Rules]
     """a preset and overrides (docs/rules.md)"""
     seats: NotRequired[int]
     """seats in all"""
@@ -337,6 +344,20 @@ class Entrant(TypedDict):
     """(no description)"""
     name: str
     handle: str
+
+
+class EntrantRequest(TypedDict):
+    """POST /api/tournaments/{tournament}/{unregister,begin,pause,resume,cancel,kick,announce}
+    (body)
+    """
+    token: str
+    """your entrant token (the host's, for all but unregister)"""
+    target: NotRequired[str]
+    """kick: the entrant's public handle"""
+    text: NotRequired[str]
+    """announce: the line every entrant sees (controls and invisible characters refused; spaces
+    collapsed)
+    """
 
 
 class ErrorMessageFacts(TypedDict):
@@ -579,6 +600,30 @@ class Reveal(TypedDict):
     commitment: str | None
 
 
+class TableRules(TypedDict):
+    """the table's rules with every option resolved (docs/rules.md, "Options")"""
+    preset: Preset
+    start_dice: int
+    max_dice: int
+    """at least start_dice; defaults to start_dice"""
+    min_players: int
+    max_players: int
+    wild_ones: bool
+    opening_ones: Literal["never", "single_die", "always"]
+    calza: Literal["off", "turn", "anyone"]
+    calza_needs_lost_die: bool
+    palifico: bool
+    palifico_wild_ones: bool
+    loser_chooses_direction: bool
+    turn_seconds: int
+    assisted: bool
+    """extension: odds in each seat's view"""
+    bots_fill: bool
+    """extension: the lobby fills empty seats with bots"""
+    stake: int
+    """extension: chips each seat puts in; the winner takes the pot"""
+
+
 class GameView(TypedDict):
     """Built by inclusion: only what the viewer may know. The public part is the same for
     everyone at the table; the private part (own dice, legal actions, odds) exists only for
@@ -591,7 +636,8 @@ class GameView(TypedDict):
     """game actions applied so far"""
     phase: Literal["bidding", "direction", "over"]
     round: int
-    rules: Rules
+    rules: TableRules
+    """the table's rules with every option resolved (docs/rules.md, "Options")"""
     dice_counts: list[int]
     dice_in_play: int
     opener: int | None
@@ -617,6 +663,37 @@ class GameView(TypedDict):
     """the viewer's own dice"""
     legal: NotRequired[Legal]
     odds: NotRequired[Odds]
+
+
+class Person(TypedDict):
+    """(no description)"""
+    name: str
+    """display name (empty: unregistered since)"""
+    handle: str
+    """public handle"""
+
+
+class SeatedPerson(TypedDict):
+    """(no description)"""
+    name: str
+    """display name (empty: unregistered since)"""
+    handle: str
+    """public handle"""
+    dice: int
+
+
+class HistoryRound(TypedDict):
+    """(no description)"""
+    round: int
+    """the table's round"""
+    at: int
+    """when (ms since the epoch)"""
+    joined: list[SeatedPerson]
+    """who sat down, with their dice"""
+    left: list[SeatedPerson]
+    """who was moved to another table"""
+    out: list[Person]
+    """who went out"""
 
 
 class HttpError(TypedDict):
@@ -667,6 +744,29 @@ class JoinResponse(TypedDict):
     """send it in the WebSocket hello"""
 
 
+class LeaderboardEntry(TypedDict):
+    """(no description)"""
+    rank: int
+    name: str
+    """the name of their latest rated game"""
+    handle: str
+    """a player's public handle"""
+    ordinal: float
+    """the rating the board is sorted by"""
+    mu: float
+    sigma: float
+    games: int
+    """rated games and tournaments"""
+    chips: int
+    """their chips"""
+
+
+class LeaderboardResponse(TypedDict):
+    """GET /api/leaderboard?limit=N (200)"""
+    leaderboard: list[LeaderboardEntry]
+    """the best rated players, best first (N: 1..500, default 50)"""
+
+
 class LeftMessage(TypedDict):
     """You gave your seat up (`leave`): this connection plays it no more. Every connection of
     your player at that table gets it; the one that asked quotes its id.
@@ -698,7 +798,7 @@ class LobbyEntry(TypedDict):
     """the app whose gateway opened it (absent: the deployment's own); a lobby shares its
     places out between apps
     """
-    wants_bots: list[list[Any]]
+    wants_bots: list[list[int | Literal["easy", "normal", "hard"]]]
     """free seats set aside for bots: [seat, level] pairs"""
 
 
@@ -721,7 +821,7 @@ class LobbyTable(TypedDict):
     """the app whose gateway opened it (absent: the deployment's own); a lobby shares its
     places out between apps
     """
-    wants_bots: list[list[Any]]
+    wants_bots: list[list[int | Literal["easy", "normal", "hard"]]]
     """free seats set aside for bots: [seat, level] pairs"""
 
 
@@ -771,103 +871,6 @@ class Place(TypedDict):
     """
     rating_change: NotRequired[float]
     """with rating: how far this tournament moved it"""
-
-
-class Player(TypedDict):
-    """(no description)"""
-    name: str
-    bot: Literal["easy", "normal", "hard"] | None
-    away: bool
-
-
-class Rating(TypedDict):
-    """a rating (openskill): the leaderboard ranks by its ordinal"""
-    ordinal: float
-    """mu - 3 sigma"""
-    mu: float
-    sigma: float
-    games: int
-    """rated results: games with another person, and tournaments"""
-
-
-class PlayerResponse(TypedDict):
-    """An identity user's public profile: statistics counted by the deployment across every
-    table, gateway and device, their rating and their chips. Only players signed in with an
-    app's identity have one (anonymous players count on their device).
-    """
-    handle: str
-    """the player's public handle (the `player` of `welcome`)"""
-    name: str
-    """the name of their latest counted game or tournament"""
-    games: int
-    """games played to the end at tables (a tournament's games are the tournament's)"""
-    wins: int
-    """of those games, won"""
-    run: int
-    """games won in a row, up to the latest"""
-    best_run: int
-    """the longest run of wins"""
-    dudo: Calls
-    """[right, called]: Dudo calls, and how many were right (the bidder lost the die)"""
-    calza: Calls
-    """[right, called]: Calza calls, and how many were right (the count was exact)"""
-    tournaments: int
-    """tournaments played to their end"""
-    tournament_wins: int
-    """of those, won (first place)"""
-    rating: Rating | None
-    """the rating the leaderboard ranks by (null before a first game with another person)"""
-    chips: int
-    """chip balance: won minus paid"""
-
-
-class PongMessage(TypedDict):
-    """Answer to `ping`."""
-    v: Literal[1]
-    """protocol version"""
-    type: Literal["pong"]
-    id: str | None
-
-
-class QuickplayRequest(TypedDict):
-    """POST /api/quickplay (body)"""
-    preset: NotRequired[str]
-    """the rules' preset (default classic): only a table with exactly the preset's rules is
-    joined
-    """
-    seats: NotRequired[int]
-    """the table's size: only a table of that size is joined"""
-    bots: NotRequired[list[Literal["easy", "normal", "hard"]]]
-    """bot seats of the table made when none fits (default none)"""
-    name: str
-    """your name at the table"""
-    request: NotRequired[str]
-    """your idempotency key (or the Idempotency-Key header): the table it makes is made once,
-    the seat it takes at a table is taken once there; but a repeat may choose another table,
-    so after a 503 or a 504 say hello with the answer's claim token rather than asking again
-    """
-    identity: NotRequired[str]
-    """an identity: a JWT your app's backend signed for one of its users with the app's private
-    key (docs/protocol.md, "Who you are"): you then play as that user, the same player at
-    every table and tournament; without it you are anonymous (a new player per seat)
-    """
-
-
-class QuickplayResponse(TypedDict):
-    """POST /api/quickplay (200 or 201)"""
-    table: str
-    """table id"""
-    seat: int
-    """your seat"""
-    player: str
-    """your public player handle: the `host` of views and of the lobby is one of these, so you
-    are the host when they are equal (your token is your only credential)
-    """
-    token: str
-    """send it in the WebSocket hello"""
-    created: bool
-    """true: no open table fitted, this one was made for you (201); false: you sat at one (200)
-    """
 
 
 class TablePlayer(TypedDict):
@@ -937,6 +940,180 @@ class Standings(TypedDict):
     """the host's line for every entrant, and when it was made (ms since epoch)"""
     host: NotRequired[str | None]
     """the host's public handle (the organizer)"""
+
+
+class OrganizeResponse(TypedDict):
+    """POST /api/tournaments/{tournament}/{begin,pause,resume,cancel,kick,announce} (200)"""
+    tournament: str
+    """the tournament's id"""
+    standings: Standings
+    """the standings after it"""
+
+
+class Player(TypedDict):
+    """(no description)"""
+    name: str
+    bot: Literal["easy", "normal", "hard"] | None
+    away: bool
+
+
+class Rating(TypedDict):
+    """a rating (openskill): the leaderboard ranks by its ordinal"""
+    ordinal: float
+    """mu - 3 sigma"""
+    mu: float
+    sigma: float
+    games: int
+    """rated results: games with another person, and tournaments"""
+
+
+class PlayerResponse(TypedDict):
+    """An identity user's public profile: statistics counted by the deployment across every
+    table, gateway and device, their rating and their chips. Only players signed in with an
+    app's identity have one (anonymous players count on their device).
+    """
+    handle: str
+    """the player's public handle (the `player` of `welcome`)"""
+    name: str
+    """the name of their latest counted game or tournament"""
+    games: int
+    """games played to the end at tables (a tournament's games are the tournament's)"""
+    wins: int
+    """of those games, won"""
+    run: int
+    """games won in a row, up to the latest"""
+    best_run: int
+    """the longest run of wins"""
+    dudo: Calls
+    """[right, called]: Dudo calls, and how many were right (the bidder lost the die)"""
+    calza: Calls
+    """[right, called]: Calza calls, and how many were right (the count was exact)"""
+    tournaments: int
+    """tournaments played to their end"""
+    tournament_wins: int
+    """of those, won (first place)"""
+    rating: Rating | None
+    """the rating the leaderboard ranks by (null before a first game with another person)"""
+    chips: int
+    """chip balance: won minus paid"""
+
+
+class PongMessage(TypedDict):
+    """Answer to `ping`."""
+    v: Literal[1]
+    """protocol version"""
+    type: Literal["pong"]
+    id: str | None
+
+
+class QuickplayRequest(TypedDict):
+    """POST /api/quickplay (body)"""
+    preset: NotRequired[Preset]
+    """the rules' preset (default classic): only a table with exactly the preset's rules is
+    joined
+    """
+    seats: NotRequired[int]
+    """the table's size: only a table of that size is joined"""
+    bots: NotRequired[list[Literal["easy", "normal", "hard"]]]
+    """bot seats of the table made when none fits (default none)"""
+    name: str
+    """your name at the table"""
+    request: NotRequired[str]
+    """your idempotency key (or the Idempotency-Key header): the table it makes is made once,
+    the seat it takes at a table is taken once there; but a repeat may choose another table,
+    so after a 503 or a 504 say hello with the answer's claim token rather than asking again
+    """
+    identity: NotRequired[str]
+    """an identity: a JWT your app's backend signed for one of its users with the app's private
+    key (docs/protocol.md, "Who you are"): you then play as that user, the same player at
+    every table and tournament; without it you are anonymous (a new player per seat)
+    """
+
+
+class QuickplayResponse(TypedDict):
+    """POST /api/quickplay (200 or 201)"""
+    table: str
+    """table id"""
+    seat: int
+    """your seat"""
+    player: str
+    """your public player handle: the `host` of views and of the lobby is one of these, so you
+    are the host when they are equal (your token is your only credential)
+    """
+    token: str
+    """send it in the WebSocket hello"""
+    created: bool
+    """true: no open table fitted, this one was made for you (201); false: you sat at one (200)
+    """
+
+
+class RegisterRequest(TypedDict):
+    """POST /api/tournaments/{tournament}/register (body)"""
+    identity: NotRequired[str]
+    """an identity JWT the gateway's own app signed for one of its users (docs/security.md):
+    the player is that user, the same everywhere
+    """
+    request: NotRequired[str]
+    """a request key the client made up: the same key (through any gateway of the same app)
+    names the same player here, so a retried request is the same request
+    """
+    name: str
+    """display name"""
+    invite: NotRequired[str]
+    """a private tournament's invite code: the host gets it in their answer, entrants need it
+    to register
+    """
+
+
+class RegisterResponse(TypedDict):
+    """POST /api/tournaments/{tournament}/register (200)"""
+    tournament: str
+    """the tournament's id"""
+    player: str
+    """your public handle"""
+    token: str
+    """the entrant token `register` answered: send it in the hello"""
+    invite: NotRequired[str]
+    """a private tournament's invite code: the host gets it in their answer, entrants need it
+    to register
+    """
+
+
+class ResultPlace(TypedDict):
+    """(no description)"""
+    place: int
+    name: str
+    """display name (empty: unregistered since)"""
+    handle: str
+    """public handle"""
+    chips: int
+    """chips won"""
+    rating: float | None
+    rating_change: float | None
+
+
+class TableHistory(TypedDict):
+    """(no description)"""
+    table: str
+    """the table"""
+    rounds: list[HistoryRound]
+
+
+class ResultsResponse(TypedDict):
+    """GET /api/tournaments/{tournament}/results (200)"""
+    tournament: str
+    """the tournament's id"""
+    name: str
+    """the tournament's name"""
+    status: Literal["registering", "running", "over", "cancelled"]
+    format: Literal["elimination", "heats"]
+    entrants: int
+    buy_in: int
+    payouts: list[int]
+    places: list[ResultPlace]
+    """every place given so far, best first"""
+    tables: list[TableHistory]
+    """every closed table"""
 
 
 class TournamentMessage(TypedDict):
@@ -1039,12 +1216,117 @@ ServerMessage = (
 """Any message a gateway sends over the WebSocket."""
 
 
+class StandingsResponse(TypedDict):
+    """GET /api/tournaments/{tournament} (200)"""
+    tournament: str
+    """the tournament's id"""
+    version: int
+    """newer standings have a higher one"""
+    standings: Standings
+    """every place given so far, every table"""
+
+
 class TablesResponse(TypedDict):
     """GET /api/tables (200)"""
     tables: list[LobbyTable]
     """the lobby: open tables (those with free seats first), then games being played
     (`status`), the same entries as the WebSocket lobby's `tables`
     """
+
+
+class TournamentCreateRequest(TypedDict):
+    """POST /api/tournaments (body)"""
+    identity: NotRequired[str]
+    """an identity JWT the gateway's own app signed for one of its users (docs/security.md):
+    the player is that user, the same everywhere
+    """
+    request: NotRequired[str]
+    """a request key the client made up: the same key (through any gateway of the same app)
+    names the same player here, so a retried request is the same request
+    """
+    name: str
+    """shown to players"""
+    rules: NotRequired[Rules]
+    """preset plus overrides; every table keeps a turn clock: turn_seconds is 30 when left out,
+    and 0 is refused (bad_rules)
+    """
+    seats: NotRequired[int]
+    """seats per table"""
+    format: NotRequired[Literal["elimination", "heats"]]
+    advance: NotRequired[int | None]
+    start_players: NotRequired[int | None]
+    start_at: NotRequired[int | None]
+    max_players: NotRequired[int]
+    buy_in: NotRequired[int]
+    """chips per entrant"""
+    payouts: NotRequired[list[int]]
+    """whole percentages of the pool for places 1, 2, ...; they add up to 100"""
+    bots: NotRequired[Literal["easy", "normal", "hard"] | None]
+    private: NotRequired[bool]
+    """not listed; registering needs the invite code the director makes (the creator's
+    `registered` answer carries it); default false
+    """
+    late_minutes: NotRequired[int]
+    """elimination: registration stays open this many minutes after the start, a late entrant
+    seated where the balancing puts them; default 0
+    """
+    reentries: NotRequired[int]
+    """elimination, within late registration: how many times an entrant who is out may register
+    again (another buy-in, a fresh stack); default 0
+    """
+    host: NotRequired[str]
+    """your name: you register as the host, may begin it early and organize it (a private
+    tournament needs one)
+    """
+
+
+class TournamentCreateResponse(TypedDict):
+    """POST /api/tournaments (201)"""
+    tournament: str
+    """the tournament's id"""
+    player: NotRequired[str]
+    """with a host: your public handle"""
+    token: NotRequired[str]
+    """with a host: your entrant token"""
+    invite: NotRequired[str]
+    """a private tournament's invite code: the host gets it in their answer, entrants need it
+    to register
+    """
+
+
+class TournamentListing(TypedDict):
+    """(no description)"""
+    tournament: str
+    """the tournament's id"""
+    name: str
+    format: Literal["elimination", "heats"]
+    status: Literal["registering", "running", "over", "cancelled"]
+    seats: int
+    entrants: int
+    left: int
+    max_players: int
+    buy_in: int
+    start_players: int | None
+    start_at: int | None
+    rules: Rules
+    host: str | None
+    late_until: NotRequired[int | None]
+
+
+class TournamentsResponse(TypedDict):
+    """GET /api/tournaments (200)"""
+    tournaments: list[TournamentListing]
+    """open to register first, then being played, then ended (each listed a day); private ones
+    never
+    """
+
+
+class UnregisterResponse(TypedDict):
+    """POST /api/tournaments/{tournament}/unregister (200)"""
+    tournament: str
+    """the tournament's id"""
+    entrants: int
+    """entrants now"""
 
 
 class WatchResponse(TypedDict):

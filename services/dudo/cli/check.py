@@ -154,10 +154,11 @@ def _schemas(args: argparse.Namespace) -> int:
 
     from .. import wire
     from ..wire.client import CLIENT_MESSAGES
+    from ..wire.http import http_schemas
     from ..wire.reference import sync
     from ..wire.typings import sync_typings
 
-    schemas = {**wire.json_schemas(), **wire.json_schemas(CLIENT_MESSAGES)}
+    schemas = {**wire.json_schemas(), **wire.json_schemas(CLIENT_MESSAGES), **http_schemas()}
     folder = Path(args.folder)
     write = args.action == "write"
     stale = [str(folder / name) for name in wire.sync_schema_files(schemas, folder, write=write)]

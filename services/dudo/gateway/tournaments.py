@@ -23,6 +23,7 @@ from aiohttp import web
 from .. import wire
 from ..link.tokens import TokenError
 from ..wire import keys
+from ..wire.http import CREATE_DEFAULTS
 from .requests import (
     credential_of,
     error_response,
@@ -33,13 +34,6 @@ from .requests import (
 )
 from .state import GatewayState
 
-# The `tournament_create` fields a client may give, with their defaults (`name` has
-# none: it must be given); the message is then checked whole by wire.validate.
-CREATE_DEFAULTS: dict[str, Any] = {
-    "rules": {}, "seats": 6, "format": "elimination", "advance": None,
-    "start_players": None, "start_at": None, "max_players": 1000, "buy_in": 0,
-    "payouts": [100], "bots": None, "private": False, "late_minutes": 0, "reentries": 0,
-}  # fmt: skip
 # What the host may do to a running (or open) tournament: POST .../{action}
 ORGANIZE_ACTIONS = ("pause", "resume", "cancel", "kick", "announce")
 # How a director's refusal is told over HTTP (409 for any other)

@@ -20,6 +20,7 @@ from .spec import MESSAGES, PROTOCOL_VERSION
 _PY_TYPES: dict[str, type | tuple[type, ...]] = {
     "string": str,
     "integer": int,
+    "number": (int, float),
     "boolean": bool,
     "object": dict,
     "array": list,
@@ -98,6 +99,9 @@ def compile_checker(spec: Field, path: str) -> Checker:
         high = spec.maximum if spec.maximum is not None else 1 << 30
         size_error = f"{path} must have {low}..{high} items"
         item = compile_checker(spec.items, f"{path}[]") if spec.items is not None else None
+        positions = [
+            compile_checker(at, f"{path}[{i}]") for i, at in enumerate(spec.prefix or ())
+        ]
 
         def check_array(value: Any) -> None:
             if value is None:
@@ -108,6 +112,8 @@ def compile_checker(spec: Field, path: str) -> Checker:
                 raise WireError(BAD_MESSAGE, type_error)
             if not low <= len(value) <= high:
                 raise WireError(BAD_MESSAGE, size_error)
+            for check_position, element in zip(positions, value, strict=False):
+                check_position(element)
             if item is not None:
                 for element in value:
                     item(element)

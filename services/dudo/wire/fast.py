@@ -61,6 +61,12 @@ def _fast_type(spec: Field, name: str, clean_ascii: bool = False) -> Any:
         base = Annotated[int, msgspec.Meta(ge=low, le=high)]
     elif kind == "boolean":
         base = bool
+    elif kind == "array" and spec.prefix is not None:
+        # Checked only: the message is then decoded plain (a list, not this tuple).
+        positions = [_fast_type(p, name, clean_ascii) for p in spec.prefix]
+        if None in positions or spec.items is not None:
+            return None
+        base = tuple[tuple(positions)]  # type: ignore[misc]
     elif kind == "array":
         item = _fast_type(spec.items, name, clean_ascii) if spec.items is not None else Any
         if item is None:

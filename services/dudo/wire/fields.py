@@ -5,10 +5,11 @@ themselves are declared by direction in :mod:`.inbox`, :mod:`.outbox` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 ID_RE = r"^[A-Za-z0-9_-]{1,64}$"
+HANDLE_PATTERN = r"^[A-Za-z0-9_-]{16}$"  # what wire.public_id makes
 MESSAGE_ID_RE = r"^[A-Za-z0-9_:.-]{1,64}$"
 BOT_LEVELS = ("easy", "normal", "hard")
 TABLE_STATUSES = ("open", "playing", "over")
@@ -16,12 +17,14 @@ TABLE_STATUSES = ("open", "playing", "over")
 
 # -- declarations ---------------------------------------------------------------
 
+NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "NO_DEFAULT"})()
+
 
 @dataclass(frozen=True)
 class Field:
     """One field of a message: its JSON type and constraints."""
 
-    kind: str  # "string", "integer", "boolean", "object", "array", "ref"
+    kind: str  # "string", "integer", "number", "boolean", "object", "array", "ref"
     required: bool = True
     nullable: bool = False
     minimum: int | None = None
@@ -29,10 +32,22 @@ class Field:
     pattern: str | None = None
     enum: tuple[str, ...] | None = None
     items: Field | None = None
+    # An array of fixed positions (a [seat, level] pair): one declaration per position.
+    prefix: tuple[Field, ...] | None = None
     fields: dict[str, Field] | None = None  # for an object with known fields
     ref: str | None = None  # a hand-written schema in protocol/schemas
     display: bool = False  # a name shown to people: in the form clean_name leaves unchanged
     doc: str = ""
+    # What is used when it is left out, for the schema to say (an HTTP body's field
+    # the gateway fills in); NO_DEFAULT: nothing said.
+    default: Any = field(default_factory=lambda: NO_DEFAULT)
+
+    def optional(self, doc: str | None = None, **changes: Any) -> Field:
+        """The same field, one that may be left out (another ``doc``, other changes)."""
+        return replace(self, required=False, doc=self.doc if doc is None else doc, **changes)
+
+    def with_doc(self, doc: str) -> Field:
+        return replace(self, doc=doc)
 
 
 @dataclass(frozen=True)
@@ -202,10 +217,52 @@ LOBBY_ENTRY: dict[str, Field] = {
     "wants_bots": Field(
         "array",
         maximum=6,
-        items=Field("array", minimum=2, maximum=2),
+        items=Field(
+            "array",
+            minimum=2,
+            maximum=2,
+            prefix=(
+                Field("integer", minimum=0, maximum=5, doc="seat"),
+                Field("string", enum=BOT_LEVELS, doc="level"),
+            ),
+        ),
         doc="free seats set aside for bots: [seat, level] pairs",
     ),
 }
+
+
+# Someone in a tournament's records: by display name and public handle, never player id.
+PERSON = {
+    "name": Field("string", doc="display name (empty: unregistered since)"),
+    "handle": Field("string", pattern=HANDLE_PATTERN, doc="public handle"),
+}
+_SEATED = Field(
+    "array", items=Field("object", fields={**PERSON, "dice": Field("integer", minimum=0)})
+)
+
+# A closed table's history, as the results and a `tournament` answer with history carry it.
+TABLE_HISTORY = Field(
+    "object",
+    fields={
+        "table": Field("string", pattern=ID_RE, doc="the table"),
+        "rounds": Field(
+            "array",
+            items=Field(
+                "object",
+                fields={
+                    "round": Field("integer", minimum=0, doc="the table's round"),
+                    "at": Field("integer", minimum=0, doc="when (ms since the epoch)"),
+                    "joined": _SEATED.with_doc("who sat down, with their dice"),
+                    "left": _SEATED.with_doc("who was moved to another table"),
+                    "out": Field(
+                        "array", items=Field("object", fields=PERSON), doc="who went out"
+                    ),
+                },
+            ),
+        ),
+    },
+)
+
 
 
 # The quick reactions a seat may send its table (ws `react`, inbox `react`, event

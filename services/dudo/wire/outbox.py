@@ -12,6 +12,7 @@ from .fields import (
     PLAYER_INFO,
     REMATCH,
     TABLE,
+    TABLE_HISTORY,
     TOURNAMENT,
     VIEW_STATUS,
     VIEW_VERSION,
@@ -233,11 +234,9 @@ OUTBOX: list[Message] = [
             "history": Field(
                 "array",
                 required=False,
-                items=Field("object"),
+                items=TABLE_HISTORY,
                 doc="answering a `standings` request with `history`: every closed table, "
-                "in the order they opened, as {table, rounds: [{round, at, joined, left, "
-                "out}]} (at: ms since the epoch), "
-                "joined and left as [{name, handle, dice}], out as [{name, handle}]",
+                "in the order they opened",
             ),
         },
     ),

@@ -18,7 +18,6 @@ BEGIN = (
     " do not edit by hand -->"
 )
 END = "<!-- reference: end -->"
-HTTP_OPERATIONS = ("listTables", "createTable", "joinTable", "quickPlay", "watchTable", "getPlayer")
 SKIPPED = ("v", "type")  # every message has them: said once, above the tables
 
 
@@ -91,8 +90,9 @@ def render(protocol: Path) -> str:
     for ref in doc.doc["operations"]["clientReceives"]["messages"]:
         out += _message(doc, doc.message(ref))
     out += ["### HTTP", ""]
-    for name in HTTP_OPERATIONS:
-        out += _operation(doc, name)
+    for name, operation in doc.doc["operations"].items():  # every HTTP call, in its order
+        if "http" in operation.get("bindings", {}):
+            out += _operation(doc, name)
     out.append(END)
     return "\n".join(out) + "\n"
 

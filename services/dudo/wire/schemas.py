@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .fields import Field, Message
+from .fields import NO_DEFAULT, Field, Message
 from .spec import MESSAGES, PROTOCOL_VERSION
 
 # -- JSON Schemas ------------------------------------------------------------------
@@ -46,16 +46,21 @@ def _schema(spec: Field) -> dict[str, Any]:
                 out["maxItems"] = spec.maximum
             if spec.items is not None:
                 out["items"] = _schema(spec.items)
+            if spec.prefix is not None:
+                out["prefixItems"] = [_schema(position) for position in spec.prefix]
         elif spec.kind == "object" and spec.fields is not None:
-            out.update(_object(spec.fields))
+            out.update(object_schema(spec.fields))
     if spec.doc:
         out["description"] = spec.doc
+    if spec.default is not NO_DEFAULT:
+        out["default"] = spec.default
     if spec.nullable:
         out = {"anyOf": [out, {"type": "null"}]}
     return out
 
 
-def _object(specs: dict[str, Field]) -> dict[str, Any]:
+def object_schema(specs: dict[str, Field]) -> dict[str, Any]:
+    """The JSON Schema of an object with these fields (none other allowed)."""
     return {
         "type": "object",
         "required": [k for k, s in specs.items() if s.required],
@@ -69,7 +74,7 @@ def json_schemas(messages: dict[str, Message] | None = None) -> dict[str, dict[s
     out: dict[str, dict[str, Any]] = {}
     for kind, msg in (MESSAGES if messages is None else messages).items():
         name = f"{msg.direction}-{kind}.schema.json"
-        body = _object(msg.fields)
+        body = object_schema(msg.fields)
         body["properties"] = {
             "v": {"const": PROTOCOL_VERSION, "description": "protocol version"},
             "type": {"const": kind},

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .type_names import NAMES
+
 # -- the type model both renderers print -------------------------------------------------
 
 
@@ -77,25 +79,6 @@ class Named:
     deps: set[str] = field(default_factory=set)
 
 
-# Names for inline types whose default (parent name + property) would read badly.
-# Keyed by "file#JSON pointer".
-NAMES = {
-    "ws-out-view.schema.json#/properties/players/items/anyOf/0": "Player",
-    "ws-out-lobby.schema.json#/properties/tables/items": "LobbyTable",
-    "ws-out-lobby.schema.json#/properties/entry/anyOf/0": "LobbyEntry",
-    "game-view.schema.json#/$defs/privatePart/properties/legal": "Legal",
-    "game-view.schema.json#/$defs/privatePart/properties/odds": "Odds",
-    "standings.schema.json#/properties/tables/items": "StandingsTable",
-    "standings.schema.json#/properties/tables/items/properties/players/items": "TablePlayer",
-    "standings.schema.json#/properties/places/items": "Place",
-    "standings.schema.json#/properties/registered/items": "Entrant",
-    "standings.schema.json#/properties/announcement": "Announcement",
-    "action.schema.json#/oneOf/0": "BidAction",
-    "action.schema.json#/oneOf/1": "CallAction",
-    "action.schema.json#/oneOf/2": "DirectionAction",
-}
-
-
 def pascal(text: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", text))
 
@@ -126,6 +109,8 @@ class Converter:
         self.schemas = schemas
         self.named: dict[str, Named] = {}
         self._at: dict[str, str] = {}  # "file#pointer" -> the name given there
+        self._nodes: dict[str, dict[str, Any]] = {}  # name -> the schema it was made from
+        self._naming: set[str] = set()  # named value types being made
 
     # -- entry points -------------------------------------------------------------------
 
@@ -154,12 +139,16 @@ class Converter:
         if where in self._at:
             return self._at[where]
         name = NAMES.get(where, name)
+        node = self._node(file, pointer) if node is None else node
         if name in self.named:
-            raise ValueError(f"two types named {name}: {where} and another")
+            if self._nodes.get(name) != node:
+                raise ValueError(f"two types named {name}: {where} and another")
+            self._at[where] = name  # the same schema in two places: one type
+            return name
         self._at[where] = name
+        self._nodes[name] = node
         named = Named(name)
         self.named[name] = named  # reserved before the body: a second use reuses it
-        node = self._node(file, pointer) if node is None else node
         named.doc = node.get("description") or node.get("title", "")
         deps: set[str] = set()
         if _is_object(node):
@@ -185,6 +174,15 @@ class Converter:
         """The type of a schema node; an inline object becomes a named type ``hint``."""
         if "$ref" in node:
             return self._ref(file, node["$ref"], deps)
+        where = f"{file}#{at}"
+        if where in NAMES and where not in self._naming and "enum" in node:
+            # A value type with a name of its own (an enum: `Emote`), made once
+            self._naming.add(where)
+            try:
+                deps.add(name := self._named_at(file, at, NAMES[where], node))
+            finally:
+                self._naming.discard(where)
+            return Ref(name)
         if "const" in node:
             return Lit((node["const"],))
         if "enum" in node:
@@ -399,7 +397,12 @@ def python_module(types: list[Named], codes: list[str]) -> str:
             lines.append(f"    {key}: {text}")
             lines.extend(_py_doc(doc, "    "))
     lines.append("")
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    typed = [named.alias for named in types if named.alias is not None]
+    typed += [prop.type for named in types for prop in named.props or ()]
+    if not any(re.search(r"\bAny\b", _py_type(t)) for t in typed):  # nothing typed Any
+        text = text.replace("import Any, Literal", "import Literal", 1)
+    return text
 
 
 def _ts_type(t: Type) -> str:

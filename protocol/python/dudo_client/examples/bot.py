@@ -4,7 +4,7 @@ the seat of TOKEN) to the end.  python -m dudo_client.examples.bot URL [TABLE|TO
 import asyncio
 import sys
 
-from dudo_client import Action, DudoApi, DudoConnection, DudoError, GameView
+from dudo_client import FACES, Action, Die, DudoApi, DudoConnection, DudoError, GameView
 from dudo_client.messages import Rules
 
 
@@ -16,12 +16,12 @@ def choose(game: GameView) -> Action:
     standing = game["bids"][-1] if game["bids"] else None
     if standing and legal["dudo"] and standing[1] > game["dice_in_play"] / 3 + 1:
         return {"type": "dudo"}
-    wild = game["rules"].get("wild_ones", True)
-    options = [(q, f) for f, q in enumerate(legal["bid"], 1) if q is not None]
+    wild = game["rules"]["wild_ones"]
+    options = [(q, f) for f, q in zip(FACES, legal["bid"], strict=True) if q is not None]
     if not options:
         return {"type": "dudo" if legal["dudo"] else "calza"}
 
-    def held(face: int) -> int:
+    def held(face: Die) -> int:
         return sum(d == face or (wild and d == 1) for d in game["dice"])
 
     quantity, face = min(options, key=lambda o: (-held(o[1]), o[0]))
