@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "protocol" / "schemas"
-_REGISTRY = Registry().with_resources(
+REGISTRY = Registry().with_resources(
     (p.name, Resource.from_contents(json.loads(p.read_text(encoding="utf-8"))))
     for p in SCHEMAS.glob("*.json")
 )
@@ -42,7 +42,7 @@ CALLS = [
 
 def check(schema: str, body: Any) -> None:
     """Validate a body against its published schema (``schema``: a file name)."""
-    Draft202012Validator({"$ref": schema}, registry=_REGISTRY).validate(body)
+    Draft202012Validator({"$ref": schema}, registry=REGISTRY).validate(body)
 
 
 def check_call(method: str, path: str, body: Any, status: int, answer: Any) -> None:

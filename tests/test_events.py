@@ -14,12 +14,13 @@ from jsonschema import Draft202012Validator
 from dudo.engine import OVER, Rules, new_game, reseat
 
 from .engine.helpers import legal_moves, pick
+from .http_schemas import REGISTRY
 from .test_table import Run, h
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parents[1] / "protocol/schemas/event.schema.json").read_text()
 )
-VALIDATOR = Draft202012Validator(SCHEMA)
+VALIDATOR = Draft202012Validator(SCHEMA, registry=REGISTRY)  # a face is game-view's `die`
 
 
 def check(events: list[dict[str, Any]], seen: set[str]) -> None:

@@ -47,6 +47,11 @@ def test_it_checks_and_tests_before_it_publishes_with_provenance() -> None:
         step.get("uses", "").startswith("pypa/gh-action-pypi-publish")
         for step in jobs["pypi"]["steps"]
     )
+    # The API reference of the tagged code, made as the tests make it, on GitHub Pages.
+    reference = jobs["reference"]
+    assert reference["needs"] == "check"
+    assert "dudo api-reference site" in "\n".join(str(s.get("run", "")) for s in reference["steps"])
+    assert any(s.get("uses", "").startswith("actions/deploy-pages") for s in reference["steps"])
     npm = "\n".join(str(step.get("run", "")) for step in jobs["npm"]["steps"])
     assert "npm publish --provenance" in npm
     assert "password" not in WORKFLOW.read_text(encoding="utf-8")  # no PyPI token kept

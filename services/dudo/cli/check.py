@@ -81,6 +81,14 @@ def add(sub: Any, env: Environment) -> None:
     )
     schemas.set_defaults(func=_schemas)
 
+    reference = sub.add_parser(
+        "api-reference",
+        help="the client packages' API reference as HTML, from their code (pdoc, TypeDoc)",
+    )
+    reference.add_argument("out", help="the folder to write (python/, js/, index.html)")
+    reference.add_argument("--protocol", default="protocol", help="the protocol folder")
+    reference.set_defaults(func=_api_reference)
+
 
 def normalized(argv: list[str]) -> list[str]:
     """``dudo conformance PATH...`` as it always worked: the rules kit."""
@@ -169,3 +177,17 @@ def _schemas(args: argparse.Namespace) -> int:
     for name in stale:
         print(f"{'written' if write else 'stale'}: {name}", file=sys.stderr)
     return 1 if stale and not write else 0
+
+
+def _api_reference(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .reference import ApiReferenceError, build
+
+    try:
+        build(Path(args.out), Path(args.protocol))
+    except ApiReferenceError as exc:
+        print(f"dudo api-reference: {exc}", file=sys.stderr)
+        return 1
+    print(f"written: {args.out}/index.html")
+    return 0
