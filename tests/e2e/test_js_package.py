@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tarfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -218,3 +219,81 @@ def test_the_installed_javascript_example_passes_the_conformance_kit(
                            "{token}"])  # fmt: skip
     assert verdict.ok, verdict.text()
     assert len(verdict.checks) == CHECKS
+
+
+# Issue 52's proof, with the package as packed and installed: a quick-play bot to the
+# end with `play`, and a connection that ends (never hangs) when its gateway is gone for
+# good or restarted without its tables.
+SCENARIO = """\
+import { DudoApi, DudoConnection, FACES } from "dudo-client";
+
+const [base, mode] = process.argv.slice(2);
+const api = new DudoApi(base);
+const quick = { name: "Quick", preset: "classic", seats: 2, bots: ["normal"] };
+const seat = await api.joinOrCreate(quick);
+const conn = new DudoConnection(base, seat.token, { retries: 3 });
+await conn.open();
+if (mode === "play") {
+  const last = await conn.play((game) => {
+    const legal = game.legal;
+    if (legal.direction) return { type: "direction", value: 1 };
+    const standing = game.bids.at(-1);
+    if (legal.dudo && standing[1] > Math.floor(game.dice_in_play / 3)) return { type: "dudo" };
+    const i = legal.bid.findIndex((q) => q !== null);
+    return { type: "bid", quantity: legal.bid[i], face: FACES[i] };
+  });
+  console.log(JSON.stringify({ over: last.game.phase === "over" }));
+  conn.close();
+} else {
+  console.log("open");
+  await new Promise((resolve) => conn.addEventListener("dropped", resolve, { once: true }));
+  const pending = [conn.act({ type: "dudo" }), conn.ping()];  // sent while it reconnects
+  const codes = await Promise.all(pending.map((p) => p.then(() => "settled", (err) => err.code)));
+  const reason = await conn.finished;
+  console.log(JSON.stringify({ codes, reason: reason.code }));
+}
+"""
+
+
+def test_the_installed_package_quick_plays_a_game_to_the_end_with_play(
+    project: tuple[Path, Path], served: str
+) -> None:
+    node = require_binary("node")
+    _, work = project
+    (work / "scenario.mjs").write_text(SCENARIO)
+    done = _run(node, *without_websocket(node), work / "scenario.mjs", served, "play", cwd=work,
+                timeout=180)  # fmt: skip
+    assert '"over":true' in done.stdout, done.stdout[-2000:]
+
+
+@pytest.mark.parametrize("restarted", [False, True], ids=["gone-for-good", "restarted"])
+def test_the_installed_package_ends_when_its_gateway_goes(
+    project: tuple[Path, Path], tmp_path: Path, restarted: bool
+) -> None:
+    """Killed for good: what was pending rejects `gave_up` once the 3 retries have
+    failed; restarted without its tables: `unknown_table`. The process then exits."""
+    from .test_client_ends import Serve
+
+    node = require_binary("node")
+    _, work = project
+    (work / "scenario.mjs").write_text(SCENARIO)
+    serve = Serve(tmp_path)
+    serve.start()
+    bot = subprocess.Popen(
+        [node, *without_websocket(node), str(work / "scenario.mjs"), serve.base, "wait"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=work,
+    )  # fmt: skip
+    try:
+        assert bot.stdout is not None and bot.stdout.readline().strip() == "open"
+        serve.kill()
+        if restarted:
+            serve.start()  # the same port, an empty Redis
+        gone = time.monotonic()
+        line = bot.stdout.readline()
+        waited = time.monotonic() - gone
+        code = "unknown_table" if restarted else "gave_up"
+        assert json.loads(line) == {"codes": [code, code], "reason": code}, line + bot.stdout.read()
+        assert bot.wait(10) == 0 and waited < 20, waited
+    finally:
+        bot.kill()
+        serve.stop()

@@ -5,11 +5,13 @@ through a gateway to the end of a game, and passed through `dudo conformance cli
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -187,3 +189,89 @@ def test_the_installed_example_bot_passes_the_conformance_kit_on_chosen_ports(
     assert done.stdout.count("ok  ") == CHECKS
     port = int(told.read_text().strip().rsplit(":", 1)[1].split("/")[0])
     assert low <= port <= low + 10, (port, low)
+
+
+# Issue 52's proof, with the package as built and installed: a quick-play bot to the
+# end with `play`, and a connection that ends (never hangs) when its gateway is gone for
+# good or restarted without its tables.
+SCENARIO = """\
+import asyncio
+import json
+import sys
+
+from dudo_client import FACES, Action, DudoApi, DudoConnection, DudoError, GameView
+
+
+def policy(game: GameView) -> Action:
+    legal = game["legal"]
+    if legal["direction"]:
+        return {"type": "direction", "value": 1}
+    if legal["dudo"] and game["bids"][-1][1] > game["dice_in_play"] // 3:
+        return {"type": "dudo"}
+    face, quantity = next((f, q) for f, q in zip(FACES, legal["bid"], strict=True) if q)
+    return {"type": "bid", "quantity": quantity, "face": face}
+
+
+async def main(base: str, mode: str) -> None:
+    async with DudoApi(base) as api:
+        seat = await api.join_or_create("Quick", preset="classic", seats=2, bots=["normal"])
+    async with DudoConnection(base, seat["token"], retries=3) as conn:
+        if mode == "play":
+            last = await conn.play(policy)
+            game = last["game"]
+            assert game is not None and game["phase"] == "over"
+            print(json.dumps({"over": True, "won": game["winner"] == last["seat"]}))
+            return
+        print("open", flush=True)
+        try:  # a reader and a request, both pending when the gateway goes
+            await asyncio.gather(conn.next("view", lambda view: False), conn.ping())
+        except DudoError as err:
+            reason = await conn.wait_closed()
+            print(json.dumps({"code": err.code, "reason": reason.code}), flush=True)
+
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+def test_the_installed_package_quick_plays_a_game_to_the_end_with_play(
+    installed: tuple[Path, Path], served: str, tmp_path: Path
+) -> None:
+    _, python = installed
+    (tmp_path / "scenario.py").write_text(SCENARIO, encoding="utf-8")
+    done = _run(python, tmp_path / "scenario.py", served, "play", cwd=tmp_path, timeout=180)
+    assert '"over": true' in done.stdout, done.stdout[-2000:]
+
+
+@pytest.mark.parametrize("restarted", [False, True], ids=["gone-for-good", "restarted"])
+def test_the_installed_package_ends_when_its_gateway_goes(
+    installed: tuple[Path, Path], tmp_path: Path, restarted: bool
+) -> None:
+    """Killed for good: the pending reader and request reject `gave_up` once its 3
+    retries have failed (about 4 s); restarted (`dudo serve`'s tables gone with it):
+    `unknown_table` at the first hello. The process then ends: nothing hangs."""
+    from .test_client_ends import Serve
+
+    _, python = installed
+    (tmp_path / "scenario.py").write_text(SCENARIO, encoding="utf-8")
+    serve = Serve(tmp_path)
+    serve.start()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    bot = subprocess.Popen(
+        [str(python), str(tmp_path / "scenario.py"), serve.base, "wait"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        assert bot.stdout is not None and bot.stdout.readline().strip() == "open"
+        serve.kill()
+        if restarted:
+            serve.start()  # the same port, an empty Redis
+        gone = time.monotonic()
+        line = bot.stdout.readline()
+        waited = time.monotonic() - gone
+        code = "unknown_table" if restarted else "gave_up"
+        assert json.loads(line) == {"code": code, "reason": code}, line + bot.stdout.read()
+        assert bot.wait(10) == 0 and waited < 20, waited
+    finally:
+        bot.kill()
+        serve.stop()
