@@ -148,3 +148,37 @@ def test_solves_wait_in_a_bounded_queue_and_few_large_ones_are_kept(
     assert len(kept) == endgame.KEEP[(2, 1)] == 4
     assert solves.get(many[7], counts=(2, 1)) is not None  # among the newest four
     assert solves.get(many[0], counts=(2, 1)) is None  # the oldest: let go (asked again)
+
+
+def test_every_presets_solve_starts_at_launch_whatever_the_bound(monkeypatch: Any) -> None:
+    """Issue 53, item 22: the bot service asked for 15 solves at launch (the presets'
+    rounds, palifico or not) but the queue took 8: the rest, liars-dice's two against
+    one and every two-dice-each round, were never started until a game asked. The
+    presets' solves are a known few: all queue, and the bound still holds for the rest."""
+    import threading
+
+    from dudo.bots import endgame
+    from dudo.engine import PRESETS
+
+    release = threading.Event()
+
+    def held(rules: Any, palifico: bool, counts: Any, iterations: Any, solving: Any) -> Any:
+        release.wait(30)
+        return object(), 0.0
+
+    monkeypatch.setattr(endgame, "_in_a_process", held)
+    solves = Endgames()
+    solves.warm()
+    palifico = sum(bool(rules_dict(preset(name))["palifico"]) for name in PRESETS)
+    wanted = len(endgame.ROUNDS) * (len(PRESETS) + palifico)
+    assert wanted == 15 and len(solves._running) == wanted
+    many = [rules_dict(preset("liars-dice", start_dice=1, max_dice=m)) for m in range(1, 11)]
+    for rules in many:  # tables with rules of anyone's making: still at most 8 of them
+        solves.get(rules, counts=(2, 1))
+    assert len(solves._running) == wanted + endgame.WAITING_MAX
+    release.set()
+    deadline = time.monotonic() + 60
+    while solves.busy():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert solves._presets == set()

@@ -263,6 +263,10 @@ def test_an_organizer_runs_a_tournament_with_the_python_client(served: str) -> N
             with pytest.raises(DudoError) as refused:
                 await api.pause(made["tournament"], bea["token"])
             assert (refused.value.code, refused.value.status) == ("not_host", 403)
+            # Issue 53, item 20: `begin` by an entrant who is not the host answered 409.
+            with pytest.raises(DudoError) as refused:
+                await api.begin(made["tournament"], bea["token"])
+            assert (refused.value.code, refused.value.status) == ("not_host", 403)
             done = await api.kick(made["tournament"], made["token"], cid["player"])
             assert [e["name"] for e in done["standings"]["registered"]] == ["Org", "Bea"]
             await api.begin(made["tournament"], made["token"])

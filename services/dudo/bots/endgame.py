@@ -63,7 +63,8 @@ KEEP = {(1, 1): 16, (2, 1): 4, (2, 2): 4}
 BIDS_MAX: dict[tuple[int, int], tuple[int, int]] = {(2, 2): (3, 4)}
 # Solves waiting for their turn, at most: tables with ever new rules (anyone may make
 # them) would otherwise keep a core busy for hours; past it the heuristic plays, and the
-# solve is asked for again at the next such round.
+# solve is asked for again at the next such round. The presets' solves, asked for at
+# launch (:meth:`Endgames.warm`), are a known few and do not count.
 WAITING_MAX = 8
 RETRY_AFTER_S = 60.0  # a solve that failed (its process killed, say) is tried again then
 # What changes the game of a round; the rest (clocks, stakes, seats) does not.
@@ -151,6 +152,7 @@ class Endgames:
         self.wait = False
         self._solved: OrderedDict[tuple[Any, ...], Solved | None] = OrderedDict()
         self._running: dict[tuple[Any, ...], threading.Event] = {}
+        self._presets: set[tuple[Any, ...]] = set()  # running solves warm() asked for
         self._lock = threading.Lock()
         # Solves queue, one core at most, in the order they were asked for (a lock is not
         # fair: its waiters take it in any order): a ticket each, served in turn.
@@ -165,6 +167,7 @@ class Endgames:
         """A forked child (the arena's pool) has none of the solving threads: the solves
         they were running never finish there, and their locks may be held forever."""
         self._running = {}
+        self._presets = set()
         self._lock = threading.Lock()
         self._turn = threading.Condition()
         self._tickets = itertools.count()
@@ -185,11 +188,12 @@ class Endgames:
 
     def get(
         self, rules: dict[str, Any], *, palifico: bool = False, wait: bool | None = None,
-        counts: tuple[int, int] = (1, 1),
+        counts: tuple[int, int] = (1, 1), bounded: bool = True,
     ) -> Solved | None:  # fmt: skip
         """The solved round with these dice for these rules (a palifico round or not):
         None while it is being solved (started now if nobody asked before), or when
-        the game does not come down to rounds we can solve there."""
+        the game does not come down to rounds we can solve there. ``bounded`` False: a
+        preset's, queued whatever else waits (:data:`WAITING_MAX`)."""
         palifico = bool(palifico and rules.get("palifico"))
         key = (*(rules.get(name) for name in GAME_FIELDS), palifico, counts)
         with self._lock:
@@ -200,8 +204,10 @@ class Endgames:
                 return None  # the heuristic plays until it is tried again
             running = self._running.get(key)
             if running is None:
-                if len(self._running) >= WAITING_MAX:
+                if bounded and len(self._running) - len(self._presets) >= WAITING_MAX:
                     return None
+                if not bounded:
+                    self._presets.add(key)
                 running = self._running[key] = threading.Event()
                 threading.Thread(
                     target=self._solve,
@@ -253,6 +259,7 @@ class Endgames:
                     for old in size[: max(0, len(size) - KEEP[counts])]:  # the oldest
                         del self._solved[old]
                 self._running.pop(key, None)
+                self._presets.discard(key)
             with self._turn:  # the next in the queue (after this one is kept: in order)
                 self._serving += 1
                 self._turn.notify_all()
@@ -264,17 +271,17 @@ class Endgames:
 
         for counts in ROUNDS:  # the small rounds first: the larger ones stand on them
             for name in PRESETS:
-                self.every_round(rules_dict(preset(name)), counts=(counts,))
+                self.every_round(rules_dict(preset(name)), counts=(counts,), bounded=False)
 
     def every_round(
         self, rules: dict[str, Any], *, counts: tuple[tuple[int, int], ...] = ROUNDS,
-        wait: bool = False,
+        wait: bool = False, bounded: bool = True,
     ) -> None:  # fmt: skip
         """Ask for every round solved for these rules (palifico or not), smallest first:
         waiting for each, a process about to fork a pool (the arena) hands them down."""
         for size in counts:
             for palifico in (False, True) if rules.get("palifico") else (False,):
-                self.get(rules, palifico=palifico, counts=size, wait=wait)
+                self.get(rules, palifico=palifico, counts=size, wait=wait, bounded=bounded)
 
 
 def _game_fields(rules: dict[str, Any]) -> dict[str, Any]:

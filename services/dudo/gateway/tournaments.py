@@ -327,8 +327,8 @@ class TournamentApi(GatewayState):
         answer = await self._ask_director(begin, tid)
         if answer is None:
             return error_response(504, wire.TIMEOUT, "no director answered in time")
-        if answer["type"] == "error":
-            return refusal_response(answer, 409)
+        if answer["type"] == "error":  # not_host: 403, as the organizer's other calls
+            return refusal_response(answer, REFUSAL_STATUS.get(answer["code"], 409))
         return web.json_response({"tournament": tid, "standings": answer["standings"]})
 
     async def _ask_director(self, msg: dict[str, Any], tid: str) -> dict[str, Any] | None:
