@@ -150,6 +150,35 @@ def test_a_pause_reaches_every_table_and_a_resume_follows_it() -> None:
     assert again is not None and again.pause_seq == 2 and not again.paused
 
 
+def test_a_line_made_in_a_pause_goes_with_it_and_nothing_of_the_host_outlives_the_end() -> None:
+    """Issue 53, items 2 and 11: "Short break, back in 1 minute" stayed after Resume and
+    after the end; a tournament cancelled while paused went on saying "paused"."""
+    cup = Cup(max_players=12)
+    cup.send("register", player="h", name="Host", bot=None)
+    cup.start_with(8)
+    cup.organize("announce", text="Final table at nine")
+    cup.now += 1_000
+    cup.organize("pause")
+    cup.now += 1_000
+    [answer] = cup.organize("resume")  # a line from before the pause stays
+    assert answer["standings"]["announcement"]["text"] == "Final table at nine"
+    cup.organize("pause")
+    cup.now += 1_000
+    cup.organize("announce", text="Short break, back in 1 minute")
+    again = Tournament.from_hash(cup.t.to_record())  # the pause's time is kept
+    assert again is not None and again.paused_at == cup.t.paused_at > 0
+    cup.now += 1_000
+    [answer] = cup.organize("resume")
+    assert answer["standings"]["announcement"] is None and not answer["standings"]["paused"]
+    cup.organize("announce", text="Last hand")
+    cup.organize("pause")
+    [answer] = cup.organize("cancel")
+    standings = answer["standings"]
+    assert (standings["status"], standings["paused"], standings["announcement"]) == (
+        "cancelled", False, None,
+    )  # fmt: skip
+
+
 def test_a_kicked_player_is_out_at_their_tables_round_end_and_never_seated_again() -> None:
     cup = Cup(max_players=12, payouts=[100])
     cup.send("register", player="h", name="Host", bot=None)

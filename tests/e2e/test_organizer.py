@@ -160,7 +160,7 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         olga.click("[data-test=cup-pause]")
         bea.wait_for_selector("[data-test=cup-paused]", timeout=15_000)
         deadline = time.monotonic() + 60
-        while not any(pg.query_selector("[data-test=table-paused]") for pg in (olga, bea)):
+        while not any(pg.query_selector("[data-test=dock-paused]") for pg in (olga, bea)):
             assert time.monotonic() < deadline, "no table stopped for the pause"
             for pg in (olga, bea):
                 play_if_my_turn(pg)

@@ -81,12 +81,16 @@ class Organizer(Progress):
         self._must_run("paused")
         if not self.paused:
             self.paused = True
+            self.paused_at = self._now
             self._tell_pause(self._live_tables())
 
     def _resume(self, msg: dict[str, Any]) -> None:
         self._must_run("resumed")
         if self.paused:
             self.paused = False
+            # A line made during the pause was about it ("back in a minute"): it goes.
+            if self.announcement is not None and self.announcement["at"] >= self.paused_at:
+                self.announcement = None
             self._tell_pause(self._live_tables())
 
     def _must_run(self, done: str) -> None:

@@ -62,10 +62,17 @@ class Progress(TournamentState):
         back = [t for e in self.entrants.values() if e.paid for t in self._paid_back(e)]
         self.pool = 0
         self.status = CANCELLED
+        self._organizer_done()
         self.wake = self._now + LISTED_OVER_MS
         self._changed()
         if back:
             self._ledger("lc", back)
+
+    def _organizer_done(self) -> None:
+        """Ended: no pause holds and no line of the host's stays (a cancelled tournament
+        had gone on saying "paused" and "back in a minute"; issue 53, items 2 and 11)."""
+        self.paused = False
+        self.announcement = None
 
     def _paid_back(self, entrant: Entrant) -> list[list[Any]]:
         """The ledger's transfers that give ``entrant`` its buy-in back from the pool."""
@@ -266,6 +273,7 @@ class Progress(TournamentState):
             paid_out.append([account_of(entrant.player, entrant.bot), amount])
         self.pool = 0
         self.status = OVER
+        self._organizer_done()
         self.wake = self._now + LISTED_OVER_MS  # listed as over until then
         self._changed()
         self._ledger("lp", paid_out)

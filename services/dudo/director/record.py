@@ -76,6 +76,7 @@ class Stored(TournamentState):
                     self.started,
                     self.kicked,
                     self.reentered,
+                    self.paused_at,
                 ],
             ]
         )
@@ -188,7 +189,8 @@ class Stored(TournamentState):
         if config["format"] == "heats" and status == RUNNING:  # through, waiting
             t.qualified = [p for p, e in t.entrants.items() if e.place is None and not e.table]
         t.max_imbalance, t.reseats, t.tables_at_start = measured
-        t.paused, t.pause_seq, t.announcement, t.started, t.kicked, t.reentered = organizer
+        t.paused, t.pause_seq, t.announcement, t.started, t.kicked, t.reentered = organizer[:6]
+        t.paused_at = organizer[6] if len(organizer) > 6 else 0  # not kept before 2026-12-06
         t.timer_member = t._timer_name() if wake is not None else None
         return t
 

@@ -85,6 +85,7 @@ class TournamentState:
     # started (ms: the late registration's window), whom the host kicked (out at their
     # table's round's end, never seated again), who bought re-entries and how many.
     paused: bool = False
+    paused_at: int = 0  # when the pause began (ms): a line announced since goes at resume
     pause_seq: int = 0
     announcement: dict[str, Any] | None = None
     started: int = 0

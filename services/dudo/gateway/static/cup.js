@@ -109,7 +109,7 @@ export async function renderLeaderboard() {
  *  under "Tournament over" (issue 34, items 2 and 9). */
 export function cupShowsTable() {
   const s = state.cup?.standings;
-  return !s || (s.status !== "over" && !myPlace(s));
+  return !s || (s.status !== "over" && s.status !== "cancelled" && !myPlace(s));
 }
 
 /** Players still in but at no listed table: between two tables, or a table's winner
@@ -135,6 +135,9 @@ export function cupHeader() {
         waiting ? ` · ${t("waitingTable", { n: waiting })}` : "") : null,
       s.heat ? h("span", { class: "muted" }, t("heat", { n: s.heat })) : null),
     s.status === "over" ? h("p", { class: "cup-over", test: "cup-over" }, t("cupOver")) : null,
+    // Cancelled: said once, plainly; nothing of a running tournament stays (its tables,
+    // its pause, the invite: issue 53, item 2).
+    s.status === "cancelled" ? h("p", { class: "banner", test: "cup-cancelled", role: "status" }, t("cupCancelled")) : null,
     mine ? h("p", { class: "my-place", test: "my-place" }, mine.place === 1 ? t("cupWon")
       : t("yourPlace", { n: mine.place, of: s.entrants })) : null,
     table && s.status === "running" && !mine ? h("p", { test: "my-table" }, t("yourTable", { table: tableNumber(table) })) : null,
@@ -174,12 +177,12 @@ export function cupStandings() {
   return h("div", { class: "card", test: "cup-standings" },
     h("h3", {}, t("standingsBtn")),
     registeredList(s),
-    liveTables(s),
+    s.status === "running" ? liveTables(s) : null,
     s.places.length ? [h("h4", {}, t("placesHead")), h("ol", { test: "cup-places" }, s.places.map((p) => h("li", { value: p.place },
       p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : "", ratingChange(p))))] : null,
     s.buy_in ? h("p", { test: "cup-prizes" }, t("prizePool", {
       pool: s.pool || s.buy_in * s.entrants, payouts: s.payouts.map((p) => `${p}%`).join(" / ") })) : null,
-    state.cup.id && !s.private ? h("p", { class: "muted" }, `${t("share")}: `,
+    state.cup.id && !s.private && s.status !== "cancelled" ? h("p", { class: "muted" }, `${t("share")}: `,
       h("span", { class: "share", test: "cup-share" }, `${location.origin}/#/c/${state.cup.id}`)) : null,
     s.places.length && state.cup.id ? h("a", {
       href: `/api/tournaments/${encodeURIComponent(state.cup.id)}/results${standingsQuery(state.cup.id, { format: "csv" })}`,

@@ -181,6 +181,7 @@ export function registerLine(s) {
 
 /** What everyone sees of the organizer: the announcement, and a pause. */
 export function organizerNews(s) {
+  if (s.status !== "registering" && s.status !== "running") return null; // ended: none of it
   return [
     s.announcement ? h("p", { class: "banner", test: "cup-announcement", role: "status" }, `${t("organizer")}: ${s.announcement.text}`) : null,
     s.paused ? h("p", { class: "banner", test: "cup-paused", role: "status" }, t("cupPaused")) : null,

@@ -21,7 +21,8 @@ function nameOf(seat) {
 
 function mine(view) {
   const game = view.game;
-  return Boolean(game && game.phase !== "over" && view.seat !== null && game.turn === view.seat && game.legal);
+  // A paused table refuses every act: no "Your turn", no controls (issue 53, item 4).
+  return Boolean(game && game.phase !== "over" && !view.paused && view.seat !== null && game.turn === view.seat && game.legal);
 }
 
 /** Draw the table (``header``/``footer``: a tournament's parts around it; ``table``
@@ -46,7 +47,8 @@ export function renderTable({ header = null, footer = null, table = true } = {})
   // pushed it below the fold, under the last reveal (issue 34, item 1).
   if (game?.phase === "over" && !header) parts.push(renderOver(view)); // a tournament's director moves players on
   if (view.status === "open") parts.push(renderWaiting(view));
-  if (view.paused) parts.push(h("div", { class: "banner", test: "table-paused", role: "status" }, t("pausedBanner")));
+  // A tournament's page says it once, in its header (organizerNews); the dock says it too.
+  if (view.paused && !header) parts.push(h("div", { class: "banner", test: "table-paused", role: "status" }, t("pausedBanner")));
   if (game) {
     if (game.palifico && game.phase !== "over") {
       parts.push(h("div", { class: "banner palifico", test: "palifico" },
@@ -210,13 +212,15 @@ function renderDock(view) {
   const strip = h("div", { class: "strip", test: "strip", role: "status", "aria-live": "polite" },
     h("span", { class: "standing", test: "standing" }, standing
       ? t("standingBid", { bid: bidText(standing[1], standing[2]), name: nameOf(standing[0]) }) : t("noStanding")),
-    h("span", { class: yours ? "whose mine" : "whose", test: yours ? "your-turn" : "whose-turn" },
-      yours ? t("yourTurn") : t("turnOf", { name: nameOf(game.turn) }),
-      view.deadline ? h("span", { class: "clock", "data-deadline": view.deadline, "data-hold": view.reveal_until ?? 0, test: "clock" }) : null),
+    view.paused
+      ? h("span", { class: "whose paused", test: "dock-paused" }, t("pausedDock"))
+      : h("span", { class: yours ? "whose mine" : "whose", test: yours ? "your-turn" : "whose-turn" },
+        yours ? t("yourTurn") : t("turnOf", { name: nameOf(game.turn) }),
+        view.deadline ? h("span", { class: "clock", "data-deadline": view.deadline, "data-hold": view.reveal_until ?? 0, test: "clock" }) : null),
     h("span", { class: "muted", test: "in-play" }, t("diceInPlay", { n: game.dice_in_play })),
     odds);
   // Calza out of turn ("anyone"): the one move a player may make while others bid.
-  const calza = !yours && view.seat !== null && game.legal?.calza
+  const calza = !yours && !view.paused && view.seat !== null && game.legal?.calza
     ? h("div", { class: "actions" }, h("button", { class: "big", onclick: () => act({ type: "calza" }), test: "calza" }, t("calzaBtn")))
     : null;
   return h("div", { class: yours ? "dock yours" : "dock", test: "dock" }, strip, yours ? renderControls(view) : calza);
@@ -323,7 +327,7 @@ export function onKey(event) {
   const legal = view.game.legal;
   const key = event.key.toLowerCase();
   if (!mine(view)) {
-    if (key === "c" && legal.calza) act({ type: "calza" }); // Calza out of turn, where allowed
+    if (key === "c" && legal.calza && !view.paused) act({ type: "calza" }); // Calza out of turn, where allowed
     return;
   }
   if (legal.direction) {

@@ -1,0 +1,127 @@
+"""Issue 53, items 2, 4 and 11: what a tournament's pages say while its organizer pauses,
+resumes and cancels it, in headless Chromium, the host on a desktop and an entrant on a
+phone (touch).
+
+Before: a paused table still said "Your turn" with live Bid, Dudo and Calza buttons and a
+running clock, the dock never said paused, and an entrant saw two banners saying the same
+thing; "Short break, back in 1 minute" stayed after Resume; 3 s after Cancel the page
+still showed both pause banners, whose turn it was, Leave, "Playing now · Table 1" and
+the invite link."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from ..servers import RedisServer
+from .conftest import serving
+from .test_browser import ARGS, chromium
+from .test_organizer import play_if_my_turn, post
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+
+# What a page shows of a table and of a running tournament: none of it may stay once
+# the tournament is cancelled.
+RUNNING_PARTS = ("cup-paused", "table-paused", "dock", "your-turn", "whose-turn", "leave",
+                 "my-table", "cup-invite", "cup-share", "cup-announcement", "players")  # fmt: skip
+
+
+def _open(
+    browser: Any, size: dict[str, Any], base: str, tid: str, token: str, errors: list[str]
+) -> Any:
+    page = browser.new_context(**size).new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.add_init_script(
+        f"localStorage.setItem('dudo.entrants', JSON.stringify({{{tid!r}: {token!r}}}))"
+    )
+    page.goto(f"{base}/#/c/{tid}")
+    return page
+
+
+def _there(page: Any, test: str) -> bool:
+    return page.query_selector(f"[data-test={test}]") is not None
+
+
+def _paused_table_reads_true(page: Any) -> None:
+    """A paused table: the dock says so, with no clock; nothing to press; one banner."""
+    assert page.inner_text("[data-test=dock-paused]").strip()
+    assert not _there(page, "your-turn") and not _there(page, "whose-turn")
+    assert not page.query_selector("[data-test=dock] [data-test=clock]")
+    for control in ("bid", "dudo", "calza", "controls", "direction"):
+        assert not _there(page, control), control
+    banners = page.query_selector_all("[data-test=cup-paused], [data-test=table-paused]")
+    assert len(banners) == 1, [b.inner_text() for b in banners]
+
+
+def test_pause_resume_and_cancel_read_true_on_every_page(
+    redis_server: RedisServer, tmp_path: Path, output_dir: Path
+) -> None:
+    from playwright import sync_api as playwright
+
+    redis_server.client().flushall()
+    quick = ("--bot-think", "0.05,0.15", "--reveal-hold", "0")
+    with serving(tmp_path, "--redis", redis_server.url, *quick) as (base, _), \
+            playwright.sync_playwright() as p:  # fmt: skip
+        status, made = post(base, "/api/tournaments", {
+            "name": "Club Night", "host": "Olga", "seats": 3, "bots": "easy",
+            "rules": {"preset": "classic", "turn_seconds": 60},
+        })  # fmt: skip
+        assert status == 201, made
+        tid = made["tournament"]
+        status, bea_seat = post(base, f"/api/tournaments/{tid}/register", {"name": "Bea"})
+        assert status == 200, bea_seat
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        olga = _open(browser, DESKTOP, base, tid, made["token"], errors)
+        bea = _open(browser, PHONE, base, tid, bea_seat["token"], errors)
+        for page in (olga, bea):
+            page.wait_for_selector("[data-test=cup]")
+        status, _ = post(base, f"/api/tournaments/{tid}/begin", {"token": made["token"]})
+        assert status == 200
+        for page in (olga, bea):
+            page.wait_for_selector("[data-test=dock]", timeout=20_000)
+
+        # Pause: each table stops at its round's end; play until both pages' has.
+        status, _ = post(base, f"/api/tournaments/{tid}/pause", {"token": made["token"]})
+        assert status == 200
+        deadline = time.monotonic() + 120
+        while not all(_there(page, "dock-paused") for page in (olga, bea)):
+            assert time.monotonic() < deadline, "no table stopped for the pause"
+            for page in (olga, bea):
+                if not _there(page, "dock-paused"):
+                    play_if_my_turn(page)
+            time.sleep(0.1)
+        for page in (olga, bea):
+            _paused_table_reads_true(page)
+            page.keyboard.press("d")  # a shortcut sends nothing either (no refusal toast)
+        bea.screenshot(path=str(output_dir / "tournament-paused-phone.png"), full_page=True)
+
+        # A line made during the pause goes with it (tests/director: one from before stays).
+        brb = {"token": made["token"], "text": "Short break, back in 1 minute"}
+        status, _ = post(base, f"/api/tournaments/{tid}/announce", brb)
+        assert status == 200
+        bea.wait_for_selector("[data-test=cup-announcement]", timeout=10_000)
+        status, _ = post(base, f"/api/tournaments/{tid}/resume", {"token": made["token"]})
+        assert status == 200
+        for page in (olga, bea):
+            page.wait_for_selector("[data-test=dock-paused]", state="detached", timeout=15_000)
+            page.wait_for_selector("[data-test=cup-announcement]", state="detached", timeout=5_000)
+
+        # Paused again, then cancelled: within 5 s nothing of a running tournament stays.
+        post(base, f"/api/tournaments/{tid}/pause", {"token": made["token"]})
+        post(base, f"/api/tournaments/{tid}/announce", {"token": made["token"], "text": "Wait"})
+        status, cancelled = post(base, f"/api/tournaments/{tid}/cancel", {"token": made["token"]})
+        assert status == 200 and cancelled["standings"]["status"] == "cancelled", cancelled
+        for page in (olga, bea):
+            page.wait_for_selector("[data-test=cup-cancelled]", timeout=5_000)
+            deadline = time.monotonic() + 5
+            while still := [part for part in RUNNING_PARTS if _there(page, part)]:
+                assert time.monotonic() < deadline, (still, page.inner_text("body"))
+                time.sleep(0.1)
+            body = page.inner_text("body")
+            for said in ("Playing now", "Your turn", "Leave", "Paused"):
+                assert said not in body, (said, body)
+        olga.screenshot(path=str(output_dir / "tournament-cancelled.png"), full_page=True)
+        assert errors == []
