@@ -15,11 +15,11 @@ def test_the_csv_reads_back_as_the_places_and_no_name_is_a_formula() -> None:
          "rating": 3.512, "rating_change": 3.512},
         {"place": 2, "name": "=HYPERLINK(\"http://x\",\"win\")", "handle": "h2", "chips": 6,
          "rating": -0.25, "rating_change": -1.5},
-        {"place": 3, "name": "+1", "handle": "h3", "chips": 0},
-        {"place": 4, "name": "@cmd", "handle": "h4", "chips": 0},
+        {"place": 3, "name": "+1", "handle": "h3", "chips": 0, "kicked": True},
+        {"place": 4, "name": "@cmd", "handle": "h4", "chips": 0, "bot": True},
     ]
     text = results_csv(places)
-    assert text.startswith("place,name,handle,chips,rating,rating_change\r\n")
+    assert text.startswith("place,name,handle,chips,rating,rating_change,bot,kicked\r\n")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [r["name"] for r in rows] == [
         'Ana, la "Reina"', "'=HYPERLINK(\"http://x\",\"win\")", "'+1", "'@cmd"
@@ -31,3 +31,5 @@ def test_the_csv_reads_back_as_the_places_and_no_name_is_a_formula() -> None:
     assert [(r["rating"], r["rating_change"]) for r in rows] == [
         ("3.512", "3.512"), ("-0.25", "-1.5"), ("", ""), ("", "")
     ]
+    # Issue 53, item 3: a bot's place, and a player the host took out, say so.
+    assert [(r["bot"], r["kicked"]) for r in rows] == [("", ""), ("", ""), ("", "yes"), ("yes", "")]

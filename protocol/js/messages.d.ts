@@ -845,6 +845,13 @@ export interface Place {
   rating?: number;
   /** with rating: how far this tournament moved it */
   rating_change?: number;
+  /** a bot held this place (absent: a person) */
+  bot?: true;
+  /**
+   * the host took this player out (kick): placed where they stood, not rated for it (absent:
+   * played out)
+   */
+  kicked?: true;
 }
 
 export interface TablePlayer {
@@ -1075,6 +1082,10 @@ export interface ResultPlace {
   chips: number;
   rating: number | null;
   rating_change: number | null;
+  /** a bot held this place */
+  bot: boolean;
+  /** the host took this player out: placed where they stood, not rated for it */
+  kicked: boolean;
 }
 
 export interface TableHistory {

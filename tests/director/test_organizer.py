@@ -33,6 +33,7 @@ class Cup:
         self.ledger: list[list[Any]] = []
         self.ledger_ids: set[str] = set()
         self.out: list[dict[str, Any]] = []
+        self.results: list[dict[str, Any]] = []  # for the ratings keeper
         self.versions: dict[str, int] = {}
         self.n = 0
         self.flush()
@@ -42,6 +43,8 @@ class Cup:
         for stream, data in flush.sends:
             body = wire.unpack(data)
             if stream == LEDGER:
+                if body["type"] == "result":
+                    self.results.append(body)
                 if body["type"] == "ledger" and body["id"] not in self.ledger_ids:
                     self.ledger_ids.add(body["id"])  # as the keeper: each id once
                     self.ledger.extend(body["transfers"])
@@ -192,6 +195,10 @@ def test_a_kicked_player_is_out_at_their_tables_round_end_and_never_seated_again
     assert cup.t.entrants[victim].place is None  # until the table's round ends
     cup.report(table, out=(victim,))
     assert cup.t.entrants[victim].place == 9
+    # Issue 53, item 3: the places say the host took them out (not beaten at a table).
+    [answer] = cup.send("standings")
+    [place] = [p for p in answer["standings"]["places"] if p["place"] == 9]
+    assert place["kicked"] is True and "bot" not in place
     assert codes(cup.organize("kick", target=wire.public_id(victim))) == ["not_seated"]
     # A kicked player whom their table sent away before the kick reached it is placed
     # out when the report of that comes, not seated elsewhere.
@@ -200,6 +207,21 @@ def test_a_kicked_player_is_out_at_their_tables_round_end_and_never_seated_again
     seat_ins = len(cup.to_table("seat_in"))
     cup.report(table, left=(other,))
     assert cup.t.entrants[other].place == 8 and len(cup.to_table("seat_in")) == seat_ins
+
+
+def test_a_kicked_player_keeps_their_place_but_is_not_rated_for_it() -> None:
+    """Issue 53, item 3: a player the host took out lost rating as if beaten (-4.0)."""
+    cup = Cup(max_players=4)
+    cup.send("register", player="h", name="Host", bot=None)
+    cup.start_with(2)
+    [table] = cup.tables
+    cup.organize("kick", target=wire.public_id("p0"))
+    cup.report(table, out=("p0",))
+    cup.report(table, out=("p1",))
+    assert cup.t.status == "over"
+    [result] = cup.results
+    assert [player for player, _ in result["ranking"]] == ["h", "p1"]  # not p0
+    assert cup.t.entrants["p0"].place == 3
 
 
 def test_a_cancel_during_play_closes_every_table_and_gives_every_chip_back() -> None:

@@ -1,12 +1,12 @@
-"""Issue 53, items 2, 4 and 11: what a tournament's pages say while its organizer pauses,
-resumes and cancels it, in headless Chromium, the host on a desktop and an entrant on a
+"""Issue 53, items 2, 3, 4 and 11: what a tournament's pages say while its organizer
+pauses, resumes, kicks and cancels, in headless Chromium, the host on a desktop and an entrant on a
 phone (touch).
 
 Before: a paused table still said "Your turn" with live Bid, Dudo and Calza buttons and a
 running clock, the dock never said paused, and an entrant saw two banners saying the same
 thing; "Short break, back in 1 minute" stayed after Resume; 3 s after Cancel the page
 still showed both pause banners, whose turn it was, Leave, "Playing now · Table 1" and
-the invite link."""
+the invite link; a kicked player read "You finished in place 8 of 9", as if beaten."""
 
 from __future__ import annotations
 
@@ -108,6 +108,21 @@ def test_pause_resume_and_cancel_read_true_on_every_page(
         for page in (olga, bea):
             page.wait_for_selector("[data-test=dock-paused]", state="detached", timeout=15_000)
             page.wait_for_selector("[data-test=cup-announcement]", state="detached", timeout=5_000)
+
+        # Item 3: the host takes Bea out. At her table's round's end her page says so,
+        # not as if she had lost her dice, and the places mark it.
+        kick = {"token": made["token"], "target": bea_seat["player"]}
+        status, _ = post(base, f"/api/tournaments/{tid}/kick", kick)
+        assert status == 200
+        deadline = time.monotonic() + 120
+        while not _there(bea, "my-place"):
+            assert time.monotonic() < deadline, "the kicked entrant was never placed"
+            for page in (olga, bea):
+                play_if_my_turn(page)
+            time.sleep(0.1)
+        assert "organizer took you out" in bea.inner_text("[data-test=my-place]")
+        olga.wait_for_selector("[data-test=place-kicked]", timeout=10_000)
+        bea.screenshot(path=str(output_dir / "tournament-kicked-phone.png"), full_page=True)
 
         # Paused again, then cancelled: within 5 s nothing of a running tournament stays.
         post(base, f"/api/tournaments/{tid}/pause", {"token": made["token"]})

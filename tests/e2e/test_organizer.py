@@ -215,10 +215,14 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         # The results: seven places (four people, a late one, two bots), Eli placed out
         # by the kick, the pool of 70 paid 70/30; the CSV says the same as the page.
         # The ratings keeper rates the result a moment after the end: the page then shows
-        # each person's rating change (five people; the bots are not rated).
+        # each person's rating change (four people: the bots are not rated, nor Eli, whom
+        # the host took out; issue 53, item 3), and marks Eli's place and the bots'.
         olga.wait_for_function(
-            "document.querySelectorAll('[data-test=cup-rating]').length === 5", timeout=15_000
+            "document.querySelectorAll('[data-test=cup-rating]').length === 4", timeout=15_000
         )
+        kicked = olga.query_selector_all("[data-test=cup-places] li:has([data-test=place-kicked])")
+        assert [li.inner_text().split()[0] for li in kicked] == ["Eli"]
+        assert len(olga.query_selector_all("[data-test=place-bot]")) == 2
         shown = [li.inner_text() for li in olga.query_selector_all("[data-test=cup-places] li")]
         assert len(shown) == 7, shown
         # A private tournament's results are its entrants' and its invite holders' (issue
@@ -247,7 +251,9 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         # winner's (a person or a bot: the best placed person) the largest.
         rated = {p["name"]: p["rating_change"] for p in results["places"]
                  if p["rating_change"] is not None}  # fmt: skip
-        assert set(rated) == {"Olga", "Bea", "Ciro", "Eli", "Dora"}, results["places"]
+        assert set(rated) == {"Olga", "Bea", "Ciro", "Dora"}, results["places"]
+        assert [p["name"] for p in results["places"] if p["kicked"]] == ["Eli"]
+        assert [r["name"] for r in rows if r["kicked"] == "yes"] == ["Eli"]
         best = min((p for p in results["places"] if p["name"] in rated),
                    key=lambda p: p["place"])  # fmt: skip
         assert rated[best["name"]] == max(rated.values()) > 0

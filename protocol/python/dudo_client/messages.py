@@ -871,6 +871,12 @@ class Place(TypedDict):
     """
     rating_change: NotRequired[float]
     """with rating: how far this tournament moved it"""
+    bot: NotRequired[Literal[True]]
+    """a bot held this place (absent: a person)"""
+    kicked: NotRequired[Literal[True]]
+    """the host took this player out (kick): placed where they stood, not rated for it (absent:
+    played out)
+    """
 
 
 class TablePlayer(TypedDict):
@@ -1090,6 +1096,10 @@ class ResultPlace(TypedDict):
     """chips won"""
     rating: float | None
     rating_change: float | None
+    bot: bool
+    """a bot held this place"""
+    kicked: bool
+    """the host took this player out: placed where they stood, not rated for it"""
 
 
 class TableHistory(TypedDict):

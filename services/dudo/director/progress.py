@@ -277,7 +277,10 @@ class Progress(TournamentState):
         self.wake = self._now + LISTED_OVER_MS  # listed as over until then
         self._changed()
         self._ledger("lp", paid_out)
-        people = [[e.player, e.name] for e in by_place if e.bot is None]
+        # Rated: the people who played it out. One the host took out was not beaten at a
+        # table: their rating does not move for it (issue 53, item 3).
+        kicked = set(self.kicked)
+        people = [[e.player, e.name] for e in by_place if e.bot is None and e.player not in kicked]
         self._sends.extend(result_send("tournament", self.id, people))
 
     def _close_table(self, table: str) -> None:

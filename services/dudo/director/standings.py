@@ -7,6 +7,7 @@ never by player id: a player id is what a gateway names to act for a seat.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Collection
 from operator import attrgetter
 from typing import Any
 
@@ -78,6 +79,7 @@ def standings(
     tables_limit: int | None = STREAMED_TABLES,
     handles: dict[str, str] | None = None,
     seated: dict[str, msgspec.Raw] | None = None,
+    kicked: Collection[str] = (),
 ) -> dict[str, Any]:
     """The standings object (protocol/schemas/standings.schema.json).
 
@@ -117,7 +119,7 @@ def standings(
         "tables": [{"table": t, "players": players} for t, players in at.items()],
         "tables_playing": len(live),
         "moving": moving,
-        "places": [_place(e, handles) for e in shown],
+        "places": [_place(e, handles, e.player in kicked) for e in shown],
         "placed": len(placed),
         # Before the start, who registered (in that order; the best 100 places' cap when
         # streamed): the organizer's list, and every entrant's "who else is in".
@@ -130,9 +132,15 @@ def standings(
 _PLACE = attrgetter("place")
 
 
-def _place(entrant: Entrant, handles: dict[str, str]) -> dict[str, Any]:
-    """One place given: who, the chips won and, once rated, the rating change."""
+def _place(entrant: Entrant, handles: dict[str, str], kicked: bool = False) -> dict[str, Any]:
+    """One place given: who, the chips won and, once rated, the rating change; marked
+    when a bot holds it, or the host took the player out (``kicked``: not beaten at a
+    table, and not rated for it)."""
     shown = {"place": entrant.place, **entrant.shown(handles), "chips": entrant.won}
+    if entrant.bot is not None:
+        shown["bot"] = True
+    if kicked:
+        shown["kicked"] = True
     if entrant.rating is not None:
         shown["rating"] = entrant.rating
         shown["rating_change"] = entrant.rating_change

@@ -377,6 +377,7 @@ class Tournament(Organizer, Results, Stored, Flushing):
             tables_limit=tables_limit,
             handles=self._handles,
             seated=self.seated_at,
+            kicked=self.kicked,
         )
 
     def _standings_message(self) -> dict[str, Any]:

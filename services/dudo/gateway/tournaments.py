@@ -356,6 +356,7 @@ class TournamentApi(GatewayState):
 # A place's rating and its change are null for a bot, and until the ratings keeper has
 # rated the finished tournament (normally within a second of its end).
 RESULT_FIELDS = ("place", "name", "handle", "chips", "rating", "rating_change")
+MARKS = ("bot", "kicked")  # true or false in the results; a column each in the CSV
 INVITE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 LISTING_ORDER = {"registering": 0, "running": 1, "over": 2, "cancelled": 3}
 
@@ -374,7 +375,10 @@ def results_of(
         "entrants": standings["entrants"],
         "buy_in": standings["buy_in"],
         "payouts": standings["payouts"],
-        "places": [{k: p.get(k) for k in RESULT_FIELDS} for p in standings["places"]],
+        "places": [
+            {**{k: p.get(k) for k in RESULT_FIELDS}, **{k: p.get(k, False) for k in MARKS}}
+            for p in standings["places"]
+        ],
         "tables": history or [],
     }
 
@@ -385,7 +389,7 @@ def results_csv(places: list[dict[str, Any]]) -> str:
     player may name themselves ``=HYPERLINK(...)``, and organizers open these files."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(RESULT_FIELDS)
+    writer.writerow((*RESULT_FIELDS, *MARKS))
     for place in places:
         name = place["name"]
         if name[:1] in ("=", "+", "-", "@", "\t", "\r"):
@@ -393,6 +397,7 @@ def results_csv(places: list[dict[str, Any]]) -> str:
         rating, change = place.get("rating"), place.get("rating_change")
         writer.writerow(
             [place["place"], name, place["handle"], place["chips"],
-             "" if rating is None else rating, "" if change is None else change]
+             "" if rating is None else rating, "" if change is None else change,
+             *("yes" if place.get(mark) else "" for mark in MARKS)]
         )  # fmt: skip
     return out.getvalue()

@@ -139,7 +139,8 @@ export function cupHeader() {
     // its pause, the invite: issue 53, item 2).
     s.status === "cancelled" ? h("p", { class: "banner", test: "cup-cancelled", role: "status" }, t("cupCancelled")) : null,
     mine ? h("p", { class: "my-place", test: "my-place" }, mine.place === 1 ? t("cupWon")
-      : t("yourPlace", { n: mine.place, of: s.entrants })) : null,
+      : mine.kicked ? t("kickedPlace", { n: mine.place, of: s.entrants })
+        : t("yourPlace", { n: mine.place, of: s.entrants })) : null,
     table && s.status === "running" && !mine ? h("p", { test: "my-table" }, t("yourTable", { table: tableNumber(table) })) : null,
     !table && s.status === "running" && state.welcome && !mine ? h("p", { class: "muted" }, t("waitingSeat")) : null,
     s.status === "registering" && state.welcome ? h("p", {}, t("registered"), " · ", t("entrants", { n: s.entrants })) : null,
@@ -179,7 +180,10 @@ export function cupStandings() {
     registeredList(s),
     s.status === "running" ? liveTables(s) : null,
     s.places.length ? [h("h4", {}, t("placesHead")), h("ol", { test: "cup-places" }, s.places.map((p) => h("li", { value: p.place },
-      p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : "", ratingChange(p))))] : null,
+      p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : "",
+      p.bot ? [" ", h("span", { class: "badge", test: "place-bot" }, t("bot"))] : null,
+      p.kicked ? [" ", h("span", { class: "badge", test: "place-kicked" }, t("kickedMark"))] : null,
+      ratingChange(p))))] : null,
     s.buy_in ? h("p", { test: "cup-prizes" }, t("prizePool", {
       pool: s.pool || s.buy_in * s.entrants, payouts: s.payouts.map((p) => `${p}%`).join(" / ") })) : null,
     state.cup.id && !s.private && s.status !== "cancelled" ? h("p", { class: "muted" }, `${t("share")}: `,

@@ -80,6 +80,7 @@ export const WORDS = {
     cancelCupYes: "Yes, cancel it and pay every buy-in back", announce: "Announce", announcePlaceholder: "A line every entrant sees",
     inviteLink: "Invite link (private)", kick: "Kick", kickYes: "Kick {name}?", privateBadge: "private",
     pausedBanner: "The organizer paused the tournament: play goes on when it resumes.",
+    kickedPlace: "The organizer took you out of the tournament: place {n} of {of}, not rated", kickedMark: "taken out by the organizer",
     pausedDock: "Paused by the organizer: no clock runs until play resumes", cupCancelled: "The organizer cancelled this tournament: every buy-in was paid back. Its tables have closed.",
   },
   es: {
@@ -152,6 +153,7 @@ export const WORDS = {
     cancelCupYes: "Sí, cancelarlo y devolver todas las entradas", announce: "Anunciar", announcePlaceholder: "Un mensaje para todos los inscriptos",
     inviteLink: "Enlace de invitación (privado)", kick: "Expulsar", kickYes: "¿Expulsar a {name}?", privateBadge: "privado",
     pausedBanner: "El organizador pausó el torneo: se sigue cuando lo reanude.",
+    kickedPlace: "El organizador te sacó del torneo: puesto {n} de {of}, sin puntuar", kickedMark: "sacado por el organizador",
     pausedDock: "Pausado por el organizador: no corre el reloj hasta que se reanude", cupCancelled: "El organizador canceló este torneo: se devolvieron todas las entradas. Sus mesas cerraron.",
   },
   de: {
@@ -224,6 +226,7 @@ export const WORDS = {
     cancelCupYes: "Ja, absagen und alle Einsätze zurückzahlen", announce: "Ankündigen", announcePlaceholder: "Eine Zeile für alle Teilnehmer",
     inviteLink: "Einladungslink (privat)", kick: "Entfernen", kickYes: "{name} entfernen?", privateBadge: "privat",
     pausedBanner: "Der Veranstalter hat das Turnier pausiert: es geht weiter, sobald er fortsetzt.",
+    kickedPlace: "Der Veranstalter hat dich aus dem Turnier genommen: Platz {n} von {of}, ohne Wertung", kickedMark: "vom Veranstalter herausgenommen",
     pausedDock: "Vom Veranstalter pausiert: keine Uhr läuft, bis es weitergeht", cupCancelled: "Der Veranstalter hat dieses Turnier abgesagt: alle Einsätze wurden zurückgezahlt. Seine Tische sind geschlossen.",
   },
 };
