@@ -7,14 +7,10 @@ import { serverNow, state } from "./session.js";
 import { die, h, onesWild, playerName as nameOf, revealSound } from "./ui.js";
 
 const SHOWN_WITHOUT_HOLD_MS = 5000; // a server that does not hold: the overlay's own time
+const COUNTDOWN_AFTER_MS = 2000; // the result alone, still, before "Next round in …"
 
-/** The reveal's body: who bid what, every hand, the count and what it cost whom. */
-export function revealBody(view, last) {
-  const [bidder, q, face] = last.bid;
-  const rules = view.game.rules;
-  const wild = onesWild(rules, last.palifico, face);
-  const counts = (d) => d === face || (wild && d === 1); // marked on the die, totalled per row
-  const call = last.call === "dudo" ? t("dudo") : t("calzaBtn");
+/** What the round cost whom, in words: "Ana loses a die · Ana is out". */
+function resultOf(view, last) {
   const outcome = [];
   if (last.loser !== null) outcome.push(t("lost", { name: nameOf(view, last.loser) }));
   if (last.gainer !== null) outcome.push(t("gained", { name: nameOf(view, last.gainer) }));
@@ -22,12 +18,26 @@ export function revealBody(view, last) {
   if (last.loser !== null && view.game.dice_counts[last.loser] === 0) {
     outcome.push(t("eliminated", { name: nameOf(view, last.loser) }));
   }
+  return outcome.join(" · ");
+}
+
+/** The reveal's body: who bid what, every hand, the count and what it cost whom.
+ *  ``lead``: the overlay's, whose title already says the result: the count comes first,
+ *  in large type, before the hands (issue 53, item 5). */
+export function revealBody(view, last, { lead = false } = {}) {
+  const [bidder, q, face] = last.bid;
+  const rules = view.game.rules;
+  const wild = onesWild(rules, last.palifico, face);
+  const counts = (d) => d === face || (wild && d === 1); // marked on the die, totalled per row
+  const call = last.call === "dudo" ? t("dudo") : t("calzaBtn");
+  const countLine = t("count", { count: last.count, q, face: faceName(face, q) });
   const verify = h("p", { class: "verify muted", test: "verify" }, "…");
   verifySeed(last).then(([text, kind]) => {
     verify.textContent = text;
     verify.className = `verify ${kind}`;
   });
   return [
+    lead ? h("p", { class: "outcome lead", test: "outcome" }, countLine) : null,
     h("p", { class: "muted" }, t("callBy", { call, name: nameOf(view, last.caller) }), " · ",
       t("bidOf", { name: nameOf(view, bidder), q, face: faceName(face, q) })),
     last.dice.map((hand, seat) => hand.length
@@ -35,8 +45,7 @@ export function revealBody(view, last) {
           h("span", { class: "dice" }, hand.map((d) => die(d, { small: true, hit: d === face, wild: wild && d === 1 }))),
           h("span", { class: "counted", test: "counted" }, t("counted", { n: hand.filter(counts).length })))
       : null),
-    h("p", { class: "outcome", test: "outcome" },
-      t("count", { count: last.count, q, face: faceName(face, q) }), " — ", outcome.join(" · ")),
+    lead ? null : h("p", { class: "outcome", test: "outcome" }, countLine, " — ", resultOf(view, last)),
     h("p", { class: "key muted" }, t("revealKey")),
     verify,
   ];
@@ -84,7 +93,11 @@ function showOverlay(view, last) {
   // The round that put this player out: nothing of theirs comes next, so no countdown
   // either; it stays until they have read it.
   const out = view.seat !== null && last.loser === view.seat && view.game.dice_counts[view.seat] === 0;
-  const until = view.reveal_until ?? serverNow() + SHOWN_WITHOUT_HOLD_MS;
+  // The result stays still for COUNTDOWN_AFTER_MS before anything counts down, and the
+  // overlay a moment longer than that (a short hold would have it read "Next round in
+  // 1 s" from the start).
+  const opened = serverNow();
+  const until = Math.max(view.reveal_until ?? opened + SHOWN_WITHOUT_HOLD_MS, opened + COUNTDOWN_AFTER_MS + 500);
   const countdown = over || out ? null : h("p", { class: "countdown muted", test: "next-round" });
   const close = () => {
     overlay.remove();
@@ -95,18 +108,21 @@ function showOverlay(view, last) {
     if (back) back.focus({ preventScroll: true });
   };
   const ok = h("button", { class: "primary", test: "reveal-ok", onclick: close }, over ? t("seeResult") : t("ok"));
-  const title = over ? `${t("over")} — ${t("winner", { name: nameOf(view, view.game.winner) })}` : out ? t("outTitle") : t("reveal");
+  // The title is the result: "Ana loses a die", not "Reveal" (issue 53, item 5).
+  const result = resultOf(view, last);
+  const title = over ? `${t("over")} — ${t("winner", { name: nameOf(view, view.game.winner) })}` : out ? `${t("outTitle")} · ${result}` : result;
   const overlay = h("div", { class: "overlay", test: "reveal", role: "dialog", "aria-modal": "true", "aria-label": title },
-    h("div", { class: "card" }, h("h2", { test: over ? "reveal-winner" : null }, title), revealBody(view, last), countdown,
-      h("div", { class: "actions" }, ok)));
+    h("div", { class: "card reveal-card" }, h("h2", { class: "reveal-title", test: over ? "reveal-winner" : "reveal-result" }, title),
+      revealBody(view, last, { lead: true }), countdown, h("div", { class: "actions" }, ok)));
   overlay.addEventListener("keydown", (e) => {
     if (e.key === "Escape") close();
     else if (e.key === "Tab") trapTab(overlay, e); // a modal dialog keeps the focus inside
   });
   const tick = () => {
-    const left = Math.ceil((until - serverNow()) / 1000);
+    const now = serverNow();
+    const left = Math.ceil((until - now) / 1000);
     if (left <= 0) return close();
-    countdown.textContent = t("nextRound", { s: left });
+    countdown.textContent = now < opened + COUNTDOWN_AFTER_MS ? "" : t("nextRound", { s: left });
   };
   const timer = countdown ? setInterval(tick, 250) : null;
   if (countdown) closeCountdown = close;
