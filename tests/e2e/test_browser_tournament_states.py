@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ..servers import RedisServer
 from .conftest import serving
 from .test_browser import ARGS, chromium
@@ -140,3 +142,54 @@ def test_pause_resume_and_cancel_read_true_on_every_page(
                 assert said not in body, (said, body)
         olga.screenshot(path=str(output_dir / "tournament-cancelled.png"), full_page=True)
         assert errors == []
+
+
+def _visible_above_dock(page: Any, test: str) -> bool:
+    """The element's top is on screen, above the dock, without scrolling."""
+    return page.evaluate(
+        """(test) => {
+          const el = document.querySelector(`[data-test=${test}]`).getBoundingClientRect();
+          const dock = document.querySelector("[data-test=dock]").getBoundingClientRect();
+          return el.top >= 0 && el.bottom <= dock.top + 0.5;
+        }""",
+        test,
+    )
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_the_hosts_own_turn_shows_their_dice_not_their_controls(
+    redis_server: RedisServer, tmp_path: Path, output_dir: Path, size: dict[str, Any]
+) -> None:
+    """Issue 53, item 1: the Organizer card (~350 px) sat above the table: on a desktop
+    the host's dice were under the dock while their clock ran; on a phone the screen
+    showed the Organizer panel and the dock, no players, no dice. The controls now wait
+    folded under the table."""
+    from playwright import sync_api as playwright
+
+    redis_server.client().flushall()
+    quick = ("--bot-think", "0.05,0.15", "--reveal-hold", "0")
+    with serving(tmp_path, "--redis", redis_server.url, *quick) as (base, _), \
+            playwright.sync_playwright() as p:  # fmt: skip
+        status, made = post(base, "/api/tournaments", {
+            "name": "Club Night", "host": "Olga", "seats": 3, "bots": "easy",
+            "rules": {"preset": "classic", "turn_seconds": 60},
+        })  # fmt: skip
+        assert status == 201, made
+        tid = made["tournament"]
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        olga = _open(browser, size, base, tid, made["token"], errors)
+        olga.wait_for_selector("[data-test=host-panel]")  # before the start: in full
+        olga.click("[data-test=cup-begin]")
+        olga.wait_for_selector("[data-test=your-turn]", timeout=30_000)
+        for part in ("hand", "players"):
+            assert _visible_above_dock(olga, part), part
+        panel = olga.query_selector("[data-test=host-panel]")
+        assert panel is not None and panel.evaluate("e => e.tagName") == "DETAILS"
+        assert not panel.evaluate("e => e.open")
+        name = "phone" if size.get("is_mobile") else "desktop"
+        olga.screenshot(path=str(output_dir / f"tournament-host-turn-{name}.png"))
+        olga.click("[data-test=host-panel-open]")  # unfolded, the controls are there
+        olga.wait_for_selector("[data-test=cup-pause]")
+        assert errors == []
+        browser.close()

@@ -75,6 +75,15 @@ def scripted(
     return thread
 
 
+def host_controls(page: Any) -> None:
+    """Unfold the host's controls where they wait folded under the host's own table
+    (issue 53, item 1); elsewhere they show in full."""
+    page.evaluate(
+        "() => { const p = document.querySelector('details[data-test=host-panel]');"
+        " if (p && !p.open) p.querySelector('summary').click(); }"
+    )
+
+
 def play_if_my_turn(page: Any) -> None:
     if page.query_selector("[data-test=reveal]"):
         with contextlib.suppress(Exception):
@@ -154,9 +163,11 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         assert olga.inner_text("[data-test=cup-registered]").count("Kick") == 3  # not herself
         olga.screenshot(path=str(output_dir / "organizer-entrants.png"), full_page=True)
         olga.click("[data-test=cup-begin]")
-        olga.wait_for_selector("[data-test=cup-pause]", timeout=15_000)
+        olga.wait_for_selector("[data-test=cup-pause]", state="attached", timeout=15_000)
+        host_controls(olga)
 
         # Pause: every page says so; a table stops at its round's end; then resume.
+        host_controls(olga)
         olga.click("[data-test=cup-pause]")
         bea.wait_for_selector("[data-test=cup-paused]", timeout=15_000)
         deadline = time.monotonic() + 60
@@ -191,11 +202,14 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
             for pg in (olga, bea):
                 play_if_my_turn(pg)
             time.sleep(0.1)
+        host_controls(olga)
         olga.click("[data-test=cup-resume]")
-        olga.wait_for_selector("[data-test=cup-pause]", timeout=15_000)
+        olga.wait_for_selector("[data-test=cup-pause]", state="attached", timeout=15_000)
+        host_controls(olga)
         bea.wait_for_selector("[data-test=cup-paused]", state="detached", timeout=15_000)
 
         # An announcement for every entrant.
+        host_controls(olga)
         olga.fill("#announce-text", "Final table at nine")
         olga.click("[data-test=announce]")
         bea.wait_for_selector("[data-test=cup-announcement]", timeout=15_000)

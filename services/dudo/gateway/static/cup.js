@@ -146,7 +146,12 @@ export function cupHeader() {
     s.status === "registering" && state.welcome ? h("p", {}, t("registered"), " · ", t("entrants", { n: s.entrants })) : null,
     organizerNews(s),
     registerLine(s),
-    hostPanel(s));
+    hostAtTable() ? null : hostPanel(s));
+}
+
+/** The host is playing at a table on this page: their controls go under it, folded. */
+function hostAtTable() {
+  return cupShowsTable() && Boolean(state.view?.game) && state.view.seat !== null;
 }
 
 // Once the finished tournament is rated (a second or so after its end): how far it moved
@@ -175,7 +180,7 @@ function liveTables(s) {
 export function cupStandings() {
   const s = state.cup?.standings;
   if (!s) return null;
-  return h("div", { class: "card", test: "cup-standings" },
+  return [hostAtTable() ? hostPanel(s, { folded: true }) : null, h("div", { class: "card", test: "cup-standings" },
     h("h3", {}, t("standingsBtn")),
     registeredList(s),
     s.status === "running" ? liveTables(s) : null,
@@ -190,5 +195,5 @@ export function cupStandings() {
       h("span", { class: "share", test: "cup-share" }, `${location.origin}/#/c/${state.cup.id}`)) : null,
     s.places.length && state.cup.id ? h("a", {
       href: `/api/tournaments/${encodeURIComponent(state.cup.id)}/results${standingsQuery(state.cup.id, { format: "csv" })}`,
-      download: `${state.cup.id}.csv`, test: "cup-csv" }, t("resultsCsv")) : null);
+      download: `${state.cup.id}.csv`, test: "cup-csv" }, t("resultsCsv")) : null)];
 }

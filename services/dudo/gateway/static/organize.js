@@ -208,8 +208,10 @@ async function organize(action, fields = {}) {
   }
 }
 
-/** The host's controls (shown to the host only; the director checks the token anyway). */
-export function hostPanel(s) {
+/** The host's controls (shown to the host only; the director checks the token anyway).
+ *  ``folded``: the host is playing at a table: the controls wait, folded, under it (above
+ *  it they pushed the host's own dice under the dock in their turn; issue 53, item 1). */
+export function hostPanel(s, { folded = false } = {}) {
   if (!isHost(s) || (s.status !== "registering" && s.status !== "running")) return null;
   const ui = state.ui;
   const invite = load("dudo.invites", {})[state.cup.id];
@@ -218,7 +220,11 @@ export function hostPanel(s) {
   if (ui.focus === "announce") queueMicrotask(() => { text.focus(); text.setSelectionRange(text.value.length, text.value.length); });
   text.addEventListener("focus", () => { ui.focus = "announce"; });
   text.addEventListener("blur", () => { ui.focus = null; });
-  return h("div", { class: "card", test: "host-panel" },
+  const wrap = folded
+    ? (...parts) => h("details", { class: "card host-panel", test: "host-panel", open: Boolean(ui.hostOpen),
+      ontoggle: (e) => { ui.hostOpen = e.target.open; } }, h("summary", { test: "host-panel-open" }, h("strong", {}, t("organizer"))), ...parts.slice(1))
+    : (...parts) => h("div", { class: "card", test: "host-panel" }, ...parts);
+  return wrap(
     h("h3", {}, t("organizer")),
     h("div", { class: "actions" },
       s.status === "registering" ? h("button", { class: "primary", test: "cup-begin", onclick: () => organize("begin") }, t("beginCup")) : null,

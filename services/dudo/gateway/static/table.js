@@ -30,7 +30,7 @@ function mine(view) {
 export function renderTable({ header = null, footer = null, table = true } = {}) {
   const view = state.view;
   if (!table) {
-    app.replaceChildren(...[header, footer].filter(Boolean));
+    app.replaceChildren(...[header, footer].flat().filter(Boolean));
     dropCountdown();
     // The round that put them out, if not yet shown; not the rounds played after it
     // (their seat still gets the table's views).
@@ -38,7 +38,7 @@ export function renderTable({ header = null, footer = null, table = true } = {})
     return;
   }
   if (!view) {
-    app.replaceChildren(...[header, footer].filter(Boolean), header ? "" : h("p", { class: "muted" }, "…"));
+    app.replaceChildren(...[header, footer].flat().filter(Boolean), header ? "" : h("p", { class: "muted" }, "…"));
     return;
   }
   const game = view.game;
@@ -71,7 +71,7 @@ export function renderTable({ header = null, footer = null, table = true } = {})
     if (game.last_round) parts.push(lastRoundCard(view));
     parts.push(historyCard(view));
   }
-  parts.push(footer);
+  parts.push(...[footer].flat());
   if (game && game.phase !== "over") parts.push(renderDock(view));
   // Keyboard users keep their place: a redraw replaces every element, which sent the
   // focus back to the page (11 to 15 Tab presses to reach Bid, every turn; issue 34,
