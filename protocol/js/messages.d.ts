@@ -872,6 +872,10 @@ export interface StandingsTable {
  */
 export interface Standings {
   name: string;
+  /** the tables' rules, every option resolved */
+  rules?: TableRules;
+  /** registrations it takes at most */
+  max_players?: number;
   format: "elimination" | "heats";
   status: "registering" | "running" | "over" | "cancelled";
   seats: number;

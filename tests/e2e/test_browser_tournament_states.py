@@ -193,3 +193,62 @@ def test_the_hosts_own_turn_shows_their_dice_not_their_controls(
         olga.wait_for_selector("[data-test=cup-pause]")
         assert errors == []
         browser.close()
+
+
+def test_the_invite_page_tells_a_newcomer_what_they_join(
+    redis_server: RedisServer, tmp_path: Path, output_dir: Path
+) -> None:
+    """Issue 53, items 6, 7 and 9: the invite page had no label on the name field and said
+    nothing of the host, rules, dice, clock, format or start; after registering only "You
+    are registered · 6 entrants"; "1 entrants"; the plain link (no invite) opened later
+    showed Register, which answered "This seat is not yours"."""
+    from playwright import sync_api as playwright
+
+    redis_server.client().flushall()
+    with serving(tmp_path, "--redis", redis_server.url) as (base, _), \
+            playwright.sync_playwright() as p:  # fmt: skip
+        status, made = post(base, "/api/tournaments", {
+            "name": "Club Night", "host": "Olga", "seats": 4, "private": True,
+            "rules": {"preset": "lizumo", "start_dice": 3, "turn_seconds": 30},
+        })  # fmt: skip
+        assert status == 201, made
+        tid, invite = made["tournament"], made["invite"]
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        bea = browser.new_context(**PHONE).new_page()
+        bea.on("pageerror", lambda e: errors.append(str(e)))
+        bea.goto(f"{base}/#/c/{tid}/{invite}")
+        bea.wait_for_selector("[data-test=cup-info]")
+        assert bea.inner_text("[data-test=cup-host]") == "Hosted by Olga"
+        assert bea.inner_text("[data-test=cup-start]") == "Starts when Olga begins it"
+        info = bea.inner_text("[data-test=cup-info]")
+        for fact in ("Lizumo", "Dice each: 3", "Turn clock: 30 s", "Elimination",
+                     "Seats per table: 4"):  # fmt: skip
+            assert fact in info, (fact, info)
+        assert bea.inner_text("[data-test=cup-registered] h4") == "1 entrant"
+        name = bea.locator("#cup-reg-name")
+        assert name.get_attribute("placeholder") == "Your name"
+        assert name.evaluate("e => e.closest('label').textContent.trim()") == "Your name"
+        bea.screenshot(path=str(output_dir / "tournament-invite-phone.png"), full_page=True)
+        name.fill("Bea")
+        bea.click("[data-test=cup-register-btn]")
+        line = bea.wait_for_selector("[data-test=cup-registered-line]")
+        assert line.inner_text() == "You are registered · 2 entrants · waiting for Olga to begin"
+
+        # Item 7: Ciro opened the invite link once; later the plain link registers too.
+        ciro = browser.new_context(**DESKTOP).new_page()
+        ciro.on("pageerror", lambda e: errors.append(str(e)))
+        ciro.goto(f"{base}/#/c/{tid}/{invite}")
+        ciro.wait_for_selector("[data-test=cup-info]")
+        ciro.goto(f"{base}/#/")
+        ciro.goto(f"{base}/#/c/{tid}")
+        ciro.fill("#cup-reg-name", "Ciro")
+        ciro.click("[data-test=cup-register-btn]")
+        ciro.wait_for_selector("[data-test=cup-registered-line]")
+        # A stranger with the plain link alone is told what opens it, with nothing to press.
+        mallory = browser.new_context(**DESKTOP).new_page()
+        mallory.goto(f"{base}/#/c/{tid}")
+        said = mallory.wait_for_selector("[data-test=cup-private]").inner_text()
+        assert "invite link" in said and not mallory.query_selector("[data-test=cup-register]")
+        assert errors == []
+        browser.close()

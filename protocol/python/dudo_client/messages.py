@@ -898,6 +898,10 @@ class Standings(TypedDict):
     handle, never by player id.
     """
     name: str
+    rules: NotRequired[TableRules]
+    """the tables' rules, every option resolved"""
+    max_players: NotRequired[int]
+    """registrations it takes at most"""
     format: Literal["elimination", "heats"]
     status: Literal["registering", "running", "over", "cancelled"]
     seats: int

@@ -3,8 +3,8 @@
 
 import { errorText, t } from "./i18n.js";
 import { api, app, openSocket, serverNow, state } from "./session.js";
-import { askName } from "./lobby.js";
-import { entrantTokens, hostPanel, kickButton, myPlace, organizerNews, registerAt, registerLine, registeredList, saveEntrant, standingsQuery } from "./organize.js";
+import { askName, presetName } from "./lobby.js";
+import { entrantTokens, hostPanel, kickButton, myPlace, organizerNews, registerAt, registerLine, registeredList, saveEntrant, saveInvite, standingsQuery } from "./organize.js";
 import { h, link, toast } from "./ui.js";
 
 export function tableNumber(table) {
@@ -64,10 +64,16 @@ async function registerCup(cup) {
 
 /** Open a tournament's page: follow your seat through it, or watch its standings. */
 export async function goCup(cup) {
+  if (state.route.invite) saveInvite(cup, state.route.invite); // a plain link works later
   try {
     const got = await api("GET", `/api/tournaments/${cup}${standingsQuery(cup)}`);
     state.cup = { id: cup, version: got.version, standings: got.standings };
   } catch (err) {
+    if (err.code === "unauthorized") { // private, and no invite: say what opens it
+      app.replaceChildren(h("div", { class: "card", test: "cup-private" },
+        link("#/", `← ${t("back")}`), h("p", {}, t("privateCupNeedsInvite"))));
+      return;
+    }
     toast(errorText(err.code, err.message));
     location.hash = "#/";
     return;
@@ -143,10 +149,49 @@ export function cupHeader() {
         : t("yourPlace", { n: mine.place, of: s.entrants })) : null,
     table && s.status === "running" && !mine ? h("p", { test: "my-table" }, t("yourTable", { table: tableNumber(table) })) : null,
     !table && s.status === "running" && state.welcome && !mine ? h("p", { class: "muted" }, t("waitingSeat")) : null,
-    s.status === "registering" && state.welcome ? h("p", {}, t("registered"), " · ", t("entrants", { n: s.entrants })) : null,
+    s.status === "registering" && state.welcome ? h("p", { test: "cup-registered-line" }, t("registered"), " · ", t("entrants", { n: s.entrants }),
+      !s.start_players && !s.start_at && hostName(s) ? ` · ${t("waitingHost", { name: hostName(s) })}` : "") : null,
+    s.status === "registering" || lateOpenNow(s) ? cupInfo(s) : null,
     organizerNews(s),
     registerLine(s),
     hostAtTable() ? null : hostPanel(s));
+}
+
+/** The host's display name (they registered first), if the standings list them. */
+function hostName(s) {
+  return (s.registered ?? []).find((e) => e.handle === s.host)?.name
+    ?? [...(s.tables ?? []).flatMap((tb) => tb.players), ...s.places].find((p) => p.handle === s.host)?.name ?? null;
+}
+
+function lateOpenNow(s) {
+  return s.status === "running" && s.late_until && s.late_until > serverNow();
+}
+
+function clockTime(ms) {
+  return new Date(ms).toLocaleString(document.documentElement.lang || undefined, { weekday: "short", hour: "2-digit", minute: "2-digit" });
+}
+
+/** What a newcomer reads before registering (issue 53, item 6): who hosts it, its rules,
+ *  dice and clock, its format, when it starts, what it costs. */
+function cupInfo(s) {
+  const host = hostName(s);
+  const rules = s.rules;
+  const start = s.start_at ? t("startsAt", { time: clockTime(s.start_at) })
+    : s.start_players ? t("startsWhenFull", { n: s.start_players })
+      : host ? t("startsByHost", { name: host }) : null;
+  const facts = [
+    rules ? `${t("preset")}: ${presetName(rules.preset)}` : null,
+    rules ? `${t("opt_start_dice")}: ${rules.start_dice}` : null,
+    rules?.turn_seconds ? `${t("clock")}: ${t("seconds", { s: rules.turn_seconds })}` : null,
+    `${t("cupFormat")}: ${t(`format_${s.format}`)}`,
+    `${t("seatsPerTable")}: ${s.seats}`,
+    s.buy_in ? `${t("buyIn")}: ${s.buy_in}` : null,
+    lateOpenNow(s) ? t("lateUntil", { time: clockTime(s.late_until) }) : null,
+  ].filter(Boolean);
+  return h("div", { class: "cup-info", test: "cup-info" },
+    host ? h("p", { test: "cup-host" }, h("strong", {}, t("hostedBy", { name: host }))) : null,
+    start ? h("p", { test: "cup-start" }, start) : null,
+    h("ul", { class: "facts" }, facts.map((f) => h("li", {}, f))));
 }
 
 /** The host is playing at a table on this page: their controls go under it, folded. */

@@ -100,6 +100,8 @@ export function t(key, params = {}) {
     missing.add(`${current}:${key}`);
     text = WORDS.en[key] ?? key;
   }
+  // A word with plural forms ({one, other}: "1 entrant", "6 entrants"), chosen by `n`.
+  if (typeof text === "object") text = text[new Intl.PluralRules(current).select(Number(params.n ?? 0))] ?? text.other;
   return text.replace(/\{(\w+)\}/g, (_, k) => params[k] ?? `{${k}}`);
 }
 

@@ -32,7 +32,7 @@ export function saveEntrant(cup, token) {
   localStorage.setItem("dudo.entrants", JSON.stringify({ ...entrantTokens(), [cup]: token }));
 }
 
-function saveInvite(cup, invite) {
+export function saveInvite(cup, invite) {
   localStorage.setItem("dudo.invites", JSON.stringify({ ...load("dudo.invites", {}), [cup]: invite }));
 }
 
@@ -140,7 +140,10 @@ function lateOpen(s) {
 async function registerHere(cup) {
   const name = (state.ui.regName ?? savedName()).trim();
   if (!name) return toast(errorText("bad_message", ""));
-  if (await registerAt(cup, name, state.route.invite)) {
+  // The invite the link carried, or the one kept from it: a plain link opened later
+  // showed Register, then "This seat is not yours" (issue 53, item 7).
+  const invite = state.route.invite || load("dudo.invites", {})[cup] || null;
+  if (await registerAt(cup, name, invite)) {
     saveName(name);
     state.redraw({ reload: true });
   }
@@ -174,7 +177,9 @@ export function registerLine(s) {
   const reenter = entrant && mine && lateOpen(s) && s.reentries > 0;
   if (!cup || !open || (entrant && !reenter)) return null;
   return h("div", { class: "row", test: "cup-register" },
-    entrant ? null : input("cup-reg-name", { value: state.ui.regName ?? savedName(), maxlength: 32, oninput: (e) => { state.ui.regName = e.target.value; } }),
+    entrant ? null : h("label", { class: "reg-name" }, t("yourName"), input("cup-reg-name", {
+      value: state.ui.regName ?? savedName(), maxlength: 32, placeholder: t("yourName"), autocomplete: "nickname",
+      oninput: (e) => { state.ui.regName = e.target.value; } })),
     h("button", { class: "primary", test: reenter ? "cup-reenter" : "cup-register-btn", onclick: () => registerHere(cup) },
       reenter ? t("reenter") : t(s.status === "running" ? "registerLate" : "register")));
 }
