@@ -568,3 +568,41 @@ def test_a_tournament_table_refuses_a_rename() -> None:
     refused = [m for g, m in cup.out if m["type"] == "error" and g == "gw-a"]
     assert [m["code"] for m in refused] == ["bad_message"]
     assert cup.table.seats[0].name != "Bea"
+
+
+def test_a_no_show_is_marked_away_then_out_and_reported_out() -> None:
+    """Issue 53, item 8: a registered player who closed their browser won a tournament,
+    the house playing every turn of theirs, and nothing at the table said they were away.
+    From two house-played turns in a row everyone sees them away; at three they are out
+    at the round's end, and the report says so (the director places them)."""
+    five = {"turn_seconds": 20, "start_dice": 5, "max_dice": 5}
+    cup = Cup([entrant("a", dice=5), entrant("b", dice=5), entrant("c", dice=5)], rules=five)
+    table = cup.table
+    seat_a = cup.players().index("a")
+    at = NOW
+    away_seen = False
+    while not any("a" in r["out"] for r in cup.reports):
+        game = table.game
+        assert game is not None and game.phase != OVER and game.turn is not None
+        at += 1_000
+        if game.turn == seat_a:  # the clock runs out: the house plays
+            at = max(at, table.wake or at)
+            table.handle(Table.timeout("t1", table.version), at, cup.rng)
+            cup.flush()
+        else:
+            legal = game.legal(game.turn)
+            if legal["dudo"] and game.bids[-1][1] >= 2:
+                cup.act(game.turn, {"type": "dudo"})
+            else:
+                face = next(f for f, q in enumerate(legal["bid"], start=1) if q is not None)
+                bid = {"type": "bid", "quantity": legal["bid"][face - 1], "face": face}
+                cup.act(game.turn, bid)
+        if "a" in cup.players():
+            turns = dict(table.idle).get(seat_a, 0)
+            shown = cup.views_to("gw-a")[-1]["players"][seat_a]["away"]
+            assert shown == (turns >= table.limits.away_after), (turns, shown)
+            away_seen = away_seen or shown
+    assert away_seen
+    events = [e for _, m in cup.out if m["type"] == "view" for e in m["events"]]
+    vacated = [e for e in events if e["type"] == "vacated"]
+    assert vacated == [{"type": "vacated", "seat": seat_a, "turns": table.limits.vacate_after}]

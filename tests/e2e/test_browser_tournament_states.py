@@ -252,3 +252,42 @@ def test_the_invite_page_tells_a_newcomer_what_they_join(
         assert "invite link" in said and not mallory.query_selector("[data-test=cup-register]")
         assert errors == []
         browser.close()
+
+
+def test_a_player_whose_turns_the_house_plays_is_told_then_out(
+    redis_server: RedisServer, tmp_path: Path, output_dir: Path
+) -> None:
+    """Issue 53, item 8: a no-show was played by the house to a win, and nothing said he
+    was away. Ana's page acts for nothing: after two turns played for her, her page says
+    so and her seat is marked away for everyone; at the third she is out, and placed."""
+    from playwright import sync_api as playwright
+
+    redis_server.client().flushall()
+    quick = ("--bot-think", "0.05,0.15", "--reveal-hold", "0")
+    with serving(tmp_path, "--redis", redis_server.url, *quick) as (base, _), \
+            playwright.sync_playwright() as p:  # fmt: skip
+        status, made = post(base, "/api/tournaments", {
+            "name": "Club Night", "host": "Ana", "seats": 3, "bots": "easy",
+            "rules": {"preset": "classic", "turn_seconds": 3},
+        })  # fmt: skip
+        assert status == 201, made
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
+        errors: list[str] = []
+        ana = _open(browser, PHONE, base, made["tournament"], made["token"], errors)
+        ana.wait_for_selector("[data-test=cup]")
+        post(base, f"/api/tournaments/{made['tournament']}/begin", {"token": made["token"]})
+        # Both at once, in one look at the page (her next turn is 3 s away).
+        told = ana.wait_for_function(
+            """() => {
+              const said = document.querySelector("[data-test=you-away]");
+              const seat = [...document.querySelectorAll("[data-test=players] .player")]
+                .find((p) => p.querySelector(".who").textContent === "Ana");
+              return said && seat && seat.textContent.includes("away") && said.textContent;
+            }""",
+            timeout=60_000,
+        ).json_value()
+        assert "one more played for you" in told
+        ana.screenshot(path=str(output_dir / "tournament-away-phone.png"), full_page=True)
+        ana.wait_for_selector("[data-test=my-place]", timeout=60_000)
+        assert errors == []
+        browser.close()

@@ -44,7 +44,7 @@ class TableClocks(TableState):
         action = action_from_dict(policy(view, rng))
         events = game.apply(seat, action)
         self._events.append({"type": "house_bot", "seat": seat})
-        if self.tournament is None and level is None:  # a person's turn, played for them
+        if level is None:  # a person's turn, played for them (at a tournament's table too)
             turns = {s: n for s, n in self.idle}.get(seat, 0) + 1
             self.idle = [[s, n] for s, n in self.idle if s != seat] + [[seat, turns]]
         self._after_game_change(events, msg, now)
@@ -66,11 +66,21 @@ class TableClocks(TableState):
         out = [s for s, n in self.idle if n >= limit and game.counts[s] > 0]
         if not out:
             return
+        turns = {s: n for s, n in self.idle}
+        if self.tournament is not None:
+            # A tournament's table takes them out as a kick does: at this round's end,
+            # their seat vacated and reported out (the director places them).
+            if len(out) >= sum(c > 0 for c in game.counts):
+                return  # nobody would be left
+            gone = [self.seats[s].player for s in out]
+            self.forfeits += [p for p in gone if p is not None and p not in self.forfeits]
+            self.idle = [[s, n] for s, n in self.idle if s not in out]
+            self._events.extend({"type": "vacated", "seat": s, "turns": turns[s]} for s in out)
+            return
         try:
             taken = forfeit(game, out)
         except RuleError:  # nobody would be left: every seat with dice is idle
             return
-        turns = {s: n for s, n in self.idle}
         self.idle = [[s, n] for s, n in self.idle if s not in out]
         self._events.extend({"type": "vacated", "seat": s, "turns": turns[s]} for s in out)
         self._events.extend(taken)

@@ -58,12 +58,13 @@ class TableOutput(TableState, Flushing):
         holders: list[str | None],
         events: list[dict[str, Any]],
     ) -> dict[str, Any]:
+        absent = {seat for seat, turns in self.idle if turns >= self.limits.away_after}
         return message(
             "view",
             table=self.id,
             version=self.version,
             status=self.status,
-            players=[s.public() for s in self.seats],
+            players=[s.public(i in absent) for i, s in enumerate(self.seats)],
             host=wire.public_id(self.host) if self.host is not None else None,
             deadline=self.deadline,
             **({"reveal_until": self.hold_until} if self.hold_until is not None else {}),

@@ -50,9 +50,11 @@ class Limits:
     reveal_hold_ms: int = 0
     # A person whose turns the house played this many times in a row (their clock ran
     # out, or they left) is out at the end of the round (event `vacated`): an absent
-    # player's seat is not played to a win. 0: never. Not at a tournament's tables
-    # (their organizer kicks).
+    # player's seat is not played to a win, at a tournament's tables too (a no-show had
+    # won one, the house playing all his turns: issue 53, item 8). 0: never.
     vacate_after: int = 3
+    # ... and from this many, everyone sees the seat marked away (`players[i].away`).
+    away_after: int = 2
     partitions: int = keys.DEFAULT_PARTITIONS  # the deployment's: to address its own inbox
     # The deployment's credentials (dudo.auth.authority): the worker's, refreshed at every
     # heartbeat; random keys where a table is tested alone.
@@ -82,10 +84,12 @@ class Seat:
         player id itself never leaves the deployment)."""
         return wire.public_id(self.player) if self.player is not None else None
 
-    def public(self) -> dict[str, Any] | None:
+    def public(self, absent: bool = False) -> dict[str, Any] | None:
+        """What everyone sees of the seat; ``absent``: the house played its last turns
+        (the clock ran out), so it is marked away as one that left is."""
         if self.player is None:
             return None
-        return {"name": self.name, "bot": self.bot, "away": self.away}
+        return {"name": self.name, "bot": self.bot, "away": self.away or absent}
 
 
 @dataclass

@@ -128,6 +128,7 @@ class TournamentSeats(TableState):
         assert self.game is not None
         if self.paused == PAUSE_WANTED:
             self.paused = PAUSED_NOW  # the round is over: the pause begins
+        self._vacate_idle(events)  # absent players out, as kicked ones (clocks.py)
         out = [self.seats[e["seat"]].player for e in events if e["type"] == "eliminated"]
         self._carry_out([p for p in out if p is not None], now, round_end=True)
 

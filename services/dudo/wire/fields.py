@@ -115,7 +115,11 @@ PLAYER_INFO = Field(
     fields={
         "name": Field("string", maximum=32, display=True, doc="display name"),
         "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="bot level, or null"),
-        "away": Field("boolean", doc="left the table; the house bot plays for the seat"),
+        "away": Field(
+            "boolean",
+            doc="left the table, or the house played their last turns (their clock ran "
+            "out twice in a row): the house bot plays for the seat",
+        ),
     },
 )
 

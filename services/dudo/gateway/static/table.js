@@ -49,6 +49,12 @@ export function renderTable({ header = null, footer = null, table = true } = {})
   if (view.status === "open") parts.push(renderWaiting(view));
   // A tournament's page says it once, in its header (organizerNews); the dock says it too.
   if (view.paused && !header) parts.push(h("div", { class: "banner", test: "table-paused", role: "status" }, t("pausedBanner")));
+  // The house played this seat's last turns (its clock ran out): everyone sees it away;
+  // its player is told what a third costs (issue 53, item 8).
+  const me = view.seat !== null ? view.players[view.seat] : null;
+  if (me?.away && game && game.phase !== "over" && game.dice_counts[view.seat] > 0) {
+    parts.push(h("div", { class: "banner", test: "you-away", role: "status" }, t("youAway")));
+  }
   if (game) {
     if (game.palifico && game.phase !== "over") {
       parts.push(h("div", { class: "banner palifico", test: "palifico" },

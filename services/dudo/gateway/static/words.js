@@ -82,6 +82,7 @@ export const WORDS = {
     pausedBanner: "The organizer paused the tournament: play goes on when it resumes.",
     kickedPlace: "The organizer took you out of the tournament: place {n} of {of}, not rated", kickedMark: "taken out by the organizer",
     hostedBy: "Hosted by {name}", startsByHost: "Starts when {name} begins it", startsWhenFull: "Starts when {n} have registered", startsAt: "Starts at {time}", waitingHost: "waiting for {name} to begin", privateCupNeedsInvite: "This tournament is private: open it with the invite link its host handed out.", lateUntil: "Late registration until {time}",
+    youAway: "The house played your last turns, so everyone sees you away. Play your next turn to stay in: one more played for you and you are out.",
     pausedDock: "Paused by the organizer: no clock runs until play resumes", cupCancelled: "The organizer cancelled this tournament: every buy-in was paid back. Its tables have closed.",
   },
   es: {
@@ -156,6 +157,7 @@ export const WORDS = {
     pausedBanner: "El organizador pausó el torneo: se sigue cuando lo reanude.",
     kickedPlace: "El organizador te sacó del torneo: puesto {n} de {of}, sin puntuar", kickedMark: "sacado por el organizador",
     hostedBy: "Organiza {name}", startsByHost: "Empieza cuando {name} lo inicie", startsWhenFull: "Empieza cuando haya {n} inscriptos", startsAt: "Empieza a las {time}", waitingHost: "esperando a que {name} lo inicie", privateCupNeedsInvite: "Este torneo es privado: abrilo con el enlace de invitación que te pasó quien lo organiza.", lateUntil: "Inscripción tardía hasta las {time}",
+    youAway: "La casa jugó tus últimos turnos: todos te ven ausente. Jugá tu próximo turno para seguir: uno más jugado por vos y quedás fuera.",
     pausedDock: "Pausado por el organizador: no corre el reloj hasta que se reanude", cupCancelled: "El organizador canceló este torneo: se devolvieron todas las entradas. Sus mesas cerraron.",
   },
   de: {
@@ -230,6 +232,7 @@ export const WORDS = {
     pausedBanner: "Der Veranstalter hat das Turnier pausiert: es geht weiter, sobald er fortsetzt.",
     kickedPlace: "Der Veranstalter hat dich aus dem Turnier genommen: Platz {n} von {of}, ohne Wertung", kickedMark: "vom Veranstalter herausgenommen",
     hostedBy: "Veranstaltet von {name}", startsByHost: "Beginnt, wenn {name} es startet", startsWhenFull: "Beginnt, sobald {n} angemeldet sind", startsAt: "Beginnt um {time}", waitingHost: "warte darauf, dass {name} startet", privateCupNeedsInvite: "Dieses Turnier ist privat: öffne es mit dem Einladungslink des Veranstalters.", lateUntil: "Späte Anmeldung bis {time}",
+    youAway: "Das Haus hat deine letzten Züge gespielt: alle sehen dich als abwesend. Spiel deinen nächsten Zug, um dabei zu bleiben: noch einer für dich gespielt, und du bist raus.",
     pausedDock: "Vom Veranstalter pausiert: keine Uhr läuft, bis es weitergeht", cupCancelled: "Der Veranstalter hat dieses Turnier abgesagt: alle Einsätze wurden zurückgezahlt. Seine Tische sind geschlossen.",
   },
 };
