@@ -76,6 +76,10 @@ def test_the_history_panel_then_the_replay_at_its_link(served: str, output_dir: 
         first.query_selector("summary").click()
         first_bids = first.inner_text()
         assert "Round 1" in first_bids and first.query_selector("[data-test=round-bids] li")
+        # Issue 53, item 13: each round numbered once, by its own number ("18. ▸ Round 9").
+        style = "e => getComputedStyle(e).listStyleType"
+        assert page.eval_on_selector(".history .rounds", style) == "none"
+        assert first_bids.lstrip().startswith("Round 1")
         page.screenshot(path=str(output_dir / "browser-history-phone.png"), full_page=True)
 
         # The replay, from its link at the game's end, on the other device.
@@ -86,6 +90,10 @@ def test_the_history_panel_then_the_replay_at_its_link(served: str, output_dir: 
         other.wait_for_selector("[data-test=replay]")
         assert other.inner_text("[data-test=replay-step]") == f"Round 1 of {last}"
         assert other.is_disabled("[data-test=replay-prev]")
+        # Item 15: Previous and Next on one row on a phone (Next wrapped, and moved).
+        boxes = [other.locator(f"[data-test=replay-{b}]").bounding_box() for b in ("prev", "next")]
+        tops = [box["y"] for box in boxes if box is not None]
+        assert abs(tops[0] - tops[1]) < 2, tops
         assert not other.query_selector("[data-test=replay-winner]")  # the end comes last
         # Round 1 as the history told it: the same bids and the same dice, counted.
         told = first.query_selector("[data-test=round-bids]").inner_text()

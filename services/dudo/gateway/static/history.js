@@ -84,7 +84,9 @@ export function historyCard(view) {
   if (!rounds.length) return null;
   return h("details", { class: "card history", test: "history" },
     h("summary", {}, h("strong", {}, t("gameHistory")), " · ", t("roundsN", { n: rounds.length })),
-    h("ol", { reversed: true, class: "rounds" }, [...rounds].reverse().map((round) =>
+    // Each round says its own number ("Round 9"): a numbered list said a second,
+    // different one ("18. ▸ Round 9"; issue 53, item 13).
+    h("ul", { class: "rounds" }, [...rounds].reverse().map((round) =>
       h("li", { test: "history-round" },
         h("details", {},
           h("summary", {}, t("round", { n: round.round }), " · ", outcomeLine(round)),
