@@ -135,6 +135,11 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         tid = olga.url.split("#/c/", 1)[1]
         invite_link = olga.inner_text("[data-test=cup-invite]")
         assert invite_link.startswith(f"{one}/#/c/{tid}/")
+        # Issue 53, item 9: a Copy button beside it (it was bare text).
+        olga.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=one)
+        olga.click("[data-test=cup-invite-copy]")
+        olga.wait_for_selector("#toast:has-text('Link copied')")
+        assert olga.evaluate("navigator.clipboard.readText()") == invite_link
         invite = invite_link.rsplit("/", 1)[1]
         # Private: not listed, and nobody registers without the invite.
         with urllib.request.urlopen(one + "/api/tournaments", timeout=10) as got:
@@ -239,6 +244,12 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         assert len(olga.query_selector_all("[data-test=place-bot]")) == 2
         shown = [li.inner_text() for li in olga.query_selector_all("[data-test=cup-places] li")]
         assert len(shown) == 7, shown
+        # Item 12: the winner stands out, and the results are a click away as JSON too.
+        assert olga.query_selector("[data-test=cup-places] li:first-child [data-test=place-winner]")
+        href = olga.get_attribute("[data-test=cup-json]", "href")
+        assert href is not None and href.startswith(f"/api/tournaments/{tid}/results?")
+        with urllib.request.urlopen(one + href, timeout=10) as got:
+            assert json.loads(got.read())["status"] == "over"
         # A private tournament's results are its entrants' and its invite holders' (issue
         # 50, item 14): a stranger with its id is refused.
         try:

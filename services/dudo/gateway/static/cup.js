@@ -5,7 +5,7 @@ import { errorText, t } from "./i18n.js";
 import { api, app, openSocket, serverNow, state } from "./session.js";
 import { askName, presetName } from "./lobby.js";
 import { entrantTokens, hostPanel, kickButton, myPlace, organizerNews, registerAt, registerLine, registeredList, saveEntrant, saveInvite, standingsQuery } from "./organize.js";
-import { h, link, toast } from "./ui.js";
+import { h, link, shareLink, toast } from "./ui.js";
 
 export function tableNumber(table) {
   return table.slice(table.lastIndexOf("-") + 1);
@@ -229,7 +229,8 @@ export function cupStandings() {
     h("h3", {}, t("standingsBtn")),
     registeredList(s),
     s.status === "running" ? liveTables(s) : null,
-    s.places.length ? [h("h4", {}, t("placesHead")), h("ol", { test: "cup-places" }, s.places.map((p) => h("li", { value: p.place },
+    s.places.length ? [h("h4", {}, t("placesHead")), h("ol", { test: "cup-places" }, s.places.map((p) => h("li", { value: p.place, class: p.place === 1 ? "winner" : null },
+      p.place === 1 ? [h("span", { class: "badge win", test: "place-winner" }, `🏆 ${t("winnerMark")}`), " "] : null,
       p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : "",
       p.bot ? [" ", h("span", { class: "badge", test: "place-bot" }, t("bot"))] : null,
       p.kicked ? [" ", h("span", { class: "badge", test: "place-kicked" }, t("kickedMark"))] : null,
@@ -237,8 +238,11 @@ export function cupStandings() {
     s.buy_in ? h("p", { test: "cup-prizes" }, t("prizePool", {
       pool: s.pool || s.buy_in * s.entrants, payouts: s.payouts.map((p) => `${p}%`).join(" / ") })) : null,
     state.cup.id && !s.private && s.status !== "cancelled" ? h("p", { class: "muted" }, `${t("share")}: `,
-      h("span", { class: "share", test: "cup-share" }, `${location.origin}/#/c/${state.cup.id}`)) : null,
+      shareLink(`${location.origin}/#/c/${state.cup.id}`, "cup-share")) : null,
     s.places.length && state.cup.id ? h("a", {
       href: `/api/tournaments/${encodeURIComponent(state.cup.id)}/results${standingsQuery(state.cup.id, { format: "csv" })}`,
-      download: `${state.cup.id}.csv`, test: "cup-csv" }, t("resultsCsv")) : null)];
+      download: `${state.cup.id}.csv`, test: "cup-csv" }, t("resultsCsv")) : null,
+    s.places.length && state.cup.id ? [" · ", h("a", {
+      href: `/api/tournaments/${encodeURIComponent(state.cup.id)}/results${standingsQuery(state.cup.id)}`,
+      download: `${state.cup.id}.json`, test: "cup-json" }, t("resultsJson"))] : null)];
 }

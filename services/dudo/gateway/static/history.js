@@ -8,7 +8,7 @@
 import { t } from "./i18n.js";
 import { api, app, openSocket, state } from "./session.js";
 import { revealBody } from "./reveal.js";
-import { die, h, link, load, newestOf, toast } from "./ui.js";
+import { die, h, link, load, newestOf, shareLink, toast } from "./ui.js";
 
 const KEY = "dudo.history";
 const TABLES_KEPT = 10;
@@ -148,5 +148,5 @@ export function renderReplay() {
       revealBody(asView(view, round), round),
       last && winner ? h("p", { class: "outcome", test: "replay-winner" }, `${t("over")} — ${t("winner", { name: winner })}`) : null,
     ] : h("p", { class: "muted" }, t("noRounds")),
-    h("p", { class: "muted" }, `${t("replayLink")}: `, h("span", { class: "share", test: "replay-share" }, `${location.origin}/#/replay/${view.table}`))));
+    h("p", { class: "muted" }, `${t("replayLink")}: `, shareLink(`${location.origin}/#/replay/${view.table}`, "replay-share"))));
 }

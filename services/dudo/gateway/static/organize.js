@@ -7,7 +7,7 @@ import { errorText, t } from "./i18n.js";
 import { PRESETS } from "./presets.js";
 import { presetName } from "./lobby.js";
 import { api, app, serverNow, state } from "./session.js";
-import { h, load, saveName, savedName, toast } from "./ui.js";
+import { h, load, savedName, saveName, shareLink, toast } from "./ui.js";
 
 const CLOCKS = [15, 30, 60, 120]; // a tournament's tables always keep a turn clock
 const LATE = [0, 5, 10, 30, 60];
@@ -242,7 +242,7 @@ export function hostPanel(s, { folded = false } = {}) {
       e.preventDefault();
       if (await organize("announce", { text: ui.announce ?? "" })) ui.announce = "";
     } }, text, h("button", { type: "submit", test: "announce" }, t("announce"))),
-    invite ? h("p", {}, `${t("inviteLink")}: `, h("span", { class: "share", test: "cup-invite" }, `${location.origin}/#/c/${state.cup.id}/${invite}`)) : null);
+    invite ? h("p", {}, `${t("inviteLink")}: `, shareLink(`${location.origin}/#/c/${state.cup.id}/${invite}`, "cup-invite")) : null);
 }
 
 /** A Kick button beside an entrant, for the host (confirmed by a second click). */

@@ -3,7 +3,7 @@
 // and, in your turn, the action bar. Above it: players, your hand, the bids newest first
 // and the last round. Keys on a desktop: 1–6 face, ↑ ↓ quantity, Enter bid, D, C, ← →.
 
-import { alertTurn, bidText, die, h, link, onesWild, pct, playerName } from "./ui.js";
+import { alertTurn, bidText, die, h, link, onesWild, pct, playerName, shareLink } from "./ui.js";
 import { faceName, t } from "./i18n.js";
 import { act, app, request, serverNow, state } from "./session.js";
 import { dropCountdown, lastRoundCard, maybeReveal } from "./reveal.js";
@@ -138,7 +138,7 @@ function renderWaiting(view) {
     h("ol", {}, view.players.map((p, i) => h("li", {}, p ? p.name : "…",
       p?.bot ? h("span", { class: "badge" }, `${t("bot")} · ${t(p.bot)}`) : null,
       i === me() ? h("span", { class: "badge you" }, t("you")) : null))),
-    h("p", {}, `${t("share")}: `, h("span", { class: "share" }, `${location.origin}/#/t/${view.table}`)),
+    h("p", {}, `${t("share")}: `, shareLink(`${location.origin}/#/t/${view.table}`, "table-share")),
     isHost
       ? h("div", {}, h("button", { class: "primary", onclick: () => state.conn && request(state.conn.start()), test: "start" }, t("start")),
           h("p", { class: "muted" }, t("startHint", { n: seated })))

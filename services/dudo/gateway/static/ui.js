@@ -179,3 +179,19 @@ stillSystem?.addEventListener?.("change", () => document.documentElement.classLi
 document.addEventListener("visibilitychange", () => {
   if (!document.hidden) document.title = "Dudo";
 });
+
+/** A link to hand on: its text (selectable), a Copy button and, where the device has a
+ *  share sheet (phones), Share (issue 53, item 9: the invite link was bare text). */
+export function shareLink(url, test) {
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(url);
+      toast(t("copied"));
+    } catch {
+      toast(t("copyFailed"));
+    }
+  };
+  return [h("span", { class: "share", test }, url), " ",
+    h("button", { class: "small", test: `${test}-copy`, onclick: copy }, t("copy")),
+    navigator.share ? [" ", h("button", { class: "small", test: `${test}-send`, onclick: () => navigator.share({ url }).catch(() => {}) }, t("shareBtn"))] : null];
+}
