@@ -85,6 +85,9 @@ def test_a_rematch_in_one_click_each(served: str, output_dir: Path) -> None:
         offer = bea.wait_for_selector("[data-test=rematch-offer]", timeout=15_000)
         assert offer.inner_text().startswith("Ana asks for a rematch.")
         assert not bea.query_selector("[data-test=rematch]")  # (one rematch: Ana's)
+        # Issue 53, item 19: one primary action (two red buttons competed).
+        primaries = bea.query_selector_all("[data-test=game-over] button.primary")
+        assert [b.get_attribute("data-test") for b in primaries] == ["rematch-join"]
         bea.screenshot(path=str(output_dir / "browser-rematch-offer-phone.png"), full_page=True)
         bea.click("[data-test=rematch-join]")
         bea.wait_for_function(f"location.hash.endsWith('{second}')")

@@ -201,7 +201,8 @@ function renderOver(view) {
       game.chips ? ` (${game.chips[seat] > 0 ? "+" : ""}${game.chips[seat]} ${t("chips")})` : ""))),
     h("div", { class: "actions" },
       view.seat !== null && !offer ? h("button", { class: "primary", test: "rematch", onclick: () => rematch(view) }, t("rematch")) : null,
-      h("button", { class: offer || view.seat === null ? "primary" : "", test: "new-game", onclick: () => playNow() }, t("newGame")),
+      // One primary action: join the rematch, or ask for one; New game only for a spectator.
+      h("button", { class: view.seat === null ? "primary" : "", test: "new-game", onclick: () => playNow() }, t("newGame")),
       link(`#/replay/${view.table}`, t("replay"), { test: "replay-link" }),
       link("#/", t("back"))));
 }
