@@ -184,6 +184,17 @@ def test_the_hosts_own_turn_shows_their_dice_not_their_controls(
         olga.wait_for_selector("[data-test=your-turn]", timeout=30_000)
         for part in ("hand", "players"):
             assert _visible_above_dock(olga, part), part
+        # Item 16: a face not to be bid now (ones, opening a classic round) is a whole die,
+        # greyed and struck through, not a faint pink dot: the dock's own face 1 styled
+        # as disabled, whether or not it is this turn.
+        drawn = olga.eval_on_selector(
+            "[data-test=face-1]",
+            """b => { const was = b.disabled; b.disabled = true;
+              const seen = [getComputedStyle(b.querySelector('.die')).filter,
+                            getComputedStyle(b, '::after').content, getComputedStyle(b).opacity];
+              b.disabled = was; return seen; }""",
+        )
+        assert drawn == ["grayscale(1)", '""', "1"], drawn
         panel = olga.query_selector("[data-test=host-panel]")
         assert panel is not None and panel.evaluate("e => e.tagName") == "DETAILS"
         assert not panel.evaluate("e => e.open")
