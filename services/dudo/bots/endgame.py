@@ -153,6 +153,8 @@ class Endgames:
         self._solved: OrderedDict[tuple[Any, ...], Solved | None] = OrderedDict()
         self._running: dict[tuple[Any, ...], threading.Event] = {}
         self._presets: set[tuple[Any, ...]] = set()  # running solves warm() asked for
+        self.warm_asked = self.warm_done = 0  # the presets' solves: asked at launch, done
+        self._warm_started = 0.0
         self._lock = threading.Lock()
         # Solves queue, one core at most, in the order they were asked for (a lock is not
         # fair: its waiters take it in any order): a ticket each, served in turn.
@@ -259,19 +261,43 @@ class Endgames:
                     for old in size[: max(0, len(size) - KEEP[counts])]:  # the oldest
                         del self._solved[old]
                 self._running.pop(key, None)
-                self._presets.discard(key)
+                if key in self._presets:
+                    self._presets.discard(key)
+                    self._warm_progress()
             with self._turn:  # the next in the queue (after this one is kept: in order)
                 self._serving += 1
                 self._turn.notify_all()
             done.set()
 
-    def warm(self) -> None:
-        """Start solving each preset's round (the bot service does, as it starts)."""
+    def warm(self) -> int:
+        """Start solving each preset's round (the bot service does, as it starts), and
+        say so: minutes of a core and up to ~1 GB of a child process that an operator
+        should not have to guess at (issue 53, item 21). How many solves were asked."""
         from ..engine import rules_dict
 
+        every = [rules_dict(preset(name)) for name in PRESETS]
+        asked = len(ROUNDS) * sum(2 if rules.get("palifico") else 1 for rules in every)
+        with self._lock:  # counted before any starts: a quick one may end meanwhile
+            self.warm_asked += asked
+        self._warm_started = time.monotonic()
+        log.info(
+            "endgame_solves_started", solves=asked,
+            note="the presets' heads-up endgames, one at a time in a child process: a few "
+            "minutes of one core and up to ~1 GB; the hard bot plays its heuristic in such "
+            "a round until its solve is done (--no-endgame-solves skips them)",
+        )  # fmt: skip
         for counts in ROUNDS:  # the small rounds first: the larger ones stand on them
-            for name in PRESETS:
-                self.every_round(rules_dict(preset(name)), counts=(counts,), bounded=False)
+            for rules in every:
+                self.every_round(rules, counts=(counts,), bounded=False)
+        return asked
+
+    def _warm_progress(self) -> None:
+        """One of the presets' solves ended (under the lock): progress, and the end."""
+        self.warm_done += 1
+        log.info("endgame_solves_progress", done=self.warm_done, of=self.warm_asked)
+        if self.warm_done == self.warm_asked:
+            seconds = round(time.monotonic() - self._warm_started, 1)
+            log.info("endgame_solves_done", solves=self.warm_done, seconds=seconds)
 
     def every_round(
         self, rules: dict[str, Any], *, counts: tuple[tuple[int, int], ...] = ROUNDS,

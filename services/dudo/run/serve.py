@@ -105,11 +105,16 @@ def serve(
     embedded = Embedded.start(embedded_kind) if redis_url is None else None
     url = redis_url or embedded.url  # type: ignore[union-attr]
     fake = embedded is not None and embedded.is_fake
+    # A cycle slower than this is logged (slow_cycle). One process holds every service
+    # here, and at start a core solves endgames: a cycle that waited 100 ms for the
+    # interpreter is no fault of a local server (it printed a dozen alarming warnings in
+    # its first minutes; issue 53, item 21). A deployment's worker keeps 100 ms.
+    slow = 1000 if fake else 500
     # fakeredis runs Lua slowly: with it, few partitions keep a cycle short.
     partitions = EMBEDDED_PARTITIONS if fake else DEFAULT_PARTITIONS
     directors = 1 if fake else DEFAULT_DIRECTOR_PARTITIONS
     worker = table_worker(
-        WorkerSettings(redis_url=url, partitions=partitions, slow_cycle_ms=1000 if fake else 100),
+        WorkerSettings(redis_url=url, partitions=partitions, slow_cycle_ms=slow),
         limits=Limits(
             partitions=partitions,
             house_think_ms=int(bot_think[0] * 1000),
@@ -118,19 +123,26 @@ def serve(
     )
     worker.setup()
     tournaments = director(
-        WorkerSettings(redis_url=url, partitions=directors, slow_cycle_ms=1000 if fake else 100),
+        WorkerSettings(redis_url=url, partitions=directors, slow_cycle_ms=slow),
         table_partitions=partitions,
     )
     tournaments.setup()
     keeper = ratings_keeper(
-        WorkerSettings(redis_url=url, slow_cycle_ms=1000 if fake else 100),
+        WorkerSettings(redis_url=url, slow_cycle_ms=slow),
         director_partitions=directors,
     )
     keeper.setup()
     if warm_endgames:
         from ..bots.endgame import ENDGAMES
 
-        ENDGAMES.warm()  # in child processes, one at a time: the page is up meanwhile
+        solves = ENDGAMES.warm()  # in child processes, one at a time: the page is up meanwhile
+        print(
+            f"Solving the presets' heads-up endgames in the background ({solves} solves: a "
+            "few minutes of one core, up to ~1 GB). Until each is done the hard bot plays "
+            "its heuristic in that round; the log says endgame_solves_done when all are. "
+            "--no-endgame-solves skips them.",
+            flush=True,
+        )
     bots = BotService(connect(url), partitions, think=bot_think)
     threads = [
         threading.Thread(target=worker.run_forever, name="worker", daemon=True),
