@@ -227,11 +227,11 @@ def test_the_installed_javascript_example_passes_the_conformance_kit(
 SCENARIO = """\
 import { DudoApi, DudoConnection, FACES } from "dudo-client";
 
-const [base, mode] = process.argv.slice(2);
+const [base, mode, retries = "3"] = process.argv.slice(2);
 const api = new DudoApi(base);
 const quick = { name: "Quick", preset: "classic", seats: 2, bots: ["normal"] };
 const seat = await api.joinOrCreate(quick);
-const conn = new DudoConnection(base, seat.token, { retries: 3 });
+const conn = new DudoConnection(base, seat.token, { retries: Number(retries) });
 await conn.open();
 if (mode === "play") {
   const last = await conn.play((game) => {
@@ -279,8 +279,11 @@ def test_the_installed_package_ends_when_its_gateway_goes(
     (work / "scenario.mjs").write_text(SCENARIO)
     serve = Serve(tmp_path)
     serve.start()
+    # Gone for good: 3 failed attempts, about 4 s. Restarted: enough attempts (about 40 s)
+    # to outlast a restart on a loaded machine, which must not end it `gave_up`.
+    retries = "12" if restarted else "3"
     bot = subprocess.Popen(
-        [node, *without_websocket(node), str(work / "scenario.mjs"), serve.base, "wait"],
+        [node, *without_websocket(node), str(work / "scenario.mjs"), serve.base, "wait", retries],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=work,
     )  # fmt: skip
     try:

@@ -37,6 +37,15 @@ def words() -> dict[str, dict[str, str]]:
     return module("words.js", "m.WORDS")  # type: ignore[no-any-return]
 
 
+def _forms(text: str | dict[str, str]) -> list[str]:
+    """A word's texts: itself, or each of its plural forms ({one, other}: i18n.js)."""
+    return [text] if isinstance(text, str) else list(text.values())
+
+
+def _placeholders(text: str | dict[str, str]) -> set[str]:
+    return {p.split("}")[0] for form in _forms(text) for p in form.split("{")[1:]}
+
+
 def test_every_language_has_every_word(words: dict[str, dict[str, str]]) -> None:
     english = set(words["en"])
     assert len(english) > 150
@@ -44,12 +53,15 @@ def test_every_language_has_every_word(words: dict[str, dict[str, str]]) -> None
         assert set(words[code]) == english, english ^ set(words[code])
         # The same placeholders in every language (a missing {name} shows as "{name}").
         for key, text in words["en"].items():
-            wanted = sorted(part for part in text.split("{")[1:])
-            placeholders = sorted(part for part in words[code][key].split("{")[1:])
-            assert [p.split("}")[0] for p in placeholders] == [p.split("}")[0] for p in wanted], (
-                code,
-                key,
-            )
+            assert _placeholders(words[code][key]) == _placeholders(text), (code, key)
+            for form in _forms(words[code][key]):  # every plural form says it
+                assert _placeholders(form) == _placeholders(text), (code, key, form)
+            if not isinstance(text, str):  # a plural word has the form "other" everywhere
+                assert "other" in text and "other" in _plural(words[code][key]), (code, key)
+
+
+def _plural(text: str | dict[str, str]) -> dict[str, str]:
+    return {"other": text} if isinstance(text, str) else text
 
 
 def test_every_error_code_is_translated_in_every_language() -> None:
@@ -99,6 +111,9 @@ def test_no_word_is_written_twice_in_a_language() -> None:
     source = (STATIC / "words.js").read_text(encoding="utf-8")
     blocks = re.split(r"\n  (en|es|de): \{\n", source)[1:]
     for lang, body in zip(blocks[::2], blocks[1::2], strict=True):
-        keys = re.findall(r"(?:^|[\s,{])([A-Za-z_][A-Za-z0-9_]*): [\"'`]", body.split("\n  },")[0])
+        block = body.split("\n  },")[0]
+        keys = re.findall(r"(?:^|[\s,{])([A-Za-z_][A-Za-z0-9_]*): [\"'`]", block)
+        keys = [k for k in keys if k not in ("one", "other")]  # a plural word's forms
+        keys += re.findall(r"(?:^|[\s,])([A-Za-z_][A-Za-z0-9_]*): \{ one: ", block)  # the word
         twice = sorted({k for k in keys if keys.count(k) > 1})
         assert twice == [], f"{lang}: {twice}"

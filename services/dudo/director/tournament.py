@@ -357,9 +357,7 @@ class Tournament(Organizer, Results, Stored, Flushing):
             "paused": self.paused,
             "announcement": self.announcement,
             "host": wire.public_id(self.host) if self.host is not None else None,
-            # What a newcomer reads before registering (issue 53, item 6): a private
-            # tournament is in no listing that would say it.
-            "rules": c["rules"],
+            "rules": c["rules"],  # for a newcomer: a private one is in no listing
             "max_players": c["max_players"],
         }
 
