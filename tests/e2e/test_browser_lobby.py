@@ -44,6 +44,15 @@ def test_the_lobby_says_what_it_starts_and_a_left_game_ends(served: str, output_
         assert page.inner_text("[data-test=sound]") == "♪ Sound on"
         page.click("[data-test=sound]")
 
+        # Issue 53, item 18: the two toggles at one size; "Your own table" clear of Play now.
+        sizes = [page.eval_on_selector(f"[data-test={b}]", "e => getComputedStyle(e).fontSize")
+                 for b in ("sound", "motion")]  # fmt: skip
+        assert sizes[0] == sizes[1], sizes
+        gap = page.evaluate("""() => {
+          const play = document.querySelector("[data-test=play-now]").getBoundingClientRect();
+          const own = document.querySelector(".form-section").getBoundingClientRect();
+          return own.top - play.bottom; }""")
+        assert gap >= 24, gap
         # Play now says what it starts, whatever changes in the form.
         hint = "[data-test=play-hint]"
         assert page.inner_text(hint) == "You and 3 bots (normal), Classic (Perudo): starts at once."
@@ -54,7 +63,7 @@ def test_the_lobby_says_what_it_starts_and_a_left_game_ends(served: str, output_
         page.click("summary")
         page.select_option("#start_dice", "2")
         assert page.inner_text(hint) == (
-            "You and 1 bot (hard), Classic (Perudo), 60 s a turn, rules changed: 1: starts at once."
+            "You and 1 bot (hard), Classic (Perudo), 60 s a turn, Dice each 2: starts at once."
         )
         page.fill("[data-test=name]", "Ana")
         page.click("[data-test=play-now]")

@@ -55,7 +55,7 @@ export function renderLobby() {
     h("div", { class: "actions" },
       h("button", { type: "button", class: "primary big", test: "play-now", onclick: () => playNow(), "aria-describedby": "play-hint" }, t("playNow")),
       h("span", { class: "muted", id: "play-hint", test: "play-hint" })),
-    h("h2", {}, t("create")),
+    h("h2", { class: "form-section" }, t("create")),
     h("div", { class: "grid" },
       field(t("seats"), seats),
       field(t("bots"), bots),
@@ -118,10 +118,12 @@ function refreshHint() {
   const hint = document.getElementById("play-hint");
   if (!hint) return;
   const rules = readRules();
-  const changed = Object.keys(rules).filter((k) => k !== "preset" && k !== "turn_seconds" && k !== "assisted").length;
+  // Each changed rule by name and value ("Dice each: 2"), not "rules changed: 1", which
+  // said nothing (issue 53, item 18).
+  const changed = Object.keys(rules).filter((k) => k !== "preset" && k !== "turn_seconds" && k !== "assisted");
   const extra = [
     rules.turn_seconds ? t("hintClock", { s: rules.turn_seconds }) : null,
-    changed ? t("hintOptions", { n: changed }) : null,
+    ...changed.map((k) => `${t(`opt_${k}`)} ${valueText(k, rules[k])}`),
     rules.assisted ? t("assisted") : null,
   ].filter(Boolean);
   const preset = [presetName(rules.preset), ...extra].join(", ");
