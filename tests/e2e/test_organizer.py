@@ -130,6 +130,20 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         olga.select_option("#cup-reentries", "1")
         olga.check("#cup-private")
         olga.screenshot(path=str(output_dir / "organizer-form.png"), full_page=True)
+        # Issue 53, item 10: four groups, not sixteen fields in one grid; a disabled field
+        # looks it; the Private box beside its words; the Format options whole.
+        assert len(olga.query_selector_all("[data-test=cup-form] fieldset legend")) == 4
+        faded = olga.eval_on_selector("#cup-start-at", "e => getComputedStyle(e).opacity")
+        assert float(faded) < 0.6, faded
+        apart = olga.evaluate("""() => {
+          const box = document.querySelector("#cup-private").getBoundingClientRect();
+          const range = document.createRange();
+          range.selectNodeContents(document.querySelector("#cup-private").parentElement.lastChild);
+          const first = range.getClientRects()[0];
+          return [first.left - box.right, first.top - box.bottom, box.width]; }""")
+        assert 0 <= apart[0] <= 16 and apart[1] < 0, apart
+        assert olga.eval_on_selector_all("#cup-format option", "os => os.map((o) => o.text)") == [
+            "Elimination", "Heats"]  # fmt: skip
         olga.click("[data-test=cup-create]")
         olga.wait_for_selector("[data-test=host-panel]", timeout=15_000)
         tid = olga.url.split("#/c/", 1)[1]

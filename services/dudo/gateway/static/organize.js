@@ -60,6 +60,10 @@ function field(label, input, help = null) {
   return h("label", {}, label, input, help ? h("small", { class: "help" }, help) : null);
 }
 
+function group(legend, ...fields) {
+  return h("fieldset", { class: "group" }, h("legend", {}, legend), h("div", { class: "grid" }, ...fields));
+}
+
 function input(id, attrs = {}) {
   return h("input", { id, test: id, ...attrs });
 }
@@ -68,24 +72,28 @@ function input(id, attrs = {}) {
 export function renderCupForm() {
   const form = h("form", { class: "card", test: "cup-form", onsubmit: (e) => { e.preventDefault(); createCup(); } },
     h("div", { class: "row" }, h("a", { href: "#/" }, `← ${t("back")}`), h("h2", {}, t("newCup"))),
-    h("div", { class: "grid" },
+    // Four groups, not sixteen fields in one grid (issue 53, item 10).
+    group(t("cupGroupWhat"),
       field(t("cupName"), input("cup-name", { required: true, maxlength: 64 })),
       field(t("yourName"), input("cup-host", { required: true, maxlength: 32, value: savedName(), autocomplete: "nickname" })),
+      field(t("cupFormat"), choice("cup-format", [["elimination", t("fmt_elimination")], ["heats", t("fmt_heats")]], "elimination"), t("help_cupFormat")),
+      field(t("seatsPerTable"), choice("cup-seats", [3, 4, 5, 6].map((n) => [n, String(n)]), 6)),
+      h("label", { class: "check" }, input("cup-private", { type: "checkbox" }), t("privateCup"))),
+    group(t("cupGroupGame"),
       field(t("preset"), choice("cup-preset", Object.keys(PRESETS).map((p) => [p, presetName(p)]), "classic")),
       field(t("opt_start_dice"), choice("cup-dice", [["", t("asRules")], ...[1, 2, 3, 4, 5].map((n) => [n, String(n)])], "")),
       field(t("clock"), choice("cup-clock", CLOCKS.map((s) => [s, t("seconds", { s })]), 30), t("help_cupClock")),
-      field(t("cupFormat"), choice("cup-format", [["elimination", t("format_elimination")], ["heats", t("format_heats")]], "elimination")),
-      field(t("seatsPerTable"), choice("cup-seats", [3, 4, 5, 6].map((n) => [n, String(n)]), 6)),
+      field(t("botsFill"), choice("cup-bots", [["", t("no")], ["easy", t("easy")], ["normal", t("normal")], ["hard", t("hard")]], ""))),
+    group(t("cupGroupStart"),
       field(t("cupStart"), choice("cup-start", [["host", t("start_host")], ["full", t("start_full")], ["time", t("start_time")]], "host", { onchange: startFields })),
       field(t("startPlayers"), input("cup-start-players", { type: "number", min: 2, value: 6 })),
       field(t("startAt"), input("cup-start-at", { type: "datetime-local" })),
+      field(t("lateMinutes"), choice("cup-late", LATE.map((m) => [m, m ? t("minutes", { m }) : t("no")]), 0), t("help_late")),
+      field(t("reentries"), choice("cup-reentries", [0, 1, 2, 3].map((n) => [n, String(n)]), 0), t("help_reentries"))),
+    group(t("cupGroupEntry"),
       field(t("maxPlayers"), input("cup-max", { type: "number", min: 2, max: 100000, value: 100 })),
       field(t("buyIn"), input("cup-buy-in", { type: "number", min: 0, value: 0 })),
-      field(t("payouts"), input("cup-payouts", { value: "100", pattern: "[0-9 ,]+" }), t("help_payouts")),
-      field(t("botsFill"), choice("cup-bots", [["", t("no")], ["easy", t("easy")], ["normal", t("normal")], ["hard", t("hard")]], "")),
-      field(t("lateMinutes"), choice("cup-late", LATE.map((m) => [m, m ? t("minutes", { m }) : t("no")]), 0), t("help_late")),
-      field(t("reentries"), choice("cup-reentries", [0, 1, 2, 3].map((n) => [n, String(n)]), 0), t("help_reentries")),
-      h("label", { class: "check" }, input("cup-private", { type: "checkbox" }), t("privateCup"))),
+      field(t("payouts"), input("cup-payouts", { value: "100", pattern: "[0-9 ,]+" }), t("help_payouts"))),
     h("div", { class: "actions" }, h("button", { class: "primary big", type: "submit", test: "cup-create" }, t("createCup"))));
   app.replaceChildren(form);
   startFields();

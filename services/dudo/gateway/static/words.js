@@ -84,6 +84,7 @@ export const WORDS = {
     hostedBy: "Hosted by {name}", startsByHost: "Starts when {name} begins it", startsWhenFull: "Starts when {n} have registered", startsAt: "Starts at {time}", waitingHost: "waiting for {name} to begin", privateCupNeedsInvite: "This tournament is private: open it with the invite link its host handed out.", lateUntil: "Late registration until {time}",
     youAway: "The house played your last turns, so everyone sees you away. Play your next turn to stay in: one more played for you and you are out.",
     copy: "Copy", copied: "Link copied", copyFailed: "Could not copy: select the link and copy it", shareBtn: "Share", resultsJson: "Results (JSON)", winnerMark: "winner",
+    cupGroupWhat: "The tournament", cupGroupGame: "The game at each table", cupGroupStart: "When it starts", cupGroupEntry: "Entry", fmt_elimination: "Elimination", fmt_heats: "Heats", help_cupFormat: "Elimination: tables balanced down to a final table. Heats: the last players of each table go through.",
     pausedDock: "Paused by the organizer: no clock runs until play resumes", cupCancelled: "The organizer cancelled this tournament: every buy-in was paid back. Its tables have closed.",
   },
   es: {
@@ -160,6 +161,7 @@ export const WORDS = {
     hostedBy: "Organiza {name}", startsByHost: "Empieza cuando {name} lo inicie", startsWhenFull: "Empieza cuando haya {n} inscriptos", startsAt: "Empieza a las {time}", waitingHost: "esperando a que {name} lo inicie", privateCupNeedsInvite: "Este torneo es privado: abrilo con el enlace de invitación que te pasó quien lo organiza.", lateUntil: "Inscripción tardía hasta las {time}",
     youAway: "La casa jugó tus últimos turnos: todos te ven ausente. Jugá tu próximo turno para seguir: uno más jugado por vos y quedás fuera.",
     copy: "Copiar", copied: "Enlace copiado", copyFailed: "No se pudo copiar: seleccioná el enlace y copialo", shareBtn: "Compartir", resultsJson: "Resultados (JSON)", winnerMark: "ganador",
+    cupGroupWhat: "El torneo", cupGroupGame: "El juego en cada mesa", cupGroupStart: "Cuándo empieza", cupGroupEntry: "Inscripción", fmt_elimination: "Eliminación", fmt_heats: "Series", help_cupFormat: "Eliminación: mesas equilibradas hasta la mesa final. Series: pasan los últimos de cada mesa.",
     pausedDock: "Pausado por el organizador: no corre el reloj hasta que se reanude", cupCancelled: "El organizador canceló este torneo: se devolvieron todas las entradas. Sus mesas cerraron.",
   },
   de: {
@@ -236,6 +238,7 @@ export const WORDS = {
     hostedBy: "Veranstaltet von {name}", startsByHost: "Beginnt, wenn {name} es startet", startsWhenFull: "Beginnt, sobald {n} angemeldet sind", startsAt: "Beginnt um {time}", waitingHost: "warte darauf, dass {name} startet", privateCupNeedsInvite: "Dieses Turnier ist privat: öffne es mit dem Einladungslink des Veranstalters.", lateUntil: "Späte Anmeldung bis {time}",
     youAway: "Das Haus hat deine letzten Züge gespielt: alle sehen dich als abwesend. Spiel deinen nächsten Zug, um dabei zu bleiben: noch einer für dich gespielt, und du bist raus.",
     copy: "Kopieren", copied: "Link kopiert", copyFailed: "Kopieren ging nicht: markiere den Link und kopiere ihn", shareBtn: "Teilen", resultsJson: "Ergebnisse (JSON)", winnerMark: "Sieger",
+    cupGroupWhat: "Das Turnier", cupGroupGame: "Das Spiel an jedem Tisch", cupGroupStart: "Wann es beginnt", cupGroupEntry: "Teilnahme", fmt_elimination: "K.-o.", fmt_heats: "Durchgänge", help_cupFormat: "K.-o.: Tische ausgeglichen bis zum Finaltisch. Durchgänge: die Letzten jedes Tisches kommen weiter.",
     pausedDock: "Vom Veranstalter pausiert: keine Uhr läuft, bis es weitergeht", cupCancelled: "Der Veranstalter hat dieses Turnier abgesagt: alle Einsätze wurden zurückgezahlt. Seine Tische sind geschlossen.",
   },
 };
