@@ -72,6 +72,24 @@ def test_statistics_count_each_game_and_call_once(served: str, output_dir: Path)
         page.goto(served)
         page.wait_for_selector("[data-test=stats]")
         page.screenshot(path=str(output_dir / "browser-stats-phone.png"), full_page=True)
+        # Issue 53, item 17: labels left and numbers right, and a toast covers none of it.
+        aligned = page.eval_on_selector(
+            "[data-test=stats] table",
+            "t => [getComputedStyle(t.querySelector('th')).textAlign,"
+            " getComputedStyle(t.querySelector('td')).textAlign]",
+        )
+        assert aligned == ["left", "right"], aligned
+        page.evaluate("""() => {  // the statistics in mid-screen, as after "You left the table"
+          const b = document.querySelector("[data-test=stats] table").getBoundingClientRect();
+          window.scrollBy(0, b.top - innerHeight * 0.4); }""")
+        page.evaluate("document.getElementById('toast').hidden = false")
+        page.evaluate("document.getElementById('toast').textContent = 'You left the table.'")
+        over = page.evaluate("""() => {
+          const a = document.getElementById("toast").getBoundingClientRect();
+          const b = document.querySelector("[data-test=stats] table").getBoundingClientRect();
+          return a.bottom > b.top && a.top < b.bottom; }""")
+        page.evaluate("document.getElementById('toast').hidden = true")
+        assert not over, "the toast covers the statistics"
 
         def shown(test: str) -> str:
             return page.inner_text(f"[data-test={test}]")
