@@ -606,3 +606,19 @@ def test_a_no_show_is_marked_away_then_out_and_reported_out() -> None:
     events = [e for _, m in cup.out if m["type"] == "view" for e in m["events"]]
     vacated = [e for e in events if e["type"] == "vacated"]
     assert vacated == [{"type": "vacated", "seat": seat_a, "turns": table.limits.vacate_after}]
+
+
+def test_a_new_holder_of_a_seat_starts_with_no_house_played_turns() -> None:
+    """The count that marks a seat away (and takes it out at three) is its holder's: a
+    player seated where an absent one was is not marked away for the other's turns."""
+    cup = Cup([entrant("a"), entrant("b"), entrant("c"), entrant("d")])
+    seat_b = cup.players().index("b")
+    cup.seat_in(1, "e", 2)  # waits for a seat
+    cup.send("forfeit", tournament="cup", player="b")
+    cup.play_round()  # b out; e waits a round (not the seat of one out this very step)
+    cup.table.idle = [[seat_b, 2]]  # as b's absence left it
+    cup.play_round()
+    assert cup.players()[seat_b] == "e"
+    assert dict(cup.table.idle).get(seat_b) is None
+    view = cup.views_to("gw-a")[-1]
+    assert view["players"][seat_b]["away"] is False

@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -114,3 +115,35 @@ def test_a_restart_of_dudo_serve_ends_both_libraries_with_unknown_table(serve: S
         await conn.close()
 
     asyncio.run(scenario())
+
+
+def ends_when_its_gateway_goes(
+    command: list[str], folder: Path, restarted: bool, **popen: Any
+) -> tuple[str, dict[str, Any]]:
+    """A client program under a `dudo serve` of its own that is killed (and, if
+    ``restarted``, started again on its port, an empty Redis): the program prints "open"
+    once connected, and one JSON line when its connection ends. That line (checked: it
+    came within 20 s of the kill, and the program then exited 0), with the code expected
+    (`unknown_table` after a restart, else `gave_up`). The program reads the base URL and
+    how many retries it may make as its last two arguments: enough to outlast a restart
+    on a loaded machine (about 40 s), 3 (about 4 s) when the gateway is gone for good."""
+    serve = Serve(folder)
+    serve.start()
+    retries = "12" if restarted else "3"
+    bot = subprocess.Popen(
+        [*command, serve.base, "wait", retries],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **popen,
+    )  # fmt: skip
+    try:
+        assert bot.stdout is not None and bot.stdout.readline().strip() == "open"
+        serve.kill()
+        if restarted:
+            serve.start()
+        gone = time.monotonic()
+        line = bot.stdout.readline()
+        waited = time.monotonic() - gone
+        assert bot.wait(10) == 0 and waited < 20, (waited, line)
+        return ("unknown_table" if restarted else "gave_up"), json.loads(line)
+    finally:
+        bot.kill()
+        serve.stop()

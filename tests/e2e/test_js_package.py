@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import tarfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -272,31 +271,12 @@ def test_the_installed_package_ends_when_its_gateway_goes(
 ) -> None:
     """Killed for good: what was pending rejects `gave_up` once the 3 retries have
     failed; restarted without its tables: `unknown_table`. The process then exits."""
-    from .test_client_ends import Serve
+    from .test_client_ends import ends_when_its_gateway_goes
 
     node = require_binary("node")
     _, work = project
     (work / "scenario.mjs").write_text(SCENARIO)
-    serve = Serve(tmp_path)
-    serve.start()
-    # Gone for good: 3 failed attempts, about 4 s. Restarted: enough attempts (about 40 s)
-    # to outlast a restart on a loaded machine, which must not end it `gave_up`.
-    retries = "12" if restarted else "3"
-    bot = subprocess.Popen(
-        [node, *without_websocket(node), str(work / "scenario.mjs"), serve.base, "wait", retries],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=work,
-    )  # fmt: skip
-    try:
-        assert bot.stdout is not None and bot.stdout.readline().strip() == "open"
-        serve.kill()
-        if restarted:
-            serve.start()  # the same port, an empty Redis
-        gone = time.monotonic()
-        line = bot.stdout.readline()
-        waited = time.monotonic() - gone
-        code = "unknown_table" if restarted else "gave_up"
-        assert json.loads(line) == {"codes": [code, code], "reason": code}, line + bot.stdout.read()
-        assert bot.wait(10) == 0 and waited < 20, waited
-    finally:
-        bot.kill()
-        serve.stop()
+    code, said = ends_when_its_gateway_goes(
+        [node, *without_websocket(node), str(work / "scenario.mjs")], tmp_path, restarted, cwd=work
+    )
+    assert said == {"codes": [code, code], "reason": code}, said

@@ -5,13 +5,11 @@ through a gateway to the end of a game, and passed through `dudo conformance cli
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
-import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -250,31 +248,12 @@ def test_the_installed_package_ends_when_its_gateway_goes(
     """Killed for good: the pending reader and request reject `gave_up` once its 3
     retries have failed (about 4 s); restarted (`dudo serve`'s tables gone with it):
     `unknown_table` at the first hello. The process then ends: nothing hangs."""
-    from .test_client_ends import Serve
+    from .test_client_ends import ends_when_its_gateway_goes
 
     _, python = installed
     (tmp_path / "scenario.py").write_text(SCENARIO, encoding="utf-8")
-    serve = Serve(tmp_path)
-    serve.start()
-    # Gone for good: 3 failed attempts, about 4 s. Restarted: enough attempts (about 40 s)
-    # to outlast a restart on a loaded machine, which must not end it `gave_up`.
-    retries = "12" if restarted else "3"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    bot = subprocess.Popen(
-        [str(python), str(tmp_path / "scenario.py"), serve.base, "wait", retries],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path,
-    )  # fmt: skip
-    try:
-        assert bot.stdout is not None and bot.stdout.readline().strip() == "open"
-        serve.kill()
-        if restarted:
-            serve.start()  # the same port, an empty Redis
-        gone = time.monotonic()
-        line = bot.stdout.readline()
-        waited = time.monotonic() - gone
-        code = "unknown_table" if restarted else "gave_up"
-        assert json.loads(line) == {"code": code, "reason": code}, line + bot.stdout.read()
-        assert bot.wait(10) == 0 and waited < 20, waited
-    finally:
-        bot.kill()
-        serve.stop()
+    code, said = ends_when_its_gateway_goes(
+        [str(python), str(tmp_path / "scenario.py")], tmp_path, restarted, env=env, cwd=tmp_path
+    )
+    assert said == {"code": code, "reason": code}, said

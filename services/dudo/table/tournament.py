@@ -217,6 +217,9 @@ class TournamentSeats(TableState):
                 )
             self.seats[s] = Seat(player, name, gateway, bot, False)
             self._tell_moved(s, origin[0] if origin else None)
+        # The house-played count is the seat's holder's: a new holder starts at none.
+        changed = set(leave) | {s for s, _ in join}
+        self.idle = [[s, n] for s, n in self.idle if s not in changed]
         self._changed()
         self._queue_report(out, left, [a[0] for a in arriving] + dropped, now)
         if not any(game.counts) and not self.arrivals:
