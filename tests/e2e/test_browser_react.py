@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from dudo.wire.fields import EMOTES
+
 from .test_browser import ARGS, DESKTOP, PHONE, chromium, new_page, untranslated
 from .test_browser_rematch import ana_and_bea
 
@@ -30,14 +32,25 @@ def test_a_reaction_is_seen_by_everyone_at_the_table(served: str, output_dir: Pa
         ana.click("[data-test=react-haha]")
         for page in (ana, bea, watcher):
             shown = page.wait_for_selector(f"[data-test=bubble-{seat}]", timeout=10_000)
-            assert shown.inner_text() == "😂" and shown.get_attribute("aria-label") == "Haha"
+            assert shown.get_attribute("data-emote") == "haha"
+            assert shown.get_attribute("aria-label") == "Haha"
+            assert shown.query_selector("svg path, svg circle")  # drawn: no emoji font needed
+        # Issue 53, item 14: every button a picture the page draws (👍 🤔 👏 were empty
+        # boxes without an emoji font), drawn at its size, and the protocol's six emotes.
+        drawn = bea.eval_on_selector_all(
+            "[data-test=reactions] button",
+            "bs => bs.map((b) => [b.dataset.test, b.textContent.trim(),"
+            " b.querySelector('svg')?.getBoundingClientRect().width ?? 0])",
+        )
+        assert [name for name, _, _ in drawn] == [f"react-{e}" for e in EMOTES]
+        assert all(text == "" and width >= 20 for _, text, width in drawn), drawn
         bea.screenshot(path=str(output_dir / "browser-reaction-phone.png"))
 
         # A second one at once: the table takes one a seat every 1.5 s (it refuses
         # `rate_limited`, and the client library sends it again a second later).
         ana.click("[data-test=react-wow]")
         bea.wait_for_function(
-            f"document.querySelector('[data-test=bubble-{seat}]')?.textContent === '😮'"
+            f"document.querySelector('[data-test=bubble-{seat}]')?.dataset.emote === 'wow'"
         )
         assert time.monotonic() - sent >= 1.4
         # Gone again after a few seconds.
