@@ -4,7 +4,7 @@
 import { errorText, t } from "./i18n.js";
 import { api, app, openSocket, serverNow, state } from "./session.js";
 import { askName, presetName } from "./lobby.js";
-import { entrantTokens, hostPanel, kickButton, myPlace, organizerNews, registerAt, registerLine, registeredList, saveEntrant, saveInvite, standingsQuery } from "./organize.js";
+import { entrantTokens, hostPanel, kickButton, lateOpen, myPlace, organizerNews, registerAt, registerLine, registeredList, saveEntrant, saveInvite, standingsQuery } from "./organize.js";
 import { h, link, shareLink, toast } from "./ui.js";
 
 export function tableNumber(table) {
@@ -151,7 +151,7 @@ export function cupHeader() {
     !table && s.status === "running" && state.welcome && !mine ? h("p", { class: "muted" }, t("waitingSeat")) : null,
     s.status === "registering" && state.welcome ? h("p", { test: "cup-registered-line" }, t("registered"), " · ", t("entrants", { n: s.entrants }),
       !s.start_players && !s.start_at && hostName(s) ? ` · ${t("waitingHost", { name: hostName(s) })}` : "") : null,
-    s.status === "registering" || lateOpenNow(s) ? cupInfo(s) : null,
+    s.status === "registering" || lateOpen(s) ? cupInfo(s) : null,
     organizerNews(s),
     registerLine(s),
     hostAtTable() ? null : hostPanel(s));
@@ -161,10 +161,6 @@ export function cupHeader() {
 function hostName(s) {
   return (s.registered ?? []).find((e) => e.handle === s.host)?.name
     ?? [...(s.tables ?? []).flatMap((tb) => tb.players), ...s.places].find((p) => p.handle === s.host)?.name ?? null;
-}
-
-function lateOpenNow(s) {
-  return s.status === "running" && s.late_until && s.late_until > serverNow();
 }
 
 function clockTime(ms) {
@@ -186,7 +182,7 @@ function cupInfo(s) {
     `${t("cupFormat")}: ${t(`format_${s.format}`)}`,
     `${t("seatsPerTable")}: ${s.seats}`,
     s.buy_in ? `${t("buyIn")}: ${s.buy_in}` : null,
-    lateOpenNow(s) ? t("lateUntil", { time: clockTime(s.late_until) }) : null,
+    lateOpen(s) ? t("lateUntil", { time: clockTime(s.late_until) }) : null,
   ].filter(Boolean);
   return h("div", { class: "cup-info", test: "cup-info" },
     host ? h("p", { test: "cup-host" }, h("strong", {}, t("hostedBy", { name: host }))) : null,

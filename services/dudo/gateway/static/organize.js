@@ -140,7 +140,8 @@ async function createCup() {
 
 // ------------------------------------------------------------ the tournament page
 
-function lateOpen(s) {
+/** Late registration is open now (a running tournament's `late_until` not passed). */
+export function lateOpen(s) {
   return s.status === "running" && s.late_until && s.late_until > serverNow();
 }
 
