@@ -8,6 +8,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from typing import Any
 
@@ -17,6 +18,29 @@ from dudo.bots.endgame import ENDGAMES, Endgames, solve_round
 from dudo.engine import preset, rules_dict
 
 RULES = rules_dict(preset("liars-dice", start_dice=1))
+
+
+def _held(monkeypatch: Any) -> threading.Event:
+    """Solves that wait, in place of their child process, until the event returned is
+    set (then each gives a solved round)."""
+    from dudo.bots import endgame
+
+    release = threading.Event()
+
+    def held(rules: Any, palifico: bool, counts: Any, iterations: Any, solving: Any) -> Any:
+        release.wait(30)
+        return object(), 0.0
+
+    monkeypatch.setattr(endgame, "_in_a_process", held)
+    return release
+
+
+def _until_idle(solves: Endgames, seconds: float) -> None:
+    """Wait until no solve runs or waits (at most ``seconds``)."""
+    deadline = time.monotonic() + seconds
+    while solves.busy():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
 
 
 def _child_of(solves: Endgames) -> Any:
@@ -120,17 +144,9 @@ def test_solves_wait_in_a_bounded_queue_and_few_large_ones_are_kept(
     heuristic plays, and the solve is asked for again later), and of two dice against
     one (~110 MB each) only KEEP[(2, 1)] rule sets stay in memory, the least recently
     used going first, without touching the one-die rounds."""
-    import threading
-
     from dudo.bots import endgame
 
-    release = threading.Event()
-
-    def held(rules: Any, palifico: bool, counts: Any, iterations: Any, solving: Any) -> Any:
-        release.wait(30)
-        return object(), 0.0
-
-    monkeypatch.setattr(endgame, "_in_a_process", held)
+    release = _held(monkeypatch)
     solves = Endgames()
     many = [rules_dict(preset("liars-dice", start_dice=1, max_dice=m)) for m in range(1, 11)]
     for rules in many:
@@ -139,10 +155,7 @@ def test_solves_wait_in_a_bounded_queue_and_few_large_ones_are_kept(
     solves.get(RULES)  # nor a one-die round now
     assert len(solves._running) == 8
     release.set()
-    deadline = time.monotonic() + 30
-    while solves.busy():
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    _until_idle(solves, 30)
     assert solves.get(RULES, wait=True) is not None  # asked again: solved now
     kept = [key for key in solves._solved if key[-1] == (2, 1)]
     assert len(kept) == endgame.KEEP[(2, 1)] == 4
@@ -155,18 +168,10 @@ def test_every_presets_solve_starts_at_launch_whatever_the_bound(monkeypatch: An
     rounds, palifico or not) but the queue took 8: the rest, liars-dice's two against
     one and every two-dice-each round, were never started until a game asked. The
     presets' solves are a known few: all queue, and the bound still holds for the rest."""
-    import threading
-
     from dudo.bots import endgame
     from dudo.engine import PRESETS
 
-    release = threading.Event()
-
-    def held(rules: Any, palifico: bool, counts: Any, iterations: Any, solving: Any) -> Any:
-        release.wait(30)
-        return object(), 0.0
-
-    monkeypatch.setattr(endgame, "_in_a_process", held)
+    release = _held(monkeypatch)
     solves = Endgames()
     solves.warm()
     palifico = sum(bool(rules_dict(preset(name))["palifico"]) for name in PRESETS)
@@ -177,10 +182,7 @@ def test_every_presets_solve_starts_at_launch_whatever_the_bound(monkeypatch: An
         solves.get(rules, counts=(2, 1))
     assert len(solves._running) == wanted + endgame.WAITING_MAX
     release.set()
-    deadline = time.monotonic() + 60
-    while solves.busy():
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    _until_idle(solves, 60)
     assert solves._presets == set()
 
 
@@ -199,10 +201,7 @@ def test_the_launch_says_what_it_solves_its_progress_and_its_end(monkeypatch: An
     monkeypatch.setattr(endgame, "_in_a_process", lambda *args: (object(), 0.0))
     solves = Endgames()
     asked = solves.warm()
-    deadline = time.monotonic() + 60
-    while solves.busy():
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    _until_idle(solves, 60)
     logs = [e for e in logs if e["event"].startswith("endgame_solves")]
     events = [e["event"] for e in logs]
     assert asked == 15 and events[0] == "endgame_solves_started"
