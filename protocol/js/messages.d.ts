@@ -847,6 +847,8 @@ export interface Place {
   rating_change?: number;
   /** a bot held this place (absent: a person) */
   bot?: true;
+  /** registered after the start, in the late registration (absent: before the start) */
+  late?: true;
   /**
    * the host took this player out (kick): placed where they stood, not rated for it (absent:
    * played out)
@@ -1088,6 +1090,8 @@ export interface ResultPlace {
   rating_change: number | null;
   /** a bot held this place */
   bot: boolean;
+  /** registered after the start (late registration) */
+  late: boolean;
   /** the host took this player out: placed where they stood, not rated for it */
   kicked: boolean;
 }

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from dudo import wire
+from dudo.director.standings import Entrant
 from dudo.director.state import CANCELLED, RUNNING
 from dudo.director.tournament import Context, Tournament
 from dudo.wire import Refusal, keys
@@ -268,6 +269,13 @@ def test_late_registration_and_re_entry_move_the_places_and_pay_into_the_pool() 
     # A late entrant: every place given moves down one; seated where there is room.
     cup.send("register", player="late", name="Late", bot=None)
     assert cup.t.entrants[out1].place == 9 and cup.t.entrants["late"].place is None
+    # ... and their place will say so (item 12 of issue 53), the record keeps it, and an
+    # entrant's row stored before it was kept reads as on time.
+    assert cup.t.entrants["late"].late and not cup.t.entrants[out1].late
+    again = Tournament.from_hash(cup.t.to_record())
+    assert again is not None and again.entrants["late"].late
+    row = wire.unpack(wire.encode(cup.t.entrants["late"]))
+    assert len(row) == 13 and Entrant.from_row(row[:12]).late is False
     [seat] = [m for m in cup.to_table("seat_in") if m["player"] == "late"]
     assert seat["table"] == first and seat["dice"] == cup.t.config["rules"]["start_dice"]
     # The player out buys back in once: their place goes, a fresh stack, another buy-in.
@@ -290,6 +298,13 @@ def test_late_registration_and_re_entry_move_the_places_and_pay_into_the_pool() 
     # Places stay a permutation of the bottom: everyone out so far has one of them.
     assert places(cup.t) == list(range(len(cup.t.entrants) - cup.t.out + 1,
                                        len(cup.t.entrants) + 1))  # fmt: skip
+    # The late entrant goes out: their place is marked late, and no other is.
+    late_table = cup.t.entrants["late"].table
+    assert late_table is not None
+    cup.report(late_table, out=("late",))
+    [answer] = cup.send("standings")
+    assert [p["name"] for p in answer["standings"]["places"] if p.get("late")] == ["Late"]
+    assert len(answer["standings"]["places"]) == cup.t.out == 2
     # Chips: every buy-in, re-entry included, is in the pool, by double entry.
     assert cup.balance()["pool:cup"] == cup.t.pool == 12 * 7
     assert sum(cup.balance().values()) == 0

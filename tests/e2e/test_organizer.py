@@ -256,6 +256,8 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         kicked = olga.query_selector_all("[data-test=cup-places] li:has([data-test=place-kicked])")
         assert [li.inner_text().split()[0] for li in kicked] == ["Eli"]
         assert len(olga.query_selector_all("[data-test=place-bot]")) == 2
+        late = olga.query_selector_all("[data-test=cup-places] li:has([data-test=place-late])")
+        assert [li.inner_text().split()[0] for li in late] == ["Dora"]  # item 12
         shown = [li.inner_text() for li in olga.query_selector_all("[data-test=cup-places] li")]
         assert len(shown) == 7, shown
         # Item 12: the winner stands out, and the results are a click away as JSON too.
@@ -293,6 +295,8 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         assert set(rated) == {"Olga", "Bea", "Ciro", "Dora"}, results["places"]
         assert [p["name"] for p in results["places"] if p["kicked"]] == ["Eli"]
         assert [r["name"] for r in rows if r["kicked"] == "yes"] == ["Eli"]
+        assert [p["name"] for p in results["places"] if p["late"]] == ["Dora"]
+        assert [r["name"] for r in rows if r["late"] == "yes"] == ["Dora"]
         best = min((p for p in results["places"] if p["name"] in rated),
                    key=lambda p: p["place"])  # fmt: skip
         assert rated[best["name"]] == max(rated.values()) > 0

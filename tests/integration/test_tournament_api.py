@@ -101,7 +101,7 @@ def test_create_register_begin_and_follow_the_standings_to_the_end(
     # The organizer's records (issue 31): the same places and payouts as JSON and CSV.
     status, results = call(base, "GET", f"/api/tournaments/{tid}/results")
     assert status == 200 and results["status"] == "over" and results["buy_in"] == 5
-    marked = [{**p, "bot": p.get("bot", False), "kicked": p.get("kicked", False)} for p in places]
+    marked = [{**p, **{k: p.get(k, False) for k in ("bot", "late", "kicked")}} for p in places]
     assert results["places"] == marked and results["payouts"] == [70, 30]
     with urllib.request.urlopen(f"{base}/api/tournaments/{tid}/results?format=csv") as got:
         assert got.headers["Content-Type"].startswith("text/csv")

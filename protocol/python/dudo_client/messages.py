@@ -873,6 +873,8 @@ class Place(TypedDict):
     """with rating: how far this tournament moved it"""
     bot: NotRequired[Literal[True]]
     """a bot held this place (absent: a person)"""
+    late: NotRequired[Literal[True]]
+    """registered after the start, in the late registration (absent: before the start)"""
     kicked: NotRequired[Literal[True]]
     """the host took this player out (kick): placed where they stood, not rated for it (absent:
     played out)
@@ -1102,6 +1104,8 @@ class ResultPlace(TypedDict):
     rating_change: float | None
     bot: bool
     """a bot held this place"""
+    late: bool
+    """registered after the start (late registration)"""
     kicked: bool
     """the host took this player out: placed where they stood, not rated for it"""
 

@@ -32,9 +32,9 @@ class Entrant(msgspec.Struct, array_like=True):
     (docs/benchmarks.md, "Measurements behind the code").
     A msgspec Struct encoded as an array: its row is
     ``wire.encode(entrant)``, ``[player, name, gateway, bot, dice, table, place,
-    paid, won, number, rating, rating_change]``, with no list made first (a row
-    written before ratings were kept has the first ten: the rest take their
-    defaults).
+    paid, won, number, rating, rating_change, late]``, with no list made first (a
+    row written before ratings were kept has the first ten, one written before late
+    entries were marked the first twelve: the rest take their defaults).
     """
 
     player: str
@@ -55,6 +55,7 @@ class Entrant(msgspec.Struct, array_like=True):
     # leaderboard's ordinal after it, and how far it moved. None: a bot, or not yet.
     rating: float | None = None
     rating_change: float | None = None
+    late: bool = False  # registered after the start (late registration)
 
     @classmethod
     def from_row(cls, row: list[Any]) -> Entrant:
@@ -134,11 +135,13 @@ _PLACE = attrgetter("place")
 
 def _place(entrant: Entrant, handles: dict[str, str], kicked: bool = False) -> dict[str, Any]:
     """One place given: who, the chips won and, once rated, the rating change; marked
-    when a bot holds it, or the host took the player out (``kicked``: not beaten at a
-    table, and not rated for it)."""
+    when a bot holds it, the player registered after the start (``late``), or the host
+    took the player out (``kicked``: not beaten at a table, and not rated for it)."""
     shown = {"place": entrant.place, **entrant.shown(handles), "chips": entrant.won}
     if entrant.bot is not None:
         shown["bot"] = True
+    if entrant.late:
+        shown["late"] = True
     if kicked:
         shown["kicked"] = True
     if entrant.rating is not None:

@@ -181,15 +181,14 @@ class Tournament(Organizer, Results, Stored, Flushing):
                 )
             if msg.get("player") is None:  # a gateway's (the deployment's own name players)
                 self.limits.quotas.register(self.limits.authority.app_of(msg.get("gateway")))
-            buy_in = self.config["buy_in"]
-            entrant = Entrant(player, msg["name"], msg["gateway"], msg.get("bot"), paid=buy_in)
+            buy_in, bot = self.config["buy_in"], msg.get("bot")
+            entrant = Entrant(player, msg["name"], msg["gateway"], bot, paid=buy_in, late=late)
             self._enter(entrant)
             self.pool += buy_in
             if late:
                 self._enter_late(entrant)
             self._changed(msg)
-            account = account_of(player, msg.get("bot"))
-            self._ledger("lb", [[account, -buy_in], [pool_of(self.id), buy_in]])
+            self._ledger("lb", [[account_of(player, bot), -buy_in], [pool_of(self.id), buy_in]])
         elif late:
             self._reenter(self.entrants[player])
             self._changed(msg)

@@ -356,7 +356,7 @@ class TournamentApi(GatewayState):
 # A place's rating and its change are null for a bot, and until the ratings keeper has
 # rated the finished tournament (normally within a second of its end).
 RESULT_FIELDS = ("place", "name", "handle", "chips", "rating", "rating_change")
-MARKS = ("bot", "kicked")  # true or false in the results; a column each in the CSV
+MARKS = ("bot", "late", "kicked")  # true or false in the results; a column each in the CSV
 INVITE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 LISTING_ORDER = {"registering": 0, "running": 1, "over": 2, "cancelled": 3}
 

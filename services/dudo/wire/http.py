@@ -152,12 +152,15 @@ def _bodies() -> dict[str, tuple[str, dict[str, Field]]]:
                                 "until the ratings keeper has rated the result",
                             ),
                             "rating_change": Field("number", nullable=True, doc="as `rating`"),
-                        "bot": Field("boolean", doc="a bot held this place"),
-                        "kicked": Field(
-                            "boolean",
-                            doc="the host took this player out: placed where they stood, "
-                            "not rated for it",
-                        ),
+                            "bot": Field("boolean", doc="a bot held this place"),
+                            "late": Field(
+                                "boolean", doc="registered after the start (late registration)"
+                            ),
+                            "kicked": Field(
+                                "boolean",
+                                doc="the host took this player out: placed where they stood, "
+                                "not rated for it",
+                            ),
                         },
                     ),
                 ),

@@ -229,6 +229,7 @@ export function cupStandings() {
       p.place === 1 ? [h("span", { class: "badge win", test: "place-winner" }, `🏆 ${t("winnerMark")}`), " "] : null,
       p.name, p.chips ? ` (+${p.chips} ${t("chips")})` : "",
       p.bot ? [" ", h("span", { class: "badge", test: "place-bot" }, t("bot"))] : null,
+      p.late ? [" ", h("span", { class: "badge", test: "place-late" }, t("lateMark"))] : null,
       p.kicked ? [" ", h("span", { class: "badge", test: "place-kicked" }, t("kickedMark"))] : null,
       ratingChange(p))))] : null,
     s.buy_in ? h("p", { test: "cup-prizes" }, t("prizePool", {
