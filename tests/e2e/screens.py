@@ -2,8 +2,8 @@
 
 A `dudo serve` of its own (embedded Redis, a free port), then for each language and size
 one game of Ana against two bots: the table on her turn, a reveal, the game's end, and its
-replay at round 2. JPEG, motion off (nothing caught halfway). Not a test: run it when the
-page changes, and commit the pictures."""
+replay at round 2's second step. JPEG, motion off (nothing caught halfway). Not a test:
+run it when the page changes, and commit the pictures."""
 
 from __future__ import annotations
 
@@ -66,7 +66,8 @@ def _game(page: Any, base: str, out: Path, lang: str, size: str) -> None:
     _shoot(page, out, f"{lang}-{size}-end")
     page.click("[data-test=replay-link]")
     page.wait_for_selector("[data-test=replay]")
-    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Shift+ArrowRight")  # round 2's first bid ...
+    page.keyboard.press("ArrowRight")  # ... and its second (or its call)
     _shoot(page, out, f"{lang}-{size}-replay")
 
 

@@ -88,28 +88,50 @@ def test_the_history_panel_then_the_replay_at_its_link(served: str, output_dir: 
         other.goto(f"{served}/{link}")
         other.reload()
         other.wait_for_selector("[data-test=replay]")
-        assert other.inner_text("[data-test=replay-step]") == f"Round 1 of {last}"
+        # Item 15: bid by bid. Round 1's first bid, every hand shown (the game is over),
+        # then each bid in turn, then the call with the reveal.
+        step = "[data-test=replay-step]"
+        bids_of_1 = len(first.query_selector_all("[data-test=round-bids] li"))
+        assert other.inner_text(step) == f"Round 1 of {last} · bid 1 of {bids_of_1}"
         assert other.is_disabled("[data-test=replay-prev]")
-        # Item 15: Previous and Next on one row on a phone (Next wrapped, and moved).
+        assert other.is_disabled("[data-test=replay-prev-round]")
+        assert len(other.query_selector_all("[data-test=round-bids] li")) == 1
+        assert other.query_selector_all("[data-test=replay-hand]")
+        assert not other.query_selector("[data-test=outcome]")  # the call comes after the bids
+        # Previous and Next on one row on a phone (Next wrapped, and moved).
         boxes = [other.locator(f"[data-test=replay-{b}]").bounding_box() for b in ("prev", "next")]
         tops = [box["y"] for box in boxes if box is not None]
         assert abs(tops[0] - tops[1]) < 2, tops
         assert not other.query_selector("[data-test=replay-winner]")  # the end comes last
+        other.keyboard.press("ArrowRight")
+        if bids_of_1 > 1:
+            assert other.inner_text(step) == f"Round 1 of {last} · bid 2 of {bids_of_1}"
+            assert len(other.query_selector_all("[data-test=round-bids] li")) == 2
+        for _ in range(bids_of_1 - 1):
+            other.click("[data-test=replay-next]")
         # Round 1 as the history told it: the same bids and the same dice, counted.
+        assert " by " in other.inner_text(step)  # "Round 1 of 9 · Dudo! by Ana"
+        assert other.query_selector("[data-test=outcome]")
         told = first.query_selector("[data-test=round-bids]").inner_text()
         assert other.inner_text("[data-test=round-bids]").split() == told.split()
         dice = "rs => rs.map((r) => [...r.querySelectorAll('.die')].map((d) => d.ariaLabel))"
         told_dice = first.eval_on_selector_all(".reveal-row", dice)
         assert told_dice and other.eval_on_selector_all(".reveal-row", dice) == told_dice
-        for _ in range(last - 1):
+        # Round by round: a button, or Shift+→, goes to the next round's first bid.
+        other.click("[data-test=replay-next-round]")
+        assert other.inner_text(step).startswith(f"Round 2 of {last} · bid 1 of ")
+        for _ in range(last - 2):
+            other.keyboard.press("Shift+ArrowRight")
+        assert other.inner_text(step).startswith(f"Round {last} of {last} · bid 1 of ")
+        assert other.is_disabled("[data-test=replay-next-round]")
+        while not other.is_disabled("[data-test=replay-next]"):
             other.keyboard.press("ArrowRight")
-        assert other.inner_text("[data-test=replay-step]") == f"Round {last} of {last}"
-        assert other.is_disabled("[data-test=replay-next]")
+        assert " by " in other.inner_text(step)
         assert "wins!" in other.inner_text("[data-test=replay-winner]")
         assert other.inner_text("[data-test=replay-share]").endswith(f"/#/replay/{table}")
         other.screenshot(path=str(output_dir / "browser-replay-phone.png"), full_page=True)
-        other.click("[data-test=replay-prev]")
-        assert other.inner_text("[data-test=replay-step]") == f"Round {last - 1} of {last}"
+        other.click("[data-test=replay-prev-round]")
+        assert other.inner_text(step).startswith(f"Round {last - 1} of {last} · bid 1 of ")
 
         # A table no longer kept (or never made) says so.
         other.goto(f"{served}/#/replay/nosuchtable")

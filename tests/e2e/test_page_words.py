@@ -117,3 +117,4 @@ def test_no_word_is_written_twice_in_a_language() -> None:
         keys += re.findall(r"(?:^|[\s,])([A-Za-z_][A-Za-z0-9_]*): \{ one: ", block)  # the word
         twice = sorted({k for k in keys if keys.count(k) > 1})
         assert twice == [], f"{lang}: {twice}"
+

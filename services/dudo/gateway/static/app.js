@@ -203,7 +203,9 @@ setupHeader();
 setupApp();
 document.addEventListener("keydown", (event) => {
   if (state.route.page !== "replay") return onKey(event);
-  if (event.key === "ArrowLeft" || event.key === "ArrowRight") stepReplay(event.key === "ArrowLeft" ? -1 : 1);
+  if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+  const by = event.key === "ArrowLeft" ? -1 : 1; // a bid; with Shift, a round
+  stepReplay(event.shiftKey ? 0 : by, { rounds: event.shiftKey ? by : 0 });
 });
 window.addEventListener("hashchange", go);
 go();

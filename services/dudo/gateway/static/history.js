@@ -1,6 +1,7 @@
 // A game's history: every round (its bids, the call, the dice) in a panel at the table,
-// and a finished game's replay at a link that can be shared (#/replay/T), stepped round
-// by round. Once the game is over the table gives the whole log (`game.log`); while it
+// and a finished game's replay at a link that can be shared (#/replay/T), stepped bid by
+// bid (every hand shown: the game is over, each round's dice were revealed at its end)
+// and round by round. Once the game is over the table gives the whole log (`game.log`); while it
 // runs the page writes the rounds down from what it sees (the views' `bid` and `reveal`
 // events), kept on the device per table so a reload keeps them. Nothing in it was secret
 // when it was shown: a round's dice only after its reveal.
@@ -66,10 +67,20 @@ function nameIn(round, seat) {
   return round.names[seat] ?? `#${seat + 1}`;
 }
 
-/** The round's bids in order: who bid what. */
-function bidList(round) {
-  return h("ol", { class: "round-bids", test: "round-bids" }, round.bids.map(([seat, q, f]) =>
-    h("li", {}, h("span", { class: "who" }, nameIn(round, seat)), " ", h("strong", {}, q), " × ", die(f, { small: true }))));
+/** The round's bids in order: who bid what (the first ``shown`` of them, the last of
+ *  those marked as the newest: the replay's step). */
+function bidList(round, shown = round.bids.length) {
+  return h("ol", { class: "round-bids", test: "round-bids" }, round.bids.slice(0, shown).map(([seat, q, f], i) =>
+    h("li", { class: shown < round.bids.length && i === shown - 1 ? "newest" : null },
+      h("span", { class: "who" }, nameIn(round, seat)), " ", h("strong", {}, q), " × ", die(f, { small: true }))));
+}
+
+/** Every hand of the round, as the bids were made (the replay's steps before the call). */
+function handsOf(round) {
+  return [h("h2", {}, t("handsOfRound")), round.dice.map((hand, seat) => hand.length
+    ? h("div", { class: "reveal-row", test: "replay-hand" }, h("span", { class: "who" }, nameIn(round, seat)),
+        h("span", { class: "dice" }, hand.map((d) => die(d, { small: true }))))
+    : null)];
 }
 
 function outcomeLine(round) {
@@ -109,11 +120,25 @@ export async function goReplay(table) {
   }
 }
 
-/** Step through the rounds (← → on a keyboard; buttons on screen). */
-export function stepReplay(by) {
+/** The replay's steps: each round's bids one by one, then its call and reveal. A step is
+ *  ``{round, shown}``: ``shown`` bids of round ``round`` (index in the log), the call
+ *  when ``shown`` is past the last bid. */
+function stepsOf(rounds) {
+  return rounds.flatMap((round, r) => Array.from({ length: round.bids.length + 1 }, (_, i) => ({ round: r, shown: i + 1 })));
+}
+
+/** Step through the game: ``by`` steps (← → on a keyboard), or ``rounds`` rounds to the
+ *  first bid of that round (Shift+← →, and buttons on screen). */
+export function stepReplay(by, { rounds: jump = 0 } = {}) {
   const rounds = state.view?.game?.log;
   if (!rounds?.length) return;
-  state.ui.step = Math.min(rounds.length - 1, Math.max(0, (state.ui.step ?? 0) + by));
+  const steps = stepsOf(rounds);
+  let at = Math.min(steps.length - 1, Math.max(0, state.ui.step ?? 0));
+  if (jump) {
+    const target = Math.min(rounds.length - 1, Math.max(0, steps[at].round + jump));
+    at = steps.findIndex((s) => s.round === target);
+  } else at = Math.min(steps.length - 1, Math.max(0, at + by));
+  state.ui.step = at;
   renderReplay();
 }
 
@@ -130,23 +155,32 @@ export function renderReplay() {
     return;
   }
   const rounds = view.game.log ?? [];
-  const step = Math.min(state.ui.step ?? 0, Math.max(0, rounds.length - 1));
-  const round = rounds[step];
-  const last = step === rounds.length - 1;
+  const steps = stepsOf(rounds);
+  const at = Math.min(state.ui.step ?? 0, Math.max(0, steps.length - 1));
+  const step = steps[at];
+  const round = step && rounds[step.round];
+  const called = step && step.shown > round.bids.length;
   const winner = view.game.winner !== null ? view.players[view.game.winner]?.name : null;
   const names = (rounds[0]?.names ?? view.players.map((p) => p?.name ?? null)).filter(Boolean);
+  const where = step && [t("roundOf", { n: step.round + 1, of: rounds.length }), " · ", called
+    ? t("callBy", { call: round.call === "dudo" ? t("dudo") : t("calzaBtn"), name: nameIn(round, round.caller) })
+    : t("bidStep", { n: step.shown, of: round.bids.length })];
   app.replaceChildren(h("div", { class: "card replay", test: "replay" },
     // Who played, not who won: the end is the last step's.
     h("div", { class: "row" }, back, h("h1", { class: "replay-title" }, t("replayOf", { names: names.join(", ") }))),
     round ? [
       h("div", { class: "row steps" },
-        h("button", { test: "replay-prev", disabled: step === 0, onclick: () => stepReplay(-1) }, `← ${t("previous")}`),
-        h("strong", { test: "replay-step", "aria-live": "polite" }, t("roundOf", { n: step + 1, of: rounds.length })),
-        h("button", { test: "replay-next", disabled: last, onclick: () => stepReplay(1) }, `${t("next")} →`)),
+        h("button", { test: "replay-prev", disabled: at === 0, onclick: () => stepReplay(-1) }, `← ${t("previous")}`),
+        h("strong", { test: "replay-step", "aria-live": "polite" }, where),
+        h("button", { test: "replay-next", disabled: at === steps.length - 1, onclick: () => stepReplay(1) }, `${t("next")} →`)),
+      h("div", { class: "row steps rounds" },
+        h("button", { test: "replay-prev-round", disabled: step.round === 0, onclick: () => stepReplay(0, { rounds: -1 }) }, `« ${t("prevRoundBtn")}`),
+        h("span", {}),
+        h("button", { test: "replay-next-round", disabled: step.round === rounds.length - 1, onclick: () => stepReplay(0, { rounds: 1 }) }, `${t("nextRoundBtn")} »`)),
       h("h2", {}, t("bidsOfRound")),
-      bidList(round),
-      revealBody(asView(view, round), round),
-      last && winner ? h("p", { class: "outcome", test: "replay-winner" }, `${t("over")} — ${t("winner", { name: winner })}`) : null,
+      bidList(round, Math.min(step.shown, round.bids.length)),
+      called ? revealBody(asView(view, round), round) : handsOf(round),
+      at === steps.length - 1 && winner ? h("p", { class: "outcome", test: "replay-winner" }, `${t("over")} — ${t("winner", { name: winner })}`) : null,
     ] : h("p", { class: "muted" }, t("noRounds")),
     h("p", { class: "muted" }, `${t("replayLink")}: `, shareLink(`${location.origin}/#/replay/${view.table}`, "replay-share"))));
 }
