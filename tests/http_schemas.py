@@ -31,6 +31,7 @@ CALLS = [
     ("GET", r"/api/tournaments/[^/]+/results", None, "http-results-response"),
     ("GET", r"/api/tournaments/[^/]+", None, "http-standings-response"),
     ("GET", r"/api/leaderboard", None, "http-leaderboard-response"),
+    ("GET", r"/api/bots", None, "http-bots-response"),
     ("GET", r"/api/players/[^/]+", None, "http-player-response"),
     ("GET", r"/api/tables", None, "http-tables-response"),
     ("POST", r"/api/tables", "http-create-request", "http-create-response"),

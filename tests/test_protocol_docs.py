@@ -66,7 +66,7 @@ def test_every_redis_key_the_asyncapi_document_names_exists() -> None:
 
     real = {keys.CONFIG, keys.WORKERS, keys.GATEWAYS, keys.GATEWAY_VIEWS, keys.DIRECTORS,
             keys.outbox("ID"), keys.presence("ID"), keys.gateway_memory("ID"),
-            keys.refused("ID")}  # fmt: skip
+            keys.refused("ID"), keys.BOT_SOLVES}  # fmt: skip
     for space in (keys.TABLES, keys.TOURNAMENTS, keys.RATINGS):
         real.update(space.partition_keys(0))
     real.update(space.inbox(0, "ID") for space in (keys.TABLES, keys.TOURNAMENTS))

@@ -124,6 +124,23 @@ export interface BidEvent {
   face: Die;
 }
 
+/**
+ * the bot services' solves of the presets' heads-up endgames still under way, counted over the
+ * services alive (null: none is): until a round's solve is done, a hard bot plays its
+ * heuristic in that round
+ */
+export interface EndgameSolves {
+  /** solves finished */
+  done: number;
+  /** solves asked for at start */
+  of: number;
+}
+
+/** GET /api/bots (200) */
+export interface BotsResponse {
+  endgame_solves: EndgameSolves | null;
+}
+
 export type Calls = [number, number];
 
 /** A seat called Calza on the standing bid (`reveal` follows). */

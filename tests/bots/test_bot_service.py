@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import fakeredis
 import msgpack
 
 from dudo.run.bots import BotSeat, BotService
+from dudo.wire import keys, solves
 
 from ..test_table import NOW, person_and_bot
 
@@ -57,3 +59,57 @@ def test_bots_think_aloud_for_people_even_out_and_play_on_at_full_speed_once_the
     assert 1.9 < delay() <= 2.0
     view["players"][0]["away"] = True  # Ana left: nobody to think for
     assert delay() <= 0.01
+
+
+class _Solving:
+    """The progress of an Endgames' launch solves (its two counters), set by hand."""
+
+    warm_done = 0
+    warm_asked = 0
+
+
+def test_a_service_says_how_far_its_endgame_solves_are_until_they_are_done() -> None:
+    """Issue 53, item 21: the page says what a hard bot plays while the presets' endgames
+    are solved; it reads each service's progress (wire.solves) through the gateway."""
+    redis = fakeredis.FakeRedis()
+    games = _Solving()
+    service = BotService(redis, 16, service_id="gw-bots", endgames=games)  # type: ignore[arg-type]
+    service._report_solves()
+    assert redis.hgetall(keys.BOT_SOLVES) == {}  # none asked (--no-endgame-solves)
+    # A service killed long ago left its entry: it goes with the next change.
+    now = int(time.time() * 1000)
+    redis.hset(keys.BOT_SOLVES, "gone", solves.entry(1, 15, now - solves.FRESH_MS - 1))
+    games.warm_asked = 15
+    service._report_solves()
+    values = redis.hgetall(keys.BOT_SOLVES)
+    assert list(values) == [b"gw-bots"]
+    assert solves.summary(values.values(), now) == {"done": 0, "of": 15}
+    games.warm_done = 7
+    service._report_solves()
+    assert solves.summary(redis.hvals(keys.BOT_SOLVES), now) == {"done": 7, "of": 15}
+    # Another service, half-way too: the page counts both.
+    redis.hset(keys.BOT_SOLVES, "other", solves.entry(3, 15, now))
+    assert solves.summary(redis.hvals(keys.BOT_SOLVES), now) == {"done": 10, "of": 30}
+    redis.hdel(keys.BOT_SOLVES, "other")
+    # Renewed while nothing changes (an entry not renewed is a service gone) ...
+    at = json.loads(redis.hget(keys.BOT_SOLVES, "gw-bots"))["at"]
+    assert service._solves_said is not None
+    service._solves_said = (service._solves_said[0], time.time() - solves.RENEW_MS / 1000)
+    time.sleep(0.002)
+    service._report_solves()
+    assert json.loads(redis.hget(keys.BOT_SOLVES, "gw-bots"))["at"] > at
+    # ... and gone once all are done: nothing under way.
+    games.warm_done = 15
+    service._report_solves()
+    assert redis.hgetall(keys.BOT_SOLVES) == {}
+    assert solves.summary([], now) is None
+
+
+def test_an_entry_too_old_or_malformed_counts_for_nothing() -> None:
+    now = 10_000_000
+    fresh, old = solves.entry(2, 6, now - 1_000), solves.entry(1, 6, now - solves.FRESH_MS - 1)
+    assert solves.summary([fresh, old, b"{", b'{"done": 9, "of": 6, "at": 0}'], now) == {
+        "done": 2, "of": 6
+    }  # fmt: skip
+    assert solves.stale({b"a": fresh, b"b": old, b"c": b"{"}, now) == [b"b", b"c"]
+    assert solves.summary([solves.entry(6, 6, now)], now) is None  # done: nothing under way

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import signal
 import socket
@@ -128,6 +129,17 @@ def test_serve_solves_the_presets_endgames_as_dudo_bots_does(tmp_path: Path) -> 
     with serving(tmp_path, "--log-level", "info", solves=True) as (base, _):
         with urllib.request.urlopen(base + "/readyz", timeout=5) as ready:
             assert ready.status == 200  # not waiting for the solves
+        # ... and says how far they are (issue 53, item 21): the page shows it at a
+        # table with a hard bot. The bot service writes it at its first lobby scan.
+        deadline = time.monotonic() + 30
+        while True:
+            with urllib.request.urlopen(base + "/api/bots", timeout=5) as got:
+                solving = json.loads(got.read())["endgame_solves"]
+            if solving is not None:
+                break
+            assert time.monotonic() < deadline, "no bot service said how far its solves are"
+            time.sleep(0.2)
+        assert solving["of"] == 15 and 0 <= solving["done"] < 15, solving
         log = tmp_path / "serve.log"
         deadline = time.monotonic() + 120
         while "endgame_solved" not in log.read_text():

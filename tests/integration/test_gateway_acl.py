@@ -105,6 +105,10 @@ def test_a_gateway_user_is_refused_everything_else(
     a.hgetall(keys.lobby(0))
     a.hgetall(keys.TOURNAMENTS.lobby(1))
     a.hget(keys.RATINGS.lobby(0), keys.RATINGS_ID)  # the leaderboard, by handle
+    admin_client.hset(keys.BOT_SOLVES, "bots-1", b"{}")
+    assert a.hgetall(keys.BOT_SOLVES)  # the bot services' endgame solves (GET /api/bots)
+    with pytest.raises(NoPermissionError):
+        a.hset(keys.BOT_SOLVES, "bots-1", b'{"done": 15, "of": 15, "at": 0}')  # read only
     a.set(keys.presence("gw-a"), "view", px=keys.PRESENCE_TTL_MS)
     a.zcount(keys.WORKERS, 0, "+inf")
     a.hset(keys.gateway_memory("gw-a"), "rooms", b"what the chat gateway remembers")

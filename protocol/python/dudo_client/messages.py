@@ -134,6 +134,22 @@ class BidEvent(TypedDict):
     quantity: int
     face: Die
 
+
+class EndgameSolves(TypedDict):
+    """the bot services' solves of the presets' heads-up endgames still under way, counted over
+    the services alive (null: none is): until a round's solve is done, a hard bot plays its
+    heuristic in that round
+    """
+    done: int
+    """solves finished"""
+    of: int
+    """solves asked for at start"""
+
+
+class BotsResponse(TypedDict):
+    """GET /api/bots (200)"""
+    endgame_solves: EndgameSolves | None
+
 Calls = list[int]
 
 

@@ -71,6 +71,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 web.post("/api/tables/{table}/watch", self.watch_table),
                 web.get("/api/tournaments", self.list_tournaments),
                 web.get("/api/leaderboard", self.leaderboard),
+                web.get("/api/bots", self.bot_solves),
                 web.get("/api/players/{handle}", self.player_profile),
                 web.post("/api/tournaments", self.create_tournament),
                 web.get("/api/tournaments/{tournament}", self.tournament_standings),

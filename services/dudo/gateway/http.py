@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 
 import structlog
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from redis.exceptions import NoPermissionError
 
 from .. import wire
 from ..engine import Rules, RulesConfigError, rules_dict
 from ..infra.buckets import PerKey
 from ..infra.service import REDIS_DOWN
-from ..wire import keys
+from ..wire import keys, solves
 from .lobby import listing
 from .pwa import ICON_SIZES, NOT_SHELL, icon_png, manifest_bytes, service_worker
 from .requests import (
@@ -97,6 +99,18 @@ class HttpApi(GatewayState):
     async def metrics_page(self, _request: web.Request) -> web.Response:
         body = generate_latest(self.metrics.registry)
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    async def bot_solves(self, _request: web.Request) -> web.Response:
+        """The bot services' endgame solves still under way, ``{done, of}`` (null: none),
+        so a table with a hard bot can say the bot plays its heuristic in such a round
+        meanwhile (issue 53, item 21). A gateway user made before the key was public
+        may not read it: then null, as if none ran."""
+        try:
+            values = (await self.redis.hgetall(keys.BOT_SOLVES)).values()
+        except NoPermissionError:
+            values = []
+        now = int(time.time() * 1000)
+        return web.json_response({"endgame_solves": solves.summary(values, now)})
 
     async def list_tables(self, _request: web.Request) -> web.Response:
         assert self.link is not None

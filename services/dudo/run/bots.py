@@ -24,6 +24,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 from prometheus_client.process_collector import ProcessCollector
 
 from .. import wire
+from ..bots.endgame import ENDGAMES, Endgames
 from ..bots.levels import LEVELS
 from ..bots.names import NAMES, bot_name
 from ..bots.policies import my_turn
@@ -31,6 +32,7 @@ from ..infra.connection import Client
 from ..infra.keyring import internal_key
 from ..infra.service import Health, run_until_stopped
 from ..link import GatewayLink
+from ..wire import keys, solves
 
 log = structlog.get_logger("dudo.bots")
 
@@ -51,6 +53,7 @@ class BotService:
     think: tuple[float, float] = (0.0, 0.0)  # seconds a bot waits before acting (min, max)
     rng: random.Random = field(default_factory=random.SystemRandom)
     scan_every: float = 1.0
+    endgames: Endgames = field(default_factory=lambda: ENDGAMES)  # whose solves it reports
 
     def __post_init__(self) -> None:
         self.link = GatewayLink(self.client, self.service_id, self.partitions)
@@ -60,6 +63,7 @@ class BotService:
         self.counter = itertools.count()
         self.stopping = False
         self._next_scan = 0.0
+        self._solves_said: tuple[tuple[int, int], float] | None = None  # (done, of), when
         self.log = log.bind(service=self.service_id)
         # Its own page of metrics, served with its health (/metrics on --health-port).
         self.registry = CollectorRegistry()
@@ -115,6 +119,7 @@ class BotService:
             # is one (gateways with users of their own: dudo.wire.signing).
             self.link.signer = internal_key(self.client)
             self.scan_lobby()
+            self._report_solves()
         wait = block_ms
         if self.due:
             until_due = max(0.0, self.due[0][0] - now)
@@ -131,6 +136,30 @@ class BotService:
             elif kind == "error" and msg.get("code") not in (wire.DUPLICATE,):
                 self.log.info("bot_refused", table=msg.get("table"), code=msg.get("code"))
         return self._send_due()
+
+    def _report_solves(self) -> None:
+        """Its endgame solves' progress where the page can read it (dudo.wire.solves): at
+        each change and every RENEW_MS while they run; gone once all are done. Entries
+        of services that stopped renewing theirs (killed) go with each change."""
+        progress = (self.endgames.warm_done, self.endgames.warm_asked)
+        now = time.time()
+        said = self._solves_said
+        if said is not None and said[0] == progress and now - said[1] < solves.RENEW_MS / 1000:
+            return
+        if said is None and progress[1] == 0:
+            return  # none asked (--no-endgame-solves): nothing to say
+        self._solves_said = (progress, now)
+        if said is not None and said[0] == progress and progress[0] == progress[1]:
+            return  # all done, and said so
+        if progress[0] == progress[1]:
+            self.client.hdel(keys.BOT_SOLVES, self.service_id)
+        else:
+            self.client.hset(keys.BOT_SOLVES, self.service_id,
+                             solves.entry(*progress, int(now * 1000)))  # fmt: skip
+        if said is None or said[0] != progress:
+            gone = solves.stale(self.client.hgetall(keys.BOT_SOLVES), int(now * 1000))
+            if gone:
+                self.client.hdel(keys.BOT_SOLVES, *gone)
 
     def _joined(self, msg: dict[str, Any]) -> None:
         bot = self.bots.get(msg["player"])
@@ -208,6 +237,8 @@ class BotService:
         finally:
             with contextlib.suppress(Exception):
                 self.link.deregister()
+            with contextlib.suppress(Exception):
+                self.client.hdel(keys.BOT_SOLVES, self.service_id)
             self.log.info("bots_stopped")
 
     def rename(self, service_id: str) -> None:

@@ -167,6 +167,22 @@ def _bodies() -> dict[str, tuple[str, dict[str, Field]]]:
                 "tables": Field("array", items=TABLE_HISTORY, doc="every closed table"),
             },
         ),
+        "http-bots-response": (
+            "GET /api/bots (200)",
+            {
+                "endgame_solves": Field(
+                    "object",
+                    nullable=True,
+                    doc="the bot services' solves of the presets' heads-up endgames still "
+                    "under way, counted over the services alive (null: none is): until a "
+                    "round's solve is done, a hard bot plays its heuristic in that round",
+                    fields={
+                        "done": Field("integer", minimum=0, doc="solves finished"),
+                        "of": Field("integer", minimum=1, doc="solves asked for at start"),
+                    },
+                ),
+            },
+        ),
         "http-leaderboard-response": (
             "GET /api/leaderboard?limit=N (200)",
             {

@@ -49,6 +49,9 @@ GATEWAY_APPS = f"{PREFIX}:gateway_apps"
 DIRECTORS = f"{PREFIX}:directors"  # zset: director id -> last heartbeat (ms)
 DEFAULT_DIRECTOR_PARTITIONS = 4
 RATERS = f"{PREFIX}:raters"  # zset: processes keeping the ratings -> last heartbeat (ms)
+# hash: bot service id -> its endgame solves' progress (JSON: done, of, at; wire.solves),
+# read by gateways for GET /api/bots
+BOT_SOLVES = f"{PREFIX}:bot_solves"
 # hash: gateway limit -> value, set for every gateway by `dudo admin limits` (each
 # gateway's own flags stand for the limits not set here)
 LIMITS = f"{PREFIX}:limits"
@@ -334,6 +337,7 @@ def gateway_keys(
             f"{PREFIX}:{{{TOURNAMENTS.tag}*}}:lobby",
             RATINGS.lobby(0),  # the public leaderboard, by handle
             CONFIG,
+            BOT_SOLVES,
         ),
         presence=(presence(gateway),),
         liveness=(WORKERS, DIRECTORS),

@@ -23,6 +23,7 @@ NAMES = {
     "standings.schema.json#/properties/announcement": "Announcement",
     "http-tournaments-response.schema.json#/properties/tournaments/items": "TournamentListing",
     "http-leaderboard-response.schema.json#/properties/leaderboard/items": "LeaderboardEntry",
+    "http-bots-response.schema.json#/properties/endgame_solves/anyOf/0": "EndgameSolves",
     "http-results-response.schema.json#/properties/places/items": "ResultPlace",
     "http-results-response.schema.json#/properties/tables/items": "TableHistory",
     "http-results-response.schema.json#/properties/tables/items/properties/rounds/items": (

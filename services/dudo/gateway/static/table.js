@@ -5,7 +5,7 @@
 
 import { alertTurn, bidText, die, h, link, onesWild, pct, playerName, shareLink } from "./ui.js";
 import { faceName, t } from "./i18n.js";
-import { act, app, request, serverNow, state } from "./session.js";
+import { act, api, app, request, serverNow, state } from "./session.js";
 import { dropCountdown, lastRoundCard, maybeReveal } from "./reveal.js";
 import { historyCard } from "./history.js";
 import { bubble, reactionBar } from "./reactions.js";
@@ -60,7 +60,7 @@ export function renderTable({ header = null, footer = null, table = true } = {})
       parts.push(h("div", { class: "banner palifico", test: "palifico" },
         game.rules.palifico_wild_ones ? t("palificoWild") : t("palificoBanner")));
     }
-    parts.push(renderPlayers(view));
+    parts.push(renderPlayers(view), solvesNote(view));
     if (game.phase !== "over") {
       const out = view.seat !== null && game.dice_counts[view.seat] === 0;
       if (out && !state.ui.watching) parts.push(renderOut());
@@ -161,6 +161,29 @@ function renderPlayers(view) {
           ? [h("span", { class: "cup-dots", "aria-hidden": "true" }, "■".repeat(Math.min(dice, 10))), ` ${dice} ${t(dice === 1 ? "die" : "dice")}`]
           : t("outLabel")));
     }), reactionBar(view));
+}
+
+// While the bot services still solve the presets' heads-up endgames (minutes after a
+// start), a hard bot plays its heuristic in such a round: a table with one says so
+// (issue 53, item 21). Asked at such a table only, every 15 s while they run.
+const SOLVES_EVERY_MS = { running: 15_000, none: 60_000 };
+
+function solvesNote(view) {
+  if (!view.players.some((p) => p?.bot === "hard") || view.game.phase === "over") return null;
+  const known = state.solves;
+  const every = known?.answer ? SOLVES_EVERY_MS.running : SOLVES_EVERY_MS.none;
+  if (!known || Date.now() - known.at > every) {
+    state.solves = { at: Date.now(), answer: known?.answer ?? null };
+    api("GET", "/api/bots").then((got) => {
+      const answer = got.endgame_solves;
+      if (JSON.stringify(answer) === JSON.stringify(state.solves.answer)) return;
+      state.solves.answer = answer;
+      if (state.route.page === "table" || state.route.page === "cup") state.redraw();
+    }).catch(() => {}); // an old gateway, or none: no note
+  }
+  const solving = state.solves.answer;
+  return solving ? h("p", { class: "muted", test: "bot-solves", role: "status" },
+    t("botSolves", { done: solving.done, of: solving.of })) : null;
 }
 
 function renderBids(view) {
