@@ -5,6 +5,7 @@
 
 import type {
   Action,
+  BotsResponse,
   CreateRequest,
   CreateResponse,
   Die,
@@ -115,6 +116,9 @@ export declare class DudoApi {
   leaderboard(limit?: number): Promise<LeaderboardResponse>;
   /** An identity user's statistics, rating and chips; refused `unknown_player` otherwise. */
   player(handle: string): Promise<PlayerResponse>;
+  /** The endgame solves still under way (`endgame_solves` null: none); a hard bot plays
+   *  its heuristic in such a round until its solve is done. */
+  botSolves(): Promise<BotsResponse>;
 }
 
 export interface DudoConnectionOptions {

@@ -145,9 +145,10 @@ export class DudoApi {
   /** @param {string} handle an identity user's statistics, rating and chips (`PlayerResponse`);
    *  refused `unknown_player` for a handle without any (an anonymous player's) */
   player(handle) { return this.call("GET", `/api/players/${encodeURIComponent(handle)}`); }
-  /** @param {string} handle an identity user's statistics, rating and chips (`PlayerResponse`);
-   *  refused `unknown_player` for a handle without any (an anonymous player's) */
-  player(handle) { return this.call("GET", `/api/players/${encodeURIComponent(handle)}`); }
+  /** The bot services' solves of the presets' heads-up endgames still under way
+   *  (`BotsResponse`: `endgame_solves` `{done, of}`, or null): a hard bot plays its
+   *  heuristic in such a round until its solve is done */
+  botSolves() { return this.call("GET", "/api/bots"); }
 }
 
 /**

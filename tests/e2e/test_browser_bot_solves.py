@@ -5,6 +5,7 @@ Before, only the log said anything, and nothing on the page."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import urllib.request
@@ -25,6 +26,13 @@ def _bots(base: str) -> Any:
     return answer
 
 
+async def _through_the_library(base: str) -> Any:
+    from dudo_client import DudoApi
+
+    async with DudoApi(base) as api:
+        return (await api.bot_solves())["endgame_solves"]
+
+
 def test_a_table_with_a_hard_bot_says_what_it_plays_while_the_endgames_are_solved(
     served: str, redis_server: RedisServer
 ) -> None:
@@ -35,6 +43,7 @@ def test_a_table_with_a_hard_bot_says_what_it_plays_while_the_endgames_are_solve
     now = int(time.time() * 1000)
     redis_server.client().hset(keys.BOT_SOLVES, "bots-x", solves.entry(4, 15, now))
     assert _bots(served) == {"endgame_solves": {"done": 4, "of": 15}}
+    assert asyncio.run(_through_the_library(served)) == {"done": 4, "of": 15}
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
         errors: list[str] = []

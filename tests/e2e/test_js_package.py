@@ -149,6 +149,10 @@ const results = await api.results(made.tournament);
 const place: number = results.places[0].place + results.tables[0].rounds[0].out.length;
 const board = await api.leaderboard(10);
 const ordinal: number = board.leaderboard[0].ordinal;
+const solving = await api.botSolves();
+// @ts-expect-error none may be under way: null
+const solved: number = solving.endgame_solves.done;
+console.log(solved, solving.endgame_solves?.of);
 // @ts-expect-error an organizer's five actions
 await api.organize(made.tournament, host, "dance");
 console.log(open, left, place, ordinal);

@@ -108,6 +108,8 @@ async def main(api: DudoApi, conn: DudoConnection, game: GameView) -> None:
     print(results["places"][0]["place"] + 1, results["tables"][0]["rounds"][0]["out"])
     board = await api.leaderboard()
     print(board["leaderboard"][0]["ordinal"] + 1.0)
+    solving = (await api.bot_solves())["endgame_solves"]
+    print(solving["done"] + 1)  # type: ignore[index]
     await api.organize(made["tournament"], "token", "dance")  # type: ignore[arg-type]
     print(game["rules"]["wild_ones"] and game["rules"]["calza"] == "turn")
     try:

@@ -10,6 +10,7 @@ from urllib.parse import quote, urlencode
 import aiohttp
 
 from .messages import (
+    BotsResponse,
     CreateRequest,
     CreateResponse,
     ErrorMessageFacts,
@@ -258,6 +259,12 @@ class DudoApi:
         ``player``): ``PlayerResponse``. Raises with ``unknown_player`` for a handle
         without any (an anonymous player's: they count on their device)."""
         return cast(PlayerResponse, await self.call("GET", f"/api/players/{quote(handle)}"))
+
+    async def bot_solves(self) -> BotsResponse:
+        """The bot services' solves of the presets' heads-up endgames still under way
+        (``endgame_solves``: ``{done, of}``, or None): a hard bot plays its heuristic in
+        such a round until its solve is done."""
+        return cast(BotsResponse, await self.call("GET", "/api/bots"))
 
 
 def _access(token: str | None, invite: str | None) -> str:
