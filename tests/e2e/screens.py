@@ -2,11 +2,13 @@
 
 A `dudo serve` of its own (embedded Redis, a free port), then for each language and size
 one game of Ana against two bots: the table on her turn, a reveal, the game's end, and its
-replay at round 2's second step. JPEG, motion off (nothing caught halfway). Not a test:
-run it when the page changes, and commit the pictures."""
+replay at round 2's second step; and a tournament Olga organizes, at her own table on her
+turn (her controls folded under it). JPEG, motion off (nothing caught halfway). Not a
+test: run it when the page changes, and commit the pictures."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -71,6 +73,41 @@ def _game(page: Any, base: str, out: Path, lang: str, size: str) -> None:
     _shoot(page, out, f"{lang}-{size}-replay")
 
 
+def _organizer(page: Any, base: str, out: Path, lang: str, size: str) -> None:
+    """Olga's tournament of three bots and her, three seats a table: her turn at her table."""
+    body = {"name": "Club Night", "host": "Olga", "seats": 3, "bots": "easy",
+            "rules": {"preset": "classic", "turn_seconds": 60}}  # fmt: skip
+    request = urllib.request.Request(
+        f"{base}/api/tournaments", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=15) as got:
+        made = json.loads(got.read())
+    tid, token = made["tournament"], made["token"]
+    page.add_init_script(
+        f"localStorage.setItem('dudo.entrants', JSON.stringify({{{tid!r}: {token!r}}}));"
+        "localStorage.setItem('dudo.motion', 'off')"
+    )
+    page.goto(f"{base}/#/c/{tid}")
+    page.select_option("#lang", lang)
+    page.wait_for_selector("[data-test=host-panel]", timeout=15_000)
+    begin = urllib.request.Request(
+        f"{base}/api/tournaments/{tid}/begin", json.dumps({"token": token}).encode(),
+        {"Content-Type": "application/json"},
+    )  # fmt: skip
+    urllib.request.urlopen(begin, timeout=15).close()
+    deadline = time.monotonic() + 60
+    while not page.query_selector("[data-test=your-turn]") or page.query_selector(
+        "[data-test=reveal]"
+    ):
+        if time.monotonic() > deadline:
+            raise RuntimeError("Olga's turn never came")
+        if page.query_selector("[data-test=reveal]"):
+            page.keyboard.press("Escape")
+        time.sleep(0.05)
+    time.sleep(0.3)  # as the page placed itself for her turn
+    _shoot(page, out, f"{lang}-{size}-organizer")
+
+
 def main(out: Path) -> None:
     from playwright import sync_api as playwright
 
@@ -95,6 +132,9 @@ def main(out: Path) -> None:
                 for size, viewport in SIZES.items():
                     page = browser.new_context(viewport=viewport).new_page()
                     _game(page, base, out, lang, size)
+                    page.context.close()
+                    page = browser.new_context(viewport=viewport).new_page()
+                    _organizer(page, base, out, lang, size)
                     page.context.close()
             browser.close()
     finally:

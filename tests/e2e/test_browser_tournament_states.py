@@ -33,12 +33,14 @@ RUNNING_PARTS = ("cup-paused", "table-paused", "dock", "your-turn", "whose-turn"
 
 
 def _open(
-    browser: Any, size: dict[str, Any], base: str, tid: str, token: str, errors: list[str]
-) -> Any:
+    browser: Any, size: dict[str, Any], base: str, tid: str, token: str, errors: list[str],
+    lang: str = "en",
+) -> Any:  # fmt: skip
     page = browser.new_context(**size).new_page()
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.add_init_script(
-        f"localStorage.setItem('dudo.entrants', JSON.stringify({{{tid!r}: {token!r}}}))"
+        f"localStorage.setItem('dudo.entrants', JSON.stringify({{{tid!r}: {token!r}}}));"
+        f"localStorage.setItem('dudo.lang', {lang!r})"
     )
     page.goto(f"{base}/#/c/{tid}")
     return page
@@ -176,13 +178,15 @@ def test_the_hosts_own_turn_shows_their_dice_not_their_controls(
     """Issue 53, item 1: the Organizer card (~350 px) sat above the table: on a desktop
     the host's dice were under the dock while their clock ran; on a phone the screen
     showed the Organizer panel and the dock, no players, no dice. The controls now wait
-    folded under the table."""
+    folded under the table. In German on a phone the players' card is taller ("5
+    Würfel" wraps): the hand was still under the dock, so her turn scrolls it into sight."""
     classic = {"preset": "classic", "turn_seconds": 60}
     with tournament(
         redis_server, tmp_path, host="Olga", seats=3, bots="easy", rules=classic
     ) as (base, made, browser, errors):
         tid = made["tournament"]
-        olga = _open(browser, size, base, tid, made["token"], errors)
+        lang = "de" if size.get("is_mobile") else "en"
+        olga = _open(browser, size, base, tid, made["token"], errors, lang)
         olga.wait_for_selector("[data-test=host-panel]")  # before the start: in full
         olga.click("[data-test=cup-begin]")
         olga.wait_for_selector("[data-test=your-turn]", timeout=30_000)

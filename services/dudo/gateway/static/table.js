@@ -95,8 +95,24 @@ export function renderTable({ header = null, footer = null, table = true } = {})
   maybeReveal(view);
   tickClocks();
   const turn = mine(view) ? `${game.round}:${game.bids.length}:${view.table}` : null;
-  if (turn && turn !== state.ui.alerted) alertTurn();
+  if (turn && turn !== state.ui.alerted) {
+    alertTurn();
+    handInSight();
+  }
   state.ui.alerted = turn;
+}
+
+/** At the start of your turn, your dice above the dock: a tournament's header above the
+ *  table (and a players' card made taller by longer words, "5 Würfel") pushed them under
+ *  it on a phone (issue 53, item 1). The page scrolls as little as it takes, the top of
+ *  the page going first; never further than the hand's own top. */
+function handInSight() {
+  const hand = app.querySelector("[data-test=hand]");
+  const dock = app.querySelector("[data-test=dock]");
+  if (!hand || !dock) return;
+  const { top, bottom } = hand.getBoundingClientRect();
+  const under = bottom - (dock.getBoundingClientRect().top - 8);
+  if (under > 0) window.scrollBy(0, Math.min(under, top - 8));
 }
 
 function topRow(view, { back }) {
