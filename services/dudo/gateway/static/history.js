@@ -8,7 +8,7 @@
 
 import { t } from "./i18n.js";
 import { api, app, openSocket, state } from "./session.js";
-import { revealBody } from "./reveal.js";
+import { resultOf, revealBody } from "./reveal.js";
 import { die, h, link, load, newestOf, shareLink, toast } from "./ui.js";
 
 const KEY = "dudo.history";
@@ -83,12 +83,6 @@ function handsOf(round) {
     : null)];
 }
 
-function outcomeLine(round) {
-  if (round.loser !== null) return t("lost", { name: nameIn(round, round.loser) });
-  if (round.gainer !== null) return t("gained", { name: nameIn(round, round.gainer) });
-  return t("noChange");
-}
-
 /** The history panel of the table screen: every round so far, the newest first. */
 export function historyCard(view) {
   const rounds = roundsOf(view);
@@ -100,7 +94,7 @@ export function historyCard(view) {
     h("ul", { class: "rounds" }, [...rounds].reverse().map((round) =>
       h("li", { test: "history-round" },
         h("details", {},
-          h("summary", {}, t("round", { n: round.round }), " · ", outcomeLine(round)),
+          h("summary", {}, t("round", { n: round.round }), " · ", resultOf(asView(view, round), round)),
           bidList(round),
           revealBody(asView(view, round), round))))));
 }

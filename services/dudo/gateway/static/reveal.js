@@ -9,8 +9,9 @@ import { die, h, onesWild, playerName as nameOf, revealSound } from "./ui.js";
 const SHOWN_WITHOUT_HOLD_MS = 5000; // a server that does not hold: the overlay's own time
 const COUNTDOWN_AFTER_MS = 2000; // the result alone, still, before "Next round in …"
 
-/** What the round cost whom, in words: "Ana loses a die · Ana is out". */
-function resultOf(view, last) {
+/** What the round cost whom, in words: "Ana loses a die · Ana is out" (the overlay's
+ *  title, the last round's and the history's summaries: one wording). */
+export function resultOf(view, last) {
   const outcome = [];
   if (last.loser !== null) outcome.push(t("lost", { name: nameOf(view, last.loser) }));
   if (last.gainer !== null) outcome.push(t("gained", { name: nameOf(view, last.gainer) }));
@@ -55,9 +56,7 @@ export function revealBody(view, last, { lead = false } = {}) {
 export function lastRoundCard(view) {
   const last = view.game.last_round;
   return h("details", { class: "card last-round", test: "last-round", open: window.innerWidth > 700 },
-    h("summary", {}, h("strong", {}, t("lastRound")), " · ",
-      last.loser !== null ? t("lost", { name: nameOf(view, last.loser) })
-        : last.gainer !== null ? t("gained", { name: nameOf(view, last.gainer) }) : t("noChange")),
+    h("summary", {}, h("strong", {}, t("lastRound")), " · ", resultOf(view, last)),
     revealBody(view, last));
 }
 
