@@ -122,7 +122,16 @@ def test_the_english_text_piece_by_piece() -> None:
     assert parse("3 5") == {"type": "bid", "quantity": 3, "face": 5}
     assert parse("  DUDO ") == {"type": "dudo"}
     assert parse("left") == {"type": "direction", "value": -1}
-    assert parse("three fives") == {"command": "unknown", "word": "three"}  # a number
+    # Quantities and faces in everyday words, in every language (issue 54, item 6) ...
+    for typed, bid in (("three fives", (3, 5)), ("5 treses", (5, 3)), ("5 doses", (5, 2)),
+                       ("tres treses", (3, 3)), ("drei Fünfer", (3, 5)),
+                       ("zwei Sechsen", (2, 6)), ("ein Paco", (1, 1)), ("veinte cenas", (20, 6)),
+                       ("!bid twelve sixes", (12, 6)), ("a two", (1, 2))):  # fmt: skip
+        assert parse(typed) == {"type": "bid", "quantity": bid[0], "face": bid[1]}, typed
+    assert parse("three little") == {"command": "unknown", "word": "three"}
+    # ... and a face no die has is said to be one (item 5: "4 7" was sent as a bid).
+    for typed in ("4 7", "4 0", "4 12", "!bid 4 9", "seven 8"):
+        assert parse(typed) == {"command": "usage", "of": "face"}, typed
     view = copy.deepcopy(VIEW)
     view["game"]["palifico"] = False
     text = render(view)

@@ -240,3 +240,36 @@ def test_reactions_go_both_ways_between_the_channel_and_the_table() -> None:
     h.deliver(wire.message("react", id="w1", table=table.id, gateway=seat.gateway,
                            player=seat.handle, seat=web, emote="clap"))  # fmt: skip
     assert f"{seat.name}: 👏" in channel(h.lines)
+
+
+def test_a_face_no_die_has_is_told_so_and_bids_read_in_everyday_words() -> None:
+    """Issue 54, items 5 and 6: "4 7" was sent, and refused as "there are only 4 dice in
+    play"; "5 treses", "5 doses" and "three fives" (the usage line's own example) were
+    ignored without a word: only the Perudo face names were read."""
+    h = started(0, 2, "Ben")
+    room = h.rooms.rooms[CHANNEL]
+
+    def turn() -> tuple[str, str]:
+        nick = room.nicks[room.turn_player or ""]
+        return nick, "Ben" if nick == "Ana" else "Ana"
+
+    def bids() -> list[list[int]]:
+        game = h.table().game
+        assert game is not None
+        return [list(b) for b in game.bids]
+
+    now, other = turn()
+    face = f"{now}: a die's faces are 1 to 6: 3 5, or 3 fives"
+    assert channel(h.type(now, "4 7")) == [face] and bids() == []
+    assert channel(h.type(now, "!bid 1 9")) == [face] and bids() == []
+    assert channel(h.type(other, "4 7")) == []  # not their turn: plain chat, as before
+    seat = h.table().game.turn  # type: ignore[union-attr]
+    h.type(now, "one two")
+    assert bids() == [[seat, 1, 2]]
+    now, other = turn()
+    h.type(now, "two threes")
+    assert bids()[-1][1:] == [2, 3]
+    now, _ = turn()
+    h.type("Ana", "!lang es")
+    h.type(now, "tres treses")
+    assert bids()[-1][1:] == [3, 3]

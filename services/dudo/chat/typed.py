@@ -55,10 +55,14 @@ class Typed:
         player = room.claim(nick, account)
         command = parse(text)
         if not text.lstrip().startswith("!"):
-            # Plain chat: only a bid ("3 5") from the player whose turn it is is a move.
-            bid = isinstance(command, dict) and command.get("type") == "bid"
-            if bid and room.turn_player == player and player in room.seats:
+            # Plain chat: only a bid ("3 5") from the player whose turn it is is a move;
+            # their "4 7" is told what a die has (it was sent, and refused as too many).
+            if room.turn_player != player or player not in room.seats:
+                return Output()
+            if isinstance(command, dict) and command.get("type") == "bid":
                 return self._act(room, nick, player, command)
+            if command == {"command": "usage", "of": "face"}:
+                return Output([(room.channel, say("usage_face", room.lang, who=nick))])
             return Output()
         if command is None:
             return Output()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from .words import FACE, FACES, LANGS, WORDS
+from .words import EVERYDAY_FACES, FACE, FACES, LANGS, NUMBERS, ONE_WORDS, WORDS
 
 HELP = WORDS["en"]["help"]
 # Typed commands, in every language (parse() takes any of them; in a chat, with a "!").
@@ -244,12 +244,19 @@ def _plain(word: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
-# Face names of every language, singular and plural, as typed: "fives", "quinas", "fünfer".
+# Face names of every language, singular and plural, as typed: "fives", "quinas", "fünfer",
+# and as people say them outside Perudo: "treses", "doses", "Sechsen".
 _FACE_WORDS = {
-    _plain(name): face
-    for table in (FACE, FACES)
-    for names in table.values()
-    for face, name in enumerate(names, 1)
+    **{_plain(name): face for names in EVERYDAY_FACES.values()
+       for face, pair in enumerate(names, 1) for name in pair},
+    **{_plain(name): face for table in (FACE, FACES) for names in table.values()
+       for face, name in enumerate(names, 1)},
+}  # fmt: skip
+_DIGIT_FACES = frozenset("123456")
+# Quantities in words: "three fives", "tres treses", "drei Fünfer", "ein Paco".
+_NUMBER_WORDS = {
+    **{_plain(word): n for words in NUMBERS.values() for n, word in enumerate(words, 1)},
+    **dict.fromkeys(ONE_WORDS, 1),
 }
 
 
@@ -291,10 +298,16 @@ def parse(line: str) -> dict[str, Any] | str | None:
     bidding = head in _BID or (head.isascii() and head.isdigit())
     if head in _BID:
         words = words[1:]
-    if len(words) == 2 and _number(words[0], 3):
-        face = int(words[1]) if _number(words[1], 1) else _FACE_WORDS.get(words[1])
+    if len(words) == 2 and (_number(words[0], 3) or words[0] in _NUMBER_WORDS):
+        quantity = int(words[0]) if _number(words[0], 3) else _NUMBER_WORDS[words[0]]
+        if words[1].isascii() and words[1].isdigit():  # "4 7": a die has six faces
+            face: int | None = int(words[1]) if words[1] in _DIGIT_FACES else None
+            if face is None:
+                return _usage("face")
+        else:
+            face = _FACE_WORDS.get(words[1])
         if face is not None:
-            return {"type": "bid", "quantity": int(words[0]), "face": face}
+            return {"type": "bid", "quantity": quantity, "face": face}
     if bidding:
         return _usage("bid")
     return {"command": "unknown", "word": head[:20]}

@@ -18,6 +18,31 @@ FACES: dict[str, tuple[str, ...]] = {
     "es": ("ases", "tontos", "trenes", "cuadras", "quinas", "cenas"),
     "de": ("Pacos", "Zweier", "Dreier", "Vierer", "Fünfer", "Sechser"),
 }
+# Faces as people name them outside Perudo, singular and plural ("5 treses", "three
+# fives", "zwei Sechsen"): parse() reads them beside FACE and FACES (issue 54, item 6).
+EVERYDAY_FACES: dict[str, tuple[tuple[str, str], ...]] = {
+    "en": (("one", "ones"), ("two", "twos"), ("three", "threes"), ("four", "fours"),
+           ("five", "fives"), ("six", "sixes")),
+    "es": (("uno", "unos"), ("dos", "doses"), ("tres", "treses"), ("cuatro", "cuatros"),
+           ("cinco", "cincos"), ("seis", "seises")),
+    "de": (("Einser", "Einsen"), ("Zweier", "Zweien"), ("Dreier", "Dreien"),
+           ("Vierer", "Vieren"), ("Fünfer", "Fünfen"), ("Sechser", "Sechsen")),
+}  # fmt: skip
+# A quantity in words, 1 to 20 ("three fives", "tres treses", "drei Fünfer"); "a", "un",
+# "ein" and their kin are one.
+NUMBERS: dict[str, tuple[str, ...]] = {
+    "en": ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+           "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+           "eighteen", "nineteen", "twenty"),
+    "es": ("uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve", "diez",
+           "once", "doce", "trece", "catorce", "quince", "dieciséis", "diecisiete",
+           "dieciocho", "diecinueve", "veinte"),
+    "de": ("eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun", "zehn",
+           "elf", "zwölf", "dreizehn", "vierzehn", "fünfzehn", "sechzehn", "siebzehn",
+           "achtzehn", "neunzehn", "zwanzig"),
+}  # fmt: skip
+ONE_WORDS = ("a", "an", "un", "una", "ein", "eine", "einen")
+
 # Every word of the text, per language ({placeholders} filled by dudo.text.lines).
 WORDS: dict[str, dict[str, str]] = {
     "en": {
