@@ -147,6 +147,14 @@ def test_the_loser_who_chose_the_direction_is_called_again_to_open() -> None:
     assert call_turn(room, view) == []  # the same turn: once
     view["game"] = {**game, "phase": "bidding"}
     assert call_turn(room, view) == [(CHANNEL, "Ana: your turn (open the round)")]
+    # Issue 54, item 11: a turn to beat a bid says whose bid it is ("mara: your turn (4 ×
+    # fives)" said nothing of who bid, and Matrix shows bids on its board, not as lines).
+    room.seats["b"], room.nicks["b"] = 1, "Mara"
+    view["game"] = {**game, "phase": "bidding", "bids": [[1, 4, 5]], "round": 3}
+    assert call_turn(room, view) == [(CHANNEL, "Ana: your turn (to beat: 4 × fives by Mara)")]
+    room.lang = "es"
+    view["game"] = {**view["game"], "bids": [[1, 4, 5], [0, 5, 5], [1, 6, 5]]}
+    assert call_turn(room, view) == [(CHANNEL, "Ana: te toca (a superar: 6 × quinas de Mara)")]
 
 
 def test_a_start_typed_right_after_new_waits_for_the_seat() -> None:

@@ -94,9 +94,10 @@ def call_turn(room: Room, view: dict[str, Any]) -> list[Line]:
     room.turn_key = key
     if game["phase"] == "direction":
         standing = say("choose_dir", room.lang)
-    elif game["bids"]:
-        _, quantity, face = game["bids"][-1]
-        standing = bid_text(quantity, face, room.lang)
+    elif game["bids"]:  # whose bid too: a chat showing bids on a board has no bid line
+        bidder, quantity, face = game["bids"][-1]
+        standing = say("standing_bid", room.lang, bid=bid_text(quantity, face, room.lang),
+                       who=name_of_seat(room, bidder))  # fmt: skip
     else:
         standing = say("open_round", room.lang)
     who = room.nicks[room.turn_player]
