@@ -97,7 +97,7 @@ def call_turn(room: Room, view: dict[str, Any]) -> list[Line]:
     elif game["bids"]:  # whose bid too: a chat showing bids on a board has no bid line
         bidder, quantity, face = game["bids"][-1]
         standing = say("standing_bid", room.lang, bid=bid_text(quantity, face, room.lang),
-                       who=name_of_seat(room, bidder))  # fmt: skip
+                       who=name_of_seat(room, bidder, view))  # fmt: skip
     else:
         standing = say("open_round", room.lang)
     who = room.nicks[room.turn_player]
@@ -145,12 +145,14 @@ def dice_line(room: Room, player: str) -> str | None:
                dice=dice_text(game["dice"]))  # fmt: skip
 
 
-def name_of_seat(room: Room, seat: int | None) -> str:
-    """A seat's player as the chat knows them: our player's nick, else the table's name."""
+def name_of_seat(room: Room, seat: int | None, public: dict[str, Any] | None = None) -> str:
+    """A seat's player as the chat knows them: our player's nick, else the table's name
+    (in ``public``, the view being told, else the room's last)."""
     holder = next((p for p, s in room.seats.items() if s == seat), "")
     if holder in room.nicks:
         return room.nicks[holder]
-    players = room.public["players"] if room.public else []
+    public = public or room.public
+    players = public["players"] if public else []
     player = players[seat] if seat is not None and 0 <= seat < len(players) else None
     return player["name"] if player else "?"
 

@@ -120,7 +120,8 @@ WORDS: dict[str, dict[str, str]] = {
         "odds_line": "Odds: {bid} is true {percent}%",
         "refused": "{who}: refused ({code}): {message}",
         "lang_set": "Language: English",
-        "back": "Back: table {table} goes on",
+        "back": "Back: table {table} goes on (anything typed while I was away was not "
+        "heard: type it again)",
         "seat_left": "{who} left: the house plays their seat (a nick is not a seat: whoever "
         "takes it next is someone else)",
     },
@@ -199,7 +200,8 @@ WORDS: dict[str, dict[str, str]] = {
         "odds_line": "Probabilidad: {bid} es cierta {percent}%",
         "refused": "{who}: rechazado ({code}): {message}",
         "lang_set": "Idioma: español",
-        "back": "De vuelta: sigue la mesa {table}",
+        "back": "De vuelta: sigue la mesa {table} (lo que escribieron mientras no estaba no "
+        "llegó: escríbanlo otra vez)",
         "seat_left": "{who} se fue: la casa juega su asiento (quien tome ese nick después es "
         "otra persona)",
     },
@@ -280,7 +282,8 @@ WORDS: dict[str, dict[str, str]] = {
         "odds_line": "Wahrscheinlichkeit: {bid} stimmt zu {percent}%",
         "refused": "{who}: abgelehnt ({code}): {message}",
         "lang_set": "Sprache: Deutsch",
-        "back": "Zurück: Tisch {table} geht weiter",
+        "back": "Zurück: Tisch {table} geht weiter (was ihr geschrieben habt, während ich weg "
+        "war, kam nicht an: bitte noch einmal)",
         "seat_left": "{who} ist gegangen: das Haus spielt den Platz (wer den Nick danach "
         "nimmt, ist jemand anderes)",
     },
