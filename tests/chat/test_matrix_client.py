@@ -255,3 +255,30 @@ def test_a_room_it_may_not_join_is_skipped_and_the_others_are_played() -> None:
         assert matrix.room_ids == {ROOM: ROOM_ID} and api.api.token == "t"  # type: ignore[attr-defined]
 
     asyncio.run(scenario())
+
+
+def test_a_new_display_name_reaches_the_table_whichever_room_says_it_first() -> None:
+    """Issue 54, item 4: a display name changed mid-game never reached the table ("Mateo
+    G: your turn" while the board and the reveal said "mateo"). Matrix sends the change
+    in every room the person is in; their dice room's came first, was taken as that
+    room's alone, and the channel's own event then changed nothing."""
+    matrix, _, _ = client()
+    renamed: list[tuple[str, str | None]] = []
+    matrix.on_renamed = lambda user, room: renamed.append((user, room))
+    matrix.direct[ANA] = "!dice:example.org"
+
+    def member(room_id: str, name: str, was: str) -> dict[str, Any]:
+        event = {"type": "m.room.member", "state_key": ANA, "sender": ANA,
+                 "content": {"membership": "join", "displayname": name},
+                 "unsigned": {"prev_content": {"membership": "join", "displayname": was}}}
+        return {"timeline": {"events": [event]}}  # fmt: skip
+
+    sync = {"rooms": {"join": {"!dice:example.org": member("!dice:example.org", "Ana G", "Ana"),
+                               ROOM_ID: member(ROOM_ID, "Ana G", "Ana")}}}  # fmt: skip
+    asyncio.run(matrix._handle(sync, history=False))
+    assert renamed == [(ANA, None)]  # everywhere she plays: once
+    assert matrix.name_of(ANA) == "Ana G"
+    # A name set in the channel alone is that channel's.
+    asyncio.run(matrix._handle({"rooms": {"join": {ROOM_ID: member(ROOM_ID, "Ana R", "Ana G")}}},
+                               history=False))  # fmt: skip
+    assert renamed[-1] == (ANA, ROOM)

@@ -148,8 +148,6 @@ def test_two_people_play_a_whole_game_in_a_matrix_room(
     ben.say(room_id, "!join")
     ben.wait_for(lambda r, e: r == room_id and "ben joins" in body(e), what="ben seated")
     ana.say(room_id, "!start")
-    ben.rename("Benito")  # followed: the table names ben so from now on
-    table.names["Benito"] = ben
 
     # The gateway kit watches the whole game (it counts refusals: none is expected).
     verdicts: dict[str, Any] = {}
@@ -170,6 +168,10 @@ def test_two_people_play_a_whole_game_in_a_matrix_room(
         members = person.call("GET", f"/_matrix/client/v3/rooms/{direct}/joined_members")
         assert set(members["joined"]) == {person.user_id, bot}
     assert not any(DICE.search(body(e)) for e in ana.events(room_id))  # none in public
+    # Mid-game, with his dice room open: followed, the table names ben so from now on
+    # (the change came first from his dice room, and was lost: issue 54, item 4).
+    ben.rename("Benito")
+    table.names["Benito"] = ben
 
     # Play, the gateway kit watching; then the gateway killed while a move is owed, and
     # the move typed meanwhile.

@@ -110,7 +110,7 @@ class MatrixClient:
         burst: int = 10,
         on_gone: Callable[[str, str | None], None] = lambda user, room: None,
         on_came: Callable[[str, str], None] = lambda user, room: None,
-        on_renamed: Callable[[str, str], None] = lambda user, room: None,
+        on_renamed: Callable[[str, str | None], None] = lambda user, room: None,
         on_back: Callable[[], None] = lambda: None,
         welcome: Callable[[str], str] = lambda user: "",
         written: Callable[[], Awaitable[None]] | None = None,
@@ -327,7 +327,11 @@ class MatrixClient:
             renamed = user in self.display and self.display[user] != name
             self.display[user] = name
             if renamed and was == "join" and not quiet:
-                self.on_renamed(user, self.names.get(room_id, room_id))
+                # A new display name comes in every room the user is in, and may come
+                # first from their dice room: then it is theirs everywhere (None). Read
+                # as that room's alone, the channel never heard of it: its own event
+                # changed nothing any more (issue 54, item 4).
+                self.on_renamed(user, self.names.get(room_id))
         if membership in ("leave", "ban") and self.direct.get(user) == room_id:
             del self.direct[user]  # their dice room no more: a new one when needed
         channel = self.names.get(room_id)
