@@ -135,20 +135,20 @@ def test_the_english_text_piece_by_piece() -> None:
     view = copy.deepcopy(VIEW)
     view["game"]["palifico"] = False
     text = render(view)
-    assert "Your dice: [3] [5]" in text and "Hugo 1×5" in text
+    assert "Your dice: [3] [5]" in text and "Hugo (bot) 1×5" in text
     assert "1. Tess (you)" in text and "2. Hugo [bot normal]" in text  # seats from 1
     turn = turn_text(view)
     assert turn.startswith("Your turn. To beat: 1 × five (Hugo).")
     assert "Legal: bid 1..4×1, 2..4×2" in turn and "dudo | calza" in turn
     assert "Suggestion: 1 5." in turn and "true 42%" in turn
     assert event_line(view, {"type": "bid", "seat": 1, "quantity": 3, "face": 6}) == (
-        "Hugo bids 3 × sixes"
+        "Hugo (bot) bids 3 × sixes"  # a bot says it is one (issue 54, item 9)
     )
     assert event_line(view, {"type": "house_bot", "seat": 0}) == (
         "(the clock ran out: the house plays for you)"
     )
     assert event_line(view, {"type": "dudo", "seat": 0}) == "You call Dudo!"
-    assert reveal_text(view).splitlines()[-1] == "    3 counted; Hugo loses a die"
+    assert reveal_text(view).splitlines()[-1] == "    3 counted; Hugo (bot) loses a die"
     view["game"]["palifico"] = True
     assert "PALIFICO: the face is locked, ones are not wild" in render(view)
     view["game"]["rules"]["palifico_wild_ones"] = True
@@ -197,7 +197,7 @@ def test_chat_commands_of_every_language_with_or_without_the_bang() -> None:
 def test_a_round_in_one_public_line_and_a_seats_odds() -> None:
     view = copy.deepcopy(VIEW)
     line = summary_line(view)
-    assert line.startswith("Round 2 · 4 dice: Tess (you) 2 ←, Hugo 2")
+    assert line.startswith("Round 2 · 4 dice: Tess (you) 2 ←, Hugo (bot) 2")
     assert "PALIFICO" in line and "[3]" not in line  # public: no dice
     assert summary_line(view, "de").startswith("Runde 2 · 4 Würfel")
     assert odds_text(view) == "Odds: 1 × five is true 42%"

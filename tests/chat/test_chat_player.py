@@ -58,7 +58,7 @@ def test_a_table_nobody_here_plays_any_more_gives_way_to_a_new_one() -> None:
     table = h.table()
     assert [s.name for s in table.seats if s.taken and not s.bot] == ["Ben"]  # hers is free
     said = channel(h.type("Ben", "!start"))  # the host passed to Ben: he may start
-    assert said[0] == "The game begins: Ben, Bot5" and table.status == "playing", said
+    assert said[0] == "The game begins: Ben, Bot5 (bot)" and table.status == "playing", said
     assert "already being played" in channel(h.type("Cleo", "!new"))[0]  # Ben still plays
     h.run(h.rooms.gone("Ben", CHANNEL))
     said = channel(h.type("Cleo", "!new classic bots 2"))
@@ -247,7 +247,7 @@ def test_reactions_go_both_ways_between_the_channel_and_the_table() -> None:
     seat = table.seats[web]
     h.deliver(wire.message("react", id="w1", table=table.id, gateway=seat.gateway,
                            player=seat.handle, seat=web, emote="clap"))  # fmt: skip
-    assert f"{seat.name}: 👏" in channel(h.lines)
+    assert f"{seat.name} (bot): 👏" in channel(h.lines)  # a bot stands in: marked so
 
 
 def test_a_face_no_die_has_is_told_so_and_bids_read_in_everyday_words() -> None:
@@ -281,3 +281,20 @@ def test_a_face_no_die_has_is_told_so_and_bids_read_in_everyday_words() -> None:
     h.type("Ana", "!lang es")
     h.type(now, "tres treses")
     assert bids()[-1][1:] == [3, 3]
+
+
+def test_a_bot_is_said_to_be_one() -> None:
+    """Issue 54, item 9: bots looked like people in chat (and answered in the same
+    millisecond: `dudo bots` now thinks 0.6-1.4 s by default where people play,
+    tests/test_cli_surface.py)."""
+    h = started(1, 2)
+    said = channel(h.lines)
+    table = h.table()
+    bot = next(s.name for s in table.seats if s.bot)
+    assert f"{bot} (bot) joins (2/6)" in said, said
+    assert f"The game begins: Ana, {bot} (bot)" in said, said
+    assert any(line.startswith("Round 1 · 4 dice: ") and f"{bot} (bot) 2" in line
+               for line in said), said  # fmt: skip
+    h.type("Ana", "!lang de")
+    (line,) = channel(h.type("Ana", "!table"))
+    assert f"{bot} (Bot) 2" in line and "Ana 2" in line, line

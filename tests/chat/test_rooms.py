@@ -153,7 +153,7 @@ def test_a_whole_game_two_people_and_a_bot_each_told_only_their_own_dice() -> No
     assert any("Ana opens table" in t and "1 bot)" in t for t in channel(opened)), opened
     h.type("Ben", "!join")
     started = h.type("Ana", "!start")
-    assert "The game begins: Ana, Ben, Bot5" in channel(started), started
+    assert "The game begins: Ana, Ben, Bot5 (bot)" in channel(started), started
     play_out(h, ["Ana", "Ben"])
     table = h.table()
     assert table.status == "over"

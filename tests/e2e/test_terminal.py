@@ -66,7 +66,8 @@ def test_a_whole_game_in_the_terminal(served: str, output_dir: Path) -> None:
     assert re.search(r"Your dice: \[\d\]", text)
     assert "[bot hard]" in text  # the level asked for
     # Moves as lines (yours and others'), not a table redrawn after each.
-    assert re.search(r"\w+ bids \d+ × \w+", text) and re.search(r"You bid \d+ × \w+", text)
+    # A bot's moves say it is one (issue 54, item 9): "Hugo (bot) bids 3 × fives".
+    assert re.search(r"\w+ \(bot\) bids \d+ × \w+", text) and re.search(r"You bid \d+ × \w+", text)
     # The table is drawn once per round (each round ends in a reveal), not per move.
     rounds = text.count("— DUDO by") + text.count("— CALZA by")
     assert text.count("Table ") <= rounds + 3, (text.count("Table "), rounds)

@@ -92,8 +92,12 @@ class Workers:
 
     def bots(self, name: str, *extra: str, solves: bool = False) -> subprocess.Popen[bytes]:
         """A bot service; without the presets' endgame solves unless ``solves`` (two
-        against one costs a minute or two of a core each: no test here needs them)."""
+        against one costs a minute or two of a core each: no test here needs them), and
+        without a pause before each move unless ``extra`` gives one (tests play whole
+        games against bots)."""
         quick = () if solves else ("--no-endgame-solves",)
+        if "--think-min" not in extra:
+            quick += ("--think-min", "0", "--think-max", "0")
         return self.spawn(
             name, "bots", "--redis", self.url, "--partitions", str(self.partitions), *quick,
             *extra,

@@ -43,6 +43,8 @@ def announce(room: Room, view: dict[str, Any], bids: bool = True) -> list[Line]:
             out.append((room.channel, text))
 
     names = [p["name"] if p else None for p in view["players"]]
+    marked = {p["name"]: f"{p['name']} {say('bot_mark', lang)}" for p in view["players"]
+              if p and p.get("bot")}  # a bot is said to be one (issue 54, item 9)
     if status == "open" and room.status is None and room.opener is not None:
         host = room.nicks.get(room.host or "", room.opener)
         line(say("opened", lang, host=host, table=room.table, preset=room.preset,
@@ -52,12 +54,12 @@ def announce(room: Room, view: dict[str, Any], bids: bool = True) -> list[Line]:
         for old, new in zip_longest(room.names, names):
             if new and not old:
                 count += 1
-                line(say("joins", lang, who=new, taken=count, seats=len(names)))
+                line(say("joins", lang, who=marked.get(new, new), taken=count, seats=len(names)))
             elif old and not new:
                 count -= 1
                 line(say("leaves", lang, who=old, taken=count, seats=len(names)))
     if status != "open" and room.status in (None, "open") and game is not None:
-        line(say("begins", lang, names=", ".join(n for n in names if n)))
+        line(say("begins", lang, names=", ".join(marked.get(n, n) for n in names if n)))
     for event in view["events"]:
         if event["type"] == "closed":
             line(say("table_closed", lang, table=room.table))
@@ -154,7 +156,9 @@ def name_of_seat(room: Room, seat: int | None, public: dict[str, Any] | None = N
     public = public or room.public
     players = public["players"] if public else []
     player = players[seat] if seat is not None and 0 <= seat < len(players) else None
-    return player["name"] if player else "?"
+    if player is None:
+        return "?"
+    return f"{player['name']} {say('bot_mark', room.lang)}" if player.get("bot") else player["name"]
 
 
 def refusal(

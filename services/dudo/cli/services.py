@@ -121,8 +121,12 @@ def add(sub: Any, env: Environment) -> None:
     bots = sub.add_parser("bots", help="run a bot service that fills bot seats")
     bots.add_argument("--redis", default=env.redis_url)
     bots.add_argument("--partitions", type=int, default=16)
-    bots.add_argument("--think-min", type=float, default=0.0, help="seconds before acting")
-    bots.add_argument("--think-max", type=float, default=0.0)
+    # A short pause before a bot acts where people play (a bot bidding in the same
+    # millisecond as the bid before it looked like no player at all; issue 54, item 9);
+    # a table of bots alone plays at full speed. `dudo serve` waits the same.
+    bots.add_argument("--think-min", type=float, default=0.6,
+                      help="seconds a bot waits at least before acting where people play")
+    bots.add_argument("--think-max", type=float, default=1.4, help="... and at most")  # fmt: skip
     endgame_argument(bots)
     process_arguments(bots, env, "service id, its gateway id", "bots-random")
     bots.set_defaults(func=_bots)

@@ -68,12 +68,19 @@ def bid_text(quantity: int, face: int, lang: str = "en") -> str:
     return f"{quantity} × {names.get(lang, names['en'])[face - 1]}"
 
 
-def _name(view: dict[str, Any], seat: int | None, *, you: bool = True, lang: str = "en") -> str:
+def _name(
+    view: dict[str, Any], seat: int | None, *, you: bool = True, lang: str = "en",
+    mark: bool = True,
+) -> str:  # fmt: skip
+    """A seat's player by name; a bot marked so (``mark``: a chat's players took bots for
+    people, issue 54, item 9), and "(you)" for the reader's own seat (``you``)."""
     if seat is None:
         return "?"
     players = view["players"]
     player = players[seat] if 0 <= seat < len(players) else None
     label = player["name"] if player else _w(lang)["seat"].format(n=seat + 1)
+    if mark and player and player.get("bot"):
+        label = f"{label} {_w(lang)['bot_mark']}"
     return f"{label} {_w(lang)['you']}" if you and seat == view["seat"] else label
 
 
@@ -102,7 +109,8 @@ def render(view: dict[str, Any], lang: str = "en") -> str:
         mark = f"  {w['turn_mark']}" if game["turn"] == seat and game["phase"] != "over" else ""
         bot = f" [{w['bot'].format(level=player['bot'])}]" if player["bot"] else ""
         shown = f"{'■' * count:<6} {count}" if count else w["out"]
-        lines.append(f"  {seat + 1}. {_name(view, seat, lang=lang) + bot:<28} {shown}{mark}")
+        label = _name(view, seat, lang=lang, mark=False) + bot  # its level said beside it
+        lines.append(f"  {seat + 1}. {label:<28} {shown}{mark}")
     if game["phase"] == "over":
         return "\n".join([*lines, *result_lines(view, lang)])
     if game.get("dice"):
@@ -188,7 +196,8 @@ def turn_text(view: dict[str, Any], lang: str = "en") -> str:
     standing = game["bids"][-1] if game["bids"] else None
     beat = (
         w["to_beat"].format(
-            bid=bid_text(standing[1], standing[2], lang), who=_name(view, standing[0], lang=lang)
+            bid=bid_text(standing[1], standing[2], lang),
+            who=_name(view, standing[0], lang=lang, mark=False),  # in brackets already
         )
         if standing
         else w["opens"]
