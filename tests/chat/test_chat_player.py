@@ -298,3 +298,26 @@ def test_a_bot_is_said_to_be_one() -> None:
     h.type("Ana", "!lang de")
     (line,) = channel(h.type("Ana", "!table"))
     assert f"{bot} (Bot) 2" in line and "Ana 2" in line, line
+
+
+def test_a_players_language_is_their_own_and_the_channels_is_its_hosts() -> None:
+    """Issue 54, item 7: one player's `!idioma es` switched the channel for everyone,
+    and private lines (dice) followed the channel, not the person."""
+    h = started(1, 2, "Ben")
+    room = h.rooms.rooms[CHANNEL]
+    said = channel(h.type("Ben", "!idioma es"))
+    assert said == ["Ben: desde ahora te hablo en español (las noticias del canal siguen en "
+                    "inglés: quien abrió la mesa puede cambiarlo)"], said  # fmt: skip
+    assert room.lang == "en"  # the channel's news stays as it was
+    assert h.type("Ben", "!dados")[0][1].startswith("Mesa ")  # his dice, in his words
+    assert h.type("Ana", "!dice")[0][1].startswith("Table ")  # hers, in the channel's
+    assert channel(h.type("Ben", "!frobnicate")) == [
+        "Ben: no existe el comando !frobnicate · !ayuda los lista"
+    ]
+    assert channel(h.type("Ana", "!frobnicate"))[0].startswith("Ana: there is no command")
+    # The host (Ana opened the table) switches the channel, and her own language with it.
+    assert channel(h.type("Ana", "!lang de")) == ["Sprache: Deutsch"]
+    assert room.lang == "de" and room.lang_of("Ana") == "de" and room.lang_of("Ben") == "es"
+    # Kept through a restart, as the rest of the room.
+    stored = msgpack.unpackb(msgpack.packb(h.rooms.state()), raw=False)
+    assert stored[CHANNEL]["langs"] == {"ben": "es", "ana": "de"}

@@ -152,7 +152,8 @@ class ChatGateway(StreamSide):
             on_came=lambda user, room: self._emit(self.rooms.came(user, room)),
             on_renamed=lambda user, room: self._emit(self.rooms.renamed(user, room)),
             on_back=lambda: self._emit(self.rooms.reconnected()),
-            welcome=lambda user: say("matrix_private", settings.lang, where=self._where_dice(user)),
+            welcome=lambda user: say("matrix_private", self._lang_of(user),
+                                     where=self._where_dice(user)),
             written=self._written,
         )
         self.rooms = self._rooms(
@@ -179,6 +180,11 @@ class ChatGateway(StreamSide):
             turn_seconds=settings.turn_seconds,
             **chat,
         )
+
+    def _lang_of(self, user: str) -> str:
+        """The language ``user`` chose (`!lang`) in a room they play, else the gateway's."""
+        langs = [r.lang_of(user) for r in self.rooms.rooms.values() if r.player_of_nick(user, user)]
+        return langs[0] if langs else self.settings.lang
 
     def _where_dice(self, user: str) -> str:
         """The rooms whose table ``user`` plays (for the first line of their dice room)."""

@@ -94,16 +94,17 @@ def call_turn(room: Room, view: dict[str, Any]) -> list[Line]:
         room.turn_key = key
         return []
     room.turn_key = key
+    who = room.nicks[room.turn_player]
+    lang = room.lang_of(who)  # addressed to them: in their language
     if game["phase"] == "direction":
-        standing = say("choose_dir", room.lang)
+        standing = say("choose_dir", lang)
     elif game["bids"]:  # whose bid too: a chat showing bids on a board has no bid line
         bidder, quantity, face = game["bids"][-1]
-        standing = say("standing_bid", room.lang, bid=bid_text(quantity, face, room.lang),
+        standing = say("standing_bid", lang, bid=bid_text(quantity, face, lang),
                        who=name_of_seat(room, bidder, view))  # fmt: skip
     else:
-        standing = say("open_round", room.lang)
-    who = room.nicks[room.turn_player]
-    return [(room.channel, say("turn_call", room.lang, who=who, standing=standing))]
+        standing = say("open_round", lang)
+    return [(room.channel, say("turn_call", lang, who=who, standing=standing))]
 
 
 def table_line(room: Room) -> str:
@@ -143,8 +144,8 @@ def dice_line(room: Room, player: str) -> str | None:
     game = view.get("game") or {}
     if not game.get("dice") or view.get("status") != "playing":
         return None
-    return say("dice_round", room.lang, table=room.table, round=game["round"],
-               dice=dice_text(game["dice"]))  # fmt: skip
+    return say("dice_round", room.lang_of(room.nicks.get(player)), table=room.table,
+               round=game["round"], dice=dice_text(game["dice"]))  # fmt: skip
 
 
 def name_of_seat(room: Room, seat: int | None, public: dict[str, Any] | None = None) -> str:
@@ -167,8 +168,8 @@ def refusal(
     """A refusal in the player's words and language, naming people, not seats: from the
     refusal's ``facts`` (the table's state when it refused), else the room's last view.
     A code without a sentence of its own is said by its code (and, in English, the
-    table's message, which is English)."""
-    lang = room.lang
+    table's message, which is English). In the language of the person refused."""
+    lang = room.lang_of(who)
     if f"err_{code}" not in WORDS.get(lang, WORDS["en"]):
         line = say("refused_code", lang, who=who, code=code)
         return f"{line}: {message}" if lang == "en" and message else line

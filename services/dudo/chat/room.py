@@ -19,7 +19,7 @@ REMIND_MIN_MS = 5000  # a reminder comes at least this long before the clock run
 _PERSISTED = (
     "channel", "lang", "table", "host", "opener", "preset", "bots", "nicks", "seats", "accounts",
     "version", "status", "round", "turn_key", "turn_player", "deadline", "reminded", "names",
-    "start_by",
+    "start_by", "langs",
 )  # fmt: skip
 # Not stored: `dealt` (whose dice were told this round). A line queued to be said dies
 # with the process; after a restart every player is told their dice again.
@@ -71,6 +71,10 @@ class Room:
     # Who typed !start while the table's bots were still on their way: the start is sent
     # for them once the bots sit.
     start_by: str | None = None
+    # A person's own language (`!lang`), by folded nick: what is said to them alone or
+    # addressed to them (their dice, their turn, refusals) is in it; the channel's news
+    # stays in ``lang`` (one player's `!idioma es` switched it for everyone).
+    langs: dict[str, str] = field(default_factory=dict)
     # Not stored: rebuilt from the next view (or a resync after a restart).
     public: dict[str, Any] | None = None
     views: dict[str, dict[str, Any]] = field(default_factory=dict)  # player -> seat view
@@ -89,6 +93,10 @@ class Room:
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> Room:
         return cls(**{k: v for k, v in state.items() if k in _PERSISTED})
+
+    def lang_of(self, nick: str | None) -> str:
+        """The language to say something to ``nick`` in: theirs, else the channel's."""
+        return self.langs.get(self.fold(nick), self.lang) if nick else self.lang
 
     @property
     def bots_seated(self) -> int:

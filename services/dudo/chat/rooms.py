@@ -324,6 +324,6 @@ class Rooms(Typed):
                 room.reminded = room.turn_key
                 seconds = max(1, round((room.deadline - now_ms) / 1000))
                 who = room.nicks[player]
-                out.lines.append((room.channel, say("reminder", room.lang, who=who,
+                out.lines.append((room.channel, say("reminder", room.lang_of(who), who=who,
                                                     seconds=seconds)))  # fmt: skip
         return out

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import wire
 from ..engine import Rules, RulesConfigError
-from ..text.lines import LANGS, odds_text, parse, say
+from ..text.lines import odds_text, parse, say
 from .news import dice_line, refusal, table_line
 from .room import (
     DEFAULT_PRESET,
@@ -62,21 +62,19 @@ class Typed:
             if isinstance(command, dict) and command.get("type") == "bid":
                 return self._act(room, nick, player, command)
             if command == {"command": "usage", "of": "face"}:
-                return Output([(room.channel, say("usage_face", room.lang, who=nick))])
+                return _told(room, nick, "usage_face")
             return Output()
         if command is None:
             return Output()
         asked = command.get("command") if isinstance(command, dict) else None
         if asked == "usage":  # a known command typed wrong: how to type it
-            return Output([(room.channel, say(f"usage_{command['of']}", room.lang, who=nick))])
+            return _told(room, nick, f"usage_{command['of']}")
         if asked == "unknown":
-            line = say("unknown_command", room.lang, who=nick, word=f"!{command['word']}")
-            return Output([(room.channel, line)])
+            return _told(room, nick, "unknown_command", word=f"!{command['word']}")
         if isinstance(command, dict) and command.get("command") == "new":
             return self._new(room, nick, player, command, account)
         if isinstance(command, dict) and command.get("command") == "lang":
-            room.lang = command["lang"] if command["lang"] in LANGS else room.lang
-            return Output([(room.channel, say("lang_set", room.lang))])
+            return self._lang(room, nick, player, command["lang"])
         if command in ("help", "quit"):
             return Output([(room.channel, say("chat_help", room.lang))])
         words = text.split()
@@ -98,21 +96,23 @@ class Typed:
         if player not in room.seats:
             if command == "start" and self._joining(room, nick):  # typed right after !new
                 room.start_by = nick  # sent once their seat is confirmed and the bots sit
-                return Output([(room.channel, say("start_when_seated", room.lang, who=nick))])
-            return Output([(room.channel, say("not_seated", room.lang, who=nick))])
+                return _told(room, nick, "start_when_seated")
+            return _told(room, nick, "not_seated")
         if command == "dice":  # told again, to this player alone
-            return Output([(nick, dice_line(room, player) or say("no_dice", room.lang, who=nick))])
+            told = dice_line(room, player) or say("no_dice", room.lang_of(nick), who=nick)
+            return Output([(nick, told)])
         if command in ("start", "leave") and room.status == "over":
-            return Output([(room.channel, say("game_over_new", room.lang, who=nick))])
+            return _told(room, nick, "game_over_new")
         if command == "odds":
             view = room.views.get(player)
-            text = odds_text(view, room.lang) if view else say("no_odds", room.lang)
+            lang = room.lang_of(nick)
+            text = odds_text(view, lang) if view else say("no_odds", lang)
             return Output([(nick, text)])
         if command == "start":
             coming = room.status in (None, "open") and room.bots_seated < room.bots
             if coming and room.start_by is None:  # the bot service seats them, soon
                 room.start_by = nick
-                return Output([(room.channel, say("start_when_seated", room.lang, who=nick))])
+                return _told(room, nick, "start_when_seated")
             room.start_by = None  # asked twice: at once (refused if too few sit)
             return self._tracked(room, nick, self._msg(room, "start", player=player))
         if command == "close":
@@ -120,7 +120,7 @@ class Typed:
         if asked == "host":  # hand the open table to another player of ours
             target = room.player_of_nick(command["nick"])
             if target not in room.seats:
-                line = say("no_such_player", room.lang, who=nick, nick=command["nick"])
+                line = say("no_such_player", room.lang_of(nick), who=nick, nick=command["nick"])
                 return Output([(room.channel, line)])
             handover = self._msg(room, "handover", player=player, to=room.seats[target])
             return self._tracked(room, nick, handover)
@@ -153,6 +153,17 @@ class Typed:
         while len(self.private_replies) > PENDING_MAX:
             self.private_replies.pop()
         return out
+
+    def _lang(self, room: Room, nick: str, player: str | None, lang: str) -> Output:
+        """`!lang xx`: this person's language from now on (their dice, their turn, what
+        is said to them); the channel's news too when they host its table, or when no
+        game is on there (one player's `!idioma es` had switched it for everyone)."""
+        room.langs[room.fold(nick)] = lang
+        if room.table is None or room.status == "over" or (player and player == room.host):
+            room.lang = lang
+            return Output([(room.channel, say("lang_set", lang))])
+        channel = say(f"lang_{room.lang}", lang)
+        return Output([(room.channel, say("lang_you", lang, who=nick, channel=channel))])
 
     def _credential(self, account: str | None) -> dict[str, str]:
         """How a join names its player: the account's identity where there is one (one
@@ -228,8 +239,7 @@ class Typed:
             return busy
         elsewhere = self.by_table.get(table)
         if elsewhere is not None and elsewhere is not room:
-            line = say("table_elsewhere", room.lang, who=nick, table=table)
-            return Output([(room.channel, line)])
+            return _told(room, nick, "table_elsewhere", table=table)
         fresh = Room(room.channel, room.lang, table)
         watch = self._msg(fresh, "watch", on=True)
         try:
@@ -307,3 +317,8 @@ class Typed:
 
     def _refused(self, room: Room, nick: str, code: str, text: str) -> Output:
         return Output([(room.channel, refusal(room, nick, code, text))])
+
+
+def _told(room: Room, nick: str, key: str, **fields: Any) -> Output:
+    """A line in the channel addressed to ``nick``, in their language (`!lang`)."""
+    return Output([(room.channel, say(key, room.lang_of(nick), who=nick, **fields))])
