@@ -11,6 +11,7 @@ import msgpack
 
 from dudo.chat.news import call_turn
 from dudo.chat.room import Room, label_of
+from dudo.text.lines import event_line
 from dudo.text.words import WORDS
 
 from ..test_table import Run
@@ -321,3 +322,39 @@ def test_a_players_language_is_their_own_and_the_channels_is_its_hosts() -> None
     # Kept through a restart, as the rest of the room.
     stored = msgpack.unpackb(msgpack.packb(h.rooms.state()), raw=False)
     assert stored[CHANNEL]["langs"] == {"ben": "es", "ana": "de"}
+
+
+def test_a_player_who_left_takes_their_seat_back_from_where_they_left() -> None:
+    """Issue 54, item 8: after ana left, the house's moves said "(the clock ran out: the
+    house plays for ana)" at once, though no clock ran out; back, her !dados told her
+    "(!join)", and !join was refused: "the game has started". Now the channel is told
+    how she takes it back, and the same nick from the same user@host does (a nick alone
+    is not a person: someone else who takes it is refused, as before)."""
+    h = started(1, 2, "Ben")
+    masks = {"ana": "ana@home.example", "ben": "ben@ben.example"}
+    h.rooms.mask_of = lambda nick: masks.get(nick.lower())
+    room = h.rooms.rooms[CHANNEL]
+    table = h.table()
+    (ben,) = [p for p, n in room.nicks.items() if n == "Ben"]
+    seat = room.seats[ben]
+    before = len(h.lines)
+    h.run(h.rooms.gone("Ben", None))  # quit the network
+    said = channel(h.lines[before:])
+    assert said[0] == ("Ben left: the house plays their seat until Ben comes back and types "
+                       "!join (from the same connection, before being out)"), said  # fmt: skip
+    assert table.seats[seat].away and "Ben" not in room.nicks.values()
+    # The house's moves for him say why: he is away, not out of time.
+    view = {"seat": None, "game": {}, "players": [{"name": "Ben", "away": True, "bot": None}]}
+    assert event_line(view, {"type": "house_bot", "seat": 0}) == (
+        "(Ben is away: the house plays for them)"
+    )
+    # Someone else under his nick, from elsewhere: a new player, refused as before.
+    masks["ben"] = "mallory@elsewhere.example"
+    assert channel(h.type("Ben", "!join")) == ["Ben: the game has begun: wait for the next table"]
+    assert table.seats[seat].away
+    # Ben himself, from where he left: his seat again, his dice told.
+    masks["ben"] = "ben@ben.example"
+    h.type("Ben", "!join")
+    assert not table.seats[seat].away and room.nicks[ben] == "Ben" and room.seats[ben] == seat
+    assert ben not in room.left
+    assert DICE.search(h.type("Ben", "!dice")[0][1])

@@ -163,3 +163,23 @@ def test_accounts_and_departures_reach_the_gateway() -> None:
     client._parted(Conn(), Event("part", "dudo!u@h", "#a", []))  # ourselves: not a player
     client._kicked(Conn(), Event("kick", "op!u@h", "#a", ["cid", "go"]))
     assert gone == [("ana", None), ("ben", "#a"), ("cid", "#a")]
+
+
+def test_where_a_nick_connects_from_is_kept_past_its_quit() -> None:
+    """Issue 54, item 8: a seat left mid-game is taken back by the same nick from the
+    same user@host; the client notes it from what the nick sends, and keeps it after
+    they quit (their seat waits for them)."""
+    gone: list[str] = []
+    heard: list[str] = []
+    client = IrcClient("127.0.0.1", 1, "dudo", ["#a"], lambda t, nick, text, a: heard.append(nick),
+                       on_gone=lambda nick, channel: gone.append(nick))  # fmt: skip
+
+    class Event:
+        def __init__(self, kind: str, source: str, *arguments: str) -> None:
+            self.type, self.source, self.target = kind, source, "#a"
+            self.arguments, self.tags = list(arguments), []
+
+    client._message(None, Event("pubmsg", "Ben!~ben@198.51.100.7", "!join"))
+    assert heard == ["Ben"] and client.mask_of("ben") == "~ben@198.51.100.7"
+    client._quit(None, Event("quit", "Ben!~ben@198.51.100.7", "bye"))
+    assert gone == ["Ben"] and client.mask_of("BEN") == "~ben@198.51.100.7"

@@ -116,7 +116,9 @@ class ChatGateway(StreamSide):
 
     def _irc(self, settings: ChatSettings) -> IrcClient:
         network = settings.network or settings.server
-        self.rooms = self._rooms(network, network=network)
+        self.rooms = self._rooms(
+            network, network=network, mask_of=lambda nick: self.chat.mask_of(nick)  # type: ignore[union-attr]
+        )
         self._init_service("irc")
         return IrcClient(
             settings.server,

@@ -50,6 +50,7 @@ from .saying import SayQueue
 
 log = structlog.get_logger("dudo.chat.irc")
 
+MASKS_KEPT = 10_000  # nicks whose user@host is remembered (the oldest go first)
 MAX_TEXT_BYTES = 400  # of a PRIVMSG's text: 512 with our prefix, the target and CRLF
 SEPARATOR = " · "
 SILENT_PING_S = 60.0  # the server said nothing this long: we ping it
@@ -157,6 +158,7 @@ class IrcClient:
         # hears a line twice, so its ids are random.
         self.heard: str | None = None
         self.joined: set[str] = set()
+        self.masks: dict[str, str] = {}  # folded nick -> user@host, as last seen
         self._wake = asyncio.Event()
         self._down = asyncio.Event()
         self._heard = time.monotonic()
@@ -343,8 +345,23 @@ class IrcClient:
             self._nick_tries += 1
             conn.nick(_another_nick(self.wanted_nick, self._nick_tries))
 
+    def mask_of(self, nick: str) -> str | None:
+        """Where ``nick`` was last seen connecting from (``user@host`` as the server
+        gives it), kept after they quit: the seat they left is theirs to take back from
+        there (dudo.chat.typed), not anyone's who takes the nick next."""
+        return self.masks.get(self.fold(nick))
+
+    def _seen(self, event: Any) -> str:
+        """The nick an event comes from; its ``user@host`` noted."""
+        mask = NickMask(event.source)
+        if mask.user and mask.host:
+            self.masks[self.fold(mask.nick)] = f"{mask.user}@{mask.host}"
+            while len(self.masks) > MASKS_KEPT:
+                self.masks.pop(next(iter(self.masks)))
+        return str(mask.nick)
+
     def _message(self, conn: Any, event: Any) -> None:
-        nick = NickMask(event.source).nick
+        nick = self._seen(event)
         target = event.target if event.type == "pubmsg" else conn.get_nickname()
         account = next(
             (t.get("value") for t in event.tags or () if t.get("key") == "account"), None
@@ -353,14 +370,14 @@ class IrcClient:
         self.on_message(target, nick, text, account or None)
 
     def _joined(self, conn: Any, event: Any) -> None:
-        nick = NickMask(event.source).nick
+        nick = self._seen(event)
         if nick == conn.get_nickname():
             self.joined.add(self.fold(event.target))
         else:
             self.on_came(nick, event.target)
 
     def _parted(self, conn: Any, event: Any) -> None:
-        nick = NickMask(event.source).nick
+        nick = self._seen(event)
         if nick == conn.get_nickname():
             self.joined.discard(self.fold(event.target))
         else:
@@ -375,7 +392,7 @@ class IrcClient:
             self.on_gone(event.arguments[0], event.target)
 
     def _quit(self, conn: Any, event: Any) -> None:
-        self.on_gone(NickMask(event.source).nick, None)
+        self.on_gone(self._seen(event), None)
 
     def _nick(self, conn: Any, event: Any) -> None:
         self.on_nick(NickMask(event.source).nick, event.target)

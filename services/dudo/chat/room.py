@@ -19,7 +19,7 @@ REMIND_MIN_MS = 5000  # a reminder comes at least this long before the clock run
 _PERSISTED = (
     "channel", "lang", "table", "host", "opener", "preset", "bots", "nicks", "seats", "accounts",
     "version", "status", "round", "turn_key", "turn_player", "deadline", "reminded", "names",
-    "start_by", "langs",
+    "start_by", "langs", "tokens", "left",
 )  # fmt: skip
 # Not stored: `dealt` (whose dice were told this round). A line queued to be said dies
 # with the process; after a restart every player is told their dice again.
@@ -75,6 +75,12 @@ class Room:
     # addressed to them (their dice, their turn, refusals) is in it; the channel's news
     # stays in ``lang`` (one player's `!idioma es` switched it for everyone).
     langs: dict[str, str] = field(default_factory=dict)
+    # Our players' seat tokens (`joined`), by handle: what takes a seat back. And the
+    # seats whose nick left mid-game, by handle: [folded nick, user@host]. The house
+    # plays such a seat; the same nick from the same user@host takes it back with !join
+    # (a nick alone is not a person: anyone may take it next).
+    tokens: dict[str, str] = field(default_factory=dict)
+    left: dict[str, list[str]] = field(default_factory=dict)
     # Not stored: rebuilt from the next view (or a resync after a restart).
     public: dict[str, Any] | None = None
     views: dict[str, dict[str, Any]] = field(default_factory=dict)  # player -> seat view

@@ -48,6 +48,7 @@ class Rooms(Typed):
         id_prefix: str = "irc",
         board: bool = False,
         fold: Fold = ascii_fold,
+        mask_of: Callable[[str], str | None] = lambda nick: None,
     ) -> None:
         self.message = message  # a stream message from this gateway (link.message)
         self.new_id = new_id
@@ -59,6 +60,9 @@ class Rooms(Typed):
         self.turn_seconds = turn_seconds
         # A person as the table names them (IRC: the nick; Matrix: the display name).
         self.name_of = name_of
+        # Where a nick connects from (IRC's user@host; None where unknown): who may take
+        # back the seat their nick left (dudo.chat.typed).
+        self.mask_of = mask_of
         # Where a channel's tables are played, for the lobby ("#dudo on irc.libera.chat").
         self.network = network
         self.where = where or self._on_network
@@ -132,7 +136,11 @@ class Rooms(Typed):
                 del room.nicks[handle]
                 if handle in room.accounts or room.status not in (None, "open", "playing"):
                     continue
-                if room.status == "playing":  # at an open table the view says "leaves"
+                mask = self.mask_of(held)
+                if room.status == "playing" and handle in room.seats and mask is not None:
+                    room.left[handle] = [folded, mask]  # theirs to take back (!join)
+                    out.lines.append((room.channel, say("seat_left_back", room.lang, who=held)))
+                elif room.status == "playing":  # at an open table the view says "leaves"
                     out.lines.append((room.channel, say("seat_left", room.lang, who=held)))
                 if handle in room.seats and room.table is not None:
                     seat = room.seats[handle]
@@ -236,6 +244,9 @@ class Rooms(Typed):
                 room.host = player
         if player in room.nicks:  # ours (also: renumbered when the host started early)
             room.seats[player] = msg["seat"]
+            room.left.pop(player, None)
+            if msg.get("token"):
+                room.tokens[player] = msg["token"]
 
     def _error(self, msg: dict[str, Any]) -> Output:
         asked = self.pending.pop(msg.get("id") or "", None)

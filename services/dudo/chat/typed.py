@@ -33,6 +33,7 @@ class Typed:
     where: Callable[[str], str | None]
     id_prefix: str
     fold: Callable[[str], str]
+    mask_of: Callable[[str], str | None]
     turn_seconds: int
     network: str | None
     rooms: dict[str, Room]
@@ -85,6 +86,9 @@ class Typed:
         if command == "join":
             if player is not None or self._joining(room, nick):
                 return Output()  # seated already, or on the way: one seat a person
+            back = self._seat_back(room, nick)
+            if back is not None:
+                return back
             # A new player of the deployment's: the nick is not an identity (another
             # person may take it later); the seat follows this person's nick changes.
             msg = self._msg(room, "join", name=self.name_of(nick), **self._credential(account))
@@ -153,6 +157,21 @@ class Typed:
         while len(self.private_replies) > PENDING_MAX:
             self.private_replies.pop()
         return out
+
+    def _seat_back(self, room: Room, nick: str) -> Output | None:
+        """``nick`` left this table's game and came back: the seat they left, with its
+        token, if they come from where they left (user@host); else None (a new player's
+        join, refused once the game runs). Issue 54, item 8: "!unirse" was refused with
+        "the game has started", and nothing said how to take the seat back."""
+        mask = self.mask_of(nick)
+        folded = self.fold(nick)
+        for handle, (was, where) in room.left.items():
+            if was == folded and where == mask and handle in room.tokens:
+                msg = self._msg(room, "join", token=room.tokens[handle])
+                self._expect(msg["id"], room.channel, nick, None)
+                self.joins[msg["id"]] = room.table or ""
+                return Output(send=[msg])
+        return None
 
     def _lang(self, room: Room, nick: str, player: str | None, lang: str) -> Output:
         """`!lang xx`: this person's language from now on (their dice, their turn, what

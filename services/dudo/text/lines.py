@@ -148,8 +148,10 @@ def event_line(view: dict[str, Any], event: dict[str, Any], lang: str = "en") ->
         if not game:
             return None
         return w["dir" + pick].format(who=who, next=_name(view, game["turn"], lang=lang))
-    if kind == "house_bot":
-        return w["house" + pick].format(who=who)
+    if kind == "house_bot":  # the clock ran out, or they are away (left, or long idle)
+        player = view["players"][seat] if seat is not None else None
+        away = "_away" if player and player.get("away") else ""
+        return w["house" + away + pick].format(who=who)
     if kind == "vacated":  # why the `eliminated` that follows
         return w["vacated" + pick].format(who=who, turns=event["turns"])
     if kind == "eliminated":

@@ -125,6 +125,10 @@ WORDS: dict[str, dict[str, str]] = {
         "heard: type it again)",
         "seat_left": "{who} left: the house plays their seat (a nick is not a seat: whoever "
         "takes it next is someone else)",
+        "seat_left_back": "{who} left: the house plays their seat until {who} comes back "
+        "and types !join (from the same connection, before being out)",
+        "house_away_you": "(you are away: the house plays for you)",
+        "house_away_other": "({who} is away: the house plays for them)",
     },
     "es": {
         "help": "comandos: <cantidad> <pinta> (una puja, p. ej. 3 5 o 3 quinas) · dudo · "
@@ -206,6 +210,10 @@ WORDS: dict[str, dict[str, str]] = {
         "llegó: escríbanlo otra vez)",
         "seat_left": "{who} se fue: la casa juega su asiento (quien tome ese nick después es "
         "otra persona)",
+        "seat_left_back": "{who} se fue: la casa juega su asiento hasta que {who} vuelva y "
+        "escriba !unirse (desde la misma conexión, antes de quedar fuera)",
+        "house_away_you": "(no estás: la casa juega por vos)",
+        "house_away_other": "({who} no está: la casa juega por su asiento)",
     },
     "de": {
         "help": "Befehle: <Anzahl> <Augen> (ein Gebot, z. B. 3 5 oder 3 Fünfer) · dudo · "
@@ -289,6 +297,10 @@ WORDS: dict[str, dict[str, str]] = {
         "war, kam nicht an: bitte noch einmal)",
         "seat_left": "{who} ist gegangen: das Haus spielt den Platz (wer den Nick danach "
         "nimmt, ist jemand anderes)",
+        "seat_left_back": "{who} ist gegangen: das Haus spielt den Platz, bis {who} "
+        "zurückkommt und !mitspielen schreibt (von derselben Verbindung, bevor er raus ist)",
+        "house_away_you": "(du bist nicht da: das Haus spielt für dich)",
+        "house_away_other": "({who} ist nicht da: das Haus spielt den Platz)",
     },
 }
 for _lang, _extra in CHAT_WORDS.items():  # a chat gateway's own sentences
