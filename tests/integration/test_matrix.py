@@ -54,22 +54,14 @@ class Table:
         self.read = 0  # events of the first person's that were looked at
         self.pending: list[tuple[MatrixPerson | None, str]] = []  # read, not yet answered
         self.called: list[str] = []  # the names turns were called by, in order
-        self.reacted: set[str] = set()  # boards a button was pressed on
         self.moves = 0
 
     def board(self) -> str:
-        """The id of the board the bot put its buttons on last (a new round's board goes
-        after the round's lines: a player's dice and turn call first)."""
-        deadline = time.monotonic() + 10
-        while True:
-            reactions = [e for e in self.watcher.events(self.room_id)
-                         if e["type"] == "m.reaction" and e["sender"] == self.bot]  # fmt: skip
-            board = str(reactions[-1]["content"]["m.relates_to"]["event_id"]) if reactions else ""
-            if board and board not in self.reacted:  # a button is pressed once a round
-                self.reacted.add(board)
-                return board
-            assert time.monotonic() < deadline, "no new board with buttons in 10 s"
-            time.sleep(0.05)
+        """The id of the board the bot put its buttons on last."""
+        reactions = [e for e in self.watcher.events(self.room_id)
+                     if e["type"] == "m.reaction" and e["sender"] == self.bot]  # fmt: skip
+        assert reactions, "no board with buttons yet"
+        return str(reactions[-1]["content"]["m.relates_to"]["event_id"])
 
     @property
     def watcher(self) -> MatrixPerson:

@@ -46,7 +46,7 @@ from jaraco.stream.buffer import LenientDecodingLineBuffer
 
 from ..infra.service import Backoff
 from .casemap import Fold, ascii_fold, casemapping
-from .saying import SayQueue, counted
+from .saying import SayQueue
 
 log = structlog.get_logger("dudo.chat.irc")
 
@@ -300,7 +300,7 @@ class IrcClient:
                 self.registered = False
                 continue
             try:
-                conn.privmsg(target, counted(text, int(time.time() * 1000)))
+                conn.privmsg(target, text)
             except Exception as exc:  # not sent: kept for the next connection
                 log.warning("irc_send_failed", error=str(exc))
                 self.registered = False

@@ -27,7 +27,6 @@ from ..text.lines import say
 from .casemap import Fold, ascii_fold
 from .news import announce, board_line, call_turn, dice_line, refusal
 from .room import REMIND_MIN_MS, Output, Room, name_of, public_of
-from .saying import countdown
 from .typed import Typed
 
 
@@ -334,7 +333,8 @@ class Rooms(Typed):
             turn_ms = int((game.get("rules") or {}).get("turn_seconds") or 0) * 1000
             if now_ms >= room.deadline - max(REMIND_MIN_MS, turn_ms // 3):
                 room.reminded = room.turn_key
-                who = room.nicks[player]  # the seconds left counted as the line goes out
+                seconds = max(1, round((room.deadline - now_ms) / 1000))
+                who = room.nicks[player]
                 out.lines.append((room.channel, say("reminder", room.lang_of(who), who=who,
-                                                    seconds=countdown(room.deadline))))  # fmt: skip
+                                                    seconds=seconds)))  # fmt: skip
         return out

@@ -13,30 +13,14 @@ line past a bound is dropped and counted.
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 
 CHANNEL_PREFIXES = "#&!+"  # IRC's channel types (a Matrix room's configured name: "#...")
-# Seconds left until a deadline, written into a line as it waits and counted when it goes
-# out: a reminder that waited behind a homeserver's rate limit told "20 s left" with 4
-# left (issue 54, item 3). A unit separator around the deadline (ms): no one types it.
-_COUNTDOWN = re.compile("\x1f(\\d{1,15})\x1f")
 
 
 def is_channel(target: str) -> bool:
     return target[:1] in CHANNEL_PREFIXES
-
-
-def countdown(deadline_ms: int) -> str:
-    """A place in a line for the seconds left until ``deadline_ms``, filled by
-    :func:`counted` as the line goes out."""
-    return f"\x1f{int(deadline_ms)}\x1f"
-
-
-def counted(text: str, now_ms: int) -> str:
-    """``text`` with each :func:`countdown` as the seconds left now (1 at the least)."""
-    return _COUNTDOWN.sub(lambda m: str(max(1, round((int(m.group(1)) - now_ms) / 1000))), text)
 
 
 class SayQueue:
@@ -110,28 +94,6 @@ class SayQueue:
             return None
         target, lines = next(iter(queues.items()))
         return target, lines[0]
-
-    def take(self) -> tuple[str, str] | None:
-        """The next line, off the queue while it is sent (a line said meanwhile is not
-        joined to it: it would go unsaid); :meth:`put_back` if it could not go."""
-        line = self.peek()
-        if line is not None:
-            self.pop()
-        return line
-
-    def put_back(self, target: str, line: str) -> None:
-        """A line :meth:`take` gave that did not go (a 429, a cut connection): first
-        again, in its target's turn; never dropped for the bounds (it was counted)."""
-        channel = is_channel(target)
-        queues = self._channels if channel else self._people
-        lines = queues.pop(target, None) or deque()
-        lines.appendleft(line)
-        queues[target] = lines
-        queues.move_to_end(target, last=False)
-        self._count += 1
-        if not channel:
-            self._people_count += 1
-        self._channel_next = channel
 
     def pop(self) -> None:
         """The line :meth:`peek` gave went out: the next target takes its turn."""
