@@ -93,7 +93,8 @@ class Room:
     fold: Callable[[str], str] = field(default=ascii_fold, repr=False, compare=False)
 
     def state(self) -> dict[str, Any]:
-        """What the gateway stores of this room (no dice, nothing private)."""
+        """What the gateway stores of this room, in its own memory: no dice; its players'
+        seat tokens (what takes a left seat back), which only this gateway may read."""
         return {name: getattr(self, name) for name in _PERSISTED}
 
     @classmethod
