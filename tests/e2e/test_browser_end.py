@@ -189,7 +189,7 @@ def test_a_keyboard_only_game_keeps_its_place_and_the_reveal_keeps_the_focus(
         browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
         errors: list[str] = []
         page = new_page(browser, DESKTOP, errors)
-        _create(page, served, 2, 1, start_dice="2")
+        _create(page, served, 2, 1, start_dice="3")  # (two each once gave one bid turn)
         back = page.eval_on_selector(
             "[data-test=back]", "a => [a.tagName, !!a.querySelector('button')]"
         )
