@@ -55,7 +55,7 @@ from ..wire import keys
 from .casemap import exact
 from .irc import IrcClient
 from .matrix import MatrixClient
-from .room import Output, name_of
+from .room import Output, Room, name_of
 from .rooms import Rooms
 
 log = structlog.get_logger("dudo.chat")
@@ -183,15 +183,18 @@ class ChatGateway(StreamSide):
             **chat,
         )
 
+    def _played_by(self, user: str) -> list[Room]:
+        """The rooms whose table ``user`` plays (a Matrix user id is also the account)."""
+        return [r for r in self.rooms.rooms.values() if r.player_of_nick(user, user)]
+
     def _lang_of(self, user: str) -> str:
         """The language ``user`` chose (`!lang`) in a room they play, else the gateway's."""
-        langs = [r.lang_of(user) for r in self.rooms.rooms.values() if r.player_of_nick(user, user)]
-        return langs[0] if langs else self.settings.lang
+        played = self._played_by(user)
+        return played[0].lang_of(user) if played else self.settings.lang
 
     def _where_dice(self, user: str) -> str:
         """The rooms whose table ``user`` plays (for the first line of their dice room)."""
-        rooms = [r.channel for r in self.rooms.rooms.values() if r.player_of_nick(user, user)]
-        return ", ".join(rooms) or "Dudo"
+        return ", ".join(r.channel for r in self._played_by(user)) or "Dudo"
 
     def _new_id(self) -> str:
         """A new message or table id: made from the event being heard, where the chat

@@ -16,6 +16,7 @@ from ..text.lines import (
     bid_text,
     dice_text,
     event_line,
+    player_label,
     result_lines,
     reveal_text,
     say,
@@ -43,8 +44,7 @@ def announce(room: Room, view: dict[str, Any], bids: bool = True) -> list[Line]:
             out.append((room.channel, text))
 
     names = [p["name"] if p else None for p in view["players"]]
-    marked = {p["name"]: f"{p['name']} {say('bot_mark', lang)}" for p in view["players"]
-              if p and p.get("bot")}  # a bot is said to be one (issue 54, item 9)
+    marked = {p["name"]: player_label(p, lang) for p in view["players"] if p}
     if status == "open" and room.status is None and room.opener is not None:
         host = room.nicks.get(room.host or "", room.opener)
         line(say("opened", lang, host=host, table=room.table, preset=room.preset,
@@ -157,9 +157,7 @@ def name_of_seat(room: Room, seat: int | None, public: dict[str, Any] | None = N
     public = public or room.public
     players = public["players"] if public else []
     player = players[seat] if seat is not None and 0 <= seat < len(players) else None
-    if player is None:
-        return "?"
-    return f"{player['name']} {say('bot_mark', room.lang)}" if player.get("bot") else player["name"]
+    return player_label(player, room.lang) if player else "?"
 
 
 def refusal(

@@ -68,19 +68,26 @@ def bid_text(quantity: int, face: int, lang: str = "en") -> str:
     return f"{quantity} × {names.get(lang, names['en'])[face - 1]}"
 
 
+def player_label(player: dict[str, Any], lang: str = "en") -> str:
+    """A player of a view by name, a bot marked so: "Hugo (bot)" (a chat's players took
+    bots for people, issue 54, item 9)."""
+    return f"{player['name']} {_w(lang)['bot_mark']}" if player.get("bot") else player["name"]
+
+
 def _name(
     view: dict[str, Any], seat: int | None, *, you: bool = True, lang: str = "en",
     mark: bool = True,
 ) -> str:  # fmt: skip
-    """A seat's player by name; a bot marked so (``mark``: a chat's players took bots for
-    people, issue 54, item 9), and "(you)" for the reader's own seat (``you``)."""
+    """A seat's player by name; a bot marked so unless not ``mark``, and "(you)" for the
+    reader's own seat (``you``)."""
     if seat is None:
         return "?"
     players = view["players"]
     player = players[seat] if 0 <= seat < len(players) else None
-    label = player["name"] if player else _w(lang)["seat"].format(n=seat + 1)
-    if mark and player and player.get("bot"):
-        label = f"{label} {_w(lang)['bot_mark']}"
+    if player is None:
+        label = _w(lang)["seat"].format(n=seat + 1)
+    else:
+        label = player_label(player, lang) if mark else player["name"]
     return f"{label} {_w(lang)['you']}" if you and seat == view["seat"] else label
 
 
