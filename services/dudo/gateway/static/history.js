@@ -8,7 +8,7 @@
 
 import { t } from "./i18n.js";
 import { api, app, openSocket, state } from "./session.js";
-import { resultOf, revealBody } from "./reveal.js";
+import { handRow, resultOf, revealBody } from "./reveal.js";
 import { die, h, link, load, newestOf, shareLink, toast } from "./ui.js";
 
 const KEY = "dudo.history";
@@ -78,8 +78,7 @@ function bidList(round, shown = round.bids.length) {
 /** Every hand of the round, as the bids were made (the replay's steps before the call). */
 function handsOf(round) {
   return [h("h2", {}, t("handsOfRound")), round.dice.map((hand, seat) => hand.length
-    ? h("div", { class: "reveal-row", test: "replay-hand" }, h("span", { class: "who" }, nameIn(round, seat)),
-        h("span", { class: "dice" }, hand.map((d) => die(d, { small: true }))))
+    ? handRow(nameIn(round, seat), hand.map((d) => die(d, { small: true })), null, "replay-hand")
     : null)];
 }
 

@@ -42,14 +42,19 @@ export function revealBody(view, last, { lead = false } = {}) {
     h("p", { class: "muted" }, t("callBy", { call, name: nameOf(view, last.caller) }), " · ",
       t("bidOf", { name: nameOf(view, bidder), q, face: faceName(face, q) })),
     last.dice.map((hand, seat) => hand.length
-      ? h("div", { class: "reveal-row" }, h("span", { class: "who" }, nameOf(view, seat)),
-          h("span", { class: "dice" }, hand.map((d) => die(d, { small: true, hit: d === face, wild: wild && d === 1 }))),
+      ? handRow(nameOf(view, seat), hand.map((d) => die(d, { small: true, hit: d === face, wild: wild && d === 1 })),
           h("span", { class: "counted", test: "counted" }, t("counted", { n: hand.filter(counts).length })))
       : null),
     lead ? null : h("p", { class: "outcome", test: "outcome" }, countLine, " — ", resultOf(view, last)),
     h("p", { class: "key muted" }, t("revealKey")),
     verify,
   ];
+}
+
+/** One player's hand in a row: who, their dice (drawn), and what follows (the count). */
+export function handRow(name, dice, after = null, test = null) {
+  return h("div", { class: "reveal-row", test }, h("span", { class: "who" }, name),
+    h("span", { class: "dice" }, dice), after);
 }
 
 /** The last round, kept on the table screen (folded on a phone). */
