@@ -67,6 +67,7 @@ class TableClocks(TableState):
         if not out:
             return
         turns = {s: n for s, n in self.idle}
+        taken: list[dict[str, Any]] = []
         if self.tournament is not None:
             # A tournament's table takes them out as a kick does: at this round's end,
             # their seat vacated and reported out (the director places them).
@@ -74,13 +75,11 @@ class TableClocks(TableState):
                 return  # nobody would be left
             gone = [self.seats[s].player for s in out]
             self.forfeits += [p for p in gone if p is not None and p not in self.forfeits]
-            self.idle = [[s, n] for s, n in self.idle if s not in out]
-            self._events.extend({"type": "vacated", "seat": s, "turns": turns[s]} for s in out)
-            return
-        try:
-            taken = forfeit(game, out)
-        except RuleError:  # nobody would be left: every seat with dice is idle
-            return
+        else:
+            try:
+                taken = forfeit(game, out)
+            except RuleError:  # nobody would be left: every seat with dice is idle
+                return
         self.idle = [[s, n] for s, n in self.idle if s not in out]
         self._events.extend({"type": "vacated", "seat": s, "turns": turns[s]} for s in out)
         self._events.extend(taken)
