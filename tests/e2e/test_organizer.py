@@ -257,7 +257,8 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         assert [li.inner_text().split()[0] for li in kicked] == ["Eli"]
         assert len(olga.query_selector_all("[data-test=place-bot]")) == 2
         late = olga.query_selector_all("[data-test=cup-places] li:has([data-test=place-late])")
-        assert [li.inner_text().split()[0] for li in late] == ["Dora"]  # item 12
+        # Item 12 (Dora's place may be the winner's, its text then led by the trophy).
+        assert len(late) == 1 and "Dora" in late[0].inner_text().split(), late
         shown = [li.inner_text() for li in olga.query_selector_all("[data-test=cup-places] li")]
         assert len(shown) == 7, shown
         # Item 12: the winner stands out, and the results are a click away as JSON too.
