@@ -75,12 +75,20 @@ def scripted(
     return thread
 
 
-def host_controls(page: Any) -> None:
+def host_controls(page: Any, reach: str = "[data-test=host-panel] .actions") -> None:
     """Unfold the host's controls where they wait folded under the host's own table
-    (issue 53, item 1); elsewhere they show in full."""
-    page.evaluate(
-        "() => { const p = document.querySelector('details[data-test=host-panel]');"
-        " if (p && !p.open) p.querySelector('summary').click(); }"
+    (issue 53, item 1; elsewhere they show in full), until ``reach`` shows: the panel
+    turns from a card into a folded one when the host's table appears, which may be
+    after a first look."""
+    page.wait_for_function(
+        """(reach) => {
+          const p = document.querySelector('details[data-test=host-panel]');
+          if (p && !p.open) p.querySelector('summary').click();
+          const el = document.querySelector(reach);
+          return Boolean(el && el.getClientRects().length);
+        }""",
+        arg=reach,
+        timeout=15_000,
     )
 
 
@@ -183,10 +191,9 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         olga.screenshot(path=str(output_dir / "organizer-entrants.png"), full_page=True)
         olga.click("[data-test=cup-begin]")
         olga.wait_for_selector("[data-test=cup-pause]", state="attached", timeout=15_000)
-        host_controls(olga)
 
         # Pause: every page says so; a table stops at its round's end; then resume.
-        host_controls(olga)
+        host_controls(olga, "[data-test=cup-pause]")
         olga.click("[data-test=cup-pause]")
         bea.wait_for_selector("[data-test=cup-paused]", timeout=15_000)
         deadline = time.monotonic() + 60
@@ -221,14 +228,13 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
             for pg in (olga, bea):
                 play_if_my_turn(pg)
             time.sleep(0.1)
-        host_controls(olga)
+        host_controls(olga, "[data-test=cup-resume]")
         olga.click("[data-test=cup-resume]")
-        olga.wait_for_selector("[data-test=cup-pause]", state="attached", timeout=15_000)
-        host_controls(olga)
+        host_controls(olga, "[data-test=cup-pause]")
         bea.wait_for_selector("[data-test=cup-paused]", state="detached", timeout=15_000)
 
         # An announcement for every entrant.
-        host_controls(olga)
+        host_controls(olga, "#announce-text")
         olga.fill("#announce-text", "Final table at nine")
         olga.click("[data-test=announce]")
         bea.wait_for_selector("[data-test=cup-announcement]", timeout=15_000)

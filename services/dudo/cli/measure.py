@@ -341,7 +341,13 @@ def _add_chaos(sub: Any) -> None:
         dest="compare",
         action="store_false",
         help="skip the first run, the same without the hostile gateway (whose honest median "
-        "move latency the hostile run's must stay within twice of)",
+        "move latency the hostile run's must stay within --latency-ratio-max of)",
+    )
+    chaos.add_argument(
+        "--latency-ratio-max",
+        type=float,
+        help="the most the honest players' median move latency may grow with the hostile "
+        "gateway (default 2; a short run beside other work on a small machine: allow more)",
     )
     chaos.add_argument("--json", action="store_true", help="print one JSON object")
     chaos.set_defaults(func=_chaos)
@@ -363,6 +369,7 @@ def _chaos(args: argparse.Namespace) -> int:
         folder=args.keep,
         flush=args.flush,
         compare=args.compare,
+        latency_ratio_max=args.latency_ratio_max,
     )
     print_result(result, args.json, width=24)
     return 0 if result["ok"] else 1

@@ -236,7 +236,11 @@ export function hostPanel(s, { folded = false } = {}) {
   text.addEventListener("blur", () => { ui.focus = null; });
   const wrap = folded
     ? (...parts) => h("details", { class: "card host-panel", test: "host-panel", open: Boolean(ui.hostOpen),
-      ontoggle: (e) => { ui.hostOpen = e.target.open; } }, h("summary", { test: "host-panel-open" }, h("strong", {}, t("organizer"))), ...parts.slice(1))
+      ontoggle: (e) => { ui.hostOpen = e.target.open; } },
+    // The click records the new state at once: a view drawn before the toggle event
+    // (dispatched later) would otherwise fold the panel again under the host's finger.
+    h("summary", { test: "host-panel-open", onclick: (e) => { ui.hostOpen = !e.currentTarget.parentElement.open; } },
+      h("strong", {}, t("organizer"))), ...parts.slice(1))
     : (...parts) => h("div", { class: "card", test: "host-panel" }, ...parts);
   return wrap(
     h("h3", {}, t("organizer")),
