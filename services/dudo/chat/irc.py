@@ -46,7 +46,7 @@ from jaraco.stream.buffer import LenientDecodingLineBuffer
 
 from ..infra.service import Backoff
 from .casemap import Fold, ascii_fold, casemapping
-from .saying import SayQueue
+from .saying import SayQueue, counted
 
 log = structlog.get_logger("dudo.chat.irc")
 
@@ -177,11 +177,12 @@ class IrcClient:
         conn = self._conn
         return conn.get_nickname() if conn is not None and self.registered else self.wanted_nick
 
-    def say(self, target: str, text: str) -> None:
+    def say(self, target: str, text: str, *, first: bool = False) -> None:
         """Queue ``text`` for ``target``; it goes out as soon as the pace allows, joined
-        with what else waits for the same target where it fits."""
+        with what else waits for the same target where it fits. ``first``: before every
+        other line waiting (a player's dice for a new round)."""
         for line in split_text(text):
-            self.queue.add(target, line)
+            self.queue.add(target, line, first=first)
         self._wake.set()
 
     def state(self) -> dict[str, Any]:
@@ -300,7 +301,7 @@ class IrcClient:
                 self.registered = False
                 continue
             try:
-                conn.privmsg(target, text)
+                conn.privmsg(target, counted(text, int(time.time() * 1000)))
             except Exception as exc:  # not sent: kept for the next connection
                 log.warning("irc_send_failed", error=str(exc))
                 self.registered = False

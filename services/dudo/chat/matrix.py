@@ -27,8 +27,8 @@ this module is what a game service needs around it, the Matrix twin of
   one each round, with the reactions "👎 dudo" and "🎯 calza" on it as buttons: a
   player's reaction on the board is that command;
 - **pacing**: homeservers rate-limit messages (Synapse: 0.2 a second after a burst of 10,
-  unless the operator exempts the bot), so every message waits for a token of a bucket;
-  lines to the same room that wait together go as one message, and a 429 waits.
+  unless the operator exempts the bot): what matters goes first, a room's lines as one
+  message, a 429 waits as long as it asks and loses nothing (:mod:`.matrix_out`).
 
 Direct-message rooms are **not end-to-end encrypted**: the bot holds no Olm/Megolm
 keys, so the homeservers of the bot and of the player can read a player's dice
@@ -40,30 +40,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import html
 import json
-import re
-from collections import deque
+import math
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import aiohttp
 import structlog
 from mautrix.client import ClientAPI
-from mautrix.errors import MatrixConnectionError, MatrixRequestError, MLimitExceeded
-from mautrix.types import EventType, RoomCreatePreset
+from mautrix.errors import MatrixRequestError
 
 from .. import wire
 from ..infra.buckets import Bucket
 from ..infra.service import Backoff
+from .matrix_out import (
+    MAX_QUEUED,
+    NETWORK_ERRORS,
+    REACTIONS,
+    RECONNECT_CAP_S,
+    MatrixOut,
+    joined_lines,
+)
+from .saying import SayQueue
 
 log = structlog.get_logger("dudo.chat.matrix")
 
-MAX_QUEUED = 200  # messages waiting for the pace at most (past it, new lines are dropped)
-MAX_BODY = 8000  # characters of one message (a homeserver takes 64 KiB of event)
 SYNC_TIMEOUT_MS = 20_000
-USER_ID = re.compile(r"@[a-z0-9._=/+\-]+:[A-Za-z0-9.\-]+(?::\d+)?(?<!\.)")
-# The buttons of a board: a reaction with this key on it is that command.
-REACTIONS = {"👎 dudo": "!dudo", "🎯 calza": "!calza"}
 # What a sync brings: the rooms' messages, reactions and members; no presence, no
 # receipts, no typing (a busy room would wake us for nothing).
 SYNC_FILTER = json.dumps(
@@ -79,7 +82,6 @@ SYNC_FILTER = json.dumps(
     },
     separators=(",", ":"),
 )
-NETWORK_ERRORS = (MatrixConnectionError, OSError, asyncio.TimeoutError)
 
 
 def strip_reply(body: str) -> str:
@@ -93,7 +95,7 @@ def strip_reply(body: str) -> str:
     return "\n".join(lines).lstrip("\n")
 
 
-class MatrixClient:
+class MatrixClient(MatrixOut):
     """Say things in rooms (a configured room's name, or a user id: that user's
     direct-message room), hear commands, keep boards."""
 
@@ -126,15 +128,25 @@ class MatrixClient:
         # the gateway's inbox writes for them are done by then.
         self.written = written
         self.bucket = Bucket(messages_per_s, burst)
-        self.queue: deque[tuple[str, str]] = deque()  # (target, text), in order
-        self.dropped = 0
+        # Lines by target, a room's joined into one message while they wait, people's
+        # (their dice) and rooms' (turn calls and news) in fair turns; then the boards,
+        # the latest of each room only (dudo.chat.saying).
+        self.queue = SayQueue(most=MAX_QUEUED, join=joined_lines)
+        self.boards_due: dict[str, tuple[str, int | None]] = {}
+        self.retry_after = 1.0  # what the last 429 asked for (seconds)
+        self.pace_s = 1.0  # the homeserver's interval between messages, learned from 429s
+        self.limited_at = -math.inf  # when the last 429 came (monotonic)
+        self.last_sent = -math.inf  # when the last message went
+        self.life, self.sent = secrets.token_hex(4), 0
+        self.unintroduced: set[str] = set()  # dice rooms made whose first line is owed
         self.registered = False  # synced, the configured rooms joined
         self.since: str | None = None
         self.room_ids: dict[str, str] = {}  # configured name -> room id
         self.names: dict[str, str] = {}  # room id -> configured name
         self.direct: dict[str, str] = {}  # user id -> their direct-message room
         self.display: dict[str, str] = {}  # user id -> display name, as last seen
-        self.boards: dict[str, list[Any]] = {}  # room id -> [event id, text, round]
+        # room id -> [event id, text, round, buttons put on it]
+        self.boards: dict[str, list[Any]] = {}
         # The event being heard, while it is: the gateway makes the ids of the messages it
         # causes from it, the same ids when a restart hears it again.
         self.heard: str | None = None
@@ -149,7 +161,8 @@ class MatrixClient:
     def restore(self, stored: dict[str, Any]) -> None:
         self.since = stored.get("since")
         self.direct = dict(stored.get("direct") or {})
-        self.boards = {k: list(v) for k, v in (stored.get("boards") or {}).items()}
+        # A board stored before its buttons were counted: taken as having them all.
+        self.boards = {k: [*v, len(REACTIONS)][:4] for k, v in (stored.get("boards") or {}).items()}
 
     def name_of(self, user: str) -> str:
         """A user's display name, as last seen, as clean text (a display name is anyone's
@@ -168,76 +181,40 @@ class MatrixClient:
         twins = [u for u in self.display if u != user and self.name_of(u) == name]
         return f"{name} ({user})" if twins else name
 
-    # -- saying ---------------------------------------------------------------------------------
-
-    def say(self, target: str, text: str) -> None:
-        """Queue ``text`` for ``target`` (a configured room, or a user id); joined to the
-        last waiting message if that one goes to the same place."""
-        if self.queue and self.queue[-1][0] == target:
-            joined = f"{self.queue[-1][1]}\n{text}"
-            if len(joined) <= MAX_BODY:
-                self.queue[-1] = (target, joined)
-                self._wake.set()
-                return
-        if len(self.queue) >= MAX_QUEUED:
-            self.dropped += 1
-            return
-        self.queue.append((target, text[:MAX_BODY]))
-        self._wake.set()
-
-    def board(self, channel: str, text: str, round_: int | None) -> None:
-        """The room's board says ``text`` now: edited in place, or a new one for a new
-        round (sent in turn with the lines, after those queued before it; a board still
-        waiting is replaced)."""
-        entry = (f"board:{channel}", json.dumps([text, round_]))
-        if self.queue and self.queue[-1][0] == entry[0]:
-            self.queue[-1] = entry
-        else:
-            self.queue.append(entry)
-        self._wake.set()
-
-    def render(self, text: str) -> dict[str, Any]:
-        """A message's content: user ids shown as display names (pills in HTML); a line
-        that starts with a user id is addressed to them: mentioned, and a notifying
-        ``m.text`` rather than a notice."""
-        mentioned: list[str] = []
-        for line in text.splitlines():
-            found = USER_ID.match(line)
-            if found and found.group(0) not in mentioned:
-                mentioned.append(found.group(0))
-        body = USER_ID.sub(lambda m: self.shown_as(m.group(0)), text)
-        parts, at = [], 0
-        for m in USER_ID.finditer(text):
-            parts.append(html.escape(text[at : m.start()]))
-            name = html.escape(self.shown_as(m.group(0)))
-            parts.append(f'<a href="https://matrix.to/#/{html.escape(m.group(0))}">{name}</a>')
-            at = m.end()
-        parts.append(html.escape(text[at:]))
-        return {
-            "msgtype": "m.text" if mentioned else "m.notice",
-            "body": body,
-            "format": "org.matrix.custom.html",
-            "formatted_body": "".join(parts).replace("\n", "<br>"),
-            "m.mentions": {"user_ids": mentioned},
-        }
-
     # -- life -----------------------------------------------------------------------------------
 
     async def run(self) -> None:
         """Sync and send until stopped, through any number of lost connections."""
-        self.api = ClientAPI(self.user_id, base_url=self.homeserver, token=self.token)
-        backoff, lost = Backoff(cap=30.0), False
+        trace = aiohttp.TraceConfig()
+        trace.on_request_end.append(self._answered)
+        self.api = ClientAPI(
+            self.user_id, base_url=self.homeserver, token=self.token,
+            # No request waits for ever on a connection the homeserver no longer answers
+            # (aiohttp's own limit is five minutes): a sync's long poll and then some.
+            client_session=aiohttp.ClientSession(
+                trace_configs=[trace],
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=10,
+                                              sock_read=SYNC_TIMEOUT_MS / 1000 + 15),
+            ),
+        )  # fmt: skip
+        # A homeserver restarting is back within seconds: looked for every few (a backoff
+        # to 30 s synced again 35 s after it was back; issue 54, item 3).
+        backoff, lost = Backoff(cap=RECONNECT_CAP_S), False
         sender = asyncio.create_task(self._send_forever())
         try:
             while not self._stopping:
                 try:
                     await self._connect()
-                    first = self.since is None
+                    # The first sync of an account reads the rooms' state; the first after
+                    # a lost connection answers at once (a long poll held the gateway
+                    # "not back" 20 s more: issue 54, item 3).
+                    first, at_once = self.since is None, True
                     while not self._stopping:
                         data = await self.api.sync(
-                            since=self.since, timeout=0 if first else SYNC_TIMEOUT_MS,
+                            since=self.since, timeout=0 if at_once else SYNC_TIMEOUT_MS,
                             filter_id=SYNC_FILTER,  # type: ignore[arg-type]
                         )  # fmt: skip
+                        at_once = False
                         await self._handle(data, history=first)
                         if self.written is not None:
                             await self.written()
@@ -268,7 +245,7 @@ class MatrixClient:
     async def stop(self, message: str = "") -> None:
         """Say what is queued (a moment at most), then stop."""
         for _ in range(20):
-            if not self.queue or not self.registered:
+            if not (self.queue or self.boards_due) or not self.registered:
                 break
             await asyncio.sleep(0.1)
         self._stopping = True
@@ -394,87 +371,3 @@ class MatrixClient:
             if direct == room_id:
                 del self.direct[user]
         self.boards.pop(room_id, None)
-
-    # -- sending ----------------------------------------------------------------------------------
-
-    async def _send_forever(self) -> None:
-        backoff = Backoff(cap=30.0)
-        while True:
-            if not self.queue or not self.registered:
-                self._wake.clear()
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), 1.0)
-                continue
-            while not self.bucket.allow():
-                await asyncio.sleep(self.bucket.wait())
-            # Taken off the queue while it is sent: a line said meanwhile is joined to a
-            # message still waiting, never to this one (it would go unsaid).
-            target, text = self.queue.popleft()
-            try:
-                if target.startswith("board:"):
-                    await self._put_board(target[6:], *json.loads(text))
-                else:
-                    await self._send(target, text)
-            except (*NETWORK_ERRORS, MatrixRequestError) as exc:
-                if not isinstance(exc, MLimitExceeded):
-                    log.warning("matrix_send_failed", target=target, error=str(exc))
-                if isinstance(exc, (MLimitExceeded, *NETWORK_ERRORS)):  # said again later
-                    self.queue.appendleft((target, text))
-                    await asyncio.sleep(backoff.next())
-                    continue
-            backoff.reset()
-
-    async def _send(self, target: str, text: str) -> None:
-        room_id = await self._room_of(target)
-        if room_id is not None:
-            await self.api.send_message_event(room_id, EventType.ROOM_MESSAGE, self.render(text))
-
-    async def _room_of(self, target: str) -> str | None:
-        """The room a target's lines go to: a configured room's id, or a user's direct
-        room. A user's lines (their dice) go only to a room whose members are that user
-        and the bot: checked before every one (a member may invite others, or a room
-        someone invited us to may hold more people); else a room of ours is made, the
-        user invited (as the room's one other member, with no power over it)."""
-        if not target.startswith("@"):
-            return self.room_ids.get(target)
-        room_id = self.direct.get(target)
-        if room_id is not None:
-            members = await self.api.get_joined_members(room_id)  # type: ignore[arg-type]
-            if set(members) <= {target, self.user_id}:
-                return room_id
-            log.warning("matrix_direct_room_shared", user=target, room=room_id)
-            with contextlib.suppress(MatrixRequestError):
-                await self.api.leave_room(room_id)  # type: ignore[arg-type]
-        room_id = await self.api.create_room(
-            preset=RoomCreatePreset.PRIVATE, is_direct=True, invitees=[target],  # type: ignore[list-item]
-            name="Dudo", power_level_override={"invite": 50},
-        )  # fmt: skip
-        self.direct[target] = room_id
-        intro = self.welcome(target)
-        if intro:
-            await self.api.send_message_event(room_id, EventType.ROOM_MESSAGE, self.render(intro))
-        return room_id
-
-    async def _put_board(self, channel: str, text: str, round_: int | None) -> None:
-        room_id = self.room_ids.get(channel)
-        if room_id is None:
-            return
-        board = self.boards.get(room_id)
-        content = self.render(text)
-        content["msgtype"] = "m.notice"
-        content["m.mentions"] = {}
-        if board is not None and board[2] == round_ and board[1] != text:
-            edit = {
-                **content,
-                "body": f"* {content['body']}",
-                "m.new_content": content,
-                "m.relates_to": {"rel_type": "m.replace", "event_id": board[0]},
-            }
-            await self.api.send_message_event(room_id, EventType.ROOM_MESSAGE, edit)
-            board[1] = text
-        elif board is None or board[2] != round_:
-            event_id = await self.api.send_message_event(room_id, EventType.ROOM_MESSAGE, content)
-            self.boards[room_id] = [str(event_id), text, round_]
-            if round_ is not None:
-                for key in REACTIONS:
-                    await self.api.react(room_id, event_id, key)

@@ -27,6 +27,7 @@ from ..text.lines import say
 from .casemap import Fold, ascii_fold
 from .news import announce, board_line, call_turn, dice_line, refusal
 from .room import REMIND_MIN_MS, Output, Room, name_of, public_of
+from .saying import countdown
 from .typed import Typed
 
 
@@ -161,7 +162,7 @@ class Rooms(Typed):
         out = Output()
         dice = dice_line(room, player)
         if dice:
-            out.lines.append((nick, dice))
+            out.first.append((nick, dice))
         if room.turn_player == player:
             room.turn_key = None
             out.lines += call_turn(room, room.public)
@@ -316,7 +317,7 @@ class Rooms(Typed):
             told = dice_line(room, holder)
             if game is not None and told and room.dealt.get(holder) != game["round"]:
                 room.dealt[holder] = game["round"]
-                out.lines.append((nick, told))
+                out.first.append((nick, told))
 
     # -- time -----------------------------------------------------------------------------------
 
@@ -333,8 +334,7 @@ class Rooms(Typed):
             turn_ms = int((game.get("rules") or {}).get("turn_seconds") or 0) * 1000
             if now_ms >= room.deadline - max(REMIND_MIN_MS, turn_ms // 3):
                 room.reminded = room.turn_key
-                seconds = max(1, round((room.deadline - now_ms) / 1000))
-                who = room.nicks[player]
+                who = room.nicks[player]  # the seconds left counted as the line goes out
                 out.lines.append((room.channel, say("reminder", room.lang_of(who), who=who,
-                                                    seconds=seconds)))  # fmt: skip
+                                                    seconds=countdown(room.deadline))))  # fmt: skip
         return out
