@@ -84,6 +84,25 @@ def test_people_flooding_in_private_wait_their_turn_behind_the_channel() -> None
     assert [t for t, _ in _drain_queue(queue)][:2] == ["#dudo", "flood1"]
 
 
+def test_a_turn_call_goes_after_the_lines_waiting_for_its_player() -> None:
+    """Issue 54: "Ana: your turn" went before Ana's dice for the round when the channel
+    had the turn. A channel line addressed to someone waits for their lines waiting;
+    lines for others keep their turn behind it."""
+    queue = SayQueue(most=200)
+    queue.add("Ben", "Table t · round 2 · your dice: [5]")
+    queue.add("Ana", "Table t · round 2 · your dice: [3] [4]")
+    queue.add("#dudo", "Ana: your turn (open the round)")
+    assert _drain_queue(queue) == [
+        ("Ana", "Table t · round 2 · your dice: [3] [4]"),
+        ("#dudo", "Ana: your turn (open the round)"),
+        ("Ben", "Table t · round 2 · your dice: [5]"),
+    ]  # fmt: skip
+    # Named inside a line, not addressed: the channel keeps its turn.
+    queue.add("Ana", "help")
+    queue.add("#dudo", "Round 3 · Ana: 1 die")
+    assert [t for t, _ in _drain_queue(queue)] == ["#dudo", "Ana"]
+
+
 def _drain_queue(queue: SayQueue) -> list[tuple[str, str]]:
     out = []
     while (line := queue.peek()) is not None:

@@ -363,17 +363,22 @@ def test_a_429_loses_no_line_no_button_and_no_first_line_of_a_dice_room() -> Non
     asyncio.run(scenario())
 
 
-def test_dice_go_first_and_boards_wait_for_quiet_while_the_homeserver_limits_us() -> None:
+def test_a_turn_call_waits_for_its_dice_and_boards_wait_for_quiet_while_limited() -> None:
     """Issue 54, item 1: under Synapse's default limit the room's turn call went before
     the dice it asks to play, and each board took the message the next turn call needed.
-    A player's dice now go before every line waiting; while a 429 is recent, boards wait
-    until two of the homeserver's intervals passed without a message; a board's buttons
-    that a 429 cut short go before the lines while its round is played."""
+    A turn call now waits for the lines waiting for its player (their dice), the other
+    players' dice go after it; while a 429 is recent, boards wait until two of the
+    homeserver's intervals passed without a message; a board's buttons that a 429 cut
+    short go when no line waits, while its round is played."""
     matrix, _, _ = client()
-    matrix.say(ROOM, "Ben: your turn (to beat: 2 × fives by Ana)")
-    matrix.say(BEN, "Table t · round 2 · your dice: [5]", first=True)
-    assert matrix.queue.take() == (BEN, "Table t · round 2 · your dice: [5]", True)
-    assert matrix.queue.take() == (ROOM, "Ben: your turn (to beat: 2 × fives by Ana)", False)
+    matrix.say(ANA, "Table t · round 2 · your dice: [3]")
+    matrix.say(BEN, "Table t · round 2 · your dice: [5]")
+    matrix.say(ROOM, f"Round 2 · 2 dice\n{BEN}: your turn (open the round)")
+    assert [matrix.queue.take() for _ in range(3)] == [
+        (BEN, "Table t · round 2 · your dice: [5]"),  # the player called: first
+        (ROOM, f"Round 2 · 2 dice\n{BEN}: your turn (open the round)"),
+        (ANA, "Table t · round 2 · your dice: [3]"),  # not called now: after it
+    ]  # fmt: skip
 
     now = time.monotonic()
     matrix.boards = {ROOM_ID: ["$board", "round 2 · to beat: 2 × fives", 2, 2]}

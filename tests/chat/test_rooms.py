@@ -53,7 +53,7 @@ class Harness:
         return self.lines[before:]
 
     def run(self, out: Output) -> None:
-        self.lines += out.first + out.lines  # the order they go in
+        self.lines += out.lines
         for msg in out.send:
             wire.validate(msg)
             self.deliver(msg)

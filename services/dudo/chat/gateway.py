@@ -371,15 +371,12 @@ class ChatGateway(StreamSide):
 
     async def _dispatch(self, msg: dict[str, Any]) -> None:
         out = self.rooms.on_message(msg)
-        said = len(out.first) + len(out.lines)
-        self.log.debug("outbox", kind=msg["type"], table=msg.get("table"), said=said)
+        self.log.debug("outbox", kind=msg["type"], table=msg.get("table"), said=len(out.lines))
         self._emit(out)
 
     def _emit(self, out: Output, reply_to: tuple[str, str] | None = None) -> None:
         if out.send:
             self.log.debug("sending", kinds=[m["type"] for m in out.send])
-        for target, text in out.first:
-            self.chat.say(target, text, first=True)
         for target, text in out.lines:
             self.chat.say(target, text)
         if isinstance(self.chat, MatrixClient):

@@ -177,12 +177,11 @@ class IrcClient:
         conn = self._conn
         return conn.get_nickname() if conn is not None and self.registered else self.wanted_nick
 
-    def say(self, target: str, text: str, *, first: bool = False) -> None:
+    def say(self, target: str, text: str) -> None:
         """Queue ``text`` for ``target``; it goes out as soon as the pace allows, joined
-        with what else waits for the same target where it fits. ``first``: before every
-        other line waiting (a player's dice for a new round)."""
+        with what else waits for the same target where it fits."""
         for line in split_text(text):
-            self.queue.add(target, line, first=first)
+            self.queue.add(target, line)
         self._wake.set()
 
     def state(self) -> dict[str, Any]:

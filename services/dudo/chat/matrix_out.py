@@ -4,15 +4,19 @@ mixin of :class:`~dudo.chat.matrix.MatrixClient`, which holds the state used her
 Homeservers rate-limit messages: Synapse allows 0.2 a second after a burst of 10 unless
 its operator exempts the bot, and every message, edit and reaction counts. So:
 
-- **what matters first**: lines wait per target in fair turns (:class:`SayQueue`: a
-  player's dice and a room's turn calls and news), each room's lines joined into one
-  message while they wait; a room's board waits after the lines, the latest only (many
-  states of it go as one edit), so a bot's move shows in the next turn call (which names
-  the bid to beat) rather than behind board edits;
-- **a 429 waits as long as it asks** (``Retry-After``), not an ever longer backoff;
-- **nothing is lost to a 429**: a line goes back first in its turn, a board's buttons are
-  counted as each goes on (a 429 between them once left the rest off for the round), and
-  a dice room's first line is owed until it is said;
+- **what matters first**: the lines, the rooms' (turn calls and news, each room's
+  joined into one message while they wait) and people's (their dice) in fair turns, a
+  turn call after the dice it asks to play (:class:`SayQueue`); then a board's buttons
+  that a 429 cut short (while its round is played),
+  then the boards, the latest of each room only (many states go as one edit); while the
+  homeserver limits us the boards wait until nothing was sent for two of its intervals,
+  so a bot's move shows in the next turn call (which names the bid to beat) and the
+  board follows when the table is quiet;
+- **a 429 waits as long as it asks** (``retry_after_ms``), not an ever longer backoff;
+- **nothing is lost to a 429**, nor made twice by a retry: a line goes back first in its
+  turn, a board's buttons are counted as each goes on, a dice room's first line goes
+  with its first dice, and a retry carries the transaction id of the first try (a
+  homeserver that took it answers with the event it has);
 - **seconds left** in a line are counted as it goes out (:func:`counted`).
 """
 
@@ -84,11 +88,10 @@ class MatrixOut:
     def dropped(self) -> int:
         return self.queue.dropped
 
-    def say(self, target: str, text: str, *, first: bool = False) -> None:
+    def say(self, target: str, text: str) -> None:
         """Queue ``text`` for ``target`` (a configured room, or a user id); joined to the
-        last line waiting for the same place, while the message fits. ``first``: before
-        every other line waiting (a player's dice for a new round)."""
-        self.queue.add(target, text[:MAX_BODY], first=first)
+        last line waiting for the same place, while the message fits."""
+        self.queue.add(target, text[:MAX_BODY])
         self._wake.set()
 
     def board(self, channel: str, text: str, round_: int | None) -> None:
@@ -165,7 +168,7 @@ class MatrixOut:
     async def _send_all(self) -> None:
         backoff = Backoff(cap=RECONNECT_CAP_S)
         while True:
-            owed = self._owed_buttons() if self.registered else None
+            owed = self._owed_buttons() if self.registered and not self.queue else None
             hold = 1.0 if not (self.queue or self.boards_due or owed) or not self.registered else (
                 0.0 if self.queue or owed else self._board_hold()
             )  # fmt: skip
@@ -176,12 +179,15 @@ class MatrixOut:
                 continue
             while not self.bucket.allow():
                 await asyncio.sleep(self.bucket.wait())
-            # In this order: the buttons of a board put up (a board is not whole without
-            # them), the lines (a player's dice first), the boards. A line is taken off
-            # the queue while it is sent: a line said meanwhile is joined to a message
-            # still waiting, never to this one (it would go unsaid).
-            line = self.queue.take() if owed is None else None
-            board = None if owed or line else next(iter(self.boards_due.items()))
+            # In this order: the lines (dice before a turn call that asks to play them),
+            # the buttons a 429 cut short on a board put up, the boards. A line is taken
+            # off the queue while it is sent: a line said meanwhile is joined to a
+            # message still waiting, never to this one (it would go unsaid).
+            line = self.queue.take()
+            owed = owed if line is None else None
+            board = None if owed or line else next(iter(self.boards_due.items()), None)
+            if line is None and owed is None and board is None:
+                continue
             log.debug("matrix_sending", to=(line or board or (owed,))[0], board=line is None)
             try:
                 if owed is not None:
@@ -190,7 +196,7 @@ class MatrixOut:
                     del self.boards_due[board[0]]
                     await self._put_board(board[0], *board[1])
                 elif line is not None:
-                    await self._send(*line[:2])
+                    await self._send(*line)
             except (*NETWORK_ERRORS, MatrixRequestError) as exc:
                 if not isinstance(exc, (MLimitExceeded, *NETWORK_ERRORS)):
                     log.warning("matrix_send_failed", target=(line or board or (owed,))[0],

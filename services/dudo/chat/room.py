@@ -30,9 +30,6 @@ class Output:
     """What handling something produced: lines to say, and messages for the inboxes."""
 
     lines: list[Line] = field(default_factory=list)
-    # Said before every line waiting, this one's and older: a player's dice for a new
-    # round (their turn call must not reach them first; issue 54).
-    first: list[Line] = field(default_factory=list)
     send: list[dict[str, Any]] = field(default_factory=list)
     # Where a chat keeps a room's state in one message edited in place (Matrix): the
     # room's board as it is now (channel, text, round: a new message each round); a chat
@@ -41,7 +38,6 @@ class Output:
 
     def extend(self, other: Output) -> None:
         self.lines += other.lines
-        self.first += other.first
         self.send += other.send
         self.boards += other.boards
 

@@ -162,7 +162,7 @@ class Rooms(Typed):
         out = Output()
         dice = dice_line(room, player)
         if dice:
-            out.first.append((nick, dice))
+            out.lines.append((nick, dice))
         if room.turn_player == player:
             room.turn_key = None
             out.lines += call_turn(room, room.public)
@@ -317,7 +317,7 @@ class Rooms(Typed):
             told = dice_line(room, holder)
             if game is not None and told and room.dealt.get(holder) != game["round"]:
                 room.dealt[holder] = game["round"]
-                out.first.append((nick, told))
+                out.lines.append((nick, told))
 
     # -- time -----------------------------------------------------------------------------------
 

@@ -42,11 +42,11 @@ def counted(text: str, now_ms: int) -> str:
 class SayQueue:
     """Lines per target; :meth:`peek` and :meth:`pop` give the next in fair turns.
 
-    Lines said ``first`` (a player's dice for a new round) go before every other line
-    waiting, in turns between the people they are for: a turn call in a channel must not
-    reach a player before the dice it asks them to play (under a homeserver's rate limit,
-    the channel's turn came first: issue 54). Only the game says them, once a round for
-    each player, so they cannot be used to hold a channel back."""
+    A channel's line addressed to someone ("ana: your turn ...") waits for the lines
+    waiting for that person: their dice for the round go before the turn call that asks
+    them to play (under a homeserver's rate limit the turn call once came first; issue
+    54), while other people's dice wait their turn behind it. What a person can delay so
+    is a line addressed to them, by their own lines (a few: ``per_person``)."""
 
     def __init__(
         self,
@@ -59,42 +59,38 @@ class SayQueue:
         (the last line waiting for a target takes the next one for it, while it fits)."""
         self.most, self.per_person, self.join = most, per_person, join
         self.dropped = 0
-        self._first: OrderedDict[str, deque[str]] = OrderedDict()
         self._channels: OrderedDict[str, deque[str]] = OrderedDict()
         self._people: OrderedDict[str, deque[str]] = OrderedDict()
         self._channel_next = True  # whose turn it is when both have lines waiting
         self._count = 0
-        self._people_count = 0  # lines for people, first or not
+        self._people_count = 0
 
     def __len__(self) -> int:
         return self._count
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         """Every line waiting, target by target (not the order they will go in)."""
-        for queues in (self._first, self._channels, self._people):
+        for queues in (self._channels, self._people):
             for target, lines in queues.items():
                 for line in lines:
                     yield target, line
 
-    def _queues(self, target: str, first: bool) -> OrderedDict[str, deque[str]]:
-        if is_channel(target):
-            return self._channels
-        return self._first if first else self._people
-
-    def add(self, target: str, line: str, *, first: bool = False) -> bool:
+    def add(self, target: str, line: str) -> bool:
         """Queue ``line`` for ``target``; False if a bound dropped it."""
         channel = is_channel(target)
-        queues = self._queues(target, first)
+        queues = self._channels if channel else self._people
         lines = queues.get(target)
         if lines:
             joined = self.join(lines[-1], line)
             if joined is not None:
                 lines[-1] = joined
                 return True
-        waiting = len(self._first.get(target) or ()) + len(self._people.get(target) or ())
         if self._count >= self.most or (
             not channel
-            and (waiting >= self.per_person or self._people_count >= self.most // 2)
+            and (
+                (lines is not None and len(lines) >= self.per_person)
+                or self._people_count >= self.most // 2
+            )
         ):
             self.dropped += 1
             return False
@@ -106,39 +102,40 @@ class SayQueue:
             self._people_count += 1
         return True
 
-    def _next_queues(self) -> OrderedDict[str, deque[str]] | None:
-        if self._first:
-            return self._first
+    def _next(self) -> tuple[OrderedDict[str, deque[str]], str] | None:
+        """The queues and the target whose line goes next."""
         if self._channels and (self._channel_next or not self._people):
-            return self._channels
+            target = next(iter(self._channels))
+            said = "\n" + self._channels[target][0]
+            for person in self._people:  # addressed: that person's lines first
+                if f"\n{person}: " in said:
+                    return self._people, person
+            return self._channels, target
         if self._people:
-            return self._people
+            return self._people, next(iter(self._people))
         return None
 
     def peek(self) -> tuple[str, str] | None:
         """The line that goes next, or None when nothing waits."""
-        queues = self._next_queues()
-        if queues is None:
+        found = self._next()
+        if found is None:
             return None
-        target, lines = next(iter(queues.items()))
-        return target, lines[0]
+        queues, target = found
+        return target, queues[target][0]
 
-    def take(self) -> tuple[str, str, bool] | None:
-        """The next line (target, text, said first), off the queue while it is sent (a
-        line said meanwhile is not joined to it: it would go unsaid); :meth:`put_back`
-        if it could not go."""
-        first = bool(self._first)
+    def take(self) -> tuple[str, str] | None:
+        """The next line, off the queue while it is sent (a line said meanwhile is not
+        joined to it: it would go unsaid); :meth:`put_back` if it could not go."""
         line = self.peek()
-        if line is None:
-            return None
-        self.pop()
-        return (*line, first)
+        if line is not None:
+            self.pop()
+        return line
 
-    def put_back(self, target: str, line: str, first: bool = False) -> None:
+    def put_back(self, target: str, line: str) -> None:
         """A line :meth:`take` gave that did not go (a 429, a cut connection): first
         again, in its target's turn; never dropped for the bounds (it was counted)."""
         channel = is_channel(target)
-        queues = self._queues(target, first)
+        queues = self._channels if channel else self._people
         lines = queues.pop(target, None) or deque()
         lines.appendleft(line)
         queues[target] = lines
@@ -146,22 +143,20 @@ class SayQueue:
         self._count += 1
         if not channel:
             self._people_count += 1
-        if not first:
-            self._channel_next = channel
+        self._channel_next = channel
 
     def pop(self) -> None:
         """The line :meth:`peek` gave went out: the next target takes its turn."""
-        queues = self._next_queues()
-        if queues is None:
+        found = self._next()
+        if found is None:
             return
-        target, lines = next(iter(queues.items()))
+        queues, target = found
+        lines = queues.pop(target)
         lines.popleft()
         self._count -= 1
         channel = queues is self._channels
         if not channel:
             self._people_count -= 1
-        del queues[target]
         if lines:
             queues[target] = lines  # to the back: the others go first
-        if queues is not self._first:
-            self._channel_next = not channel
+        self._channel_next = not channel
