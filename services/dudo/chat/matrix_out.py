@@ -7,11 +7,11 @@ its operator exempts the bot, and every message, edit and reaction counts. So:
 - **what matters first**: the lines, the rooms' (turn calls and news, each room's
   joined into one message while they wait) and people's (their dice) in fair turns, a
   turn call after the dice it asks to play (:class:`SayQueue`); then a board's buttons
-  that a 429 cut short (while its round is played),
-  then the boards, the latest of each room only (many states go as one edit); while the
-  homeserver limits us the boards wait until nothing was sent for two of its intervals,
-  so a bot's move shows in the next turn call (which names the bid to beat) and the
-  board follows when the table is quiet;
+  that a 429 cut short (while its round is played); then the boards, the latest of each
+  room only (many states go as one edit). While the homeserver limits us the boards
+  wait until nothing was sent for two of its intervals, so a bot's move shows in the
+  next turn call (which names the bid to beat) and the board follows when the table is
+  quiet;
 - **a 429 waits as long as it asks** (``retry_after_ms``), not an ever longer backoff;
 - **nothing is lost to a 429**, nor made twice by a retry: a line goes back first in its
   turn, a board's buttons are counted as each goes on, a dice room's first line goes
@@ -46,8 +46,8 @@ log = structlog.get_logger("dudo.chat.matrix")
 
 MAX_QUEUED = 200  # lines waiting for the pace at most (past it, new lines are dropped)
 MAX_BODY = 8000  # characters of one message (a homeserver takes 64 KiB of event)
-# A homeserver's 429 says how long to wait (`Retry-After`, seconds): waited exactly, not
-# an ever longer backoff (delays of 5-11 s under Synapse's default limits; issue 54).
+# A homeserver's 429 says how long to wait (`retry_after_ms`): waited exactly, not an
+# ever longer backoff (delays of 5-11 s under Synapse's default limits; issue 54).
 RETRY_AFTER_S = (0.2, 60.0)  # the wait a 429 may ask for, bounded
 RECONNECT_CAP_S = 5.0  # a homeserver back from a restart is synced within this
 LIMITED_S = 60.0  # after a 429, this long counted as limited (board edits wait for quiet)
