@@ -19,6 +19,9 @@ VECTORS = ROOT / "protocol" / "vectors"
 SCHEMAS = ROOT / "protocol" / "schemas"
 SEEDS = ROOT / "docs" / "seeds"
 ALL = sorted(VECTORS.rglob("*.json"))
+# The rules vectors (the seeds' derivation vectors, fairness/, are of another format:
+# tests/engine/test_fairness.py).
+RULES = [p for p in ALL if p.parent.name != "fairness"]
 
 
 def load(path: Path) -> dict:
@@ -42,7 +45,7 @@ def test_at_least_sixty_published_vectors_all_pass() -> None:
     assert (report.passed, report.failed) == (len(ALL), 0)
 
 
-@pytest.mark.parametrize("path", ALL, ids=lambda p: str(p.relative_to(VECTORS)))
+@pytest.mark.parametrize("path", RULES, ids=lambda p: str(p.relative_to(VECTORS)))
 def test_vector_matches_schema_and_traces_to_a_seed(path: Path) -> None:
     vector = load(path)
     validator().validate(vector)
@@ -56,7 +59,7 @@ def test_vector_matches_schema_and_traces_to_a_seed(path: Path) -> None:
 
 
 def test_vectors_cover_every_error_code_and_preset_and_option() -> None:
-    vectors = [load(p) for p in ALL]
+    vectors = [load(p) for p in RULES]
     codes = {s.get("error") for v in vectors for r in v["rounds"] for s in r.get("steps", [])}
     assert codes >= RULE_ERROR_CODES
     assert set(PRESETS) <= {v["rules"].get("preset", "classic") for v in vectors}
@@ -162,3 +165,16 @@ def test_malformed_vector_is_a_failure_not_a_crash(tmp_path: Path) -> None:
     (tmp_path / "v.json").write_text(json.dumps({"format": "dudo-rules-vector/1", "rounds": []}))
     report = run_paths([tmp_path])
     assert report.failed == 1 and "malformed vector" in report.failures[0]
+
+
+def test_the_seeds_derivation_vectors_are_checked_and_a_wrong_answer_is_named() -> None:
+    """Issue 55: `dudo conformance rules protocol/vectors` checks the seeds' derivation
+    too (format dudo-fairness-vector/1): an implementation that deals otherwise fails."""
+    vector = load(VECTORS / "fairness" / "derivation.json")
+    assert run_vector(vector) == []
+    vector["cases"][0]["rounds"][1]["dice"][0][0] = 7
+    vector["cases"][1]["game_secret"] = "00" * 32
+    assert run_vector(vector) == [
+        "two people: round 2",
+        "a person, a bot and a seat that brought no seed: game_secret",
+    ]

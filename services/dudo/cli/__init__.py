@@ -3,7 +3,7 @@
 - :mod:`.services`: the processes of a deployment (worker, director, gateway, irc, bots,
   healthcheck);
 - :mod:`.play`: programs for people (serve, play, bot, identity);
-- :mod:`.check`: the conformance kits and the generated schemas;
+- :mod:`.check`: the conformance kits, a game's dice verified, the generated schemas;
 - :mod:`.measure`: bench, arena, chaos;
 - :mod:`.admin`: operating a running deployment.
 

@@ -1,7 +1,8 @@
 """Checking against the published contracts: ``dudo conformance rules|client|gateway``
 (the kits other implementations are checked with), ``dudo sandbox`` (a deployment to
-develop a gateway against) and ``dudo schemas write|check`` (the generated JSON Schemas,
-the protocol reference and the client packages' types)."""
+develop a gateway against), ``dudo verify`` (a finished game's dice against its seeds)
+and ``dudo schemas write|check`` (the generated JSON Schemas, the protocol reference and
+the client packages' types)."""
 
 from __future__ import annotations
 
@@ -73,6 +74,14 @@ def add(sub: Any, env: Environment) -> None:
     )
     sandbox.set_defaults(func=_sandbox)
 
+    verify = sub.add_parser(
+        "verify",
+        help="check a finished game's log: each round's dice against its seed and "
+        "commitment, and the seeds against theirs (a JSON file, - for stdin)",
+    )
+    verify.add_argument("path", metavar="FILE", help="the log (or a finished game's view)")
+    verify.set_defaults(func=_verify)
+
     schemas = sub.add_parser("schemas", help="write or check the generated JSON Schemas")
     schemas.add_argument("action", choices=["write", "check"])
     schemas.add_argument("folder", nargs="?", default="protocol/schemas")
@@ -135,6 +144,48 @@ def _client(args: argparse.Namespace) -> int:
         return 2
     print(verdict.text())
     return 0 if verdict.ok else 1
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """Exit 0 when every check holds, 1 with each problem and where, 2 when the file is
+    not a log."""
+    import json
+    from pathlib import Path
+
+    from ..engine.fairness import verify
+
+    try:
+        text = sys.stdin.read() if args.path == "-" else Path(args.path).read_text()
+        log = _as_log(json.loads(text))
+    except (OSError, ValueError) as exc:
+        print(f"dudo verify: {exc}", file=sys.stderr)
+        return 2
+    verdict = verify(log)
+    for problem in verdict.problems:
+        print(f"NOT FAIR: {problem}")
+    seeds = (
+        "the server seed and every seat's seed match the commitments shown, and make "
+        "every round's seed"
+        if verdict.seeded
+        else "no seeds in this log (a game from before them): each round is checked "
+        "against its own seed, which does not prove who chose it"
+    )  # fmt: skip
+    if verdict.ok:
+        print(f"{verdict.rounds} rounds: every die matches its round's seed and commitment; "
+              f"{seeds}")  # fmt: skip
+    return 0 if verdict.ok else 1
+
+
+def _as_log(data: object) -> dict[str, Any]:
+    """A log from what a file may hold: the log itself, its rounds alone, or a finished
+    game's view (its ``game.log``)."""
+    if isinstance(data, dict) and isinstance(data.get("game"), dict):
+        data = data["game"].get("log")
+    if isinstance(data, list):
+        data = {"rounds": data}
+    if not isinstance(data, dict) or not isinstance(data.get("rounds"), list):
+        raise ValueError("not a game's log (no rounds)")
+    return data
 
 
 def _sandbox(args: argparse.Namespace) -> int:

@@ -28,6 +28,8 @@ from ..engine import (
     reseat,
     to_bytes,
 )
+from .fairness import FORMAT as FAIRNESS_FORMAT
+from .fairness import run_fairness_vector
 
 FORMAT = "dudo-rules-vector/1"
 # A fixed secret: vectors deal their dice explicitly, so it only has to be valid.
@@ -93,9 +95,12 @@ def run_paths(paths: Iterable[str | Path]) -> Report:
 
 
 def run_vector(vector: Any) -> list[str]:
-    """Replay one vector; return what disagreed (empty when the engine conforms)."""
+    """Replay one vector; return what disagreed (empty when the engine conforms). A
+    seeds' derivation vector is checked as :mod:`.fairness` says."""
+    if isinstance(vector, dict) and vector.get("format") == FAIRNESS_FORMAT:
+        return run_fairness_vector(vector)
     if not isinstance(vector, dict) or vector.get("format") != FORMAT:
-        raise VectorError(f"format must be {FORMAT!r}")
+        raise VectorError(f"format must be {FORMAT!r} or {FAIRNESS_FORMAT!r}")
     try:
         rules = Rules.from_dict(vector.get("rules", {}))
     except RulesConfigError as exc:

@@ -1,0 +1,46 @@
+"""`dudo verify FILE` (issue 55, item 3): a finished game's log checked as anyone can,
+from the file alone; exit 0 when every check holds, 1 naming each problem and its round,
+2 when the file is not a log."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .engine.test_fairness import played_log
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dudo", "verify", *args],
+        input=stdin, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+def test_a_log_is_verified_and_a_changed_die_named_with_its_round(tmp_path: Path) -> None:
+    log = played_log()
+    good = tmp_path / "game.json"
+    good.write_text(json.dumps(log))
+    done = run(str(good))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(log['rounds'])} rounds: every die matches" in done.stdout
+    assert "every seat's seed match" in done.stdout
+
+    hand = next(h for h in log["rounds"][1]["dice"] if h)
+    hand[-1] = hand[-1] % 6 + 1
+    done = run("-", stdin=json.dumps(log))
+    assert done.returncode == 1
+    assert f"NOT FAIR: round {log['rounds'][1]['round']}: seat" in done.stdout
+
+
+def test_a_view_without_seeds_is_checked_round_by_round_and_says_so(tmp_path: Path) -> None:
+    view = {"type": "view", "game": {"log": played_log()["rounds"]}}
+    path = tmp_path / "view.json"
+    path.write_text(json.dumps(view))
+    done = run(str(path))
+    assert done.returncode == 0 and "does not prove who chose it" in done.stdout
+    path.write_text(json.dumps({"hello": 1}))
+    done = run(str(path))
+    assert done.returncode == 2 and "not a game's log" in done.stderr
