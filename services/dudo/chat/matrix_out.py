@@ -191,7 +191,8 @@ class MatrixOut:
             log.debug("matrix_sending", to=(line or board or (owed,))[0], board=line is None)
             try:
                 if owed is not None:
-                    await self._buttons(owed, self.boards[owed])
+                    if owed in self.boards:  # (the room may have been left meanwhile)
+                        await self._buttons(owed, self.boards[owed])
                 elif board is not None:
                     del self.boards_due[board[0]]
                     await self._put_board(board[0], *board[1])
@@ -201,7 +202,7 @@ class MatrixOut:
                 if not isinstance(exc, (MLimitExceeded, *NETWORK_ERRORS)):
                     log.warning("matrix_send_failed", target=(line or board or (owed,))[0],
                                 error=str(exc))  # fmt: skip
-                    if owed is not None:  # refused for good: never asked again
+                    if owed in self.boards:  # refused for good: never asked again
                         self.boards[owed][3] += 1
                     continue  # refused for good (a room that will not have us, say)
                 log.debug("matrix_send_retry", error=type(exc).__name__, wait=self.retry_after)
