@@ -112,7 +112,8 @@ def test_usage_lines_private_answers_and_the_end_of_a_game() -> None:
     line = h.rooms.private("Ana", "table")
     assert [t for t, _ in line.lines] == ["Ana"]  # asked privately, answered privately
     assert re.search(
-        r"Round \d+ · \d+ dice: .* · (to beat: .* by \S+|no bid yet)$", line.lines[0][1]
+        r"Round \d+ · \d+ dice: .* · (to beat: .* by \S+(?: \(bot\))?|no bid yet)$",
+        line.lines[0][1],
     )
     play_out(h, ["Ana"])
     for typed in ("!start", "!leave"):
