@@ -57,6 +57,20 @@ export type HostedTournamentResponse = TournamentCreateResponse & { player: stri
 /** A request key (docs/protocol.md, "Send a request key"): 24 hex digits. */
 export declare function requestKey(): string;
 
+/** A finished game's log as `verify` reads it: `rounds` is a finished game's
+ *  `game.log`; the seeds are there when the game was dealt from everyone's seeds. */
+export interface GameLog {
+  rounds: ReadonlyArray<{ round?: number; seed?: string | null; commitment?: string | null; dice?: ReadonlyArray<ReadonlyArray<number>> }>;
+  server_seed?: string;
+  server_commitment?: string;
+  client_seeds?: ReadonlyArray<string>;
+  client_commitments?: ReadonlyArray<string>;
+}
+
+/** What does not hold in a finished game's log, each with its round (empty: every
+ *  check holds), computed with Web Crypto, not asked of the server. */
+export declare function verify(log: GameLog): Promise<string[]>;
+
 /** What a table's refusal refers to (whose turn, the bid to beat...): word it yourself. */
 export type Facts = NonNullable<ErrorMessage["facts"]>;
 

@@ -48,6 +48,103 @@ export function requestKey() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+// ------------------------------------------------------------ a game's dice verified
+
+const enc = new TextEncoder();
+const hex = (bytes) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+const unhex = (text) => {
+  if (typeof text !== "string" || !/^([0-9a-f]{2})*$/i.test(text)) return new Uint8Array(0);
+  return Uint8Array.from(text.match(/../g) ?? [], (b) => parseInt(b, 16));
+};
+const join = (...parts) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+};
+const sha256 = async (...parts) => new Uint8Array(await crypto.subtle.digest("SHA-256", join(...parts)));
+const hmac = async (key, ...parts) => {
+  const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", k, join(...parts)));
+};
+
+/** Each seat's dice for a round from its seed (docs/rules.md, "Fair dice"), sorted. */
+async function roll(seed, counts) {
+  const base = join(enc.encode("dudo-dice/1:"), seed);
+  const hands = [];
+  for (let seat = 0; seat < counts.length; seat++) {
+    const faces = [];
+    for (let block = 0; faces.length < counts[seat]; block++) {
+      for (const b of await sha256(base, enc.encode(`:${seat}:${block}`))) {
+        if (b < 252 && faces.length < counts[seat]) faces.push((b % 6) + 1);
+      }
+    }
+    hands.push(faces.sort((a, b) => a - b));
+  }
+  return hands;
+}
+
+async function seededSecret(log, problems) {
+  if (!("server_seed" in log)) return null;
+  const server = unhex(log.server_seed);
+  if (server.length !== 32 || hex(await sha256(enc.encode("dudo-server/2:"), server)) !== log.server_commitment) {
+    problems.push("the server seed does not match its commitment");
+    return null;
+  }
+  const seeds = (log.client_seeds ?? []).map(String);
+  const shown = log.client_commitments ?? [];
+  if (shown.length !== seeds.length) {
+    problems.push("a client seed without its commitment");
+    return null;
+  }
+  for (const [seat, seed] of seeds.entries()) {
+    if (hex(await sha256(enc.encode("dudo-client/2:"), enc.encode(seed))) !== shown[seat]) {
+      problems.push(`seat ${seat}'s seed does not match its commitment`);
+    }
+  }
+  if (problems.length) return null;
+  const reveals = [];
+  for (const seed of seeds) reveals.push(await sha256(enc.encode("dudo-reveal/2:"), enc.encode(seed)));
+  return hmac(server, enc.encode("dudo-game/2:"), ...reveals);
+}
+
+/**
+ * What does not hold in a finished game's log, each with its round (an empty array:
+ * every check holds), computed here (Web Crypto), not asked of the server: each round's
+ * seed against its commitment, each seat's dice against the seed, and, when the game
+ * was dealt from everyone's seeds (`server_seed`, `server_commitment`, `client_seeds`,
+ * `client_commitments`), those against their commitments and each round's seed against
+ * the secret they make. `log.rounds` is a finished game's `game.log`. The same checks,
+ * in the same words, as the server's `dudo verify` and the Python package's `verify`.
+ */
+export async function verify(log) {
+  const problems = [];
+  const secret = await seededSecret(log, problems);
+  for (const [at, entry] of (log.rounds ?? []).entries()) {
+    const round = Number(entry.round ?? at + 1);
+    const where = `round ${round}`;
+    const seed = unhex(entry.seed ?? "");
+    if (seed.length !== 32) {
+      problems.push(`${where}: no seed revealed`);
+      continue;
+    }
+    if (secret && hex(await hmac(secret, enc.encode(`dudo-round/1:${round}`))) !== hex(seed)) {
+      problems.push(`${where}: the seed is not the one the seeds make`);
+    }
+    if (entry.commitment !== hex(await sha256(enc.encode("dudo-commit/1:"), seed))) {
+      problems.push(`${where}: the seed does not match the commitment shown`);
+    }
+    const hands = (entry.dice ?? []).map((h) => [...h]);
+    const fair = await roll(seed, hands.map((h) => h.length));
+    for (const [seat, hand] of hands.entries()) {
+      if (hand.sort((a, b) => a - b).join() !== fair[seat].join()) {
+        problems.push(`${where}: seat ${seat}'s dice are not the seed's`);
+      }
+    }
+  }
+  return problems;
+}
+
 /** A refusal: `code` is one of docs/protocol.md's error codes. */
 export class DudoError extends Error {
   /** @param {string} code @param {string} message @param {number} [status] @param {object} [facts] */

@@ -6,10 +6,12 @@ for one WebSocket kept open (reconnects with backoff, says hello again, applies 
 views, turns requests into awaitables settled by their ids). Messages are the gateway's
 JSON as dicts, typed: :mod:`dudo_client.messages` has a ``TypedDict`` for each, generated
 from the protocol's JSON Schemas. README.md has a quick start and a whole bot.
+:func:`verify` checks a finished game's dice from its log alone.
 """
 
 from ._connection import PROTOCOL_VERSION, DudoConnection
 from ._http import DudoApi, DudoError, request_key
+from ._verify import verify
 from .messages import (
     Action,
     Die,
@@ -29,7 +31,7 @@ FACES: tuple[Die, ...] = (1, 2, 3, 4, 5, 6)
 each with its lowest legal quantity (a face from ``range(1, 7)`` is an ``int``, which a
 bid's ``face`` refuses under a type checker)."""
 
-__version__ = "1.5.0"
+__version__ = "1.6.0"
 
 __all__ = [
     "FACES",
@@ -50,4 +52,5 @@ __all__ = [
     "WelcomeMessage",
     "__version__",
     "request_key",
+    "verify",
 ]

@@ -1,0 +1,101 @@
+"""A finished game's dice checked by the client itself, from its log alone (docs/rules.md,
+"Fair dice" and "Seeds from everyone"): the server's word is not needed.
+
+The same checks, in the same words, as the server's ``dudo verify``: each round's seed
+against its commitment and each seat's dice against the seed; with the seeds (a game
+dealt from everyone's seeds), the server seed and each client seed against their
+commitments and each round's seed against the game secret they make.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+_FACE_OF_BYTE = bytes(byte % 6 + 1 if byte < 252 else 0 for byte in range(256))
+_REJECTED = bytes(range(252, 256))
+
+
+def _round_seed(secret: bytes, round_no: int) -> bytes:
+    return hmac.new(secret, b"dudo-round/1:" + str(round_no).encode(), hashlib.sha256).digest()
+
+
+def _commitment(seed: bytes) -> str:
+    return hashlib.sha256(b"dudo-commit/1:" + seed).hexdigest()
+
+
+def _roll(seed: bytes, counts: Sequence[int]) -> list[list[int]]:
+    base = hashlib.sha256(b"dudo-dice/1:" + seed)
+    hands = []
+    for seat, count in enumerate(counts):
+        faces, block = b"", 0
+        while len(faces) < count:
+            stream = base.copy()
+            stream.update(f":{seat}:{block}".encode())
+            faces += stream.digest().translate(_FACE_OF_BYTE, _REJECTED)
+            block += 1
+        hands.append(sorted(faces[:count]))
+    return hands
+
+
+def _game_secret(server_seed: bytes, client_seeds: Sequence[str]) -> bytes:
+    reveals = b"".join(
+        hashlib.sha256(b"dudo-reveal/2:" + seed.encode()).digest() for seed in client_seeds
+    )
+    return hmac.new(server_seed, b"dudo-game/2:" + reveals, hashlib.sha256).digest()
+
+
+def verify(log: Mapping[str, Any]) -> list[str]:
+    """What does not hold in a finished game's log, each with its round; an empty list
+    when every check holds. ``log``: ``rounds`` (a finished game's ``game["log"]``), and
+    when the game was dealt from everyone's seeds ``server_seed``,
+    ``server_commitment``, ``client_seeds`` and ``client_commitments``. Without seeds,
+    each round is checked against its own seed only, which does not prove who chose it.
+    """
+    problems: list[str] = []
+    secret = _seeded_secret(log, problems)
+    for at, entry in enumerate(log.get("rounds") or []):
+        round_no = int(entry.get("round", at + 1))
+        where = f"round {round_no}"
+        try:
+            seed = bytes.fromhex(str(entry.get("seed") or ""))
+        except ValueError:
+            seed = b""
+        if len(seed) != 32:
+            problems.append(f"{where}: no seed revealed")
+            continue
+        if secret is not None and seed != _round_seed(secret, round_no):
+            problems.append(f"{where}: the seed is not the one the seeds make")
+        if entry.get("commitment") != _commitment(seed):
+            problems.append(f"{where}: the seed does not match the commitment shown")
+        hands = [list(hand) for hand in entry.get("dice") or []]
+        dealt = _roll(seed, [len(hand) for hand in hands])
+        for seat, (hand, fair) in enumerate(zip(hands, dealt, strict=True)):
+            if sorted(hand) != fair:
+                problems.append(f"{where}: seat {seat}'s dice are not the seed's")
+    return problems
+
+
+def _seeded_secret(log: Mapping[str, Any], problems: list[str]) -> bytes | None:
+    if "server_seed" not in log:
+        return None
+    try:
+        server_seed = bytes.fromhex(str(log["server_seed"]))
+    except ValueError:
+        server_seed = b""
+    if len(server_seed) != 32 or hashlib.sha256(
+        b"dudo-server/2:" + server_seed
+    ).hexdigest() != log.get("server_commitment"):
+        problems.append("the server seed does not match its commitment")
+        return None
+    seeds = [str(seed) for seed in log.get("client_seeds") or []]
+    shown = list(log.get("client_commitments") or [])
+    if len(shown) != len(seeds):
+        problems.append("a client seed without its commitment")
+        return None
+    for seat, (seed, said) in enumerate(zip(seeds, shown, strict=True)):
+        if hashlib.sha256(b"dudo-client/2:" + seed.encode()).hexdigest() != said:
+            problems.append(f"seat {seat}'s seed does not match its commitment")
+    return None if problems else _game_secret(server_seed, seeds)

@@ -1,0 +1,73 @@
+"""Issue 55, item 3: both client packages verify a finished game's dice from its log
+alone (Python: hashlib; JavaScript: Web Crypto, as a browser has it), with the same
+verdicts, in the same words, as the server's `dudo verify`: a fair log passes; one die,
+one round seed, one commitment, one client seed or the server seed changed is refused
+at the right round."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from dudo.engine.dice import commitment, roll
+from dudo.engine.fairness import verify as server_verify
+from dudo_client import verify
+
+from .engine.test_fairness import played_log
+from .servers import require_binary
+
+JS = Path(__file__).resolve().parents[1] / "protocol" / "js" / "dudo-client.js"
+
+
+def logs() -> list[dict[str, Any]]:
+    """A fair log, the same from before the seeds, and one of each kind of tampering."""
+    fair = played_log(seed=11)
+    made = [fair, {"rounds": copy.deepcopy(fair["rounds"])}]
+    die = copy.deepcopy(fair)
+    hand = next(h for h in die["rounds"][1]["dice"] if h)
+    hand[0] = hand[0] % 6 + 1
+    seed = copy.deepcopy(fair)
+    other = hashlib.sha256(b"chosen").digest()
+    counts = [len(h) for h in seed["rounds"][2]["dice"]]
+    seed["rounds"][2].update(seed=other.hex(), commitment=commitment(other),
+                             dice=[list(h) for h in roll(other, counts)])  # fmt: skip
+    shown = copy.deepcopy(fair)
+    shown["rounds"][0]["commitment"] = "0" * 64
+    client = copy.deepcopy(fair)
+    client["client_seeds"][1] = "picked later"
+    server = copy.deepcopy(fair)
+    server["server_seed"] = "11" * 32
+    return [*made, die, seed, shown, client, server]
+
+
+def test_the_python_package_agrees_with_the_server_on_every_log() -> None:
+    verdicts = [verify(log) for log in logs()]
+    assert verdicts == [server_verify(log).problems for log in logs()]
+    assert verdicts[:2] == [[], []] and all(verdicts[2:]), verdicts
+    second, third = (logs()[0]["rounds"][i]["round"] for i in (1, 2))
+    assert len(verdicts[2]) == 1 and verdicts[2][0].startswith(f"round {second}: seat")
+    assert verdicts[3] == [f"round {third}: the seed is not the one the seeds make"]
+    assert verdicts[6] == ["the server seed does not match its commitment"]
+
+
+def test_the_javascript_package_agrees_with_the_server_on_every_log(tmp_path: Path) -> None:
+    node = require_binary("node")
+    path = tmp_path / "logs.json"
+    path.write_text(json.dumps(logs()))
+    script = (
+        f"import {{ verify }} from {json.dumps(JS.as_uri())};\n"
+        "import { readFileSync } from 'node:fs';\n"
+        "const logs = JSON.parse(readFileSync(process.argv[2], 'utf8'));\n"
+        "const out = [];\n"
+        "for (const log of logs) out.push(await verify(log));\n"
+        "console.log(JSON.stringify(out));\n"
+    )
+    (tmp_path / "verify.mjs").write_text(script)
+    done = subprocess.run([node, str(tmp_path / "verify.mjs"), str(path)],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [server_verify(log).problems for log in logs()]
