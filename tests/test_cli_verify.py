@@ -41,6 +41,7 @@ def test_a_view_without_seeds_is_checked_round_by_round_and_says_so(tmp_path: Pa
     path.write_text(json.dumps(view))
     done = run(str(path))
     assert done.returncode == 0 and "does not prove who chose it" in done.stdout
-    path.write_text(json.dumps({"hello": 1}))
-    done = run(str(path))
-    assert done.returncode == 2 and "not a game's log" in done.stderr
+    for bad in ({"hello": 1}, {"rounds": [{"round": None, "seed": "00" * 32, "dice": [1, 2]}]}):
+        path.write_text(json.dumps(bad))
+        done = run(str(path))
+        assert done.returncode == 2 and "not a game's log" in done.stderr, done.stderr

@@ -57,7 +57,7 @@ def verify(log: Mapping[str, Any]) -> list[str]:
     problems: list[str] = []
     secret = _seeded_secret(log, problems)
     for at, entry in enumerate(log.get("rounds") or []):
-        round_no = int(entry.get("round", at + 1))
+        round_no = _round_of(entry, at)
         where = f"round {round_no}"
         try:
             seed = bytes.fromhex(str(entry.get("seed") or ""))
@@ -99,3 +99,9 @@ def _seeded_secret(log: Mapping[str, Any], problems: list[str]) -> bytes | None:
         if hashlib.sha256(b"dudo-client/2:" + seed.encode()).hexdigest() != said:
             problems.append(f"seat {seat}'s seed does not match its commitment")
     return None if problems else _game_secret(server_seed, seeds)
+
+
+def _round_of(entry: Mapping[str, Any], at: int) -> int:
+    """A logged round's number (its place in the log when it has none)."""
+    number = entry.get("round")
+    return number if isinstance(number, int) and not isinstance(number, bool) else at + 1

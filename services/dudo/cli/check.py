@@ -160,7 +160,11 @@ def _verify(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"dudo verify: {exc}", file=sys.stderr)
         return 2
-    verdict = verify(log)
+    try:
+        verdict = verify(log)
+    except (TypeError, AttributeError, ValueError) as exc:  # a round that is not one
+        print(f"dudo verify: not a game's log: {exc!r}", file=sys.stderr)
+        return 2
     for problem in verdict.problems:
         print(f"NOT FAIR: {problem}")
     seeds = (

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,7 +111,8 @@ def verify(log: dict[str, Any]) -> Verdict:
     verdict = Verdict()
     secret = _seeded_secret(log, verdict)
     for at, entry in enumerate(log.get("rounds") or []):
-        where = f"round {entry.get('round', at + 1)}"
+        round_no = _round_of(entry, at)
+        where = f"round {round_no}"
         verdict.rounds += 1
         try:
             seed = bytes.fromhex(str(entry.get("seed") or ""))
@@ -119,7 +121,7 @@ def verify(log: dict[str, Any]) -> Verdict:
         if len(seed) != 32:
             verdict.problems.append(f"{where}: no seed revealed")
             continue
-        if secret is not None and seed != round_seed(secret, int(entry.get("round", at + 1))):
+        if secret is not None and seed != round_seed(secret, round_no):
             verdict.problems.append(f"{where}: the seed is not the one the seeds make")
         if entry.get("commitment") != commitment(seed):
             verdict.problems.append(f"{where}: the seed does not match the commitment shown")
@@ -154,3 +156,9 @@ def _seeded_secret(log: dict[str, Any], verdict: Verdict) -> bytes | None:
     except (ValueError, SeedError) as exc:
         verdict.problems.append(f"the seeds cannot be read: {exc}")
         return None
+
+
+def _round_of(entry: Mapping[str, Any], at: int) -> int:
+    """A logged round's number (its place in the log when it has none)."""
+    number = entry.get("round")
+    return number if isinstance(number, int) and not isinstance(number, bool) else at + 1
