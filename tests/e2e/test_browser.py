@@ -52,17 +52,32 @@ def new_page(browser: Any, viewport: dict[str, int], errors: list[str]) -> Any:
     return page
 
 
-def on_screen(page: Any, selector: str) -> bool:
-    """Is the element wholly inside the viewport (no scrolling needed to see it)?"""
-    box = page.locator(selector).first.bounding_box()
+def placed(page: Any, selector: str) -> bool | None:
+    """Is the element wholly inside the viewport (no scrolling needed to see it)? None when
+    it is not on the page, read in one step: a control seen a moment ago may be gone (a
+    view re-rendered the dock), and Playwright's ``bounding_box`` then waits 30 s for it."""
+    box = page.evaluate(
+        """s => { const e = document.querySelector(s); if (!e) return null;
+                  const r = e.getBoundingClientRect();
+                  return {x: r.x, y: r.y, width: r.width, height: r.height}; }""",
+        selector,
+    )
+    if box is None:
+        return None
     size = page.viewport_size
     return (
-        box is not None
-        and box["y"] >= 0
+        box["y"] >= 0
         and box["x"] >= 0
         and box["y"] + box["height"] <= size["height"] + 0.5
         and box["x"] + box["width"] <= size["width"] + 0.5
     )
+
+
+def on_screen(page: Any, selector: str) -> bool:
+    """The element (waited for, as Playwright's ``bounding_box`` did) is wholly inside the
+    viewport."""
+    page.wait_for_selector(selector, state="attached")
+    return bool(placed(page, selector))
 
 
 def enabled(page: Any, selector: str) -> bool:
@@ -94,8 +109,7 @@ def play_turn(page: Any, rng: random.Random) -> None:
     """One move through the buttons; the bid to beat and the actions must be on screen."""
     assert settled_on_screen(page, "[data-test=strip]"), "the bid strip is off screen"
     for button in ("[data-test=dudo]", "[data-test=bid]", "[data-test=direction-right]"):
-        if page.query_selector(button):
-            assert on_screen(page, button), f"{button} is off screen"
+        assert placed(page, button) is not False, f"{button} is off screen"  # or gone
     if page.query_selector("[data-test=direction]"):
         page.click("[data-test=direction-right]")
     elif enabled(page, "[data-test=dudo]") and rng.random() < 0.4:
