@@ -192,8 +192,11 @@ def test_the_hosts_own_turn_shows_their_dice_not_their_controls(
         olga.wait_for_selector("[data-test=host-panel]")  # before the start: in full
         olga.click("[data-test=cup-begin]")
         olga.wait_for_selector("[data-test=your-turn]", timeout=30_000)
-        for part in ("hand", "players"):
-            assert _visible_above_dock(olga, part), part
+        for part in ("hand", "players"):  # the turn's scroll may take a frame or two
+            deadline = time.monotonic() + 2
+            while not _visible_above_dock(olga, part):
+                assert time.monotonic() < deadline, part
+                olga.wait_for_timeout(50)
         # Item 16: a face not to be bid now (ones, opening a classic round) is a whole die,
         # greyed and struck through, not a faint pink dot: the dock's own face 1 styled
         # as disabled, whether or not it is this turn.

@@ -113,7 +113,9 @@ function receive(msg) {
     }
     case "moved": // the tournament seated us elsewhere: the next view is that table's
       state.view = null;
-      state.ui = {};
+      // The old table's drafts go; the host's choice to unfold the organizer's panel
+      // stays (it folded again when the start seated her, under her finger).
+      state.ui = { hostOpen: state.ui?.hostOpen };
       document.querySelectorAll(".overlay").forEach((el) => el.remove()); // the old table's
       if (msg.from !== null) toast(t("movedTo", { table: tableNumber(msg.table) }));
       if (state.welcome) state.welcome = { ...state.welcome, table: msg.table, seat: msg.seat };
