@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 from .engine.test_fairness import played_log
+from .test_table import h
+from .test_table_seeds import play_out, seated_with_seeds
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -45,3 +47,26 @@ def test_a_view_without_seeds_is_checked_round_by_round_and_says_so(tmp_path: Pa
         path.write_text(json.dumps(bad))
         done = run(str(path))
         assert done.returncode == 2 and "not a game's log" in done.stderr, done.stderr
+
+
+def test_a_finished_tables_view_is_verified_with_its_seeds_and_an_unrevealed_seat_told(
+    tmp_path: Path,
+) -> None:
+    """A real table's last view: Ana revealed, the second seat brought none, Ben did not
+    reveal in time (dealt his public seed: fair, and said)."""
+    run_table = seated_with_seeds(["ana", None, "ben"])
+    run_table.send("seed", player=h("p0"), seat=0, seed="ana")
+    run_table.send("timeout", gateway=None, version=run_table.table.version,
+                   at=run_table.table.seeding_until)  # fmt: skip
+    view = {k: v for k, v in play_out(run_table).items() if k != "_to"}
+    path = tmp_path / "view.json"
+    path.write_text(json.dumps(view))
+    done = run(str(path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "every seat's seed match" in done.stdout
+    assert "note: seat 2 committed to a seed of its own and was dealt its public one" in done.stdout
+    view["seeds"]["client_seeds"][1] = "picked by the operator"
+    path.write_text(json.dumps(view))
+    done = run(str(path))
+    assert done.returncode == 1
+    assert "NOT FAIR: seat 1 brought no seed and was not dealt its public one" in done.stdout

@@ -14,11 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from dudo.engine.dice import commitment, roll
+from dudo.engine.fairness import log_of_view
 from dudo.engine.fairness import verify as server_verify
 from dudo_client import verify
 
 from .engine.test_fairness import played_log
 from .servers import require_binary
+from .test_table import h
+from .test_table_seeds import play_out, seated_with_seeds
 
 JS = Path(__file__).resolve().parents[1] / "protocol" / "js" / "dudo-client.js"
 
@@ -41,17 +44,39 @@ def logs() -> list[dict[str, Any]]:
     client["client_seeds"][1] = "picked later"
     server = copy.deepcopy(fair)
     server["server_seed"] = "11" * 32
-    return [*made, die, seed, shown, client, server]
+    public = copy.deepcopy(fair)  # a seat without a seed dealt one the operator chose
+    public["client_seeds"][-1] = "picked by the operator"
+    unrevealed = copy.deepcopy(fair)  # committed, dealt its public seed: fair dealing
+    unrevealed["client_commitments"][-1] = commitment_of("kept to myself")
+    return [*made, die, seed, shown, client, server, public, unrevealed, finished_view()]
+
+
+def commitment_of(seed: str) -> str:
+    return hashlib.sha256(b"dudo-client/2:" + seed.encode()).hexdigest()
+
+
+def finished_view() -> dict[str, Any]:
+    """A real table's last view (a seat's), its seats' seeds revealed or public."""
+    run = seated_with_seeds(["ana", None, "ben"])
+    for seat, seed in ((0, "ana"), (2, "ben")):
+        run.send("seed", player=h(f"p{seat}"), seat=seat, seed=seed)
+    view = play_out(run)
+    return {k: v for k, v in view.items() if k != "_to"}
+
+
+def server_says(log: dict[str, Any]) -> list[str]:
+    return server_verify(log_of_view(log) if "game" in log else log).problems
 
 
 def test_the_python_package_agrees_with_the_server_on_every_log() -> None:
     verdicts = [verify(log) for log in logs()]
-    assert verdicts == [server_verify(log).problems for log in logs()]
-    assert verdicts[:2] == [[], []] and all(verdicts[2:]), verdicts
+    assert verdicts == [server_says(log) for log in logs()]
+    assert verdicts[:2] == [[], []] and all(verdicts[2:-2]) and verdicts[-2:] == [[], []]
     second, third = (logs()[0]["rounds"][i]["round"] for i in (1, 2))
     assert len(verdicts[2]) == 1 and verdicts[2][0].startswith(f"round {second}: seat")
     assert verdicts[3] == [f"round {third}: the seed is not the one the seeds make"]
     assert verdicts[6] == ["the server seed does not match its commitment"]
+    assert verdicts[7] == ["seat 2 brought no seed and was not dealt its public one"]
 
 
 def test_the_javascript_package_agrees_with_the_server_on_every_log(tmp_path: Path) -> None:
@@ -70,4 +95,4 @@ def test_the_javascript_package_agrees_with_the_server_on_every_log(tmp_path: Pa
     done = subprocess.run([node, str(tmp_path / "verify.mjs"), str(path)],
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == [server_verify(log).problems for log in logs()]
+    assert json.loads(done.stdout) == [server_says(log) for log in logs()]

@@ -35,7 +35,7 @@ class Run:
         create = msg(
             "create", id="c", table="t1", rules=rules or {"preset": "classic"}, seats=plan, **extra
         )
-        self.table = Table.create(create, NOW)
+        self.table = Table.create(create, NOW, rng=self.rng)
         self.inbox: dict[str, list[dict[str, Any]]] = {}
         self.flush()
 

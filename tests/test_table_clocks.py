@@ -194,9 +194,9 @@ def test_records_before_the_hold_still_load() -> None:
     run = Run({"preset": "classic", "turn_seconds": 20}, seats=2)
     run.seat_all()
     raw = wire.unpack(run.table.to_bytes())
-    loaded = type(run.table).from_bytes(wire.encode([3, *raw[1:-8]]))
+    loaded = type(run.table).from_bytes(wire.encode([3, *raw[1:-11]]))
     assert loaded.hold_until is None and loaded.deadline == NOW + 20_000
-    before_idle = type(run.table).from_bytes(wire.encode([4, *raw[1:-7]]))  # format 4
+    before_idle = type(run.table).from_bytes(wire.encode([4, *raw[1:-10]]))  # format 4
     assert before_idle.idle == [] and before_idle.label is None
     assert before_idle.deadline == NOW + 20_000
 

@@ -58,18 +58,23 @@ export type HostedTournamentResponse = TournamentCreateResponse & { player: stri
 export declare function requestKey(): string;
 
 /** A finished game's log as `verify` reads it: `rounds` is a finished game's
- *  `game.log`; the seeds are there when the game was dealt from everyone's seeds. */
+ *  `game.log`; `table` and the seeds are there when the game was dealt from everyone's
+ *  seeds (a null commitment: the seat was dealt its public seed). */
 export interface GameLog {
+  table?: string | null;
   rounds: ReadonlyArray<{ round?: number; seed?: string | null; commitment?: string | null; dice?: ReadonlyArray<ReadonlyArray<number>> }>;
   server_seed?: string;
   server_commitment?: string;
   client_seeds?: ReadonlyArray<string>;
-  client_commitments?: ReadonlyArray<string>;
+  client_commitments?: ReadonlyArray<string | null>;
 }
 
-/** What does not hold in a finished game's log, each with its round (empty: every
- *  check holds), computed with Web Crypto, not asked of the server. */
-export declare function verify(log: GameLog): Promise<string[]>;
+/** A finished game's log from its last view (`game.log` and `seeds`). */
+export declare function logOfView(view: ViewMessage): GameLog;
+
+/** What does not hold in a finished game's log (or its last view), each with its round
+ *  (empty: every check holds), computed with Web Crypto, not asked of the server. */
+export declare function verify(log: GameLog | ViewMessage): Promise<string[]>;
 
 /** What a table's refusal refers to (whose turn, the bid to beat...): word it yourself. */
 export type Facts = NonNullable<ErrorMessage["facts"]>;

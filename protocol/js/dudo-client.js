@@ -97,8 +97,12 @@ async function seededSecret(log, problems) {
     problems.push("a client seed without its commitment");
     return null;
   }
+  const table = typeof log.table === "string" ? log.table : null;
   for (const [seat, seed] of seeds.entries()) {
-    if (hex(await sha256(enc.encode("dudo-client/2:"), enc.encode(seed))) !== shown[seat]) {
+    const pub = table === null ? null : `public:${table}:${seat}`;
+    if (shown[seat] == null) {
+      if (seed !== pub) problems.push(`seat ${seat} brought no seed and was not dealt its public one`);
+    } else if (seed !== pub && hex(await sha256(enc.encode("dudo-client/2:"), enc.encode(seed))) !== shown[seat]) {
       problems.push(`seat ${seat}'s seed does not match its commitment`);
     }
   }
@@ -109,15 +113,37 @@ async function seededSecret(log, problems) {
 }
 
 /**
+ * A finished game's log as `verify` reads it, from the game's last view (a seat's or a
+ * spectator's): its rounds (`game.log`) and its `seeds`.
+ */
+export function logOfView(view) {
+  const rounds = view?.game?.log;
+  if (!Array.isArray(rounds)) throw new Error("not a finished game's view (no game.log)");
+  const log = { table: view.table, rounds };
+  const seeds = view.seeds;
+  if (seeds && "server_seed" in seeds) {
+    Object.assign(log, {
+      server_seed: seeds.server_seed, server_commitment: seeds.server,
+      client_seeds: seeds.client_seeds, client_commitments: seeds.commitments,
+    });
+  }
+  return log;
+}
+
+/**
  * What does not hold in a finished game's log, each with its round (an empty array:
  * every check holds), computed here (Web Crypto), not asked of the server: each round's
  * seed against its commitment, each seat's dice against the seed, and, when the game
  * was dealt from everyone's seeds (`server_seed`, `server_commitment`, `client_seeds`,
  * `client_commitments`), those against their commitments and each round's seed against
- * the secret they make. `log.rounds` is a finished game's `game.log`. The same checks,
- * in the same words, as the server's `dudo verify` and the Python package's `verify`.
+ * the secret they make. `log` is the game's last view, or a log: `rounds` (a finished
+ * game's `game.log`) with `table` and the seeds (`logOfView`). A seat that committed to
+ * a seed and was dealt its public one (no reveal in time) is fair dealing, not listed:
+ * the view's `seeds.revealed` says so. The same checks, in the same words, as the
+ * server's `dudo verify` and the Python package's `verify`.
  */
 export async function verify(log) {
+  if (log && typeof log.game === "object" && log.game !== null) log = logOfView(log);
   const problems = [];
   const secret = await seededSecret(log, problems);
   for (const [at, entry] of (log.rounds ?? []).entries()) {

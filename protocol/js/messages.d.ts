@@ -18,6 +18,7 @@ export type ErrorCode =
   | "palifico_face_locked"
   | "bad_message"
   | "bad_rules"
+  | "bad_seed"
   | "duplicate"
   | "game_not_over"
   | "game_not_started"
@@ -226,6 +227,26 @@ export interface ResyncRequest {
 }
 
 /**
+ * Reveal the seed you committed to when you sat (`seed_commitment` of your join, create or
+ * quick play), once the views show `seeds.until`: every seat's commitment is fixed then. The
+ * next view shows it taken (`seeds.revealed`); a seed that does not match, or none asked for:
+ * `bad_seed`.
+ */
+export interface SeedRequest {
+  /** protocol version */
+  v: 1;
+  type: "seed";
+  /** your id for this message: its answer and any refusal quote it */
+  id?: string;
+  /**
+   * the seed you committed to when you sat (1..64 bytes of UTF-8): sent once every seat's
+   * commitment is fixed (while the views show `seeds.until`); refused `bad_seed` when it does
+   * not match
+   */
+  seed: string;
+}
+
+/**
  * Host only: start with the players seated so far (open seats are dropped and the seats
  * renumbered: a player whose number changed gets a new `welcome`). The next view shows the
  * game; a refusal is an `error` quoting your id.
@@ -251,7 +272,7 @@ export interface WatchLobbyRequest {
 }
 
 /** Any message a client sends over the WebSocket. */
-export type ClientMessage = ActRequest | HelloRequest | LeaveRequest | PingRequest | ReactRequest | RematchRequest | ResyncRequest | StartRequest | WatchLobbyRequest;
+export type ClientMessage = ActRequest | HelloRequest | LeaveRequest | PingRequest | ReactRequest | RematchRequest | ResyncRequest | SeedRequest | StartRequest | WatchLobbyRequest;
 
 /** The host closed the table before its game began (`close`). */
 export interface ClosedEvent {
@@ -306,6 +327,13 @@ export interface CreateRequest {
    * every table and tournament; without it you are anonymous (a new player per seat)
    */
   identity?: string;
+  /**
+   * your commitment to a seed of your own for the dice (docs/rules.md, "Seeds from everyone"):
+   * lowercase hex of SHA-256("dudo-client/2:" + seed), the seed being 1..64 bytes of UTF-8 you
+   * keep secret until the table's views show `seeds.until`, then send it (WebSocket `seed`);
+   * without one your seat (with `name`) is dealt its public seed
+   */
+  seed_commitment?: string;
 }
 
 /** POST /api/tables (201) */
@@ -717,6 +745,13 @@ export interface JoinRequest {
    * every table and tournament; without it you are anonymous (a new player per seat)
    */
   identity?: string;
+  /**
+   * your commitment to a seed of your own for the dice (docs/rules.md, "Seeds from everyone"):
+   * lowercase hex of SHA-256("dudo-client/2:" + seed), the seed being 1..64 bytes of UTF-8 you
+   * keep secret until the table's views show `seeds.until`, then send it (WebSocket `seed`);
+   * without one your seat is dealt its public seed
+   */
+  seed_commitment?: string;
 }
 
 /** POST /api/tables/{table}/join (200) */
@@ -1038,6 +1073,13 @@ export interface QuickplayRequest {
    * every table and tournament; without it you are anonymous (a new player per seat)
    */
   identity?: string;
+  /**
+   * your commitment to a seed of your own for the dice (docs/rules.md, "Seeds from everyone"):
+   * lowercase hex of SHA-256("dudo-client/2:" + seed), the seed being 1..64 bytes of UTF-8 you
+   * keep secret until the table's views show `seeds.until`, then send it (WebSocket `seed`);
+   * without one your seat is dealt its public seed
+   */
+  seed_commitment?: string;
 }
 
 /** POST /api/quickplay (200 or 201) */
@@ -1164,6 +1206,36 @@ export interface ViewMessageRematch {
 }
 
 /**
+ * what the dice of this table's game come from (docs/rules.md, "Seeds from everyone"): the
+ * server seed's commitment from the table's making, each seat's commitment, and once the game
+ * is over the seeds themselves; absent on a table made before seeds
+ */
+export interface ViewMessageSeeds {
+  /** SHA-256("dudo-server/2:" + server seed), hex */
+  server: string;
+  /**
+   * by seat: the seat's commitment to its seed (null: it brought none and is dealt its public
+   * seed, public:<table>:<seat>)
+   */
+  commitments: Array<string | null>;
+  /**
+   * by seat: its own seed was revealed and taken (a seat with a commitment that is false once
+   * the game runs was dealt its public seed: it did not reveal in time)
+   */
+  revealed: boolean[];
+  /**
+   * every seat is seated and its commitment fixed: seats with a commitment send their `seed`
+   * now; at this time (ms since the epoch) the dice are dealt with the seeds revealed, public
+   * ones for the rest
+   */
+  until?: number;
+  /** once the game is over: the server seed (32 bytes, hex) */
+  server_seed?: string;
+  /** once the game is over: by seat, the seed it was dealt with (its own, or its public one) */
+  client_seeds?: string[];
+}
+
+/**
  * A full snapshot of your table as your seat (or a spectator) may see it. Apply it only if
  * `version` is above the last one you applied.
  */
@@ -1200,6 +1272,12 @@ export interface ViewMessage {
    * seats open, the same bots): join it there
    */
   rematch?: ViewMessageRematch;
+  /**
+   * what the dice of this table's game come from (docs/rules.md, "Seeds from everyone"): the
+   * server seed's commitment from the table's making, each seat's commitment, and once the
+   * game is over the seeds themselves; absent on a table made before seeds
+   */
+  seeds?: ViewMessageSeeds;
   game: GameView | null;
   /** what happened since the previous view (event.schema.json) */
   events: Event[];

@@ -92,12 +92,39 @@ def played_log(seed: int = 3, seats: int = 3) -> dict[str, Any]:
             if event["type"] == "reveal":
                 rounds.append({k: v for k, v in event.items() if k != "type"})
     return {
+        "table": "t1",
         "server_seed": server_seed.hex(),
         "server_commitment": server_commitment(server_seed),
         "client_seeds": seeds,
-        "client_commitments": [client_commitment(s) for s in seeds],
+        # The last seat brought no seed (a bot's): dealt its public one, no commitment.
+        "client_commitments": [client_commitment(s) for s in seeds[:-1]] + [None],
         "rounds": rounds,
     }
+
+
+def test_public_seeds_are_checked_and_an_unrevealed_commitment_is_told() -> None:
+    """A seat that brought no seed must have been dealt its public one (the operator
+    cannot pick it); a seat that committed and was dealt its public one (no reveal in
+    time) is fair dealing, told as a note (only its player knows whether it revealed)."""
+    log = played_log()
+    last = len(log["client_seeds"]) - 1
+    chosen = copy.deepcopy(log)
+    chosen["client_seeds"][last] = "picked by the operator"
+    assert verify(chosen).problems == [
+        f"seat {last} brought no seed and was not dealt its public one"
+    ]
+    nameless = copy.deepcopy(log)
+    del nameless["table"]  # no table: no public seed to check against
+    assert verify(nameless).problems == [
+        f"seat {last} brought no seed and was not dealt its public one"
+    ]
+    told = copy.deepcopy(log)
+    told["client_commitments"][last] = client_commitment("kept to myself")
+    verdict = verify(told)
+    assert verdict.ok and verdict.notes == [
+        f"seat {last} committed to a seed of its own and was dealt its public one "
+        "(no reveal in time)"
+    ]
 
 
 def test_a_played_game_is_verified_round_by_round() -> None:

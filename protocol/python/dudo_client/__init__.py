@@ -11,7 +11,7 @@ from the protocol's JSON Schemas. README.md has a quick start and a whole bot.
 
 from ._connection import PROTOCOL_VERSION, DudoConnection
 from ._http import DudoApi, DudoError, request_key
-from ._verify import verify
+from ._verify import log_of_view, verify
 from .messages import (
     Action,
     Die,
@@ -51,6 +51,7 @@ __all__ = [
     "ViewMessage",
     "WelcomeMessage",
     "__version__",
+    "log_of_view",
     "request_key",
     "verify",
 ]

@@ -49,11 +49,17 @@ def _game_secret(server_seed: bytes, client_seeds: Sequence[str]) -> bytes:
 
 def verify(log: Mapping[str, Any]) -> list[str]:
     """What does not hold in a finished game's log, each with its round; an empty list
-    when every check holds. ``log``: ``rounds`` (a finished game's ``game["log"]``), and
-    when the game was dealt from everyone's seeds ``server_seed``,
-    ``server_commitment``, ``client_seeds`` and ``client_commitments``. Without seeds,
-    each round is checked against its own seed only, which does not prove who chose it.
+    when every check holds. ``log``: the game's last view (a seat's or a spectator's),
+    or ``rounds`` (a finished game's ``game["log"]``) and, when the game was dealt from
+    everyone's seeds, ``table``, ``server_seed``, ``server_commitment``, ``client_seeds``
+    and ``client_commitments`` (by seat; null for a seat dealt its public seed,
+    ``public:<table>:<seat>``). Without seeds, each round is checked against its own seed
+    only, which does not prove who chose it. A seat that committed to a seed and was
+    dealt its public one (it did not reveal in time) is fair dealing, not listed here:
+    ``seeds["revealed"]`` of the view says so.
     """
+    if isinstance(log.get("game"), Mapping):  # a finished game's view
+        log = log_of_view(log)
     problems: list[str] = []
     secret = _seeded_secret(log, problems)
     for at, entry in enumerate(log.get("rounds") or []):
@@ -95,10 +101,35 @@ def _seeded_secret(log: Mapping[str, Any], problems: list[str]) -> bytes | None:
     if len(shown) != len(seeds):
         problems.append("a client seed without its commitment")
         return None
+    table = log.get("table")
     for seat, (seed, said) in enumerate(zip(seeds, shown, strict=True)):
-        if hashlib.sha256(b"dudo-client/2:" + seed.encode()).hexdigest() != said:
+        public = f"public:{table}:{seat}" if isinstance(table, str) else None
+        if said is None and seed != public:
+            problems.append(f"seat {seat} brought no seed and was not dealt its public one")
+        elif said is not None and seed != public and (
+            hashlib.sha256(b"dudo-client/2:" + seed.encode()).hexdigest() != said
+        ):
             problems.append(f"seat {seat}'s seed does not match its commitment")
     return None if problems else _game_secret(server_seed, seeds)
+
+
+def log_of_view(view: Mapping[str, Any]) -> dict[str, Any]:
+    """A finished game's log as :func:`verify` reads it, from the game's last view (any
+    seat's or a spectator's): its rounds (``game["log"]``) and its ``seeds``."""
+    game = view.get("game")
+    rounds = game.get("log") if isinstance(game, Mapping) else None
+    if not isinstance(rounds, list):
+        raise ValueError("not a finished game's view (no game.log)")
+    log: dict[str, Any] = {"table": view.get("table"), "rounds": rounds}
+    seeds = view.get("seeds")
+    if isinstance(seeds, Mapping) and "server_seed" in seeds:
+        log.update(
+            server_seed=seeds["server_seed"],
+            server_commitment=seeds.get("server"),
+            client_seeds=seeds.get("client_seeds"),
+            client_commitments=seeds.get("commitments"),
+        )
+    return log
 
 
 def _round_of(entry: Mapping[str, Any], at: int) -> int:

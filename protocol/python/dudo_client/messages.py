@@ -27,6 +27,7 @@ class ErrorCode(StrEnum):
     PALIFICO_FACE_LOCKED = "palifico_face_locked"
     BAD_MESSAGE = "bad_message"
     BAD_RULES = "bad_rules"
+    BAD_SEED = "bad_seed"
     DUPLICATE = "duplicate"
     GAME_NOT_OVER = "game_not_over"
     GAME_NOT_STARTED = "game_not_started"
@@ -232,6 +233,24 @@ class ResyncRequest(TypedDict):
     """your id for this message: its answer and any refusal quote it"""
 
 
+class SeedRequest(TypedDict):
+    """Reveal the seed you committed to when you sat (`seed_commitment` of your join, create or
+    quick play), once the views show `seeds.until`: every seat's commitment is fixed then.
+    The next view shows it taken (`seeds.revealed`); a seed that does not match, or none
+    asked for: `bad_seed`.
+    """
+    v: Literal[1]
+    """protocol version"""
+    type: Literal["seed"]
+    id: NotRequired[str]
+    """your id for this message: its answer and any refusal quote it"""
+    seed: str
+    """the seed you committed to when you sat (1..64 bytes of UTF-8): sent once every seat's
+    commitment is fixed (while the views show `seeds.until`); refused `bad_seed` when it
+    does not match
+    """
+
+
 class StartRequest(TypedDict):
     """Host only: start with the players seated so far (open seats are dropped and the seats
     renumbered: a player whose number changed gets a new `welcome`). The next view shows the
@@ -262,6 +281,7 @@ ClientMessage = (
     | ReactRequest
     | RematchRequest
     | ResyncRequest
+    | SeedRequest
     | StartRequest
     | WatchLobbyRequest
 )
@@ -318,6 +338,12 @@ class CreateRequest(TypedDict):
     """an identity: a JWT your app's backend signed for one of its users with the app's private
     key (docs/protocol.md, "Who you are"): you then play as that user, the same player at
     every table and tournament; without it you are anonymous (a new player per seat)
+    """
+    seed_commitment: NotRequired[str]
+    """your commitment to a seed of your own for the dice (docs/rules.md, "Seeds from
+    everyone"): lowercase hex of SHA-256("dudo-client/2:" + seed), the seed being 1..64
+    bytes of UTF-8 you keep secret until the table's views show `seeds.until`, then send it
+    (WebSocket `seed`); without one your seat (with `name`) is dealt its public seed
     """
 
 
@@ -744,6 +770,12 @@ class JoinRequest(TypedDict):
     key (docs/protocol.md, "Who you are"): you then play as that user, the same player at
     every table and tournament; without it you are anonymous (a new player per seat)
     """
+    seed_commitment: NotRequired[str]
+    """your commitment to a seed of your own for the dice (docs/rules.md, "Seeds from
+    everyone"): lowercase hex of SHA-256("dudo-client/2:" + seed), the seed being 1..64
+    bytes of UTF-8 you keep secret until the table's views show `seeds.until`, then send it
+    (WebSocket `seed`); without one your seat is dealt its public seed
+    """
 
 
 class JoinResponse(TypedDict):
@@ -1056,6 +1088,12 @@ class QuickplayRequest(TypedDict):
     key (docs/protocol.md, "Who you are"): you then play as that user, the same player at
     every table and tournament; without it you are anonymous (a new player per seat)
     """
+    seed_commitment: NotRequired[str]
+    """your commitment to a seed of your own for the dice (docs/rules.md, "Seeds from
+    everyone"): lowercase hex of SHA-256("dudo-client/2:" + seed), the seed being 1..64
+    bytes of UTF-8 you keep secret until the table's views show `seeds.until`, then send it
+    (WebSocket `seed`); without one your seat is dealt its public seed
+    """
 
 
 class QuickplayResponse(TypedDict):
@@ -1175,6 +1213,33 @@ class ViewMessageRematch(TypedDict):
     """the proposing seat"""
 
 
+class ViewMessageSeeds(TypedDict):
+    """what the dice of this table's game come from (docs/rules.md, "Seeds from everyone"): the
+    server seed's commitment from the table's making, each seat's commitment, and once the
+    game is over the seeds themselves; absent on a table made before seeds
+    """
+    server: str
+    """SHA-256("dudo-server/2:" + server seed), hex"""
+    commitments: list[str | None]
+    """by seat: the seat's commitment to its seed (null: it brought none and is dealt its
+    public seed, public:<table>:<seat>)
+    """
+    revealed: list[bool]
+    """by seat: its own seed was revealed and taken (a seat with a commitment that is false
+    once the game runs was dealt its public seed: it did not reveal in time)
+    """
+    until: NotRequired[int]
+    """every seat is seated and its commitment fixed: seats with a commitment send their `seed`
+    now; at this time (ms since the epoch) the dice are dealt with the seeds revealed,
+    public ones for the rest
+    """
+    server_seed: NotRequired[str]
+    """once the game is over: the server seed (32 bytes, hex)"""
+    client_seeds: NotRequired[list[str]]
+    """once the game is over: by seat, the seed it was dealt with (its own, or its public one)
+    """
+
+
 class ViewMessage(TypedDict):
     """A full snapshot of your table as your seat (or a spectator) may see it. Apply it only if
     `version` is above the last one you applied.
@@ -1206,6 +1271,11 @@ class ViewMessage(TypedDict):
     rematch: NotRequired[ViewMessageRematch]
     """after the game's end: a seat proposed a rematch at `table` (the same rules, its people's
     seats open, the same bots): join it there
+    """
+    seeds: NotRequired[ViewMessageSeeds]
+    """what the dice of this table's game come from (docs/rules.md, "Seeds from everyone"): the
+    server seed's commitment from the table's making, each seat's commitment, and once the
+    game is over the seeds themselves; absent on a table made before seeds
     """
     game: GameView | None
     events: list[Event]

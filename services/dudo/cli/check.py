@@ -167,6 +167,8 @@ def _verify(args: argparse.Namespace) -> int:
         return 2
     for problem in verdict.problems:
         print(f"NOT FAIR: {problem}")
+    for note in verdict.notes:
+        print(f"note: {note}")
     seeds = (
         "the server seed and every seat's seed match the commitments shown, and make "
         "every round's seed"
@@ -182,9 +184,11 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _as_log(data: object) -> dict[str, Any]:
     """A log from what a file may hold: the log itself, its rounds alone, or a finished
-    game's view (its ``game.log``)."""
+    game's view (its ``game.log`` and ``seeds``)."""
+    from ..engine.fairness import log_of_view
+
     if isinstance(data, dict) and isinstance(data.get("game"), dict):
-        data = data["game"].get("log")
+        data = log_of_view(data)
     if isinstance(data, list):
         data = {"rounds": data}
     if not isinstance(data, dict) or not isinstance(data.get("rounds"), list):

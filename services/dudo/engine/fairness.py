@@ -94,6 +94,10 @@ class Verdict:
     rounds: int = 0
     seeded: bool = False
     problems: list[str] = field(default_factory=list)
+    # What holds but a player may want to know: a seat that committed to a seed of its
+    # own and was dealt its public one (it did not reveal in time, or its reveal was
+    # lost: only that seat's player can tell which).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -103,7 +107,9 @@ class Verdict:
 def verify(log: dict[str, Any]) -> Verdict:
     """Check a finished game's log: ``rounds`` (each with ``round``, ``seed``,
     ``commitment``, ``dice``), and, when the game was seeded, ``server_seed``,
-    ``server_commitment``, ``client_seeds`` and ``client_commitments`` (seat order).
+    ``server_commitment``, ``client_seeds`` and ``client_commitments`` (seat order; a
+    null commitment: the seat brought no seed, and ``table`` names the table whose
+    public seed it was dealt).
 
     Each seed is checked against its commitment, each seat's dice against the seed and
     the count dealt; with the seeds, each commitment against what was shown before the
@@ -133,6 +139,26 @@ def verify(log: dict[str, Any]) -> Verdict:
     return verdict
 
 
+def log_of_view(view: Mapping[str, Any]) -> dict[str, Any]:
+    """A finished game's log as :func:`verify` reads it, from its finished view (any
+    seat's or a spectator's): the rounds (``game.log``) and the view's ``seeds``.
+    ValueError when the view holds no finished game's log."""
+    game = view.get("game")
+    rounds = game.get("log") if isinstance(game, Mapping) else None
+    if not isinstance(rounds, list):
+        raise ValueError("not a finished game's view (no game.log)")
+    log: dict[str, Any] = {"table": view.get("table"), "rounds": rounds}
+    seeds = view.get("seeds")
+    if isinstance(seeds, Mapping) and "server_seed" in seeds:
+        log.update(
+            server_seed=seeds["server_seed"],
+            server_commitment=seeds.get("server"),
+            client_seeds=seeds.get("client_seeds"),
+            client_commitments=seeds.get("commitments"),
+        )
+    return log
+
+
 def _seeded_secret(log: dict[str, Any], verdict: Verdict) -> bytes | None:
     """The game secret the log's seeds make, once they check; None when the log has no
     seeds (a game from before them) or they do not check (each problem noted)."""
@@ -149,9 +175,18 @@ def _seeded_secret(log: dict[str, Any], verdict: Verdict) -> bytes | None:
         if len(shown) != len(seeds):
             verdict.problems.append("a client seed without its commitment")
             return None
+        table = log.get("table")
         for seat, (seed, said) in enumerate(zip(seeds, shown, strict=True)):
-            if client_commitment(seed) != said:
-                verdict.problems.append(f"seat {seat}'s seed does not match its commitment")
+            public = public_client_seed(table, seat) if isinstance(table, str) else None
+            if said is None and seed != public:
+                verdict.problems.append(f"seat {seat} brought no seed and was not dealt its "
+                                        "public one")  # fmt: skip
+            elif said is not None and client_commitment(seed) != said:
+                if seed != public:
+                    verdict.problems.append(f"seat {seat}'s seed does not match its commitment")
+                else:
+                    verdict.notes.append(f"seat {seat} committed to a seed of its own and was "
+                                         "dealt its public one (no reveal in time)")  # fmt: skip
         return None if verdict.problems else game_secret(server_seed, seeds)
     except (ValueError, SeedError) as exc:
         verdict.problems.append(f"the seeds cannot be read: {exc}")

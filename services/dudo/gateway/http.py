@@ -34,6 +34,7 @@ from .requests import (
     name_of,
     read_credentials,
     refusal_response,
+    seed_of,
 )
 from .state import GatewayState
 
@@ -177,7 +178,7 @@ class HttpApi(GatewayState):
             if name:
                 join = self.link.message(
                     "join", id=f"j-{secrets.token_hex(6)}", table=table, name=name,
-                    **credential,
+                    **credential, **seed_of(body),
                 )  # fmt: skip
                 answer_to = self._expect(join["id"])  # joined, or error
                 await self.link.send(create, join)
@@ -253,7 +254,7 @@ class HttpApi(GatewayState):
         assert self.link is not None
         join = self.link.message(
             "join", id=f"j-{secrets.token_hex(6)}", table=table, name=name, seat=seat,
-            **credential,
+            **credential, **seed_of(body),
         )  # fmt: skip
         reply = self._expect(join["id"])
         try:

@@ -24,6 +24,7 @@ __all__ = [
 
 log = structlog.get_logger("dudo.gateway")
 REQUEST_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")  # a client's idempotency key
+SEED_COMMITMENT = re.compile(r"[0-9a-f]{64}")  # wire.fields.SEED_COMMITMENT's pattern
 
 
 @web.middleware
@@ -81,7 +82,21 @@ def read_credentials(
     key = body.get("request", request.headers.get("Idempotency-Key"))
     if key is not None and (not isinstance(key, str) or not REQUEST_KEY.fullmatch(key)):
         return None, error_response(400, wire.BAD_MESSAGE, "request must be 8..64 of [A-Za-z0-9_-]")
+    commitment = body.get("seed_commitment")
+    if commitment is not None and (
+        not isinstance(commitment, str) or not SEED_COMMITMENT.fullmatch(commitment)
+    ):
+        return None, error_response(
+            400, wire.BAD_SEED, "seed_commitment must be 64 lowercase hex digits (a SHA-256)"
+        )
     return key, _identity_refusal(body)
+
+
+def seed_of(body: dict[str, Any]) -> dict[str, str]:
+    """The seat's commitment to a seed of its own, for its join (checked by
+    read_credentials): docs/rules.md, "Seeds from everyone"."""
+    commitment = body.get("seed_commitment")
+    return {"seed_commitment": commitment} if commitment is not None else {}
 
 
 def name_of(name: Any) -> tuple[str | None, web.Response | None]:

@@ -262,10 +262,10 @@ class Sockets(Intake):
     async def _control(
         self, conn: Connection, kind: str, client_id: str | None, msg: dict[str, Any]
     ) -> None:
-        """``resync``, ``leave``, ``start``, ``rematch``: sent on to the table under an id
-        of our own, remembered with the client's (a refusal comes back quoting the
-        client's id; a leave is confirmed with ``left``; a start or a rematch shows in the
-        next view)."""
+        """``resync``, ``leave``, ``start``, ``react``, ``seed``, ``rematch``: sent on to
+        the table under an id of our own, remembered with the client's (a refusal comes
+        back quoting the client's id; a leave is confirmed with ``left``; a start, a seed
+        or a rematch shows in the next view)."""
         grant = conn.grant
         assert grant is not None and self.link is not None
         table = conn.table or grant.table
@@ -283,6 +283,10 @@ class Sockets(Intake):
         elif kind == "react":
             body = self.link.message(
                 "react", seat=conn.seat, player=grant.player, emote=msg["emote"], **base
+            )
+        elif kind == "seed":  # (its length and type: the client schema's)
+            body = self.link.message(
+                "seed", seat=conn.seat, player=grant.player, seed=msg["seed"], **base
             )
         elif kind == "rematch":  # (its `table` is an id: the client schema's pattern)
             body = self.link.message(

@@ -26,6 +26,9 @@ class TableClocks(TableState):
         game = self.game
         if msg["version"] != self.version or self.status == DONE or self.paused == PAUSED_NOW:
             return  # the table moved on since the timer was set (or its organizer paused it)
+        if self.status == OPEN and self.seeding_until is not None:
+            self._seeds_timeout(now, rng)  # deal: public seeds for seats that did not reveal
+            return
         if self.status == OPEN:
             self._close(now, "expired")
             return
@@ -126,7 +129,8 @@ class TableClocks(TableState):
             self.hold_until = None
         start = self.hold_until or now
         if self.status == OPEN:
-            self.deadline, self.wake = None, now + limits.open_ttl_ms
+            self.deadline = None
+            self.wake = self.seeding_until or now + limits.open_ttl_ms
             return
         if self.status != PLAYING or game is None or game.turn is None:
             self.deadline = self.wake = None

@@ -70,6 +70,7 @@ class TableOutput(TableState, Flushing):
             **({"reveal_until": self.hold_until} if self.hold_until is not None else {}),
             **({"paused": True} if self.paused == PAUSED_NOW else {}),
             **({"rematch": self.rematch} if self.rematch is not None else {}),
+            **({"seeds": seeds} if (seeds := self.seeds_view()) is not None else {}),
             game=game,
             seats=seats,
             holders=holders,

@@ -6,18 +6,16 @@ A mixin of :class:`~dudo.table.Table` (the fields it uses are declared there).
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import wire
 from ..engine import new_game
 from ..wire import Refusal, message
-from .state import OPEN, PLAYING, Seat, TableState
-
-if TYPE_CHECKING:
-    pass
+from .seeds import TableSeeds
+from .state import OPEN, PLAYING, Seat
 
 
-class TableSeating(TableState):
+class TableSeating(TableSeeds):
     """Seats, their holders and gateways, and the start of the game."""
 
     def _seat_of(self, player: str) -> int | None:
@@ -80,6 +78,7 @@ class TableSeating(TableState):
             seat = self.seats[index]
             was_away = seat.away
             self._reattach(index, gateway)
+            self._take_commitment(index, msg)
             seat.away = False
             self._not_idle(index)
             self._changed(msg, visible=was_away)
@@ -87,12 +86,14 @@ class TableSeating(TableState):
             self._requests.append((gateway, index))
             return
         assert player is not None
-        if self.status != OPEN:
+        if self.status != OPEN or self.seeding:
             raise Refusal(wire.GAME_STARTED, "the game has started; seats are closed")
         if msg.get("name") is None:
             raise Refusal(wire.BAD_MESSAGE, "join.name: a new seat needs a name")
         index = self._free_seat(msg.get("seat"), msg.get("bot"))
-        self.seats[index] = Seat(player, msg["name"], gateway, msg.get("bot"), False)
+        self.seats[index] = Seat(
+            player, msg["name"], gateway, msg.get("bot"), False, msg.get("seed_commitment")
+        )
         if self.host is None and msg.get("bot") is None:  # the first person to sit
             self.host = player
         self._changed(msg)
@@ -135,12 +136,12 @@ class TableSeating(TableState):
     def _on_leave(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         seat = self._held(msg)
         index = msg["seat"]
-        if self.status == OPEN:
+        if self.status == OPEN and not self.seeding:
             self.seats[index] = Seat()
             if self.host == seat.player:
                 self.host = next((s.player for s in self.seats if s.taken), None)
             self._lobby = True
-        elif self.status == PLAYING:
+        elif self.status == PLAYING or self.seeding:  # the seats are fixed: it is played
             seat.away = True
             self._rearm(now, reset=False)
         self._changed(msg)
@@ -179,7 +180,7 @@ class TableSeating(TableState):
         index = self._seat_of(self.host)
         if index is None or self.seats[index].gateway != msg["gateway"]:
             raise Refusal(wire.NOT_HOST, f"only the host's own connection may {what} the table")
-        if self.status != OPEN:
+        if self.status != OPEN or self.seeding:
             raise Refusal(wire.GAME_STARTED, "the game has already started")
         return index
 
@@ -240,8 +241,14 @@ class TableSeating(TableState):
         self._start(now, rng)
 
     def _start(self, now: int, rng: random.Random) -> None:
+        """Every seat is taken (or the host started): deal, or first wait for the
+        seats' own seeds (dudo.table.seeds)."""
+        self._deal_or_wait_for_seeds(now, rng)
+
+    def _deal(self, now: int, rng: random.Random) -> None:
+        """The game starts: its dice from the seeds (dudo.table.seeds)."""
         n = len(self.seats)
-        self.game = new_game(self.rules, n, rng.randbytes(32), opener=rng.randrange(n))
+        self.game = new_game(self.rules, n, self._deal_secret(rng), opener=rng.randrange(n))
         self.status = PLAYING
         self._lobby = True
         self._events.append(

@@ -21,6 +21,8 @@ from ..entity import RecentIds
 from ..wire import keys
 
 if TYPE_CHECKING:
+    import random
+
     from ..entity.reports import Report
 
 __all__ = ["DEFAULT_LIMITS", "DONE", "OPEN", "PLAYING", "Limits", "Seat", "TableState"]
@@ -55,6 +57,10 @@ class Limits:
     vacate_after: int = 3
     # ... and from this many, everyone sees the seat marked away (`players[i].away`).
     away_after: int = 2
+    # How long a table whose seats committed to seeds of their own waits for them before
+    # the deal (dudo.table.seeds): the libraries reveal on the view that asks, so this is
+    # a dropped connection's margin; seats that did not reveal are dealt public seeds.
+    seed_reveal_ms: int = 5_000
     partitions: int = keys.DEFAULT_PARTITIONS  # the deployment's: to address its own inbox
     # The deployment's credentials (dudo.auth.authority): the worker's, refreshed at every
     # heartbeat; random keys where a table is tested alone.
@@ -73,6 +79,10 @@ class Seat:
     gateway: str | None = None
     bot: str | None = None
     away: bool = False
+    # Dice no one can choose (dudo.table.seeds): the holder's commitment to a seed of
+    # their own, and the seed once revealed.
+    commitment: str | None = None
+    seed: str | None = None
 
     @property
     def taken(self) -> bool:
@@ -151,6 +161,12 @@ class TableState:
     rematch: dict[str, Any] | None = None
     # When each seat last reacted (ms; `react`): one reaction a seat per REACT_GAP_MS.
     reacted: list[int] = field(default_factory=list)
+    # Dice no one can choose (dudo.table.seeds): the server seed drawn at the table's
+    # making (None: a table from before seeds), until when the table waits for the
+    # seats' seeds, and each seat's [commitment, seed or None: its public one] at the deal.
+    server_seed: bytes | None = None
+    seeding_until: int | None = None
+    dealt: list[list[Any]] | None = None
     # Transient, per batch: not persisted.
     limits: Limits = field(default=DEFAULT_LIMITS, compare=False, repr=False)
     timer_member: str | None = None
@@ -170,6 +186,7 @@ class TableState:
     _results: list[list[str]] | None = field(default=None, compare=False)
     # when this table last reported (ms; not stored: 0 after a load)
     _last_report: int = field(default=0, compare=False)
+    _server_commitment: str | None = field(default=None, compare=False)  # its hash, kept
 
     if TYPE_CHECKING:  # what the parts call of each other, each defined once in its part
         # table.py
@@ -180,6 +197,15 @@ class TableState:
             self, events: list[dict[str, Any]], msg: dict[str, Any], now: int
         ) -> None: ...
         def _result_sends(self) -> list[tuple[str, bytes]]: ...
+
+        # seating.py
+        def _held(self, msg: dict[str, Any], *, attached: bool = True) -> Seat: ...
+        def _deal(self, now: int, rng: random.Random) -> None: ...
+
+        # seeds.py
+        def _deal_secret(self, rng: random.Random) -> bytes: ...
+        def _seeds_timeout(self, now: int, rng: random.Random) -> None: ...
+        def seeds_view(self) -> dict[str, Any] | None: ...
 
         # clocks.py
         def _rearm(self, now: int, *, reset: bool = True) -> None: ...

@@ -28,33 +28,23 @@ from ..engine import (
     rules_tuple,
     to_bytes,
 )
+from ..engine.fairness import SERVER_SEED_BYTES
 from ..entity import RecentIds
 from ..entity.results import account_of, ledger_send, message_id, result_send
 from ..wire import DudoError, Refusal, message
 from .clocks import TableClocks
 from .log import calls_by_seat, packed_round
 from .output import TableOutput, error_for
+from .record import FORMAT, tournament_fields, upgraded
 from .seating import TableSeating
 from .state import DEFAULT_LIMITS, DONE, OPEN, PAUSED_NOW, Limits, Seat
 from .tournament import TournamentSeats
 
-# 2 added `wake`, 3 the tournament fields, 4 `hold_until`, 5 `idle` and `label`, 6 the
-# game's `log`, `round_bids`, `rematch` and `reacted`; older records are still read
-FORMAT = 7
 # A game's log keeps this many rounds at most (a game of six players with five dice has
 # about thirty; Calza's regained dice make some longer): a record's size stays bounded.
 LOG_ROUNDS = 200
 # A seat reacts (`react`) at most once in this long: a table's views are not a chat.
 REACT_GAP_MS = 1500
-
-
-def _tournament_fields(stored: list[Any]) -> list[Any]:
-    """A tournament table's fields as its record lists them, [tournament, director,
-    advance, order, order_done, seat_seq, arrivals, pause_seq, paused, forfeits,
-    history]: a record written before some of them has fewer (7 before the organizer's
-    pause, 10 before the history), the rest take their defaults (fresh lists)."""
-    defaults = [None, 0, None, None, 0, 0, [], 0, 0, [], []]
-    return [*stored, *defaults[len(stored) :]]
 
 
 @dataclass
@@ -111,6 +101,8 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             limits=limits,
             label=msg.get("label"),
             app=limits.authority.app_of(msg.get("gateway")),
+            # Drawn before anyone can sit, shown only as its commitment until the end.
+            server_seed=(rng or random.SystemRandom()).randbytes(SERVER_SEED_BYTES),
         )
         table.seen.add(msg["id"])
         table._dirty = table._persist = table._lobby = True
@@ -130,7 +122,10 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 self.status,
                 rules_tuple(self.rules),
                 self.plan,
-                [[s.player, s.name, s.gateway, s.bot, s.away] for s in self.seats],
+                [
+                    [s.player, s.name, s.gateway, s.bot, s.away, s.commitment, s.seed]
+                    for s in self.seats
+                ],
                 self.host,
                 self.watchers,
                 to_bytes(self.game) if self.game is not None else None,
@@ -159,26 +154,16 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 self.rematch,
                 self.reacted,
                 self.app,
+                self.server_seed,
+                self.seeding_until,
+                self.dealt,
             ]
         )
 
     @classmethod
     def from_bytes(cls, data: bytes, rows: Mapping[bytes, bytes] | None = None) -> Table:
         raw = wire.unpack(data)
-        if not isinstance(raw, list) or raw[0] not in (1, 2, 3, 4, 5, 6, FORMAT):
-            raise ValueError("unknown table record format")
-        if raw[0] == 1:  # before `wake`: the turn deadline was the only timer
-            raw = [*raw, raw[11]]
-        if raw[0] < 3:  # before tournaments
-            raw = [*raw, _tournament_fields([])]
-        if raw[0] < 4:  # before the reveal's hold
-            raw = [*raw, None]
-        if raw[0] < 5:  # before the idle policy and labels
-            raw = [*raw, [], None]
-        if raw[0] < 6:  # before the game's log: its history starts now
-            raw = [*raw, [], [], None, []]
-        if raw[0] < 7:  # before apps were told apart in the lobby
-            raw = [*raw, None]
+        raw = upgraded(raw)
         (
             _,
             tid,
@@ -203,6 +188,9 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             rematch,
             reacted,
             app,
+            server_seed,
+            seeding_until,
+            dealt,
         ) = raw
         table = cls(
             id=tid,
@@ -226,6 +214,9 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             rematch=rematch,
             reacted=reacted,
             app=app,
+            server_seed=server_seed,
+            seeding_until=seeding_until,
+            dealt=dealt,
         )
         (
             table.tournament,
@@ -239,7 +230,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             table.paused,
             table.forfeits,
             table.history,
-        ) = _tournament_fields(tournament)
+        ) = tournament_fields(tournament)
         table.timer_member = table._timer_name() if wake is not None else None
         return table
 
@@ -480,6 +471,7 @@ HANDLERS: dict[str, Handler] = {
     "start": TableSeating._on_start,
     "handover": TableSeating._on_handover,
     "close": TableSeating._on_close,
+    "seed": TableSeating._on_seed,
     "rematch": Table._on_rematch,
     "react": Table._on_react,
     "act": Table._on_act,

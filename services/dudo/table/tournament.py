@@ -56,8 +56,10 @@ class TournamentSeats(TableState):
         for i, p in enumerate(players):
             self.seats[i] = Seat(p["player"], p["name"], p.get("gateway"), p.get("bot"), False)
             self._tell_moved(i, None)
+        # Its entrants bring no seeds (yet): every seat is dealt its public one, with
+        # the server seed committed to in the table's first view.
         self.game = seated_game(
-            rules, counts, rng.randbytes(32), opener=rng.randrange(len(players))
+            rules, counts, self._deal_secret(rng), opener=rng.randrange(len(players))
         )
         self.status = PLAYING
         self._events.append(

@@ -34,6 +34,7 @@ from .codec import (
 from .errors import (
     BAD_MESSAGE,
     BAD_RULES,
+    BAD_SEED,
     DECODE_ERROR_CODES,
     DUPLICATE,
     GAME_NOT_OVER,
@@ -93,7 +94,7 @@ from .spec import (
 from .views import GATEWAY_ONLY, HANDLE_RE, public_id, seat_snapshot, seat_views, spectator_view
 
 __all__ = [
-    "BAD_MESSAGE", "BAD_RULES", "BOT_LEVELS", "DECODE_ERROR_CODES", "DIRECTOR_TYPES",
+    "BAD_MESSAGE", "BAD_RULES", "BAD_SEED", "BOT_LEVELS", "DECODE_ERROR_CODES", "DIRECTOR_TYPES",
     "DUPLICATE", "ENTRY_FIELD", "GAME_NOT_OVER", "GAME_NOT_STARTED", "GAME_STARTED",
     "GATEWAY_ONLY", "HANDLE_RE", "ID_RE",
     "INBOX_TYPES", "INTERNAL", "LOBBY_ENTRY", "MAX_INBOUND_BYTES", "MAX_RESULT_BYTES",

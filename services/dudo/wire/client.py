@@ -14,12 +14,14 @@ from .checks import validator
 from .fast import FastValidator
 from .fields import (
     BOT_LEVELS,
+    CLIENT_SEED,
     EMOTES,
     FACTS,
     ID_RE,
     LOBBY_ENTRY,
     MESSAGE_ID_RE,
     REMATCH,
+    SEEDS,
     TABLE_STATUSES,
     Field,
     Message,
@@ -93,6 +95,15 @@ CLIENT_MESSAGES: dict[str, Message] = {
             "event): nice, haha, wow, grr, hmm or clap. At most one every 1.5 s (sooner: "
             "`rate_limited`).",
             {"id": _OPTIONAL_ID, "emote": Field("string", enum=EMOTES, doc="which reaction")},
+        ),
+        Message(
+            "seed",
+            "ws-in",
+            "Reveal the seed you committed to when you sat (`seed_commitment` of your "
+            "join, create or quick play), once the views show `seeds.until`: every seat's "
+            "commitment is fixed then. The next view shows it taken (`seeds.revealed`); a "
+            "seed that does not match, or none asked for: `bad_seed`.",
+            {"id": _OPTIONAL_ID, "seed": CLIENT_SEED},
         ),
         Message(
             "rematch",
@@ -203,6 +214,7 @@ CLIENT_MESSAGES: dict[str, Message] = {
                     "clock runs and acts are refused `paused` until it resumes",
                 ),
                 "rematch": REMATCH,
+                "seeds": SEEDS,
                 "game": _GAME,
                 "events": Field(
                     "array",

@@ -38,6 +38,8 @@ UNAUTHORIZED = "unauthorized"  # gateway: bad or foreign seat token
 UNAVAILABLE = "unavailable"  # gateway: Redis cannot be reached right now; retry
 TIMEOUT = "timeout"  # gateway: no worker answered in time; the request may still apply
 INTERNAL = "internal"
+# a seed that does not match its seat's commitment, or sent when no seed is asked for
+BAD_SEED = "bad_seed"
 
 PROTOCOL_ERROR_CODES = frozenset(
     {
@@ -68,6 +70,7 @@ PROTOCOL_ERROR_CODES = frozenset(
         UNAVAILABLE,
         TIMEOUT,
         INTERNAL,
+        BAD_SEED,
     }
 )
 # What decoding a message can answer: a protocol code, or `bad_action` for a malformed

@@ -269,6 +269,76 @@ TABLE_HISTORY = Field(
 
 
 
+# Dice no one can choose (dudo.engine.fairness; docs/rules.md, "Seeds from everyone"):
+# a seat's commitment to the seed it brings, the seed it reveals, and what a view shows.
+HEX_DIGEST = r"^[0-9a-f]{64}$"
+SEED_COMMITMENT = Field(
+    "string",
+    required=False,
+    pattern=HEX_DIGEST,
+    doc="your commitment to a seed of your own for the dice: lowercase hex of "
+    'SHA-256("dudo-client/2:" + seed), the seed being 1..64 bytes of UTF-8 you keep '
+    "secret until the table asks for it (`seeds.until` in its views: send `seed`); "
+    "without one your seat is dealt its public seed",
+)
+CLIENT_SEED = Field(
+    "string",
+    maximum=64,
+    doc="the seed you committed to when you sat (1..64 bytes of UTF-8): sent once every "
+    "seat's commitment is fixed (while the views show `seeds.until`); refused `bad_seed` "
+    "when it does not match",
+)
+SEEDS = Field(
+    "object",
+    required=False,
+    doc="what the dice of this table's game come from (docs/rules.md, \"Seeds from "
+    "everyone\"): the server seed's commitment from the table's making, each seat's "
+    "commitment, and once the game is over the seeds themselves; absent on a table made "
+    "before seeds",
+    fields={
+        "server": Field(
+            "string", pattern=HEX_DIGEST, doc='SHA-256("dudo-server/2:" + server seed), hex'
+        ),
+        "commitments": Field(
+            "array",
+            maximum=6,
+            items=Field("string", nullable=True, pattern=HEX_DIGEST),
+            doc="by seat: the seat's commitment to its seed (null: it brought none and is "
+            "dealt its public seed, public:<table>:<seat>)",
+        ),
+        "revealed": Field(
+            "array",
+            maximum=6,
+            items=Field("boolean"),
+            doc="by seat: its own seed was revealed and taken (a seat with a commitment "
+            "that is false once the game runs was dealt its public seed: it did not "
+            "reveal in time)",
+        ),
+        "until": Field(
+            "integer",
+            required=False,
+            minimum=0,
+            doc="every seat is seated and its commitment fixed: seats with a commitment "
+            "send their `seed` now; at this time (ms since the epoch) the dice are dealt "
+            "with the seeds revealed, public ones for the rest",
+        ),
+        "server_seed": Field(
+            "string",
+            required=False,
+            pattern=HEX_DIGEST,
+            doc="once the game is over: the server seed (32 bytes, hex)",
+        ),
+        "client_seeds": Field(
+            "array",
+            required=False,
+            maximum=6,
+            items=Field("string", maximum=64),
+            doc="once the game is over: by seat, the seed it was dealt with (its own, or "
+            "its public one)",
+        ),
+    },
+)
+
 # The quick reactions a seat may send its table (ws `react`, inbox `react`, event
 # `reaction`): names, drawn by each client as it likes.
 EMOTES = ("nice", "haha", "wow", "grr", "hmm", "clap")

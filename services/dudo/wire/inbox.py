@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .fields import (
     BOT_LEVELS,
+    CLIENT_SEED,
     DICE,
     EMOTES,
     ENTRANT,
@@ -14,6 +15,7 @@ from .fields import (
     PLAYER,
     REQUEST,
     SEAT_SPEC,
+    SEED_COMMITMENT,
     TABLE,
     TOKEN,
     TOURNAMENT,
@@ -111,6 +113,27 @@ INBOX: list[Message] = [
             ),
             "seat": seat_field(required=False, nullable=True),
             "bot": Field("string", enum=BOT_LEVELS, required=False, doc="a bot client"),
+            "seed_commitment": SEED_COMMITMENT.with_doc(
+                "the player's commitment to a seed of their own (docs/rules.md, \"Seeds "
+                "from everyone\"): taken with a new seat, or, before the start, in place "
+                "of the one the seat had"
+            ),
+        },
+    ),
+    Message(
+        "seed",
+        "in",
+        "A seat reveals the seed it committed to when it sat. Taken while the table "
+        "waits for seeds (its views show `seeds.until`); once every seat with a "
+        "commitment revealed, the dice are dealt at once. A seed that does not match the "
+        "seat's commitment, or none asked for: `bad_seed`.",
+        {
+            "id": MSG_ID,
+            "table": TABLE,
+            "gateway": GATEWAY,
+            "player": HANDLE,
+            "seat": seat_field(),
+            "seed": CLIENT_SEED,
         },
     ),
     Message(

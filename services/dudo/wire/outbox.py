@@ -11,6 +11,7 @@ from .fields import (
     MSG_ID,
     PLAYER_INFO,
     REMATCH,
+    SEEDS,
     TABLE,
     TABLE_HISTORY,
     TOURNAMENT,
@@ -55,6 +56,7 @@ OUTBOX: list[Message] = [
                 "clock runs and acts are refused `paused` until it resumes",
             ),
             "rematch": REMATCH,
+            "seeds": SEEDS,
             "game": Field(
                 "ref",
                 ref="game-view.schema.json#/$defs/public",

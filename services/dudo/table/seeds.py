@@ -1,0 +1,129 @@
+"""Dice no one can choose, at a table: its server seed, the seats' seeds, the deal.
+
+A mixin of :class:`~dudo.table.Table` (the fields it uses are declared in
+:mod:`dudo.table.state`). The derivation is the engine's (:mod:`dudo.engine.fairness`);
+this part is its order in time, which is what the guarantee rests on
+(docs/security.md, "Dice no one can choose"):
+
+1. the table draws its server seed when it is made, and every view from the first shows
+   only its commitment (``seeds.server``);
+2. a person who sits may give a commitment to a seed of their own (``join.seed_commitment``);
+3. when the game would start and some seat gave one, the table first waits for seeds
+   (``seeds.until``, ``Limits.seed_reveal_ms``): every commitment is fixed by then (no
+   seat can be taken or given a new one), and each seat with one reveals it (``seed``);
+4. the dice are dealt as soon as every such seat revealed, or at ``until`` with the
+   public seed for each that did not (the views say which: ``seeds.revealed``);
+5. once the game is over, its views show the server seed and every seat's seed, and
+   anyone can check every round (``dudo verify``; the client packages' ``verify``).
+
+A table with no commitment deals at once, as before seeds: its seats are dealt public
+seeds. A table made before seeds (no server seed in its record) deals as it always did.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .. import wire
+from ..engine import OVER
+from ..engine.fairness import (
+    SeedError,
+    client_commitment,
+    game_secret,
+    public_client_seed,
+    server_commitment,
+)
+from ..wire import Refusal
+from .state import OPEN, TableState
+
+
+class TableSeeds(TableState):
+    """The seeds a table's dice come from, and the wait for them before the deal."""
+
+    @property
+    def seeding(self) -> bool:
+        """Every seat is taken and its commitment fixed: the table waits for seeds."""
+        return self.seeding_until is not None
+
+    def _deal_or_wait_for_seeds(self, now: int, rng: random.Random) -> None:
+        """The game would start: at once when no seat committed to a seed of its own,
+        else once the seats revealed theirs (or their time ran out)."""
+        if self.server_seed is not None and any(s.commitment for s in self.seats):
+            self.seeding_until = now + self.limits.seed_reveal_ms
+            self._rearm(now)
+            return
+        self._deal(now, rng)
+
+    def _deal_secret(self, rng: random.Random) -> bytes:
+        """The game secret for the deal now: from the server seed and every seat's seed
+        (its own when revealed, else its public one), recorded for the views; a random
+        one at a table from before seeds."""
+        self.seeding_until = None
+        if self.server_seed is None:
+            return rng.randbytes(32)
+        self.dealt = [[seat.commitment, seat.seed] for seat in self.seats]
+        return game_secret(self.server_seed, self._dealt_seeds())
+
+    def _dealt_seeds(self) -> list[str]:
+        """Each seat's seed at the deal: its own, or the public one."""
+        return [
+            seed if seed is not None else public_client_seed(self.id, i)
+            for i, (_, seed) in enumerate(self.dealt or [])
+        ]
+
+    def _on_seed(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """A seat reveals the seed it committed to; the last one deals."""
+        seat = self._held(msg)
+        if not self.seeding:
+            raise Refusal(wire.BAD_SEED, "no seed is asked for now (only while `seeds.until`)")
+        if seat.commitment is None:
+            raise Refusal(wire.BAD_SEED, "this seat committed to no seed")
+        try:
+            matches = client_commitment(msg["seed"]) == seat.commitment
+        except SeedError as exc:
+            raise Refusal(wire.BAD_SEED, str(exc)) from exc
+        if not matches:
+            raise Refusal(wire.BAD_SEED, "that seed does not match the seat's commitment")
+        if seat.seed is None:
+            seat.seed = msg["seed"]
+            self._changed(msg)
+        else:
+            self._changed(msg, visible=False)  # said again: nothing new to show
+        self._answered(msg)
+        if all(s.seed is not None for s in self.seats if s.commitment is not None):
+            self._deal(now, rng)
+
+    def _seeds_timeout(self, now: int, rng: random.Random) -> None:
+        """The wait for seeds is over: deal, public seeds for seats that did not reveal."""
+        self._changed()
+        self._deal(now, rng)
+
+    def seeds_view(self) -> dict[str, Any] | None:
+        """The view's ``seeds``: commitments from the start, the seeds once it is over."""
+        if self.server_seed is None:
+            return None
+        if self._server_commitment is None:
+            self._server_commitment = server_commitment(self.server_seed)
+        pairs = self.dealt
+        if pairs is None:
+            pairs = [[seat.commitment, seat.seed] for seat in self.seats]
+        shown: dict[str, Any] = {
+            "server": self._server_commitment,
+            "commitments": [commitment for commitment, _ in pairs],
+            "revealed": [seed is not None for _, seed in pairs],
+        }
+        if self.seeding_until is not None:
+            shown["until"] = self.seeding_until
+        if self.dealt is not None and self.game is not None and self.game.phase == OVER:
+            shown["server_seed"] = self.server_seed.hex()
+            shown["client_seeds"] = self._dealt_seeds()
+        return shown
+
+    def _take_commitment(self, index: int, msg: dict[str, Any]) -> None:
+        """A returning player's new commitment, before the seats are fixed (an open
+        table); once they are, the one given first stays."""
+        commitment = msg.get("seed_commitment")
+        if commitment is not None and self.status == OPEN and not self.seeding:
+            seat = self.seats[index]
+            seat.commitment, seat.seed = commitment, None
