@@ -5,10 +5,17 @@ seed is revealed, the deal from all of them, and a finished game anyone can veri
 from __future__ import annotations
 
 import hashlib
+import random
 from typing import Any
 
 from dudo import wire
-from dudo.engine.fairness import client_commitment, log_of_view, public_client_seed, verify
+from dudo.engine.fairness import (
+    client_commitment,
+    game_secret,
+    log_of_view,
+    public_client_seed,
+    verify,
+)
 from dudo.table import Limits, Table
 
 from .test_table import NOW, Run, h
@@ -219,3 +226,19 @@ def test_a_tournament_table_deals_public_seeds_from_its_server_seed() -> None:
     assert run.table.dealt == [[None, None], [None, None]]
     seeds = run.table.seeds_view()
     assert seeds["commitments"] == [None, None] and "server_seed" not in seeds
+
+
+def test_a_table_id_of_64_characters_makes_public_seeds_longer_than_a_players() -> None:
+    """A public seed is "public:<table>:<seat>": 73 bytes for a 64-character table id,
+    past the 64 a player's seed may have. Such a table once could not deal at all."""
+    table = "x" * 64
+    create = wire.message("create", id="c", table=table, rules={"preset": "classic"},
+                          seats=[{"kind": "open"}] * 2, gateway="gw-a")  # fmt: skip
+    made = Table.create(create, NOW)
+    for i in range(2):
+        join = wire.message("join", id=f"j{i}", table=table, gateway="gw-a", player=f"p{i}",
+                            name=f"P{i}")  # fmt: skip
+        made.handle(join, NOW, random.Random(i))
+    assert made.status == "playing" and len(public_client_seed(table, 1).encode()) == 73
+    assert made.game.secret == game_secret(made.server_seed, [public_client_seed(table, 0),
+                                                              public_client_seed(table, 1)])

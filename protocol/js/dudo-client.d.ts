@@ -57,6 +57,21 @@ export type HostedTournamentResponse = TournamentCreateResponse & { player: stri
 /** A request key (docs/protocol.md, "Send a request key"): 24 hex digits. */
 export declare function requestKey(): string;
 
+/** A seat's own seed for the dice (docs/rules.md, "Seeds from everyone"): `seed`, else
+ *  one made for you; its commitment goes with the request, and a `DudoConnection` opened
+ *  with the seat's token reveals it when the table asks. Not sent when you give your own
+ *  `seed_commitment` (then pass the seed to the connection). */
+export interface SeedOption { seed?: string }
+
+/** A fresh seed: 128 random bits, as 32 hex digits. */
+export declare function makeSeed(): string;
+
+/** The commitment to a seed: lowercase hex of SHA-256("dudo-client/2:" + seed). */
+export declare function seedCommitment(seed: string): Promise<string>;
+
+/** The seed made (or given) for the seat `token` holds, in this page or process. */
+export declare function seatedSeed(token: string | null): string | null;
+
 /** A finished game's log as `verify` reads it: `rounds` is a finished game's
  *  `game.log`; `table` and the seeds are there when the game was dealt from everyone's
  *  seeds (a null commitment: the seat was dealt its public seed). */
@@ -108,11 +123,11 @@ export declare class DudoApi {
   ): Promise<T>;
   tables(): Promise<TablesResponse>;
   /** With a `name`, you take seat 0 and host it: the answer has your seat's token. */
-  createTable(body: CreateRequest & { name: string }): Promise<SeatedCreateResponse>;
-  createTable(body: CreateRequest): Promise<CreateResponse>;
-  joinTable(table: string, body: JoinRequest): Promise<JoinResponse>;
+  createTable(body: CreateRequest & { name: string } & SeedOption): Promise<SeatedCreateResponse>;
+  createTable(body: CreateRequest & SeedOption): Promise<CreateResponse>;
+  joinTable(table: string, body: JoinRequest & SeedOption): Promise<JoinResponse>;
   /** Quick play: a seat at a fitting open table, else a new one (`created` says which). */
-  joinOrCreate(body: QuickplayRequest): Promise<QuickplayResponse>;
+  joinOrCreate(body: QuickplayRequest & SeedOption): Promise<QuickplayResponse>;
   /** A spectator's token for `table`. */
   watchTable(table: string): Promise<WatchResponse>;
   tournaments(): Promise<TournamentsResponse>;
@@ -150,6 +165,9 @@ export interface DudoConnectionOptions {
   retries?: number;
   /** How long `open()` waits for the welcome (default: no limit). */
   openTimeoutMs?: number;
+  /** The seed your seat committed to (default: the one `DudoApi` made for this token in
+   *  this page or process), revealed when the table asks for it (`seeds.until`). */
+  seed?: string;
 }
 
 /** addEventListener's options (spelled out: the DOM's and Node's types differ in name). */

@@ -48,6 +48,48 @@ export function requestKey() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+// ------------------------------------------------ seeds of your own for the dice
+
+// docs/rules.md, "Seeds from everyone": DudoApi makes a seed for every seat it takes
+// (unless given one, or a `seed_commitment` of the caller's), sends its commitment, and
+// keeps the seed under the seat's token in this page or process; a DudoConnection opened
+// with that token reveals it when its table's view shows `seeds.until`.
+const SEEDS_KEPT = 1024;
+const madeSeeds = new Map(); // token -> seed (the oldest forgotten first)
+
+/** A fresh seed: 128 random bits, as 32 hex digits. */
+export function makeSeed() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The commitment to a seed: lowercase hex of SHA-256("dudo-client/2:" + seed). */
+export async function seedCommitment(seed) {
+  const raw = new TextEncoder().encode(seed);
+  if (raw.length < 1 || raw.length > 64) throw new DudoError("bad_seed", "a seed is 1 to 64 bytes of UTF-8");
+  const digest = await crypto.subtle.digest("SHA-256", new Uint8Array([...new TextEncoder().encode("dudo-client/2:"), ...raw]));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The seed this page or process made (or was given) for the seat `token` holds. */
+export function seatedSeed(token) { return madeSeeds.get(token) ?? null; }
+
+/** The body with the commitment to the seat's seed (`body.seed`, else a new one), and the seed. */
+async function seeded(body, seated = true) {
+  const { seed: given, ...rest } = body ?? {};
+  if (!seated || rest.seed_commitment) return [rest, null];
+  const seed = given ?? makeSeed();
+  return [{ ...rest, seed_commitment: await seedCommitment(seed) }, seed];
+}
+
+function kept(answer, seed) {
+  if (seed !== null && typeof answer?.token === "string") {
+    madeSeeds.delete(answer.token);
+    madeSeeds.set(answer.token, seed);
+    while (madeSeeds.size > SEEDS_KEPT) madeSeeds.delete(madeSeeds.keys().next().value);
+  }
+  return answer;
+}
+
 // ------------------------------------------------------------ a game's dice verified
 
 const enc = new TextEncoder();
@@ -226,17 +268,30 @@ export class DudoApi {
   }
 
   tables() { return this.call("GET", "/api/tables"); }
-  /** @param {{rules?: object, seats?: number, bots?: string[], name?: string, identity?: string, request?: string}} body */
-  createTable(body) { return this.call("POST", "/api/tables", body, IDEMPOTENT); }
-  /** @param {string} table @param {{name: string, seat?: number, identity?: string, request?: string}} body */
-  joinTable(table, body) { return this.call("POST", `/api/tables/${encodeURIComponent(table)}/join`, body, IDEMPOTENT); }
+  /**
+   * With a `name` your seat brings a seed of its own for the dice (`seed`, else one made
+   * here; `seatedSeed(token)` returns it), revealed by the connection opened with the token.
+   * @param {{rules?: object, seats?: number, bots?: string[], name?: string, identity?: string, request?: string, seed?: string}} body
+   */
+  async createTable(body) {
+    const [sent, seed] = await seeded(body, body?.name !== undefined);
+    return kept(await this.call("POST", "/api/tables", sent, IDEMPOTENT), seed);
+  }
+  /** @param {string} table @param {{name: string, seat?: number, identity?: string, request?: string, seed?: string}} body */
+  async joinTable(table, body) {
+    const [sent, seed] = await seeded(body);
+    return kept(await this.call("POST", `/api/tables/${encodeURIComponent(table)}/join`, sent, IDEMPOTENT), seed);
+  }
   /**
    * Quick play: a seat at an open table of `preset` (its rules exactly) and `seats` with one
    * free, else a new one (`bots`: its bot seats); resolves with the seat's token and `created`.
    * Not sent again by itself (a repeat could seat you at another table).
-   * @param {{name: string, preset?: string, seats?: number, bots?: Array<"easy"|"normal"|"hard">, identity?: string}} body
+   * @param {{name: string, preset?: string, seats?: number, bots?: Array<"easy"|"normal"|"hard">, identity?: string, seed?: string}} body
    */
-  joinOrCreate(body) { return this.call("POST", "/api/quickplay", { preset: "classic", seats: 4, ...body }); }
+  async joinOrCreate(body) {
+    const [sent, seed] = await seeded({ preset: "classic", seats: 4, ...body });
+    return kept(await this.call("POST", "/api/quickplay", sent), seed);
+  }
   /** @param {string} table */
   watchTable(table) { return this.call("POST", `/api/tables/${encodeURIComponent(table)}/watch`, {}); }
   tournaments() { return this.call("GET", "/api/tournaments"); }
@@ -297,10 +352,15 @@ export class DudoConnection extends EventTarget {
    * @param {string | null} token a seat, spectator or entrant token; null to watch the lobby only
    * @param {{WebSocket?: typeof WebSocket, lobby?: boolean, maxBackoffMs?: number, retries?: number, openTimeoutMs?: number}} [options]
    *   `retries`: connection attempts in a row that may fail before it gives up (default: never);
-   *   `openTimeoutMs`: how long `open()` waits for the welcome (then it ends `unavailable`).
+   *   `openTimeoutMs`: how long `open()` waits for the welcome (then it ends `unavailable`);
+   *   `seed`: the seed the seat committed to (default: the one DudoApi made for this token),
+   *   revealed when the table asks for it (`seeds.until`).
    */
   constructor(base, token, options = {}) {
     super();
+    this.seed = options.seed ?? seatedSeed(token);
+    this.seedCommitment = this.seed === null ? null : seedCommitment(this.seed);
+    this.revealed = null; // "table:until" a reveal was sent for
     this.url = base.replace(/^http/, "ws").replace(/\/$/, "") + "/ws";
     this.token = token;
     this.WebSocket = options.WebSocket ?? null; // chosen when it opens (webSocketClass)
@@ -501,6 +561,19 @@ export class DudoConnection extends EventTarget {
     this.pending.clear();
   }
 
+  /** The table waits for seeds and ours is not taken yet: send it, once per wait. */
+  #revealIfAsked(view) {
+    const seeds = view.seeds, seat = view.seat;
+    if (this.seedCommitment === null || !seeds || seeds.until === undefined || typeof seat !== "number") return;
+    const asked = `${view.table}:${seeds.until}`;
+    if (seeds.revealed[seat] || this.revealed === asked) return;
+    this.seedCommitment.then((mine) => {
+      if (seeds.commitments[seat] !== mine || this.revealed === asked) return;
+      this.revealed = asked;
+      this.#send({ type: "seed", seed: this.seed, id: this.#id("s") });
+    });
+  }
+
   #id(prefix) { return `${prefix}${Date.now().toString(36)}${(this.counter++).toString(36)}`; }
 
   #send(message) {
@@ -542,6 +615,7 @@ export class DudoConnection extends EventTarget {
           this.dropped = false;
           this.#emit("reconnected", msg);
         }
+        this.revealed = null; // a reveal lost with the connection is sent again
         this.#emit("welcome", msg);
         // Requests the last connection left unanswered go again, with their ids.
         for (const [, p] of this.pending) this.#send(p.message);
@@ -549,6 +623,7 @@ export class DudoConnection extends EventTarget {
       case "view": {
         if (this.view && this.view.table === msg.table && msg.version < this.view.version) return;
         this.view = msg;
+        this.#revealIfAsked(msg);
         // The requests this view answers are settled first, then the view event fires: a
         // handler that closes the connection on it (game over) no longer rejects the act
         // whose view it is as `closed`.

@@ -60,7 +60,7 @@ class Harness:
 
     def deliver(self, msg: dict[str, Any]) -> None:
         if msg["type"] == "create":
-            self.tables[msg["table"]] = table = Table.create(msg, self.now)
+            self.tables[msg["table"]] = table = Table.create(msg, self.now, rng=self.rng)
         elif msg["table"] not in self.tables:  # as a worker answers: no such table
             refused = wire.message(
                 "error", id=msg["id"], table=msg["table"], seat=None, player=None,

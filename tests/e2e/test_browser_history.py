@@ -133,6 +133,29 @@ def test_the_history_panel_then_the_replay_at_its_link(served: str, output_dir: 
         other.click("[data-test=replay-prev-round]")
         assert other.inner_text(step).startswith(f"Round {last - 1} of {last} · bid 1 of ")
 
+        # Issue 55: "Verify these dice", computed in this browser from the view alone
+        # (Web Crypto), in each language. Ana's page brought a seed of its own and
+        # revealed it before the deal: the game's seeds hold hers, not a public one.
+        said = {
+            "en": f"the dice of all {last} rounds come from the server's seed",
+            "es": f"los dados de las {last} rondas salen de la semilla del servidor",
+            "de": f"die Würfel aller {last} Runden stammen aus dem Seed des Servers",
+        }
+        for code, words in said.items():
+            other.select_option("#lang", code)
+            other.click("[data-test=verify-dice]")
+            result = other.wait_for_selector("[data-test=verify-result]")
+            assert words in result.inner_text(), result.inner_text()
+            assert result.get_attribute("class") == "verify good"
+            if code == "en":  # every person revealed in time: no public seed used
+                assert "did not reveal" not in result.inner_text()
+        other.screenshot(path=str(output_dir / "browser-replay-verified-phone.png"), full_page=True)
+        # Ana's page kept her seat's seed with its token until the deal (a reload between
+        # her seat and the deal would still reveal it).
+        kept = page.evaluate("() => JSON.parse(localStorage.getItem('dudo.seeds') || '{}')")
+        assert len(kept.get(table, "")) == 32, kept
+        other.select_option("#lang", "en")
+
         # A table no longer kept (or never made) says so.
         other.goto(f"{served}/#/replay/nosuchtable")
         other.wait_for_selector("[data-test=replay-gone]")

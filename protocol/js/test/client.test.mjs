@@ -2,7 +2,7 @@
 // this with `node --test` against its own `dudo serve`).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DudoApi, DudoConnection, DudoError } from "../dudo-client.js";
+import { DudoApi, DudoConnection, DudoError, logOfView, seatedSeed, seedCommitment, verify } from "../dudo-client.js";
 
 const BASE = process.env.DUDO_URL;
 if (!BASE) throw new Error("set DUDO_URL to a running gateway (dudo serve)");
@@ -66,6 +66,24 @@ test("play(policy): the policy is asked on each turn, and it resolves with the g
   assert.equal(last, conn.view);
   conn.close();
   await assert.rejects(conn.play(policy), (err) => err.code === "closed"); // ended: at once
+});
+
+test("a seed of our own: made and committed when we sit, revealed when asked, and the game verifies", async () => {
+  const seat = await api.createTable({ rules: { preset: "classic", start_dice: 2 }, seats: 2, bots: ["easy"], name: "JS seeds" });
+  const seed = seatedSeed(seat.token);
+  assert.match(seed, /^[0-9a-f]{32}$/);
+  const conn = new DudoConnection(BASE, seat.token);
+  await conn.open();
+  const last = await conn.play(policy);
+  conn.close();
+  assert.deepEqual(last.seeds.revealed, [true, false]); // ours taken; the bot's is public
+  assert.deepEqual(last.seeds.client_seeds, [seed, `public:${seat.table}:1`]);
+  assert.equal(last.seeds.commitments[0], await seedCommitment(seed));
+  assert.deepEqual(await verify(last), []);
+  const log = logOfView(last);
+  log.client_seeds = [...log.client_seeds];
+  log.client_seeds[1] = "picked by the operator";
+  assert.deepEqual(await verify(log), ["seat 1 brought no seed and was not dealt its public one"]);
 });
 
 test("answers quote their ids: ping, resync, leave; rate limits are waited out", async () => {

@@ -15,6 +15,9 @@ import aiohttp
 import msgspec
 
 from ._http import DudoError
+from ._pending import Pending as _Pending
+from ._pending import again as _again
+from ._seeds import reveal_asked, seed_for
 from .messages import (
     AckMessage,
     Action,
@@ -80,9 +83,14 @@ class DudoConnection:
         retries: int | None = None,
         open_timeout: float | None = None,
         on_event: Callable[[str, str], None] | None = None,
+        seed: str | None = None,
     ) -> None:
         """``on_message`` sees every message as it arrives, before anything else does
-        (acks and answered errors included): for logs, or to validate them."""
+        (acks and answered errors included): for logs, or to validate them. ``seed``:
+        the seed your seat committed to (default: the one :class:`DudoApi` made for this
+        token in this process), revealed when the table asks for it."""
+        self.seed = seed if seed is not None else seed_for(token)
+        self._revealed: tuple[str, int] | None = None  # (table, until) a reveal was sent for
         self.retries, self.open_timeout = retries, open_timeout
         self.on_event = on_event or (lambda kind, detail: None)
         self._dropped = False  # lost since the last welcome: the next one is a reconnect
@@ -403,6 +411,7 @@ class DudoConnection:
             if self._dropped:  # (a welcome after a renumbering is not a reconnect)
                 self._dropped = False
                 self.on_event("reconnected", f"seat {msg.get('seat')}")
+            self._revealed = None  # a reveal lost with the connection is sent again
             self._resolve_ready(msg)
             for pending in list(self._pending.values()):  # unanswered: again, same ids
                 await self._send(pending.message)
@@ -412,6 +421,7 @@ class DudoConnection:
             if older and msg["version"] < view["version"]:  # type: ignore[index]
                 return
             self.view = cast(ViewMessage, msg)
+            await self._reveal_if_asked(msg)
             for message_id, pending in list(self._pending.items()):
                 acked = pending.kind == "act" and pending.until is not None
                 started = pending.kind == "started" and msg["status"] != "open"
@@ -445,6 +455,13 @@ class DudoConnection:
         elif kind == "lobby" and "tables" in msg and not self.token:
             self._resolve_ready(msg)
         self._queue.put_nowait(message)
+
+    async def _reveal_if_asked(self, view: dict[str, Any]) -> None:
+        """The table asks for our seed: send it, once per wait (again after a reconnect)."""
+        asked = reveal_asked(view, self.seed)
+        if asked is not None and self._revealed != asked:
+            self._revealed = asked
+            await self._send({"type": "seed", "seed": self.seed, "id": self._id("s")})
 
     def _later(self, seconds: float, message: dict[str, Any]) -> None:
         """Send ``message`` in ``seconds`` (the reader goes on meanwhile)."""
@@ -481,20 +498,3 @@ class DudoConnection:
                     await self._ws.close()
         return False
 
-
-def _again(error: DudoError) -> DudoError:
-    """A fresh copy of ``error`` for each raise (one exception object raised in many
-    places grows one traceback)."""
-    return DudoError(error.code, error.message, status=error.status, facts=error.facts)
-
-
-class _Pending:
-    """A request waiting for its answer (``until``: the version its ``ack`` named)."""
-
-    __slots__ = ("future", "kind", "message", "until")
-
-    def __init__(
-        self, message: dict[str, Any], kind: str, future: asyncio.Future[dict[str, Any]]
-    ) -> None:
-        self.message, self.kind, self.future = message, kind, future
-        self.until: int | None = None

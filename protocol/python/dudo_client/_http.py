@@ -9,6 +9,7 @@ from urllib.parse import quote, urlencode
 
 import aiohttp
 
+from ._seeds import make_seed, remember, seed_commitment, seed_for
 from .messages import (
     BotsResponse,
     CreateRequest,
@@ -45,6 +46,7 @@ class QuickplayOptions(TypedDict, total=False):
     bots: list[Literal["easy", "normal", "hard"]]
     request: str
     identity: str
+    seed_commitment: str
 
 
 RETRIES = 3  # a create or join is sent again at most this often (with the same request key)
@@ -138,30 +140,48 @@ class DudoApi:
     async def tables(self) -> TablesResponse:
         return cast(TablesResponse, await self.call("GET", "/api/tables"))
 
-    async def create_table(self, **body: Unpack[CreateRequest]) -> CreateResponse:
+    async def create_table(
+        self, *, seed: str | None = None, **body: Unpack[CreateRequest]
+    ) -> CreateResponse:
         """``rules``, ``seats``, ``bots``, ``name``, ``identity`` (``CreateRequest``: a
         type checker refuses an unknown key, ``seats="two"`` or an unknown preset): the
-        seat's token back."""
-        return cast(
-            CreateResponse, await self.call("POST", "/api/tables", dict(body), idempotent=True)
-        )
+        seat's token back. With a ``name`` your seat brings a seed of its own for the dice
+        (``seed``, else one made here; see :meth:`seated`)."""
+        sent, seed = _seeded(dict(body), seed, seated="name" in body)
+        answer = await self.call("POST", "/api/tables", sent, idempotent=True)
+        return cast(CreateResponse, _kept(answer, seed))
 
-    async def join_table(self, table: str, **body: Unpack[JoinRequest]) -> JoinResponse:
-        """``name``, ``seat``, ``identity`` (``JoinRequest``)."""
+    async def join_table(
+        self, table: str, *, seed: str | None = None, **body: Unpack[JoinRequest]
+    ) -> JoinResponse:
+        """``name``, ``seat``, ``identity`` (``JoinRequest``); your seat brings a seed of
+        its own for the dice (``seed``, else one made here; see :meth:`seated`)."""
         path = f"/api/tables/{quote(table)}/join"
-        return cast(JoinResponse, await self.call("POST", path, dict(body), idempotent=True))
+        sent, seed = _seeded(dict(body), seed)
+        return cast(JoinResponse, _kept(await self.call("POST", path, sent, idempotent=True), seed))
 
     async def join_or_create(
-        self, name: str, **body: Unpack[QuickplayOptions]
+        self, name: str, *, seed: str | None = None, **body: Unpack[QuickplayOptions]
     ) -> QuickplayResponse:
         """Quick play: a seat at an open table of ``preset`` (its rules exactly, default
         classic) and ``seats`` (default 4) with one free, else a new one (``bots``: its
         bot seats); the seat's token back, with ``created``. Not sent again by itself (a
         repeat could seat you at another table): after ``timeout``/``unavailable``, hello
-        with the claim token."""
+        with the claim token. Your seat brings a seed of its own (see :meth:`seated`)."""
         request: QuickplayRequest = {"name": name, **body}
-        answer = await self.call("POST", "/api/quickplay", dict(request))
-        return cast(QuickplayResponse, answer)
+        sent, seed = _seeded(dict(request), seed)
+        answer = await self.call("POST", "/api/quickplay", sent)
+        return cast(QuickplayResponse, _kept(answer, seed))
+
+    @staticmethod
+    def seated(token: str) -> str | None:
+        """The seed this process made (or was given) for the seat ``token`` holds: its
+        commitment went with the create, join or quick play; a :class:`DudoConnection`
+        opened with the token reveals it when the table asks (``seeds.until``), and the
+        finished game's ``seeds.client_seeds`` shows it was dealt with. Keep it with the
+        token if your program may restart before the deal (pass it back as the
+        connection's ``seed``)."""
+        return seed_for(token)
 
     async def watch_table(self, table: str) -> WatchResponse:
         """A spectator's token for ``table`` (open it with :class:`DudoConnection`)."""
@@ -265,6 +285,25 @@ class DudoApi:
         (``endgame_solves``: ``{done, of}``, or None): a hard bot plays its heuristic in
         such a round until its solve is done."""
         return cast(BotsResponse, await self.call("GET", "/api/bots"))
+
+
+def _seeded(
+    body: dict[str, Any], seed: str | None, *, seated: bool = True
+) -> tuple[dict[str, Any], str | None]:
+    """The request with the commitment to the seat's seed (given, or made here); none
+    when the caller gave a commitment of their own, or takes no seat."""
+    if not seated or "seed_commitment" in body:
+        return body, None
+    seed = seed if seed is not None else make_seed()
+    return {**body, "seed_commitment": seed_commitment(seed)}, seed
+
+
+def _kept(answer: dict[str, Any], seed: str | None) -> dict[str, Any]:
+    """The answer, its token's seed remembered for the connection that plays it."""
+    token = answer.get("token")
+    if seed is not None and isinstance(token, str):
+        remember(token, seed)
+    return answer
 
 
 def _access(token: str | None, invite: str | None) -> str:

@@ -11,11 +11,17 @@
 // When a game ends its clients take a new table. Latency: from sending `act` to the
 // mover's own view that shows it applied (a later version).
 //
+// With DUDO_BENCH_SEEDS=1 every seat brings a seed of its own (docs/rules.md, "Seeds from
+// everyone"): its commitment with the create or join, the seed on the view that asks for
+// it (`seeds.until`), as the official libraries do. `starts_ms`: from a table's last join
+// answered to the first view showing its game, per game (what seeds add before a deal).
+//
 // It writes JSON lines on stdout: {"phase": "start"} when every client is connected
 // and warmed up (the measured phase begins: the caller samples server CPU then),
 // then {"phase": "end", ...figures} when it ends. Written in Node, as the peers'
 // load generators are, so the three systems are driven by the same kind of client.
 
+import { createHash, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 
 const [basesArg, tablesArg, seatsArg, secondsArg] = process.argv.slice(2);
@@ -25,6 +31,9 @@ const WARMUP_MS = 2000;
 
 let measuring = false, stopping = false, moves = 0, games = 0, connected = 0;
 const latencies = [];
+const starts = [];
+const SEEDS = process.env.DUDO_BENCH_SEEDS === "1";
+const commitment = (seed) => createHash("sha256").update("dudo-client/2:" + seed).digest("hex");
 const errors = {};
 const count = (code) => { errors[code] = (errors[code] || 0) + 1; };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -78,21 +87,23 @@ async function post(url, body) {
 }
 
 async function newTable(base) {
-  const made = await post(`${base}/api/tables`, { rules: { preset: "classic" }, seats: SEATS, bots: [], name: "P0" });
+  const seeds = Array.from({ length: SEATS }, () => (SEEDS ? randomBytes(16).toString("hex") : null));
+  const own = (i) => (seeds[i] ? { seed_commitment: commitment(seeds[i]) } : {});
+  const made = await post(`${base}/api/tables`, { rules: { preset: "classic" }, seats: SEATS, bots: [], name: "P0", ...own(0) });
   const tokens = [made.token];
   for (let i = 1; i < SEATS; i++) {
-    tokens.push((await post(`${base}/api/tables/${made.table}/join`, { name: `P${i}` })).token);
+    tokens.push((await post(`${base}/api/tables/${made.table}/join`, { name: `P${i}`, ...own(i) })).token);
   }
-  return tokens;
+  return { tokens, seeds, joinedAt: performance.now() };
 }
 
 let nextId = 0;
 
 // One seat until its game is over (or the run stops); resolves when its socket closes.
-function seat(url, token, table) {
+function seat(url, token, table, seed) {
   return new Promise((resolve) => {
     const ws = new WebSocket(url);
-    let version = 0, pending = null, done = false;
+    let version = 0, pending = null, done = false, revealed = false;
     const finish = () => { if (!done) { done = true; try { ws.close(); } catch {} } };
     ws.onopen = () => {
       connected++;
@@ -106,6 +117,14 @@ function seat(url, token, table) {
       if (pending && msg.version > pending.version) {
         if (measuring) { latencies.push(performance.now() - pending.at); moves++; }
         pending = null;
+      }
+      if (seed && !revealed && msg.seeds?.until !== undefined) { // the table asks for seeds
+        revealed = true;
+        ws.send(JSON.stringify({ v: 1, type: "seed", id: `s${nextId++}`, seed }));
+      }
+      if (msg.status === "playing" && table.startedAt === undefined) {
+        table.startedAt = performance.now();
+        if (measuring) starts.push(table.startedAt - table.joinedAt);
       }
       if (msg.status === "over") {
         if (measuring) games++;
@@ -129,16 +148,16 @@ async function player(i) {
   const base = bases[i % bases.length];
   const url = base.replace(/^http/, "ws") + "/ws";
   while (!stopping) {
-    let tokens;
+    let made;
     try {
-      tokens = await newTable(base);
+      made = await newTable(base);
     } catch (e) {
       count(e.name || "Error");
       await sleep(200);
       continue;
     }
-    const table = { over: false };
-    await Promise.all(tokens.map((t) => seat(url, t, table)));
+    const table = { over: false, joinedAt: made.joinedAt };
+    await Promise.all(made.tokens.map((t, i) => seat(url, t, table, made.seeds[i])));
   }
 }
 
@@ -164,6 +183,7 @@ const elapsed = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
 const stillConnected = connected;
 latencies.sort((a, b) => a - b);
+starts.sort((a, b) => a - b);
 await say({
   phase: "end",
   elapsed,
@@ -173,6 +193,7 @@ await say({
   rates: rate,
   connected: stillConnected,
   latencies_ms: latencies,
+  starts_ms: starts,
   load_cpu_s: (cpu.user + cpu.system) / 1e6,
 });
 stopping = true;

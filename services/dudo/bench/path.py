@@ -23,7 +23,10 @@ It reports, as one JSON object:
   process and its children);
 - ``load``: which load generator; ``load_cpu_pct``: its CPU (the Node process,
   or this one); ``machine_cpu_pct``: every core, so that a run disturbed by
-  something else shows it.
+  something else shows it;
+- ``seeds``: every seat brought a seed of its own (``--seeds``, Node clients), and
+  ``start_p50_ms`` / ``start_p99_ms`` (Node clients): from a table's last join
+  answered to the first view showing its game, what a seed adds before the deal.
 """
 
 from __future__ import annotations
@@ -139,6 +142,7 @@ class _Measured:
         self.moves = 0
         self.games = 0
         self.ms: list[float] = []
+        self.starts: list[float] = []
         self.errors: dict[str, int] = {}
 
 
@@ -159,11 +163,14 @@ async def _run_python(
     return got
 
 
-def _run_node(bases: list[str], roles: Roles, tables: int, seats: int, seconds: float) -> _Measured:
+def _run_node(
+    bases: list[str], roles: Roles, tables: int, seats: int, seconds: float, seeds: bool
+) -> _Measured:
     """Run ``load.mjs``; sample the servers (and the Node process, from /proc) when it
     says the measured phase starts and when it ends."""
     command = [*node_command(), ",".join(bases), str(tables), str(seats), str(seconds)]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    env = {**os.environ, "DUDO_BENCH_SEEDS": "1" if seeds else "0"}
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
     got = _Measured()
 
     def sample() -> tuple[dict[str, float], float, float]:
@@ -182,7 +189,7 @@ def _run_node(bases: list[str], roles: Roles, tables: int, seats: int, seconds: 
                 got.after = sample()
                 got.elapsed, got.rates = said["elapsed"], said["rates"]
                 got.moves, got.games, got.errors = said["moves"], said["games"], said["errors"]
-                got.ms = said["latencies_ms"]
+                got.ms, got.starts = said["latencies_ms"], said.get("starts_ms", [])
             else:
                 raise SystemExit(f"the load generator failed: {said}")
         if proc.wait(30) != 0 and not got.moves:
@@ -208,6 +215,14 @@ def _figures(got: _Measured) -> dict[str, Any]:
         "p50_ms": round(percentile(ms, 50), 2),
         "p99_ms": round(percentile(ms, 99), 2),
         "max_ms": round(max(ms), 2) if ms else None,
+        **(
+            {
+                "start_p50_ms": round(percentile(got.starts, 50), 2),
+                "start_p99_ms": round(percentile(got.starts, 99), 2),
+            }
+            if got.starts
+            else {}
+        ),
         "games": got.games,
         "errors": got.errors,
         "server_cpu_pct": round(100 * server / elapsed),
@@ -239,6 +254,7 @@ def run(
     redis_roles: dict[str, list[int]] | None = None,
     ws_layer: str | None = None,
     event_loop: str | None = None,
+    seeds: bool = False,
 ) -> dict[str, Any]:
     """Measure; ``embedded`` (``auto``, ``redis-server`` or ``fakeredis``) runs one
     ``dudo serve`` instead of separate processes; ``redis_url`` uses that Redis (empty,
@@ -258,6 +274,8 @@ def run(
         raise SystemExit("the Node load generator speaks JSON; use --load python for msgpack")
     if load == "node":
         node_command()  # refuse early, before starting anything
+    elif seeds:
+        raise SystemExit("--seeds needs the Node load generator (--load node)")
     serving = [
         *(["--ws-layer", ws_layer] if ws_layer else []),
         *(["--event-loop", event_loop] if event_loop else []),
@@ -310,7 +328,7 @@ def run(
                      "admitted": admitted, "ws_layer": ws_layer or "picows",
                      "event_loop": event_loop or "uvloop"}  # fmt: skip
         if load == "node":
-            got = _run_node(bases, roles, tables, seats, seconds)
+            got = _run_node(bases, roles, tables, seats, seconds, seeds)
         else:
             got = asyncio.run(_run_python(bases, roles, tables, seats, seconds, codec))
         result = _figures(got)
@@ -328,6 +346,7 @@ def run(
         "seconds": seconds,
         "codec": codec,
         "load": load,
+        "seeds": seeds,
         **({"servers_from": servers_from} if servers_from else {}),
         **shape,
         **result,

@@ -76,10 +76,18 @@ def add(sub: Any, env: Environment) -> None:
 
     verify = sub.add_parser(
         "verify",
-        help="check a finished game's log: each round's dice against its seed and "
-        "commitment, and the seeds against theirs (a JSON file, - for stdin)",
+        help="check a finished game's dice: each round's against its seed and "
+        "commitment, the seeds against theirs (a file, a replay link, a table id)",
     )
-    verify.add_argument("path", metavar="FILE", help="the log (or a finished game's view)")
+    verify.add_argument(
+        "path",
+        metavar="WHAT",
+        help="a JSON file (- for stdin: the log, or a finished game's view), a replay "
+        "link (https://host/#/replay/TABLE), or a table id with --gateway",
+    )
+    verify.add_argument(
+        "--gateway", help="the gateway's URL a table id is asked of (http://host:port)"
+    )
     verify.set_defaults(func=_verify)
 
     schemas = sub.add_parser("schemas", help="write or check the generated JSON Schemas")
@@ -153,10 +161,15 @@ def _verify(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..engine.fairness import verify
+    from .finished import finished_view, target_of
 
     try:
-        text = sys.stdin.read() if args.path == "-" else Path(args.path).read_text()
-        log = _as_log(json.loads(text))
+        where = target_of(args.path, args.gateway) if args.path != "-" else None
+        if where is not None and not Path(args.path).exists():
+            log = _as_log(finished_view(*where))
+        else:
+            text = sys.stdin.read() if args.path == "-" else Path(args.path).read_text()
+            log = _as_log(json.loads(text))
     except (OSError, ValueError) as exc:
         print(f"dudo verify: {exc}", file=sys.stderr)
         return 2

@@ -60,6 +60,13 @@ def loop_arguments(p: argparse.ArgumentParser, partitions: int, env: Environment
         "people play (0: no hold)",
     )
     p.add_argument(
+        "--seed-wait",
+        type=float,
+        default=5,
+        help="seconds a table whose seats committed to seeds of their own waits for them "
+        "before the deal (the rest are dealt public seeds)",
+    )
+    p.add_argument(
         "--vacate-after",
         type=int,
         default=3,

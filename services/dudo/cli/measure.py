@@ -121,6 +121,12 @@ def _add_bench(sub: Any, env: Environment) -> None:
         help="the gateways admitted as apps (own Redis users, entries signed and "
         "checked), as deploy/ runs them; with --servers-from, that checkout admits them",
     )
+    path.add_argument(
+        "--seeds",
+        action="store_true",
+        help="every seat brings a seed of its own (committed when it sits, revealed "
+        "before the deal), as the official libraries do; Node clients only",
+    )
     flush(path)
     log_dir(path)
 
@@ -221,6 +227,7 @@ def _bench(args: argparse.Namespace) -> int:
             servers_from=args.servers_from,
             skeleton=args.skeleton,
             admitted=args.admitted,
+            seeds=args.seeds,
             ws_layer=args.ws_layer,
             event_loop=args.event_loop,
         )

@@ -217,6 +217,7 @@ def _worker(args: argparse.Namespace) -> int:
             idle_ttl_ms=int(args.idle_ttl * 1000),
             bot_grace_ms=int(args.bot_grace * 1000),
             reveal_hold_ms=int(args.reveal_hold * 1000),
+            seed_reveal_ms=int(args.seed_wait * 1000),
             vacate_after=args.vacate_after,
             partitions=settings.partitions,
         )

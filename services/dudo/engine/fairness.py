@@ -76,10 +76,14 @@ def public_client_seed(table: str, seat: int) -> str:
 
 def game_secret(server_seed: bytes, client_seeds: list[str]) -> bytes:
     """The game's secret (the engine's ``secret``): every seat's seed mixed with the
-    server's, in seat order."""
+    server's, in seat order. A seed a seat brought is at most CLIENT_SEED_MAX_BYTES
+    (checked at its commitment and reveal); a public one may be longer (a table id
+    is up to 64 characters), so here a seed need only be a string that is not empty."""
     server_commitment(server_seed)  # its length checked
+    if not all(isinstance(seed, str) and seed for seed in client_seeds):
+        raise SeedError("a client seed is a string that is not empty")
     reveals = b"".join(
-        hashlib.sha256(REVEAL_TAG + client_seed_bytes(seed)).digest() for seed in client_seeds
+        hashlib.sha256(REVEAL_TAG + seed.encode("utf-8")).digest() for seed in client_seeds
     )
     return hmac.new(server_seed, GAME_TAG + reveals, hashlib.sha256).digest()
 

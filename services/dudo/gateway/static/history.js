@@ -6,6 +6,7 @@
 // events), kept on the device per table so a reload keeps them. Nothing in it was secret
 // when it was shown: a round's dice only after its reveal.
 
+import { verify } from "./dudo-client.js";
 import { t } from "./i18n.js";
 import { api, app, openSocket, state } from "./session.js";
 import { handRow, resultOf, revealBody } from "./reveal.js";
@@ -175,5 +176,29 @@ export function renderReplay() {
       called ? revealBody(asView(view, round), round) : handsOf(round),
       at === steps.length - 1 && winner ? h("p", { class: "outcome", test: "replay-winner" }, `${t("over")} — ${t("winner", { name: winner })}`) : null,
     ] : h("p", { class: "muted" }, t("noRounds")),
+    verifyBox(view),
     h("p", { class: "muted" }, `${t("replayLink")}: `, shareLink(`${location.origin}/#/replay/${view.table}`, "replay-share"))));
+}
+
+/** "Verify these dice": the whole game checked here, with Web Crypto (the client
+ *  library's `verify`), from the view alone: nothing is asked of the server. */
+function verifyBox(view) {
+  const done = state.ui.verified?.table === view.table ? state.ui.verified : null;
+  const button = h("button", { test: "verify-dice", disabled: done?.busy, onclick: async () => {
+    state.ui.verified = { table: view.table, busy: true };
+    renderReplay();
+    const problems = await verify(view).catch((err) => [String(err?.message ?? err)]);
+    state.ui.verified = { table: view.table, problems };
+    renderReplay();
+  } }, done?.busy ? t("verifying") : t("verifyDice"));
+  if (!done || done.busy) return h("div", { class: "verify" }, button);
+  const seeds = view.seeds;
+  const rounds = view.game.log?.length ?? 0;
+  const result = done.problems.length
+    ? [h("strong", {}, t("notVerified")), h("ul", {}, done.problems.map((p) => h("li", {}, p)))]
+    : [h("p", {}, seeds?.server_seed ? t("verifiedSeeded", { n: rounds }) : t("verifiedUnsealed")),
+      ...(seeds?.commitments ?? []).flatMap((c, seat) => (c && !seeds.revealed[seat]
+        ? [h("p", { class: "muted" }, t("seedPublic", { name: view.players[seat]?.name ?? `#${seat + 1}` }))] : []))];
+  const tone = done.problems.length ? "verify bad" : "verify good";
+  return h("div", { class: tone, test: "verify-result", role: "status" }, button, ...result);
 }

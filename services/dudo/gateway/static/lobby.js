@@ -3,7 +3,7 @@
 
 import { ago, errorText, t } from "./i18n.js";
 import { OPTIONS, PRESETS } from "./presets.js";
-import { api, app, state } from "./session.js";
+import { api, app, state, takeSeat } from "./session.js";
 import { statsCard } from "./stats.js";
 import { forgetToken, h, link, load, saveName, saveToken, savedName, toast, tokens, yourGames } from "./ui.js";
 
@@ -158,7 +158,7 @@ export function askName() {
 
 async function create(body, remember) {
   try {
-    const made = await api("POST", "/api/tables", body);
+    const made = await takeSeat(null, body);
     localStorage.setItem("dudo.lastPlay", JSON.stringify(remember));
     saveToken(made.table, made.token, { preset: body.rules.preset });
     location.hash = `#/t/${made.table}`;
@@ -189,7 +189,7 @@ export async function rematch(view) {
   const rules = view.game.rules;
   const bots = view.players.filter((p) => p?.bot).map((p) => p.bot);
   try {
-    const made = await api("POST", "/api/tables", { rules, seats: view.players.length, bots, name });
+    const made = await takeSeat(null, { rules, seats: view.players.length, bots, name });
     saveToken(made.table, made.token, { preset: rules.preset });
     try {
       await state.conn.rematch(made.table);
@@ -260,7 +260,7 @@ export async function joinTable(table) {
   const name = askName();
   if (!name) return;
   try {
-    const seat = await api("POST", `/api/tables/${table}/join`, { name });
+    const seat = await takeSeat(table, { name });
     const entry = state.lobby.find((e) => e.table === table);
     saveToken(table, seat.token, { preset: entry?.preset });
     if (location.hash === `#/t/${table}`) state.redraw({ reload: true });

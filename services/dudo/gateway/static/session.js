@@ -3,7 +3,7 @@
 
 import { DudoApi, DudoConnection } from "./dudo-client.js";
 import { errorText, t } from "./i18n.js";
-import { toast } from "./ui.js";
+import { seedOf, toast } from "./ui.js";
 
 export const app = document.getElementById("app");
 
@@ -34,10 +34,18 @@ export function api(method, path, body) {
   return http.call(method, path, body, { idempotent: Boolean(body) });
 }
 
+/** Take a seat (a new table with `name`, or `table`'s): through the library, which makes
+ *  the seat a seed of its own for the dice and sends its commitment (docs/rules.md, "Seeds
+ *  from everyone"); the seed is kept with the token (saveToken), for the reveal. */
+export function takeSeat(table, body) {
+  return table === null ? http.createTable(body) : http.joinTable(table, body);
+}
+
 /** Open the WebSocket for a token (null: the lobby) and route what it brings. */
 export function openSocket(token) {
   closeSocket();
-  const conn = new DudoConnection(location.origin, token, { lobby: !token });
+  // The seat's own seed, kept with its token: revealed when its table asks (seeds.until).
+  const conn = new DudoConnection(location.origin, token, { lobby: !token, seed: seedOf(token) ?? undefined });
   state.conn = conn;
   const status = document.getElementById("status");
   conn.addEventListener("state", ({ detail }) => {

@@ -1,6 +1,7 @@
 // Small pieces every screen uses: building elements, dice, notices, what the browser
 // remembers (seat tokens, your games, your name, sound), and the "your turn" alert.
 
+import { seatedSeed } from "./dudo-client.js";
 import { faceName, t } from "./i18n.js";
 
 /** An element: h("button", {class: "big", onclick: f, test: "bid"}, "Bid"). */
@@ -86,6 +87,9 @@ export function tokens() {
 /** Remember a seat, and list its table among "your games" (newest first, at most 10). */
 export function saveToken(table, token, about = {}) {
   localStorage.setItem("dudo.tokens", JSON.stringify({ ...tokens(), [table]: token }));
+  // The seat's seed (made by the library when it took the seat), for the reveal after a reload.
+  const seed = seatedSeed(token);
+  if (seed) localStorage.setItem("dudo.seeds", JSON.stringify({ ...load("dudo.seeds", {}), [table]: seed }));
   const games = yourGames().filter((g) => g.table !== table);
   games.unshift({ table, at: Date.now(), ...about });
   localStorage.setItem("dudo.games", JSON.stringify(games.slice(0, 10)));
@@ -95,7 +99,17 @@ export function forgetToken(table) {
   const all = tokens();
   delete all[table];
   localStorage.setItem("dudo.tokens", JSON.stringify(all));
+  const seeds = load("dudo.seeds", {});
+  delete seeds[table];
+  localStorage.setItem("dudo.seeds", JSON.stringify(seeds));
   localStorage.setItem("dudo.games", JSON.stringify(yourGames().filter((g) => g.table !== table)));
+}
+
+/** The seed kept with a seat's token (null: none, or not a seat's token). */
+export function seedOf(token) {
+  if (!token) return null;
+  const table = Object.keys(tokens()).find((t) => tokens()[t] === token);
+  return table ? load("dudo.seeds", {})[table] ?? null : null;
 }
 
 export function yourGames() {

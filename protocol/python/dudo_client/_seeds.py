@@ -1,0 +1,60 @@
+"""Seeds of your own for the dice (docs/rules.md, "Seeds from everyone"): made here by
+default, committed to when you sit, revealed when the table asks.
+
+:class:`~dudo_client.DudoApi` makes a seed for every seat it takes (unless you give one,
+or a ``seed_commitment`` of your own), sends its commitment with the create, join or
+quick play, and remembers the seed under the seat's token in this process;
+:class:`~dudo_client.DudoConnection` opened with that token reveals it when its table's
+view shows ``seeds.until``. The seed never leaves this process before then: the server
+sees only its hash until every seat's is fixed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections import OrderedDict
+from typing import Any
+
+_KEPT = 1024  # seeds remembered by token in this process (the oldest forgotten first)
+_seeds: OrderedDict[str, str] = OrderedDict()
+
+
+def make_seed() -> str:
+    """A fresh seed: 128 random bits, as 32 hex digits."""
+    return secrets.token_hex(16)
+
+
+def seed_commitment(seed: str) -> str:
+    """What you send when you sit: lowercase hex of SHA-256("dudo-client/2:" + seed)."""
+    raw = seed.encode("utf-8")
+    if not 1 <= len(raw) <= 64:
+        raise ValueError("a seed is 1 to 64 bytes of UTF-8")
+    return hashlib.sha256(b"dudo-client/2:" + raw).hexdigest()
+
+
+def remember(token: str, seed: str) -> None:
+    """Keep the seed of the seat this token holds, for a connection opened with it."""
+    _seeds[token] = seed
+    _seeds.move_to_end(token)
+    while len(_seeds) > _KEPT:
+        _seeds.popitem(last=False)
+
+
+def seed_for(token: str | None) -> str | None:
+    """The seed made for the seat this token holds in this process, if any."""
+    return _seeds.get(token) if token is not None else None
+
+
+def reveal_asked(view: dict[str, Any], seed: str | None) -> tuple[str, int] | None:
+    """(table, until) when this view asks our seat for the seed we hold: the table waits
+    for seeds (``seeds.until``), our seat's commitment is this seed's, and it is not
+    taken yet; None otherwise (a seat without a commitment has nothing to reveal)."""
+    seeds, seat = view.get("seeds"), view.get("seat")
+    if seed is None or not isinstance(seeds, dict) or "until" not in seeds:
+        return None
+    if not isinstance(seat, int) or seat >= len(seeds["commitments"]):
+        return None
+    if seeds["revealed"][seat] or seeds["commitments"][seat] != seed_commitment(seed):
+        return None
+    return view["table"], seeds["until"]

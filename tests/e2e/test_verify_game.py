@@ -1,0 +1,48 @@
+"""Issue 55 end to end: a player's own seed made by the Python client package, committed
+when it sits, revealed by its connection when the table asks, the game dealt from it and
+the server's seed; then anyone verifies the finished game with `dudo verify` given its
+replay link or its table id, from the gateway's spectator view alone."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from typing import Any
+
+from dudo_client import DudoApi, DudoConnection, verify
+from dudo_client.examples.bot import choose
+
+
+def dudo_verify(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "dudo", "verify", *args],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+
+
+async def play_a_game(served: str) -> tuple[str, str, dict[str, Any]]:
+    """Ana and an easy bot, two dice each; the table's id, Ana's seed and the last view."""
+    async with DudoApi(served) as api:
+        seat = await api.create_table(
+            rules={"preset": "classic", "start_dice": 2}, seats=2, bots=["easy"], name="Ana"
+        )
+        seed = api.seated(seat["token"])
+        assert seed is not None and len(seed) == 32
+    async with DudoConnection(served, seat["token"]) as conn:
+        view = await conn.play(choose)
+    return seat["table"], seed, dict(view)
+
+
+def test_a_seed_made_by_the_package_deals_the_game_and_anyone_verifies_it(served: str) -> None:
+    table, seed, last = asyncio.run(play_a_game(served))
+    seeds = last["seeds"]
+    assert seeds["revealed"] == [True, False]  # Ana's own seed was taken; the bot's is public
+    assert seeds["client_seeds"] == [seed, f"public:{table}:1"]
+    assert verify(last) == []  # the package's own check, from the view
+
+    done = dudo_verify(f"{served}/#/replay/{table}")  # the replay's link, as shared
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "every seat's seed match the commitments shown" in done.stdout
+    done = dudo_verify(table, "--gateway", served)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = dudo_verify("nosuchtable", "--gateway", served)
+    assert done.returncode == 2 and "unknown_table" in done.stderr
