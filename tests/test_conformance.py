@@ -178,3 +178,17 @@ def test_the_seeds_derivation_vectors_are_checked_and_a_wrong_answer_is_named() 
         "two people: round 2",
         "a person, a bot and a seat that brought no seed: game_secret",
     ]
+
+
+def test_the_fairness_vectors_match_their_schema() -> None:
+    """protocol/vectors/fairness/*.json, the known answers of the seeds' derivation, are
+    described by fairness-vector.schema.json (as the rules vectors by theirs)."""
+    schema = load(SCHEMAS / "fairness-vector.schema.json")
+    Draft202012Validator.check_schema(schema)
+    paths = sorted((VECTORS / "fairness").glob("*.json"))
+    assert paths
+    for path in paths:
+        Draft202012Validator(schema).validate(load(path))
+    broken = load(paths[0])
+    broken["cases"][0]["server_seed"] = "not hex"
+    assert list(Draft202012Validator(schema).iter_errors(broken))

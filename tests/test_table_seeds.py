@@ -224,8 +224,22 @@ def test_a_tournament_table_deals_public_seeds_from_its_server_seed() -> None:
     run = Run({"preset": "classic", "start_dice": 2}, seats=2, tournament=tournament)
     assert run.table.status == "playing"
     assert run.table.dealt == [[None, None], [None, None]]
-    seeds = run.table.seeds_view()
+    first = [m for m in run.inbox["gw-a"] if m["type"] == "view"][0]  # the deal's view
+    seeds = first["seeds"]
     assert seeds["commitments"] == [None, None] and "server_seed" not in seeds
+
+
+def test_views_in_the_middle_of_a_game_leave_the_seeds_out() -> None:
+    """Shown while the table is open, in the view of the deal and at the end: repeated in
+    every view of the game they were a tenth of a move's bytes (docs/benchmarks.md)."""
+    run = seated_with_seeds([ANA, BEN])
+    run.send("seed", player=h("p0"), seat=0, seed=ANA)
+    dealt = views(run.send("seed", player=h("p1"), seat=1, seed=BEN))[-1]
+    assert dealt["seeds"]["revealed"] == [True, True]  # each seat sees its seed taken
+    server = dealt["seeds"]["server"]
+    middle = views(run.move({"type": "bid", "quantity": 1, "face": 2}))
+    assert middle and all("seeds" not in view for view in middle)
+    assert play_out(run)["seeds"]["server"] == server
 
 
 def test_a_table_id_of_64_characters_makes_public_seeds_longer_than_a_players() -> None:

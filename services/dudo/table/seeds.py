@@ -100,8 +100,15 @@ class TableSeeds(TableState):
         self._deal(now, rng)
 
     def seeds_view(self) -> dict[str, Any] | None:
-        """The view's ``seeds``: commitments from the start, the seeds once it is over."""
+        """The view's ``seeds``: commitments while the table is open and in the view of
+        the deal, the seeds too once the game is over; None in between (the same ~160
+        bytes in every view of a game were a tenth of a move's bytes: docs/benchmarks.md,
+        "What seeds cost"), and at a table from before seeds."""
         if self.server_seed is None:
+            return None
+        over = self.game is not None and self.game.phase == OVER
+        dealt_now = any(event["type"] == "game_start" for event in self._events)
+        if self.status != OPEN and not over and not dealt_now:
             return None
         if self._server_commitment is None:
             self._server_commitment = server_commitment(self.server_seed)
@@ -115,7 +122,7 @@ class TableSeeds(TableState):
         }
         if self.seeding_until is not None:
             shown["until"] = self.seeding_until
-        if self.dealt is not None and self.game is not None and self.game.phase == OVER:
+        if self.dealt is not None and over:
             shown["server_seed"] = self.server_seed.hex()
             shown["client_seeds"] = self._dealt_seeds()
         return shown
