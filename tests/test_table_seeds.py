@@ -224,7 +224,7 @@ def test_a_tournament_table_deals_public_seeds_from_its_server_seed() -> None:
     run = Run({"preset": "classic", "start_dice": 2}, seats=2, tournament=tournament)
     assert run.table.status == "playing"
     assert run.table.dealt == [[None, None], [None, None]]
-    first = [m for m in run.inbox["gw-a"] if m["type"] == "view"][0]  # the deal's view
+    first = next(m for m in run.inbox["gw-a"] if m["type"] == "view")  # the deal's view
     seeds = first["seeds"]
     assert seeds["commitments"] == [None, None] and "server_seed" not in seeds
 
