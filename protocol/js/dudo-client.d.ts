@@ -60,7 +60,8 @@ export declare function requestKey(): string;
 /** A seat's own seed for the dice (docs/rules.md, "Seeds from everyone"): `seed`, else
  *  one made for you; its commitment goes with the request, and a `DudoConnection` opened
  *  with the seat's token reveals it when the table asks. Not sent when you give your own
- *  `seed_commitment` (then pass the seed to the connection). */
+ *  `seed_commitment` (then pass the seed to the connection); `seed: ""` brings none (a
+ *  token handed to another program, which could not reveal it). */
 export interface SeedOption { seed?: string }
 
 /** A fresh seed: 128 random bits, as 32 hex digits. */

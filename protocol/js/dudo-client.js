@@ -76,7 +76,8 @@ export function seatedSeed(token) { return madeSeeds.get(token) ?? null; }
 /** The body with the commitment to the seat's seed (`body.seed`, else a new one), and the seed. */
 async function seeded(body, seated = true) {
   const { seed: given, ...rest } = body ?? {};
-  if (!seated || rest.seed_commitment) return [rest, null];
+  // `seed: ""`: the seat brings none (a token handed to another program, which could not reveal it).
+  if (!seated || rest.seed_commitment || given === "") return [rest, null];
   const seed = given ?? makeSeed();
   return [{ ...rest, seed_commitment: await seedCommitment(seed) }, seed];
 }

@@ -180,7 +180,9 @@ class DudoApi:
         opened with the token reveals it when the table asks (``seeds.until``), and the
         finished game's ``seeds.client_seeds`` shows it was dealt with. Keep it with the
         token if your program may restart before the deal (pass it back as the
-        connection's ``seed``)."""
+        connection's ``seed``). A seat taken with ``seed=""`` brings none (for a token
+        you hand to another program: without the seed it could not reveal, and the
+        table would wait for it until ``--seed-wait`` runs out)."""
         return seed_for(token)
 
     async def watch_table(self, table: str) -> WatchResponse:
@@ -291,8 +293,10 @@ def _seeded(
     body: dict[str, Any], seed: str | None, *, seated: bool = True
 ) -> tuple[dict[str, Any], str | None]:
     """The request with the commitment to the seat's seed (given, or made here); none
-    when the caller gave a commitment of their own, or takes no seat."""
-    if not seated or "seed_commitment" in body:
+    when the caller gave a commitment of their own, takes no seat, or gave the empty
+    seed (the seat brings none: for a token another program plays, which would not
+    know the seed to reveal)."""
+    if not seated or "seed_commitment" in body or seed == "":
         return body, None
     seed = seed if seed is not None else make_seed()
     return {**body, "seed_commitment": seed_commitment(seed)}, seed

@@ -1,6 +1,6 @@
 // The load generator of `dudo bench path --load node`: the peers' closed loop, in Node.
 //
-// node [--experimental-websocket] load.mjs BASES TABLES SEATS SECONDS
+// node [--experimental-websocket] load.mjs BASES TABLES SEATS SECONDS [seeds]
 //   BASES: comma-separated gateway URLs (table i uses gateway i mod count).
 //
 // Each table's SEATS clients take its seats through the HTTP API (create, join), say
@@ -11,7 +11,7 @@
 // When a game ends its clients take a new table. Latency: from sending `act` to the
 // mover's own view that shows it applied (a later version).
 //
-// With DUDO_BENCH_SEEDS=1 every seat brings a seed of its own (docs/rules.md, "Seeds from
+// With `seeds` every seat brings a seed of its own (docs/rules.md, "Seeds from
 // everyone"): its commitment with the create or join, the seed on the view that asks for
 // it (`seeds.until`), as the official libraries do. `starts_ms`: from a table's last join
 // answered to the first view showing its game, per game (what seeds add before a deal).
@@ -24,7 +24,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 
-const [basesArg, tablesArg, seatsArg, secondsArg] = process.argv.slice(2);
+const [basesArg, tablesArg, seatsArg, secondsArg, seedsArg] = process.argv.slice(2);
 const bases = basesArg.split(",");
 const TABLES = Number(tablesArg), SEATS = Number(seatsArg), SECONDS = Number(secondsArg);
 const WARMUP_MS = 2000;
@@ -32,7 +32,7 @@ const WARMUP_MS = 2000;
 let measuring = false, stopping = false, moves = 0, games = 0, connected = 0;
 const latencies = [];
 const starts = [];
-const SEEDS = process.env.DUDO_BENCH_SEEDS === "1";
+const SEEDS = seedsArg === "seeds";
 const commitment = (seed) => createHash("sha256").update("dudo-client/2:" + seed).digest("hex");
 const errors = {};
 const count = (code) => { errors[code] = (errors[code] || 0) + 1; };

@@ -169,8 +169,8 @@ def _run_node(
     """Run ``load.mjs``; sample the servers (and the Node process, from /proc) when it
     says the measured phase starts and when it ends."""
     command = [*node_command(), ",".join(bases), str(tables), str(seats), str(seconds)]
-    env = {**os.environ, "DUDO_BENCH_SEEDS": "1" if seeds else "0"}
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen([*command, *(["seeds"] if seeds else [])], stdout=subprocess.PIPE,
+                            text=True)  # fmt: skip
     got = _Measured()
 
     def sample() -> tuple[dict[str, float], float, float]:

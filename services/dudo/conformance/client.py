@@ -124,7 +124,9 @@ async def _scenario(
             seats=3,
             name="Kit",
         )
-        guest = await api.join_table(host["table"], name="Client", seat=2)
+        # The client under test plays this seat in its own process: it brings no seed
+        # (it could not reveal one made here, and the deal would wait --seed-wait).
+        guest = await api.join_table(host["table"], name="Client", seat=2, seed="")
     proxy = FaultProxy(server.url)
     await proxy.start(server.proxy_port)
     filled = [part.format(url=proxy.url, token=guest["token"]) for part in command]
