@@ -201,6 +201,9 @@ export interface DudoConnectionEvents {
   reconnected: WelcomeMessage;
   /** `retries` ran out: the connection ends `gave_up`. */
   gave_up: string;
+  /** The finished game at this table dealt your seat its public seed, not yours (your
+   *  reveal did not reach the table in time, or was lost): fair dealing, but say so. */
+  seed_not_taken: string;
   /** The connection cannot go on: why (`closed`, `gave_up`, `unavailable`, the hello's refusal). */
   ended: DudoError;
   /**

@@ -562,10 +562,21 @@ export class DudoConnection extends EventTarget {
     this.pending.clear();
   }
 
-  /** The table waits for seeds and ours is not taken yet: send it, once per wait. */
+  /** The table waits for seeds and ours is not taken yet: send it, once per wait. A
+   *  finished game that dealt our seat another seed (its public one): `seed_not_taken`. */
   #revealIfAsked(view) {
     const seeds = view.seeds, seat = view.seat;
-    if (this.seedCommitment === null || !seeds || seeds.until === undefined || typeof seat !== "number") return;
+    if (this.seedCommitment === null || !seeds || typeof seat !== "number") return;
+    if (seeds.client_seeds && seeds.client_seeds[seat] !== this.seed && this.revealed !== `${view.table}:told`) {
+      const told = `${view.table}:told`;
+      this.seedCommitment.then((mine) => {
+        if (seeds.commitments[seat] !== mine || this.revealed === told) return;
+        this.revealed = told;
+        this.#emit("seed_not_taken", view.table);
+      });
+      return;
+    }
+    if (seeds.until === undefined) return;
     const asked = `${view.table}:${seeds.until}`;
     if (seeds.revealed[seat] || this.revealed === asked) return;
     this.seedCommitment.then((mine) => {

@@ -46,3 +46,35 @@ def test_a_seed_made_by_the_package_deals_the_game_and_anyone_verifies_it(served
     assert done.returncode == 0, done.stdout + done.stderr
     done = dudo_verify("nosuchtable", "--gateway", served)
     assert done.returncode == 2 and "unknown_table" in done.stderr
+
+
+def test_a_seat_that_missed_the_wait_is_dealt_its_public_seed_and_its_client_says_so(
+    served: str,
+) -> None:
+    """The connection opens only after the wait for seeds is over (a phone asleep): the
+    table dealt the seat its public seed at `until`; the finished game verifies, and the
+    package tells its program the seat's own seed was not taken (`seed_not_taken`)."""
+
+    async def scenario() -> tuple[str, dict[str, Any], list[tuple[str, str]]]:
+        async with DudoApi(served) as api:
+            seat = await api.create_table(
+                rules={"preset": "classic", "start_dice": 1}, seats=2, bots=["easy"], name="Ana"
+            )
+            while (await api.tables())["tables"] and any(
+                entry["table"] == seat["table"] and entry["status"] == "open"
+                for entry in (await api.tables())["tables"]
+            ):  # the bot sits, the table waits for Ana's seed, then deals without it
+                await asyncio.sleep(0.2)
+        events: list[tuple[str, str]] = []
+        conn = DudoConnection(served, seat["token"], on_event=lambda *e: events.append(e))
+        async with conn:
+            view = await conn.play(choose)
+        return seat["table"], dict(view), events
+
+    table, last, events = asyncio.run(scenario())
+    assert last["seeds"]["revealed"] == [False, False]
+    assert last["seeds"]["client_seeds"] == [f"public:{table}:0", f"public:{table}:1"]
+    assert verify(last) == []  # fair dealing all the same
+    assert ("seed_not_taken", table) in events
+    done = dudo_verify(f"{served}/#/replay/{table}")
+    assert done.returncode == 0 and "note: seat 0 committed to a seed of its own" in done.stdout

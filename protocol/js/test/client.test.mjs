@@ -86,6 +86,20 @@ test("a seed of our own: made and committed when we sit, revealed when asked, an
   assert.deepEqual(await verify(log), ["seat 1 brought no seed and was not dealt its public one"]);
 });
 
+test("a seat that missed the wait for seeds is dealt its public seed, and the connection says so", async () => {
+  const seat = await api.createTable({ rules: { preset: "classic", start_dice: 1 }, seats: 2, bots: ["easy"], name: "JS late" });
+  const open = async () => (await api.tables()).tables.some((e) => e.table === seat.table && e.status === "open");
+  while (await open()) await new Promise((r) => setTimeout(r, 200)); // the bot sits; the wait runs out
+  const conn = new DudoConnection(BASE, seat.token);
+  const told = new Promise((resolve) => conn.addEventListener("seed_not_taken", (e) => resolve(e.detail)));
+  await conn.open();
+  const last = await conn.play(policy);
+  assert.equal(await told, seat.table);
+  conn.close();
+  assert.deepEqual(last.seeds.revealed, [false, false]);
+  assert.deepEqual(await verify(last), []); // fair dealing all the same
+});
+
 test("answers quote their ids: ping, resync, leave; rate limits are waited out", async () => {
   const seat = await api.createTable({ rules: { preset: "classic" }, seats: 3, name: "Ana" });
   const conn = new DudoConnection(BASE, seat.token);

@@ -17,7 +17,7 @@ import msgspec
 from ._http import DudoError
 from ._pending import Pending as _Pending
 from ._pending import again as _again
-from ._seeds import reveal_asked, seed_for
+from ._seeds import SeedKeeper, seed_for
 from .messages import (
     AckMessage,
     Action,
@@ -65,7 +65,8 @@ class DudoConnection:
     ``dudo serve`` restarted has no table of before, ...). :meth:`wait_closed` returns
     that error when it ends; :attr:`reason` holds it from then on.
 
-    ``on_event(kind, detail)`` hears ``"dropped"`` (the connection was lost),
+    ``on_event(kind, detail)`` hears ``"seed_not_taken"`` (the finished game at table
+    ``detail`` dealt this seat its public seed, not ours), ``"dropped"`` (lost),
     ``"reconnected"`` (welcomed again), ``"gave_up"`` and ``"token"`` (the gateway
     renewed the token at a hello: ``detail`` is the new one, which lives 7 days from
     now and is what :attr:`token` holds from then on: store it where you kept the
@@ -89,8 +90,7 @@ class DudoConnection:
         (acks and answered errors included): for logs, or to validate them. ``seed``:
         the seed your seat committed to (default: the one :class:`DudoApi` made for this
         token in this process), revealed when the table asks for it."""
-        self.seed = seed if seed is not None else seed_for(token)
-        self._revealed: tuple[str, int] | None = None  # (table, until) a reveal was sent for
+        self.seeds = SeedKeeper(seed if seed is not None else seed_for(token))
         self.retries, self.open_timeout = retries, open_timeout
         self.on_event = on_event or (lambda kind, detail: None)
         self._dropped = False  # lost since the last welcome: the next one is a reconnect
@@ -411,7 +411,7 @@ class DudoConnection:
             if self._dropped:  # (a welcome after a renumbering is not a reconnect)
                 self._dropped = False
                 self.on_event("reconnected", f"seat {msg.get('seat')}")
-            self._revealed = None  # a reveal lost with the connection is sent again
+            self.seeds.reset()  # a reveal lost with the connection is sent again
             self._resolve_ready(msg)
             for pending in list(self._pending.values()):  # unanswered: again, same ids
                 await self._send(pending.message)
@@ -421,7 +421,11 @@ class DudoConnection:
             if older and msg["version"] < view["version"]:  # type: ignore[index]
                 return
             self.view = cast(ViewMessage, msg)
-            await self._reveal_if_asked(msg)
+            send, not_taken = self.seeds.step(msg)  # the table asks for our seed, or took another
+            if send is not None:
+                await self._send({**send, "id": self._id("s")})
+            if not_taken is not None:
+                self.on_event("seed_not_taken", not_taken)
             for message_id, pending in list(self._pending.items()):
                 acked = pending.kind == "act" and pending.until is not None
                 started = pending.kind == "started" and msg["status"] != "open"
@@ -455,13 +459,6 @@ class DudoConnection:
         elif kind == "lobby" and "tables" in msg and not self.token:
             self._resolve_ready(msg)
         self._queue.put_nowait(message)
-
-    async def _reveal_if_asked(self, view: dict[str, Any]) -> None:
-        """The table asks for our seed: send it, once per wait (again after a reconnect)."""
-        asked = reveal_asked(view, self.seed)
-        if asked is not None and self._revealed != asked:
-            self._revealed = asked
-            await self._send({"type": "seed", "seed": self.seed, "id": self._id("s")})
 
     def _later(self, seconds: float, message: dict[str, Any]) -> None:
         """Send ``message`` in ``seconds`` (the reader goes on meanwhile)."""

@@ -58,3 +58,41 @@ def reveal_asked(view: dict[str, Any], seed: str | None) -> tuple[str, int] | No
     if seeds["revealed"][seat] or seeds["commitments"][seat] != seed_commitment(seed):
         return None
     return view["table"], seeds["until"]
+
+
+def seed_not_taken(view: dict[str, Any], seed: str | None) -> bool:
+    """This finished game's view says our seat committed to this seed and was dealt
+    another (its public one: our reveal did not reach the table in time, or was lost)."""
+    seeds, seat = view.get("seeds"), view.get("seat")
+    if seed is None or not isinstance(seeds, dict) or "client_seeds" not in seeds:
+        return False
+    if not isinstance(seat, int) or seat >= len(seeds["commitments"]):
+        return False
+    mine = seeds["commitments"][seat] == seed_commitment(seed)
+    return mine and seeds["client_seeds"][seat] != seed
+
+
+class SeedKeeper:
+    """A connection's seat seed: what to send when a view asks for it (once per wait,
+    again after a reconnect: :meth:`reset`), and whether a finished game says it was
+    not taken (told once per table)."""
+
+    def __init__(self, seed: str | None) -> None:
+        self.seed = seed
+        self._done: tuple[str, int] | None = None  # (table, until) sent; (table, -1) told
+
+    def reset(self) -> None:
+        """Welcomed again: a reveal lost with the connection is sent again."""
+        self._done = None
+
+    def step(self, view: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+        """(the ``seed`` message to send, or None; the table whose finished game dealt
+        our seat another seed, or None)."""
+        asked = reveal_asked(view, self.seed)
+        if asked is not None and self._done != asked:
+            self._done = asked
+            return {"type": "seed", "seed": self.seed}, None
+        if seed_not_taken(view, self.seed) and self._done != (view["table"], -1):
+            self._done = (view["table"], -1)
+            return None, view["table"]
+        return None, None
