@@ -20,9 +20,12 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
 
 @pytest.fixture
 def real_redis(redis_server: RedisServer) -> Iterator[redis.Redis]:
-    """A clean database on the session's own redis-server."""
+    """A clean database on the session's own redis-server, its ACL log emptied too (a
+    gateway revoked at the end of an earlier test may still try to AUTH as it goes: that
+    refusal belongs to that test, not to the next one that reads the log)."""
     client = redis_server.client()
     client.flushall()
+    client.acl_log_reset()
     yield client
     client.close()
 
