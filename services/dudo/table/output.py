@@ -57,6 +57,7 @@ class TableOutput(TableState, Flushing):
         seats: list[dict[str, Any]],
         holders: list[str | None],
         events: list[dict[str, Any]],
+        seeds: dict[str, Any] | None,
     ) -> dict[str, Any]:
         absent = {seat for seat, turns in self.idle if turns >= self.limits.away_after}
         return message(
@@ -70,7 +71,7 @@ class TableOutput(TableState, Flushing):
             **({"reveal_until": self.hold_until} if self.hold_until is not None else {}),
             **({"paused": True} if self.paused == PAUSED_NOW else {}),
             **({"rematch": self.rematch} if self.rematch is not None else {}),
-            **({"seeds": seeds} if (seeds := self.seeds_view()) is not None else {}),
+            **({"seeds": seeds} if seeds is not None else {}),
             game=game,
             seats=seats,
             holders=holders,
@@ -110,6 +111,7 @@ class TableOutput(TableState, Flushing):
                 public["log"] = self.rounds()  # the whole game, once it is over (its replay)
             public_json: bytes | None = None  # encoded once, for every `frames` gateway
             events = self._events if self._dirty else []
+            seeds = self.seeds_view()  # the same for every gateway: made once
             for gateway, hosted in audience.items():
                 # Only seats someone holds: a private part always names its holder, and
                 # gateways route it to that player's connections alone.
@@ -118,7 +120,7 @@ class TableOutput(TableState, Flushing):
                     private_view(game, i) if game is not None else _waiting(i) for i in held
                 ]
                 holders = [self.seats[i].handle for i in held]
-                view = self._view(public, privates, holders, events)
+                view = self._view(public, privates, holders, events, seeds)
                 if gateway in self._applied:
                     view["applied"] = self._applied[gateway]
                 if gateway in frame_gateways:

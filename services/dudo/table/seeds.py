@@ -110,13 +110,11 @@ class TableSeeds(TableState):
         dealt_now = any(event["type"] == "game_start" for event in self._events)
         if self.status != OPEN and not over and not dealt_now:
             return None
-        if self._server_commitment is None:
-            self._server_commitment = server_commitment(self.server_seed)
         pairs = self.dealt
         if pairs is None:
             pairs = [[seat.commitment, seat.seed] for seat in self.seats]
         shown: dict[str, Any] = {
-            "server": self._server_commitment,
+            "server": server_commitment(self.server_seed),
             "commitments": [commitment for commitment, _ in pairs],
             "revealed": [seed is not None for _, seed in pairs],
         }

@@ -186,7 +186,6 @@ class TableState:
     _results: list[list[str]] | None = field(default=None, compare=False)
     # when this table last reported (ms; not stored: 0 after a load)
     _last_report: int = field(default=0, compare=False)
-    _server_commitment: str | None = field(default=None, compare=False)  # its hash, kept
 
     if TYPE_CHECKING:  # what the parts call of each other, each defined once in its part
         # table.py
