@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from dudo.engine.dice import commitment, roll
-from dudo.engine.fairness import log_of_view
 from dudo.engine.fairness import verify as server_verify
-from dudo_client import verify
+from dudo_client import log_of_view, verify
 
 from .engine.test_fairness import played_log
 from .servers import require_binary

@@ -9,14 +9,9 @@ import random
 from typing import Any
 
 from dudo import wire
-from dudo.engine.fairness import (
-    client_commitment,
-    game_secret,
-    log_of_view,
-    public_client_seed,
-    verify,
-)
+from dudo.engine.fairness import client_commitment, game_secret, public_client_seed, verify
 from dudo.table import Limits, Table
+from dudo_client import log_of_view
 
 from .test_table import NOW, Run, h
 

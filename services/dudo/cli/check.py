@@ -197,8 +197,9 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _as_log(data: object) -> dict[str, Any]:
     """A log from what a file may hold: the log itself, its rounds alone, or a finished
-    game's view (its ``game.log`` and ``seeds``)."""
-    from ..engine.fairness import log_of_view
+    game's view (its ``game.log`` and ``seeds``, read as the client package reads them:
+    one mapping of the published view, docs/rules.md, "Seeds from everyone")."""
+    from dudo_client import log_of_view
 
     if isinstance(data, dict) and isinstance(data.get("game"), dict):
         data = log_of_view(data)

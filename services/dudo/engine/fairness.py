@@ -143,26 +143,6 @@ def verify(log: dict[str, Any]) -> Verdict:
     return verdict
 
 
-def log_of_view(view: Mapping[str, Any]) -> dict[str, Any]:
-    """A finished game's log as :func:`verify` reads it, from its finished view (any
-    seat's or a spectator's): the rounds (``game.log``) and the view's ``seeds``.
-    ValueError when the view holds no finished game's log."""
-    game = view.get("game")
-    rounds = game.get("log") if isinstance(game, Mapping) else None
-    if not isinstance(rounds, list):
-        raise ValueError("not a finished game's view (no game.log)")
-    log: dict[str, Any] = {"table": view.get("table"), "rounds": rounds}
-    seeds = view.get("seeds")
-    if isinstance(seeds, Mapping) and "server_seed" in seeds:
-        log.update(
-            server_seed=seeds["server_seed"],
-            server_commitment=seeds.get("server"),
-            client_seeds=seeds.get("client_seeds"),
-            client_commitments=seeds.get("commitments"),
-        )
-    return log
-
-
 def _seeded_secret(log: dict[str, Any], verdict: Verdict) -> bytes | None:
     """The game secret the log's seeds make, once they check; None when the log has no
     seeds (a game from before them) or they do not check (each problem noted)."""
