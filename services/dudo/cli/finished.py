@@ -10,12 +10,11 @@ recomputes every die from the seeds.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from typing import Any
 from urllib.parse import urlsplit
 
-import aiohttp
+from dudo_client import DudoApi, DudoConnection, DudoError
 
 REPLAY = re.compile(r"#/(?:replay|t|w)/([A-Za-z0-9_-]{1,64})$")
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -34,29 +33,20 @@ def target_of(text: str, gateway: str | None) -> tuple[str, str] | None:
 
 
 def finished_view(base: str, table: str, timeout: float = 15.0) -> dict[str, Any]:
-    """The table's spectator view from the gateway at ``base`` (ValueError: it has no
-    such table, or cannot be reached, or the game is not over)."""
+    """The table's spectator view from the gateway at ``base``, asked through the client
+    package as any spectator asks it (ValueError: no such table, the gateway cannot be
+    reached, or the game is not over)."""
     try:
-        return asyncio.run(asyncio.wait_for(_watch(base, table), timeout))
-    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
-        raise ValueError(f"{base}: {exc or type(exc).__name__}") from exc
+        view = asyncio.run(asyncio.wait_for(_watch(base, table, timeout), timeout))
+    except (DudoError, TimeoutError) as exc:
+        raise ValueError(f"{base}: {table}: {exc or type(exc).__name__}") from exc
+    if (view.get("game") or {}).get("phase") != "over":
+        raise ValueError(f"{table}: the game is not over: nothing to verify yet")
+    return view
 
 
-async def _watch(base: str, table: str) -> dict[str, Any]:
-    async with aiohttp.ClientSession() as session:
-        async with session.post(f"{base}/api/tables/{table}/watch", json={}) as response:
-            body = await response.json(content_type=None)
-            if response.status != 200:
-                raise ValueError(f"{table}: {body.get('code')}: {body.get('message')}")
-        url = base.replace("http", "ws", 1) + "/ws"
-        async with session.ws_connect(url, max_msg_size=8 << 20) as ws:
-            await ws.send_str(json.dumps({"v": 1, "type": "hello", "token": body["token"]}))
-            async for frame in ws:
-                message = json.loads(frame.data)
-                if message.get("type") == "error":
-                    raise ValueError(f"{table}: {message['code']}: {message['message']}")
-                if message.get("type") == "view":
-                    if (message.get("game") or {}).get("phase") != "over":
-                        raise ValueError(f"{table}: the game is not over: nothing to verify yet")
-                    return dict(message)
-        raise ValueError(f"{table}: the gateway closed the connection before a view")
+async def _watch(base: str, table: str, timeout: float) -> dict[str, Any]:
+    async with DudoApi(base) as api:
+        token = (await api.watch_table(table))["token"]
+    async with DudoConnection(base, token, retries=0, open_timeout=timeout) as conn:
+        return dict(conn.view or await conn.next("view"))
