@@ -44,9 +44,27 @@ async function webSocketClass(given) {
 
 /** A request key (docs/protocol.md, "Send a request key"): 24 hex digits. */
 export function requestKey() {
-  const bytes = crypto.getRandomValues(new Uint8Array(12)); // randomUUID needs https
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return hex(crypto.getRandomValues(new Uint8Array(12))); // randomUUID needs https
 }
+
+// Bytes and hashes (Web Crypto), for the seeds and the checks below.
+const enc = new TextEncoder();
+const hex = (bytes) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+const unhex = (text) => {
+  if (typeof text !== "string" || !/^([0-9a-f]{2})*$/i.test(text)) return new Uint8Array(0);
+  return Uint8Array.from(text.match(/../g) ?? [], (b) => parseInt(b, 16));
+};
+const join = (...parts) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+};
+const sha256 = async (...parts) => new Uint8Array(await crypto.subtle.digest("SHA-256", join(...parts)));
+const hmac = async (key, ...parts) => {
+  const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", k, join(...parts)));
+};
 
 // ------------------------------------------------ seeds of your own for the dice
 
@@ -58,17 +76,17 @@ const SEEDS_KEPT = 1024;
 const madeSeeds = new Map(); // token -> seed (the oldest forgotten first)
 
 /** A fresh seed: 128 random bits, as 32 hex digits. */
-export function makeSeed() {
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
-}
+export function makeSeed() { return hex(crypto.getRandomValues(new Uint8Array(16))); }
 
 /** The commitment to a seed: lowercase hex of SHA-256("dudo-client/2:" + seed). */
 export async function seedCommitment(seed) {
-  const raw = new TextEncoder().encode(seed);
+  const raw = enc.encode(seed);
   if (raw.length < 1 || raw.length > 64) throw new DudoError("bad_seed", "a seed is 1 to 64 bytes of UTF-8");
-  const digest = await crypto.subtle.digest("SHA-256", new Uint8Array([...new TextEncoder().encode("dudo-client/2:"), ...raw]));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return committed(raw);
 }
+
+/** SHA-256("dudo-client/2:" + seed) in hex, the seed's length unchecked (a public seed may be longer). */
+const committed = async (raw) => hex(await sha256(enc.encode("dudo-client/2:"), raw));
 
 /** The seed this page or process made (or was given) for the seat `token` holds. */
 export function seatedSeed(token) { return madeSeeds.get(token) ?? null; }
@@ -92,24 +110,6 @@ function kept(answer, seed) {
 }
 
 // ------------------------------------------------------------ a game's dice verified
-
-const enc = new TextEncoder();
-const hex = (bytes) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
-const unhex = (text) => {
-  if (typeof text !== "string" || !/^([0-9a-f]{2})*$/i.test(text)) return new Uint8Array(0);
-  return Uint8Array.from(text.match(/../g) ?? [], (b) => parseInt(b, 16));
-};
-const join = (...parts) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) { out.set(p, at); at += p.length; }
-  return out;
-};
-const sha256 = async (...parts) => new Uint8Array(await crypto.subtle.digest("SHA-256", join(...parts)));
-const hmac = async (key, ...parts) => {
-  const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", k, join(...parts)));
-};
 
 /** Each seat's dice for a round from its seed (docs/rules.md, "Fair dice"), sorted. */
 async function roll(seed, counts) {
@@ -145,7 +145,7 @@ async function seededSecret(log, problems) {
     const pub = table === null ? null : `public:${table}:${seat}`;
     if (shown[seat] == null) {
       if (seed !== pub) problems.push(`seat ${seat} brought no seed and was not dealt its public one`);
-    } else if (seed !== pub && hex(await sha256(enc.encode("dudo-client/2:"), enc.encode(seed))) !== shown[seat]) {
+    } else if (seed !== pub && await committed(enc.encode(seed)) !== shown[seat]) {
       problems.push(`seat ${seat}'s seed does not match its commitment`);
     }
   }

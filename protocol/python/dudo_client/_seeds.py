@@ -27,10 +27,15 @@ def make_seed() -> str:
 
 def seed_commitment(seed: str) -> str:
     """What you send when you sit: lowercase hex of SHA-256("dudo-client/2:" + seed)."""
-    raw = seed.encode("utf-8")
-    if not 1 <= len(raw) <= 64:
+    if not 1 <= len(seed.encode("utf-8")) <= 64:
         raise ValueError("a seed is 1 to 64 bytes of UTF-8")
-    return hashlib.sha256(b"dudo-client/2:" + raw).hexdigest()
+    return committed(seed)
+
+
+def committed(seed: str) -> str:
+    """SHA-256("dudo-client/2:" + seed) in hex, the seed's length unchecked (a public
+    seed, checked by :func:`~dudo_client.verify`, may be longer than a player's)."""
+    return hashlib.sha256(b"dudo-client/2:" + seed.encode("utf-8")).hexdigest()
 
 
 def remember(token: str, seed: str) -> None:

@@ -14,6 +14,8 @@ import hmac
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._seeds import committed
+
 _FACE_OF_BYTE = bytes(byte % 6 + 1 if byte < 252 else 0 for byte in range(256))
 _REJECTED = bytes(range(252, 256))
 
@@ -106,9 +108,7 @@ def _seeded_secret(log: Mapping[str, Any], problems: list[str]) -> bytes | None:
         public = f"public:{table}:{seat}" if isinstance(table, str) else None
         if said is None and seed != public:
             problems.append(f"seat {seat} brought no seed and was not dealt its public one")
-        elif said is not None and seed != public and (
-            hashlib.sha256(b"dudo-client/2:" + seed.encode()).hexdigest() != said
-        ):
+        elif said is not None and seed != public and committed(seed) != said:
             problems.append(f"seat {seat}'s seed does not match its commitment")
     return None if problems else _game_secret(server_seed, seeds)
 
