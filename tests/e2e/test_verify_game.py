@@ -78,3 +78,24 @@ def test_a_seat_that_missed_the_wait_is_dealt_its_public_seed_and_its_client_say
     assert ("seed_not_taken", table) in events
     done = dudo_verify(f"{served}/#/replay/{table}")
     assert done.returncode == 0 and "note: seat 0 committed to a seed of its own" in done.stdout
+
+
+def test_a_malformed_seed_commitment_is_refused_and_seats_nobody(served: str) -> None:
+    """Over HTTP a commitment is 64 lowercase hex digits (a SHA-256), else 400 bad_seed,
+    before any table or seat is made."""
+    from dudo_client import DudoError
+
+    async def scenario() -> list[tuple[str, int | None]]:
+        refused = []
+        async with DudoApi(served) as api:
+            made = await api.create_table(rules={"preset": "classic"}, seats=3, name="Ana")
+            for bad in ("A" * 64, "a" * 63, "zz" * 32, 7):
+                try:
+                    await api.join_table(made["table"], name="Ben", seed_commitment=bad)  # type: ignore[typeddict-item]
+                except DudoError as exc:
+                    refused.append((exc.code, exc.status))
+            listed = next(e for e in (await api.tables())["tables"] if e["table"] == made["table"])
+            assert listed["taken"] == 1  # nobody else sat
+        return refused
+
+    assert asyncio.run(scenario()) == [("bad_seed", 400)] * 4

@@ -16,6 +16,7 @@ from aiohttp import web
 
 from .. import wire
 from ..infra.service import REDIS_DOWN
+from ..wire.fields import HEX_DIGEST
 
 __all__ = [
     "REQUEST_KEY", "credential_of", "error_response", "json_body", "json_errors", "name_of",
@@ -24,7 +25,7 @@ __all__ = [
 
 log = structlog.get_logger("dudo.gateway")
 REQUEST_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")  # a client's idempotency key
-SEED_COMMITMENT = re.compile(r"[0-9a-f]{64}")  # wire.fields.SEED_COMMITMENT's pattern
+SEED_COMMITMENT = re.compile(HEX_DIGEST)  # the stream's `join.seed_commitment`, checked early
 
 
 @web.middleware
