@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
 
 from dudo.cli import main
 from dudo.conformance import run_paths, run_vector
 from dudo.engine import PRESETS, RULE_ERROR_CODES
+
+from .http_schemas import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "protocol" / "vectors"
@@ -29,13 +30,8 @@ def load(path: Path) -> dict:
 
 
 def validator() -> Draft202012Validator:
-    resources = [
-        (s["$id"].rsplit("/", 1)[-1], Resource.from_contents(s))
-        for s in (load(p) for p in SCHEMAS.glob("*.json"))
-    ]
-    registry = Registry().with_resources(resources)
     schema = load(SCHEMAS / "rules-vector.schema.json")
-    return Draft202012Validator(schema, registry=registry)
+    return Draft202012Validator(schema, registry=REGISTRY)
 
 
 def test_at_least_sixty_published_vectors_all_pass() -> None:

@@ -11,18 +11,20 @@ from typing import Any
 import msgpack
 import pytest
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
 
 from dudo import wire
 from dudo.cli import main
 from dudo.engine import Bid, new_game, preset, private_view, public_view, seat_view, spectator_view
 from dudo.wire.client import CLIENT_MESSAGES, validate_client
 
+from .http_schemas import REGISTRY
+
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "protocol" / "schemas"
 # The messages' examples (a gateway's refused stream is plain fields: tested below).
 EXAMPLES = sorted(
-    p for p in (ROOT / "protocol" / "examples").glob("*.json")
+    p
+    for p in (ROOT / "protocol" / "examples").glob("*.json")
     if not p.stem.startswith(("ws-", "gateway-"))
 )
 CLIENT_EXAMPLES = sorted((ROOT / "protocol" / "examples").glob("ws-*.json"))
@@ -30,11 +32,6 @@ CLIENT_EXAMPLES = sorted((ROOT / "protocol" / "examples").glob("ws-*.json"))
 
 def load(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
-
-
-REGISTRY = Registry().with_resources(
-    (p.name, Resource.from_contents(load(p))) for p in SCHEMAS.glob("*.json")
-)
 
 
 def validator(name: str) -> Draft202012Validator:
