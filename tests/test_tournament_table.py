@@ -622,3 +622,22 @@ def test_a_new_holder_of_a_seat_starts_with_no_house_played_turns() -> None:
     assert dict(cup.table.idle).get(seat_b) is None
     view = cup.views_to("gw-a")[-1]
     assert view["players"][seat_b]["away"] is False
+
+
+def test_a_won_game_that_takes_arrivals_again_shows_no_seed_until_the_table_closes() -> None:
+    """A tournament table whose game is over is not done: an arrival starts its next
+    round from the same game secret. A view that showed the seeds there would let
+    anyone compute every later round's dice; they are shown once the table closes."""
+    cup = Cup([entrant("a", 1), entrant("b", 1)])
+    cup.play_round()
+    game = cup.table.game
+    assert game is not None and game.phase == OVER and cup.table.status == PLAYING
+    cup.seat_in(1, "c", 2, gateway="gw-a")
+    assert game.phase != OVER  # the winner and c play on, dice from the same secret
+    shown = [m.get("seeds", {}) for m in cup.views_to("gw-a")]
+    assert shown and not any("server_seed" in s or "client_seeds" in s for s in shown)
+    cup.send("order", tournament="cup", seq=1, count=None)
+    while cup.table.status != DONE:
+        cup.play_round()
+    last = cup.views_to("gw-a")[-1]["seeds"]
+    assert bytes.fromhex(last["server_seed"]) == cup.table.server_seed

@@ -1216,9 +1216,10 @@ class ViewMessageRematch(TypedDict):
 class ViewMessageSeeds(TypedDict):
     """what the dice of this table's game come from (docs/rules.md, "Seeds from everyone"): the
     server seed's commitment from the table's making, each seat's commitment, and once the
-    game is over the seeds themselves. In the views of an open table, in the view of the
-    deal and in those of the finished game; left out in the middle of a game (it does not
-    change then) and at a table made before seeds
+    game is over the seeds themselves (at a tournament's table: once the table closed, as a
+    won or halted game there plays on with arrivals). In the views of an open table, in the
+    view of the deal and in those of the finished game; left out in the middle of a game (it
+    does not change then) and at a table made before seeds
     """
     server: str
     """SHA-256("dudo-server/2:" + server seed), hex"""
@@ -1277,9 +1278,10 @@ class ViewMessage(TypedDict):
     seeds: NotRequired[ViewMessageSeeds]
     """what the dice of this table's game come from (docs/rules.md, "Seeds from everyone"): the
     server seed's commitment from the table's making, each seat's commitment, and once the
-    game is over the seeds themselves. In the views of an open table, in the view of the
-    deal and in those of the finished game; left out in the middle of a game (it does not
-    change then) and at a table made before seeds
+    game is over the seeds themselves (at a tournament's table: once the table closed, as a
+    won or halted game there plays on with arrivals). In the views of an open table, in the
+    view of the deal and in those of the finished game; left out in the middle of a game (it
+    does not change then) and at a table made before seeds
     """
     game: GameView | None
     events: list[Event]

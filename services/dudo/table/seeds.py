@@ -35,7 +35,7 @@ from ..engine.fairness import (
     server_commitment,
 )
 from ..wire import Refusal
-from .state import OPEN, TableState
+from .state import DONE, OPEN, TableState
 
 
 class TableSeeds(TableState):
@@ -106,7 +106,7 @@ class TableSeeds(TableState):
         "What seeds cost"), and at a table from before seeds."""
         if self.server_seed is None:
             return None
-        over = self.game is not None and self.game.phase == OVER
+        over = self._no_round_follows()
         dealt_now = any(event["type"] == "game_start" for event in self._events)
         if self.status != OPEN and not over and not dealt_now:
             return None
@@ -124,6 +124,15 @@ class TableSeeds(TableState):
             shown["server_seed"] = self.server_seed.hex()
             shown["client_seeds"] = self._dealt_seeds()
         return shown
+
+    def _no_round_follows(self) -> bool:
+        """The game's secret deals nothing more, so its seeds may be shown: the game is
+        over, and at a tournament's table the table is closed too (a won or halted game
+        there takes arrivals and plays on from the same secret: its seeds shown then
+        would give every later round's dice to anyone who saw them)."""
+        if self.tournament is not None:
+            return self.status == DONE
+        return self.game is not None and self.game.phase == OVER
 
     def _take_commitment(self, index: int, msg: dict[str, Any]) -> None:
         """A returning player's new commitment, before the seats are fixed (an open

@@ -293,9 +293,11 @@ SEEDS = Field(
     required=False,
     doc="what the dice of this table's game come from (docs/rules.md, \"Seeds from "
     "everyone\"): the server seed's commitment from the table's making, each seat's "
-    "commitment, and once the game is over the seeds themselves. In the views of an open "
-    "table, in the view of the deal and in those of the finished game; left out in the "
-    "middle of a game (it does not change then) and at a table made before seeds",
+    "commitment, and once the game is over the seeds themselves (at a tournament's table: "
+    "once the table closed, as a won or halted game there plays on with arrivals). In "
+    "the views of an open table, in the view of the deal and in those of the finished "
+    "game; left out in the middle of a game (it does not change then) and at a table "
+    "made before seeds",
     fields={
         "server": Field(
             "string", pattern=HEX_DIGEST, doc='SHA-256("dudo-server/2:" + server seed), hex'
