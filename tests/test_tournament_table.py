@@ -9,8 +9,10 @@ from typing import Any
 
 import msgpack
 
+import dudo_client
 from dudo import wire
 from dudo.engine import OVER
+from dudo.engine.fairness import verify
 from dudo.entity.reports import report_sends
 from dudo.table import DONE, PLAYING, Table
 from dudo.wire import keys
@@ -639,5 +641,17 @@ def test_a_won_game_that_takes_arrivals_again_shows_no_seed_until_the_table_clos
     cup.send("order", tournament="cup", seq=1, count=None)
     while cup.table.status != DONE:
         cup.play_round()
-    last = cup.views_to("gw-a")[-1]["seeds"]
-    assert bytes.fromhex(last["server_seed"]) == cup.table.server_seed
+    last = cup.views_to("gw-a")[-1]
+    assert bytes.fromhex(last["seeds"]["server_seed"]) == cup.table.server_seed
+    # The closed table's history carries them for the tournament's results: with the
+    # table's rounds, a log every round of the table checks against, the rounds
+    # played after the arrival included.
+    (history,) = cup.histories
+    seeds = history["seeds"]
+    rounds = last["game"]["log"]
+    assert len(rounds) >= 2 and seeds["client_commitments"] == [None] * SEATS
+    verdict = verify({"table": "t1", "rounds": rounds, **seeds})
+    assert verdict.ok and verdict.seeded and verdict.rounds == len(rounds), verdict.problems
+    assert dudo_client.verify({"table": "t1", "rounds": rounds, **seeds}) == []
+    changed = {**seeds, "client_seeds": [*seeds["client_seeds"][:-1], "public:t1:9"]}
+    assert not verify({"table": "t1", "rounds": rounds, **changed}).ok

@@ -1155,10 +1155,32 @@ export interface ResultPlace {
   kicked: boolean;
 }
 
+/**
+ * what the table's dice came from (docs/rules.md, "Seeds from everyone"): with the table's
+ * rounds (its finished view's `game.log`) a log `dudo verify` and the packages' `verify`
+ * check; absent for a table made before seeds
+ */
+export interface TableHistorySeeds {
+  /** the server seed, hex */
+  server_seed: string;
+  /** its commitment, shown from the table's making */
+  server_commitment: string;
+  /** by seat, the seed it was dealt with */
+  client_seeds: string[];
+  /** by seat, the commitment it gave (null: none, dealt its public seed) */
+  client_commitments: Array<string | null>;
+}
+
 export interface TableHistory {
   /** the table */
   table: string;
   rounds: HistoryRound[];
+  /**
+   * what the table's dice came from (docs/rules.md, "Seeds from everyone"): with the table's
+   * rounds (its finished view's `game.log`) a log `dudo verify` and the packages' `verify`
+   * check; absent for a table made before seeds
+   */
+  seeds?: TableHistorySeeds;
 }
 
 /** GET /api/tournaments/{tournament}/results (200) */

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import redis
 
+from dudo.engine.fairness import server_commitment
 from dudo.wire import keys
 
 from ..http_schemas import check_call
@@ -115,6 +116,12 @@ def test_create_register_begin_and_follow_the_standings_to_the_end(
     # down with their dice, and everyone but the winner went out once.
     tables = results["tables"]
     assert len(tables) >= 2 and all(t["rounds"] for t in tables)
+    # ... and what each table's dice came from (issue 55): its server seed, the one it
+    # committed to, and a seed for every seat (public ones here: nobody brought one).
+    for t in tables:
+        seeds = t["seeds"]
+        assert seeds["server_commitment"] == server_commitment(bytes.fromhex(seeds["server_seed"]))
+        assert seeds["client_seeds"] == [f"public:{t['table']}:{n}" for n in range(3)]
     rounds = [r for t in tables for r in t["rounds"]]
     first = [p for t in tables[:2] for p in t["rounds"][0]["joined"]]
     assert sorted(p["name"] for p in first) == ["Ana", "Bea", "Ciro", "Dora"]

@@ -16,6 +16,7 @@ from dudo.director.prizes import split_pool
 from dudo.director.ratings import Ratings
 from dudo.director.state import OVER
 from dudo.director.tournament import Tournament
+from dudo.engine.fairness import verify
 from dudo.run.director import director, ratings_keeper
 from dudo.table import Table
 from dudo.wire import keys, signing
@@ -122,7 +123,20 @@ def test_a_whole_tournament_places_everyone_once_and_conserves_chips(
     tables = [Table.from_bytes(client.hget(k, "s")) for k in client.scan_iter("dudo:{p*}:t:*")]
     assert tables and all(t.status == "over" for t in tables)
     assert_histories_tell_every_seat_change(load(client, "cup"), {t.id for t in tables})
+    assert_every_table_verifies_from_the_results(load(client, "cup"), tables)
     assert_nothing_left_pending(client)
+
+
+def assert_every_table_verifies_from_the_results(state: Tournament, tables: list[Table]) -> None:
+    """The results keep what every closed table's dice came from (issue 55, item 5):
+    with the rounds the table logged, every round checks, against the server seed the
+    table committed to when it was made."""
+    assert set(state.table_seeds) == {t.id for t in tables}
+    for table in tables:
+        seeds = state.table_seeds[table.id]
+        assert table.server_seed is not None and seeds["server_seed"] == table.server_seed.hex()
+        verdict = verify({"table": table.id, "rounds": table.rounds(), **seeds})
+        assert verdict.ok and verdict.seeded and verdict.rounds > 0, verdict.problems
 
 
 def assert_nothing_left_pending(client: Any) -> None:

@@ -1164,11 +1164,31 @@ class ResultPlace(TypedDict):
     """the host took this player out: placed where they stood, not rated for it"""
 
 
+class TableHistorySeeds(TypedDict):
+    """what the table's dice came from (docs/rules.md, "Seeds from everyone"): with the table's
+    rounds (its finished view's `game.log`) a log `dudo verify` and the packages' `verify`
+    check; absent for a table made before seeds
+    """
+    server_seed: str
+    """the server seed, hex"""
+    server_commitment: str
+    """its commitment, shown from the table's making"""
+    client_seeds: list[str]
+    """by seat, the seed it was dealt with"""
+    client_commitments: list[str | None]
+    """by seat, the commitment it gave (null: none, dealt its public seed)"""
+
+
 class TableHistory(TypedDict):
     """(no description)"""
     table: str
     """the table"""
     rounds: list[HistoryRound]
+    seeds: NotRequired[TableHistorySeeds]
+    """what the table's dice came from (docs/rules.md, "Seeds from everyone"): with the table's
+    rounds (its finished view's `game.log`) a log `dudo verify` and the packages' `verify`
+    check; absent for a table made before seeds
+    """
 
 
 class ResultsResponse(TypedDict):

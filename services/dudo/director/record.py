@@ -36,6 +36,7 @@ ENTRANT_ROW = "e:"  # + player id: that entrant's row in the record's hash
 # [player, dice] of its last report (the dice of the players seated there)
 TABLE_ROW = "t:"
 HISTORY_ROW = "h:"  # + table id: a closed table's history (TournamentState.histories)
+SEEDS_ROW = "d:"  # + table id: what its dice came from (TournamentState.table_seeds)
 
 
 class Stored(TournamentState):
@@ -114,6 +115,8 @@ class Stored(TournamentState):
             rows.append((TABLE_ROW + table, encode(row)))
         for table in histories:
             rows.append((HISTORY_ROW + table, encode(self.histories[table])))
+            if table in self.table_seeds:
+                rows.append((SEEDS_ROW + table, encode(self.table_seeds[table])))
         if not everything:
             self._entrants_changed.clear()
             self._tables_changed.clear()
@@ -143,6 +146,7 @@ class Stored(TournamentState):
         people: list[Entrant] = []
         tables: list[tuple[str, list[Any]]] = []
         histories: dict[str, list[list[Any]]] = {}
+        seeds: dict[str, dict[str, Any]] = {}
         for name, value in (rows or {}).items():
             if name.startswith(b"e:"):
                 people.append(Entrant.from_row(wire.unpack(value)))
@@ -150,6 +154,8 @@ class Stored(TournamentState):
                 tables.append((name[2:].decode(), wire.unpack(value)))
             elif name.startswith(b"h:"):
                 histories[name[2:].decode()] = wire.unpack(value)
+            elif name.startswith(b"d:"):
+                seeds[name[2:].decode()] = wire.unpack(value)
         people.sort(key=lambda e: e.number)
         tables.sort(key=lambda t: table_order(t[0]))  # in the order they were opened
         b = None
@@ -177,6 +183,7 @@ class Stored(TournamentState):
             wake=wake,
             created=created,
             histories=dict(sorted(histories.items(), key=lambda h: table_order(h[0]))),
+            table_seeds=seeds,
         )
         for entrant in people:
             t.entrants[entrant.player] = entrant

@@ -7,7 +7,9 @@ after the play, from the deployment only (dudo.wire.signing: no gateway may send
   change goes into their row, and the places show it (``rating``, ``rating_change``);
 - ``table_history``: a table closed; who sat down there, who was sent away and who
   went out, by round, kept as a row of its own (``h:<table>``, written once) and
-  answered, by name and handle, to a ``standings`` request with ``history``.
+  answered, by name and handle, to a ``standings`` request with ``history``; with
+  what the table's dice came from (``seeds``, row ``d:<table>``), so the results let
+  anyone check every round the table dealt.
 
 Each comes once per tournament or table, so they cost the director little while the
 tournament runs (a history kept by the director itself, row by row with every report,
@@ -38,6 +40,8 @@ class Results(TournamentState):
         if msg["part"] == 0:
             rows.clear()
         rows.extend(msg["rows"])
+        if "seeds" in msg:  # (in the last part)
+            self.table_seeds[msg["table"]] = msg["seeds"]
         self._histories_changed.add(msg["table"])
         self._changed(msg, visible=False)
 
@@ -55,6 +59,7 @@ class Results(TournamentState):
                 shown = {"name": "", "handle": wire.public_id(player)}
             return shown if dice is None else {**shown, "dice": dice}
 
+        seeds = self.table_seeds
         return [
             {
                 "table": table,
@@ -68,6 +73,7 @@ class Results(TournamentState):
                     }
                     for played, at, joined, left, out in rows
                 ],
+                **({"seeds": seeds[table]} if table in seeds else {}),
             }
             # Opened in the order of their numbers (auth.authority.table_order).
             for table, rows in sorted(self.histories.items(), key=lambda h: table_order(h[0]))

@@ -95,6 +95,9 @@ class TournamentState:
     # table -> rows [round, ms, [[player, dice] joined], [[player, dice] left], [out]]. A row
     # of its own in the record's hash (h:<table>), written once per table.
     histories: dict[str, list[list[Any]]] = field(default_factory=dict)
+    # ... and what each closed table's dice came from (its history's `seeds`: the names
+    # a verifier's log gives them), a row of its own too (d:<table>), written with it.
+    table_seeds: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Transient, per batch.
     limits: Any = field(default_factory=Context, compare=False, repr=False)
     timer_member: str | None = None

@@ -125,6 +125,20 @@ class TableSeeds(TableState):
             shown["client_seeds"] = self._dealt_seeds()
         return shown
 
+    def logged_seeds(self) -> dict[str, Any] | None:
+        """What the game's dice came from, under the names a verifier's log gives them
+        (``dudo.engine.fairness.verify``), once no round follows; else None (and at a
+        table from before seeds). A closed tournament table sends it to its director
+        for the tournament's results."""
+        if self.server_seed is None or self.dealt is None or not self._no_round_follows():
+            return None
+        return {
+            "server_seed": self.server_seed.hex(),
+            "server_commitment": server_commitment(self.server_seed),
+            "client_seeds": self._dealt_seeds(),
+            "client_commitments": [commitment for commitment, _ in self.dealt],
+        }
+
     def _no_round_follows(self) -> bool:
         """The game's secret deals nothing more, so its seeds may be shown: the game is
         over, and at a tournament's table the table is closed too (a won or halted game

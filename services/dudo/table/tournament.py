@@ -255,7 +255,9 @@ class TournamentSeats(TableState):
             parts[-1].append(row)
             size += row_size
         sends = []
+        seeds = self.logged_seeds()  # in the last part (the parts come in order)
         for n, rows in enumerate(parts):
+            last = {"seeds": seeds} if seeds is not None and n == len(parts) - 1 else {}
             body = message(
                 "table_history",
                 id=message_id("h", self.id, n),
@@ -264,6 +266,7 @@ class TournamentSeats(TableState):
                 part=n,
                 parts=len(parts),
                 rows=rows,
+                **last,
             )
             sends.append((inbox, wire.encode(body)))
         return sends

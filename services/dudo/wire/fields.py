@@ -244,31 +244,6 @@ _SEATED = Field(
     "array", items=Field("object", fields={**PERSON, "dice": Field("integer", minimum=0)})
 )
 
-# A closed table's history, as the results and a `tournament` answer with history carry it.
-TABLE_HISTORY = Field(
-    "object",
-    fields={
-        "table": Field("string", pattern=ID_RE, doc="the table"),
-        "rounds": Field(
-            "array",
-            items=Field(
-                "object",
-                fields={
-                    "round": Field("integer", minimum=0, doc="the table's round"),
-                    "at": Field("integer", minimum=0, doc="when (ms since the epoch)"),
-                    "joined": _SEATED.with_doc("who sat down, with their dice"),
-                    "left": _SEATED.with_doc("who was moved to another table"),
-                    "out": Field(
-                        "array", items=Field("object", fields=PERSON), doc="who went out"
-                    ),
-                },
-            ),
-        ),
-    },
-)
-
-
-
 # Dice no one can choose (dudo.engine.fairness; docs/rules.md, "Seeds from everyone"):
 # a seat's commitment to the seed it brings, the seed it reveals, and what a view shows.
 HEX_DIGEST = r"^[0-9a-f]{64}$"
@@ -288,6 +263,9 @@ CLIENT_SEED = Field(
     "seat's commitment is fixed (while the views show `seeds.until`); refused `bad_seed` "
     "when it does not match",
 )
+# A seed a seat was dealt with: one a player brought (1..64 bytes) or the public
+# public:<table>:<seat>, up to 73 characters with a table id of 64.
+DEALT_SEED = Field("string", maximum=73)
 SEEDS = Field(
     "object",
     required=False,
@@ -335,10 +313,60 @@ SEEDS = Field(
             "array",
             required=False,
             maximum=6,
-            items=Field("string", maximum=64),
+            items=DEALT_SEED,
             doc="once the game is over: by seat, the seed it was dealt with (its own, or "
             "its public one)",
         ),
+    },
+)
+
+# What a closed tournament table's dice came from, for the tournament's results: the
+# keys a verifier's log takes beside the table's rounds (docs/rules.md, "Seeds from
+# everyone"), so `{table, rounds: <its game.log>, **seeds}` is that log.
+TABLE_SEEDS = Field(
+    "object",
+    required=False,
+    doc="what the table's dice came from (docs/rules.md, \"Seeds from everyone\"): "
+    "with the table's rounds (its finished view's `game.log`) a log `dudo verify` and the "
+    "packages' `verify` check; absent for a table made before seeds",
+    fields={
+        "server_seed": Field("string", pattern=HEX_DIGEST, doc="the server seed, hex"),
+        "server_commitment": Field(
+            "string", pattern=HEX_DIGEST, doc="its commitment, shown from the table's making"
+        ),
+        "client_seeds": Field(
+            "array", maximum=6, items=DEALT_SEED, doc="by seat, the seed it was dealt with"
+        ),
+        "client_commitments": Field(
+            "array",
+            maximum=6,
+            items=Field("string", nullable=True, pattern=HEX_DIGEST),
+            doc="by seat, the commitment it gave (null: none, dealt its public seed)",
+        ),
+    },
+)
+
+# A closed table's history, as the results and a `tournament` answer with history carry it.
+TABLE_HISTORY = Field(
+    "object",
+    fields={
+        "table": Field("string", pattern=ID_RE, doc="the table"),
+        "rounds": Field(
+            "array",
+            items=Field(
+                "object",
+                fields={
+                    "round": Field("integer", minimum=0, doc="the table's round"),
+                    "at": Field("integer", minimum=0, doc="when (ms since the epoch)"),
+                    "joined": _SEATED.with_doc("who sat down, with their dice"),
+                    "left": _SEATED.with_doc("who was moved to another table"),
+                    "out": Field(
+                        "array", items=Field("object", fields=PERSON), doc="who went out"
+                    ),
+                },
+            ),
+        ),
+        "seeds": TABLE_SEEDS,
     },
 )
 

@@ -15,6 +15,7 @@ from .fields import (
     REPORT_FIELDS,
     REPORTS_MAX,
     REQUEST,
+    TABLE_SEEDS,
     TOURNAMENT,
     Field,
     Message,
@@ -295,6 +296,9 @@ DIRECTOR: list[Message] = [
                 doc="[round, time (ms), [[player, dice] who sat down], [[player, dice] "
                 "who left for another table], [players out]], oldest first; dice 0 for a "
                 "player taken out on the way here",
+            ),
+            "seeds": TABLE_SEEDS.with_doc(
+                "in the last part: what the table's dice came from (shown once it closed)"
             ),
         },
     ),
