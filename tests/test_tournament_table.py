@@ -12,7 +12,7 @@ import msgpack
 import dudo_client
 from dudo import wire
 from dudo.engine import OVER
-from dudo.engine.fairness import verify
+from dudo.engine.fairness import client_commitment, game_secret, public_client_seed, verify
 from dudo.entity.reports import report_sends
 from dudo.table import DONE, PLAYING, Table
 from dudo.wire import keys
@@ -655,3 +655,79 @@ def test_a_won_game_that_takes_arrivals_again_shows_no_seed_until_the_table_clos
     assert dudo_client.verify({"table": "t1", "rounds": rounds, **seeds}) == []
     changed = {**seeds, "client_seeds": [*seeds["client_seeds"][:-1], "public:t1:9"]}
     assert not verify({"table": "t1", "rounds": rounds, **changed}).ok
+
+
+# -- seeds the entrants bring (dudo.table.seeds; docs/security.md) --------------------
+
+A_SEED, B_SEED = "a's seed for t1", "b-91f0"
+
+
+def bringing(player: str, dice: int = 2) -> dict[str, Any]:
+    return {**entrant(player, dice), "seeds": True}
+
+
+def seat_says(cup: Cup, kind: str, seat: int, **fields: Any) -> list[str]:
+    """A seat's holder sends ``kind`` through its gateway: the error codes it got."""
+    holder = cup.table.seats[seat]
+    before = len(cup.out)
+    cup.n += 1
+    body = msg(kind, holder.gateway, id=f"m{cup.n}", table="t1", player=holder.handle,
+               seat=seat, **fields)  # fmt: skip
+    cup.table.handle(body, NOW, cup.rng)
+    cup.flush()
+    return [m["code"] for _, m in cup.out[before:] if m["type"] == "error"]
+
+
+def test_entrants_who_bring_seeds_commit_when_the_table_is_made_then_reveal_then_it_deals() -> None:
+    """The director seats them (no commitment given sitting down): the table asks the
+    seats of entrants who bring seeds for a commitment, takes the seeds only once every
+    one is in, and deals from them; the results verify it."""
+    cup = Cup([bringing("a"), bringing("b"), entrant("c", 2)])
+    assert cup.table.status == "open" and cup.table.game is None and cup.reports == []
+    asking = cup.views_to("gw-a")[-1]["seeds"]
+    assert asking["asked"] == [0, 1] and asking["commit_until"] > NOW and "until" not in asking
+    # Nothing is revealed before every commitment is in; nobody else commits.
+    assert seat_says(cup, "seed", 0, seed=A_SEED) == [wire.BAD_SEED]
+    assert seat_says(cup, "commit_seed", 2, commitment=client_commitment("c")) == [wire.BAD_SEED]
+    assert seat_says(cup, "commit_seed", 0, commitment=client_commitment(A_SEED)) == []
+    again = client_commitment("again")
+    assert seat_says(cup, "commit_seed", 0, commitment=again) == [wire.BAD_SEED]
+    assert cup.views_to("gw-a")[-1]["seeds"]["asked"] == [1]
+    assert seat_says(cup, "commit_seed", 1, commitment=client_commitment(B_SEED)) == []
+    revealing = cup.views_to("gw-a")[-1]["seeds"]
+    assert "asked" not in revealing and revealing["until"] > NOW
+    ca, cb = client_commitment(A_SEED), client_commitment(B_SEED)
+    assert revealing["commitments"][:3] == [ca, cb, None]
+    assert seat_says(cup, "seed", 1, seed="not b's") == [wire.BAD_SEED]
+    assert seat_says(cup, "seed", 0, seed=A_SEED) == [] and cup.table.game is None
+    assert seat_says(cup, "seed", 1, seed=B_SEED) == []
+    game = cup.table.game
+    assert game is not None and cup.table.status == PLAYING and game.counts[:3] == [2, 2, 2]
+    seeds = [A_SEED, B_SEED, *(public_client_seed("t1", s) for s in range(2, SEATS))]
+    assert game.secret == game_secret(cup.table.server_seed, seeds)
+    assert [r["joined"] for r in cup.reports] == [["a", "b", "c"]]  # reported once dealt
+    cup.send("order", tournament="cup", seq=1, count=None)
+    while cup.table.status != DONE:
+        cup.play_round()
+    (history,) = cup.histories
+    rounds = cup.views_to("gw-a")[-1]["game"]["log"]
+    assert history["seeds"]["client_seeds"][:2] == [A_SEED, B_SEED]
+    assert verify({"table": "t1", "rounds": rounds, **history["seeds"]}).ok
+
+
+def test_seeds_asked_and_not_given_in_time_are_public_and_the_wait_survives_the_record() -> None:
+    cup = Cup([bringing("a"), bringing("b")])
+    assert seat_says(cup, "commit_seed", 0, commitment=client_commitment(A_SEED)) == []
+    # A worker dies mid-wait: the next one reads what was asked and the dice to deal.
+    cup.table = Table.from_bytes(cup.table.to_bytes())
+    assert cup.table.asked == [1] and cup.table.first_counts == [2, 2, 0, 0]
+    cup.send("timeout", version=cup.table.version)  # b never committed: a is asked for
+    assert cup.table.game is None and cup.views_to("gw-a")[-1]["seeds"]["until"] > NOW
+    cup.send("timeout", version=cup.table.version)  # a never revealed either
+    assert cup.table.dealt == [[client_commitment(A_SEED), None], [None, None], [None, None],
+                               [None, None]]  # fmt: skip
+    assert cup.table.status == PLAYING and cup.dice() == {"a": 2, "b": 2}
+    # With no commitment at all, the time for them up: dealt at once, public seeds.
+    cup = Cup([bringing("a"), bringing("b")])
+    cup.send("timeout", version=cup.table.version)
+    assert cup.table.status == PLAYING and cup.table.dealt == [[None, None]] * SEATS

@@ -132,9 +132,14 @@ export declare class DudoApi {
   /** A spectator's token for `table`. */
   watchTable(table: string): Promise<WatchResponse>;
   tournaments(): Promise<TournamentsResponse>;
-  /** With a `host` (your name), you register as its host: the answer has your token. */
+  /** With a `host` (your name), you register as its host: the answer has your token
+   *  (and your client brings seeds to your tables, as `register`). */
   createTournament(body: TournamentCreateRequest & { host: string }): Promise<HostedTournamentResponse>;
   createTournament(body: TournamentCreateRequest): Promise<TournamentCreateResponse>;
+  /** Your entrant token. Your client brings a seed of its own to each table you are
+   *  seated at (`seeds` defaults to true: a `DudoConnection` opened with the token commits
+   *  and reveals when the table asks); `seeds: false` for a token handed to a program
+   *  that does not. */
   register(tournament: string, body: RegisterRequest): Promise<RegisterResponse>;
   unregister(tournament: string, token: string): Promise<UnregisterResponse>;
   begin(tournament: string, token: string): Promise<OrganizeResponse>;
@@ -167,7 +172,10 @@ export interface DudoConnectionOptions {
   /** How long `open()` waits for the welcome (default: no limit). */
   openTimeoutMs?: number;
   /** The seed your seat committed to (default: the one `DudoApi` made for this token in
-   *  this page or process), revealed when the table asks for it (`seeds.until`). */
+   *  this page or process), revealed when the table asks for it (`seeds.until`). At a
+   *  tournament's table a seed is made for the table when it asks your seat
+   *  (`seeds.asked`), committed (`commit_seed`), then revealed the same way. `""`: none,
+   *  anywhere. */
   seed?: string;
 }
 

@@ -74,6 +74,7 @@ const hmac = async (key, ...parts) => {
 // with that token reveals it when its table's view shows `seeds.until`.
 const SEEDS_KEPT = 1024;
 const madeSeeds = new Map(); // token -> seed (the oldest forgotten first)
+const SEEDS_KEPT_PER_CONNECTION = 16; // seeds made for tournament tables (the oldest forgotten)
 
 /** A fresh seed: 128 random bits, as 32 hex digits. */
 export function makeSeed() { return hex(crypto.getRandomValues(new Uint8Array(16))); }
@@ -296,10 +297,15 @@ export class DudoApi {
   /** @param {string} table */
   watchTable(table) { return this.call("POST", `/api/tables/${encodeURIComponent(table)}/watch`, {}); }
   tournaments() { return this.call("GET", "/api/tournaments"); }
-  /** @param {object} body the `tournament_create` fields, and `host` (a name) to register and host it */
-  createTournament(body) { return this.call("POST", "/api/tournaments", body, IDEMPOTENT); }
-  /** @param {string} tournament @param {{name: string, identity?: string, request?: string}} body */
-  register(tournament, body) { return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/register`, body, IDEMPOTENT); }
+  /** @param {object} body the `tournament_create` fields, and `host` (a name) to register and host it (bringing seeds, as `register`) */
+  createTournament(body) { return this.call("POST", "/api/tournaments", body?.host !== undefined ? { seeds: true, ...body } : body, IDEMPOTENT); }
+  /**
+   * Your entrant token. Your client brings a seed of its own to each table you are seated
+   * at (a DudoConnection opened with the token commits and reveals when the table asks);
+   * `seeds: false` for a token handed to a program that does not.
+   * @param {string} tournament @param {{name: string, identity?: string, request?: string, invite?: string, seeds?: boolean}} body
+   */
+  register(tournament, body) { return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/register`, { seeds: true, ...body }, IDEMPOTENT); }
   /** @param {string} tournament @param {string} token your own entrant token: leave before the start */
   unregister(tournament, token) { return this.call("POST", `/api/tournaments/${encodeURIComponent(tournament)}/unregister`, { token }); }
   /** @param {string} tournament @param {string} token the host's entrant token */
@@ -355,13 +361,18 @@ export class DudoConnection extends EventTarget {
    *   `retries`: connection attempts in a row that may fail before it gives up (default: never);
    *   `openTimeoutMs`: how long `open()` waits for the welcome (then it ends `unavailable`);
    *   `seed`: the seed the seat committed to (default: the one DudoApi made for this token),
-   *   revealed when the table asks for it (`seeds.until`).
+   *   revealed when the table asks for it (`seeds.until`); at a tournament's table a seed
+   *   is made for the table when it asks our seat (`seeds.asked`), committed, then revealed
+   *   the same way; `seed: ""`: none, anywhere.
    */
   constructor(base, token, options = {}) {
     super();
-    this.seed = options.seed ?? seatedSeed(token);
+    const seed = options.seed ?? seatedSeed(token);
+    this.brings = seed !== "";
+    this.seed = seed || null;
     this.seedCommitment = this.seed === null ? null : seedCommitment(this.seed);
-    this.revealed = null; // "table:until" a reveal was sent for
+    this.tableSeeds = new Map(); // table -> {seed, commitment}: made for tournament tables
+    this.revealed = null; // "what:table:until" a commitment or reveal was sent (or told) for
     this.url = base.replace(/^http/, "ws").replace(/\/$/, "") + "/ws";
     this.token = token;
     this.WebSocket = options.WebSocket ?? null; // chosen when it opens (webSocketClass)
@@ -562,14 +573,28 @@ export class DudoConnection extends EventTarget {
     this.pending.clear();
   }
 
-  /** The table waits for seeds and ours is not taken yet: send it, once per wait. A
-   *  finished game that dealt our seat another seed (its public one): `seed_not_taken`. */
+  /** A tournament's table asks our seat for a commitment: make a seed for it and send
+   *  the commitment, once per wait. The table waits for seeds and ours is not taken yet:
+   *  send it, once per wait. A finished game that dealt our seat another seed (its public
+   *  one): `seed_not_taken`. */
   #revealIfAsked(view) {
     const seeds = view.seeds, seat = view.seat;
-    if (this.seedCommitment === null || !seeds || typeof seat !== "number") return;
-    if (seeds.client_seeds && seeds.client_seeds[seat] !== this.seed && this.revealed !== `${view.table}:told`) {
-      const told = `${view.table}:told`;
-      this.seedCommitment.then((mine) => {
+    if (!seeds || typeof seat !== "number") return;
+    if (this.brings && seeds.commit_until !== undefined && (seeds.asked ?? []).includes(seat)) {
+      const asked = `commit:${view.table}:${seeds.commit_until}`;
+      if (this.revealed === asked) return;
+      this.revealed = asked;
+      this.#tableSeed(view.table).commitment.then((commitment) => {
+        this.#send({ type: "commit_seed", commitment, id: this.#id("c") });
+      });
+      return;
+    }
+    const made = this.tableSeeds.get(view.table);
+    const seed = made ? made.seed : this.seed, commitment = made ? made.commitment : this.seedCommitment;
+    if (commitment === null) return;
+    if (seeds.client_seeds && seeds.client_seeds[seat] !== seed && this.revealed !== `told:${view.table}`) {
+      const told = `told:${view.table}`;
+      commitment.then((mine) => {
         if (seeds.commitments[seat] !== mine || this.revealed === told) return;
         this.revealed = told;
         this.#emit("seed_not_taken", view.table);
@@ -577,13 +602,25 @@ export class DudoConnection extends EventTarget {
       return;
     }
     if (seeds.until === undefined) return;
-    const asked = `${view.table}:${seeds.until}`;
+    const asked = `seed:${view.table}:${seeds.until}`;
     if (seeds.revealed[seat] || this.revealed === asked) return;
-    this.seedCommitment.then((mine) => {
+    commitment.then((mine) => {
       if (seeds.commitments[seat] !== mine || this.revealed === asked) return;
       this.revealed = asked;
-      this.#send({ type: "seed", seed: this.seed, id: this.#id("s") });
+      this.#send({ type: "seed", seed, id: this.#id("s") });
     });
+  }
+
+  /** The seed made for a tournament's table (the same one again after a reconnect). */
+  #tableSeed(table) {
+    let made = this.tableSeeds.get(table);
+    if (!made) {
+      const seed = makeSeed();
+      made = { seed, commitment: seedCommitment(seed) };
+      this.tableSeeds.set(table, made);
+      while (this.tableSeeds.size > SEEDS_KEPT_PER_CONNECTION) this.tableSeeds.delete(this.tableSeeds.keys().next().value);
+    }
+    return made;
   }
 
   #id(prefix) { return `${prefix}${Date.now().toString(36)}${(this.counter++).toString(36)}`; }

@@ -151,6 +151,25 @@ export interface CalzaEvent {
 }
 
 /**
+ * At a tournament's table just made, when its views list your seat in `seeds.asked` (while
+ * `seeds.commit_until`): make a seed for this table, keep it, and send its commitment. Once
+ * every asked seat gave one, the views show `seeds.until`: reveal it then (`seed`). Not asked:
+ * `bad_seed`.
+ */
+export interface CommitSeedRequest {
+  /** protocol version */
+  v: 1;
+  type: "commit_seed";
+  /** your id for this message: its answer and any refusal quote it */
+  id?: string;
+  /**
+   * lowercase hex of SHA-256("dudo-client/2:" + seed), for a seed (1..64 bytes of UTF-8) made
+   * for this table and kept secret until the table asks for it (`seeds.until`: send `seed`)
+   */
+  commitment: string;
+}
+
+/**
  * Authenticate this connection with a seat, spectator or entrant token. Send it first, and
  * again after every reconnect: the answer is `welcome`, then the latest view. With an entrant
  * token the connection follows its player through the tournament: `moved` when the player is
@@ -228,9 +247,9 @@ export interface ResyncRequest {
 
 /**
  * Reveal the seed you committed to when you sat (`seed_commitment` of your join, create or
- * quick play), once the views show `seeds.until`: every seat's commitment is fixed then. The
- * next view shows it taken (`seeds.revealed`); a seed that does not match, or none asked for:
- * `bad_seed`.
+ * quick play; at a tournament's table, your `commit_seed`), once the views show `seeds.until`:
+ * every seat's commitment is fixed then. The next view shows it taken (`seeds.revealed`); a
+ * seed that does not match, or none asked for: `bad_seed`.
  */
 export interface SeedRequest {
   /** protocol version */
@@ -272,7 +291,7 @@ export interface WatchLobbyRequest {
 }
 
 /** Any message a client sends over the WebSocket. */
-export type ClientMessage = ActRequest | HelloRequest | LeaveRequest | PingRequest | ReactRequest | RematchRequest | ResyncRequest | SeedRequest | StartRequest | WatchLobbyRequest;
+export type ClientMessage = ActRequest | CommitSeedRequest | HelloRequest | LeaveRequest | PingRequest | ReactRequest | RematchRequest | ResyncRequest | SeedRequest | StartRequest | WatchLobbyRequest;
 
 /** The host closed the table before its game began (`close`). */
 export interface ClosedEvent {
@@ -1116,6 +1135,13 @@ export interface RegisterRequest {
   /** display name */
   name: string;
   /**
+   * your client brings a seed of its own to each table you are seated at: when a table is made
+   * its views ask your seat (`seeds.asked`) for a commitment (`commit_seed`), then for the
+   * seed (`seed`); the official libraries do by default. Leave it out if your client does not
+   * (the table would wait for it)
+   */
+  seeds?: boolean;
+  /**
    * a private tournament's invite code: the host gets it in their answer, entrants need it to
    * register
    */
@@ -1248,6 +1274,17 @@ export interface ViewMessageSeeds {
    * the game runs was dealt its public seed: it did not reveal in time)
    */
   revealed: boolean[];
+  /**
+   * at a tournament's table just made: the seats asked for a commitment (their entrants bring
+   * seeds) that have not given one yet; send `commit_seed`
+   */
+  asked?: number[];
+  /**
+   * while seats are asked for commitments (`asked`): at this time (ms since the epoch) the
+   * table asks for the seeds of the seats that gave one, and the rest are dealt their public
+   * seeds
+   */
+  commit_until?: number;
   /**
    * every seat is seated and its commitment fixed: seats with a commitment send their `seed`
    * now; at this time (ms since the epoch) the dice are dealt with the seeds revealed, public
@@ -1412,6 +1449,8 @@ export interface TournamentCreateRequest {
    * tournament needs one)
    */
   host?: string;
+  /** with a host: as the registration's `seeds` */
+  seeds?: boolean;
 }
 
 /** POST /api/tournaments (201) */

@@ -44,3 +44,36 @@ def test_a_finished_game_that_dealt_another_seed_is_told_once() -> None:
     assert keeper.step(over) == (None, None)
     taken = {**over, "seeds": {**over["seeds"], "client_seeds": [SEED, "public:t1:1"]}}
     assert SeedKeeper(SEED).step(taken) == (None, None)
+
+
+def committing(asked: list[int], table: str = "cup-1", seat: int = 0) -> dict[str, Any]:
+    return view({"server": "0" * 64, "commitments": [None, None], "revealed": [False, False],
+                 "asked": asked, "commit_until": 5_000}, seat=seat, table=table)  # fmt: skip
+
+
+def test_a_tournament_table_gets_a_seed_made_for_it_committed_then_revealed() -> None:
+    """The director seated us: the table asks our seat for a commitment; the keeper makes
+    a seed for that table (not the seat's own), commits once (again after a reconnect,
+    the same seed), reveals it when asked, and makes another for the next table."""
+    keeper = SeedKeeper(None)
+    sent, _ = keeper.step(committing([0, 1]))
+    assert sent is not None and sent["type"] == "commit_seed"
+    assert keeper.step(committing([0, 1])) == (None, None)
+    keeper.reset()
+    assert keeper.step(committing([0, 1]))[0] == sent  # the same seed's commitment again
+    assert keeper.step(committing([1])) == (None, None)  # taken: not asked any more
+    reveal = view({"server": "0" * 64, "commitments": [sent["commitment"], None],
+                   "revealed": [False, False], "until": 9_000}, table="cup-1")  # fmt: skip
+    shown, _ = keeper.step(reveal)
+    assert shown is not None and seed_commitment(shown["seed"]) == sent["commitment"]
+    other, _ = keeper.step(committing([0], table="cup-2"))
+    assert other is not None and other["commitment"] != sent["commitment"]
+
+
+def test_an_empty_seed_brings_none_anywhere_and_never_fails() -> None:
+    """``seed=""`` (a token handed to another program): no reveal, no commitment, and a
+    view that asks others for theirs is no error (it was a ValueError here)."""
+    keeper = SeedKeeper("")
+    assert keeper.step(asking(None)) == (None, None)
+    assert keeper.step(asking(seed_commitment(SEED))) == (None, None)
+    assert keeper.step(committing([0])) == (None, None)

@@ -275,7 +275,8 @@ def test_late_registration_and_re_entry_move_the_places_and_pay_into_the_pool() 
     again = Tournament.from_hash(cup.t.to_record())
     assert again is not None and again.entrants["late"].late
     row = wire.unpack(wire.encode(cup.t.entrants["late"]))
-    assert len(row) == 13 and Entrant.from_row(row[:12]).late is False
+    assert len(row) == 14 and Entrant.from_row(row[:12]).late is False
+    assert Entrant.from_row(row[:13]).seeds is False  # a row from before seeds: none
     [seat] = [m for m in cup.to_table("seat_in") if m["player"] == "late"]
     assert seat["table"] == first and seat["dice"] == cup.t.config["rules"]["start_dice"]
     # The player out buys back in once: their place goes, a fresh stack, another buy-in.
@@ -360,3 +361,20 @@ def test_every_refund_before_the_start_reaches_the_ledger_once_each() -> None:
     cup.organize("kick", target=wire.public_id("b"))
     assert cup.balance() == {"h": -7, "a": 0, "b": 0, "pool:cup": 7}
 
+
+
+def test_entrants_who_bring_seeds_are_named_so_to_the_tables_made_with_them() -> None:
+    """A registration with `seeds` (the libraries' default) is kept in the entrant's row
+    and passed in the `create` of every table made with them, so the table asks their
+    seat for a commitment (dudo.table.seeds); the others, and bots, are not asked."""
+    cup = Cup(bots="easy", max_players=4)
+    cup.send("register", player="p0", name="P0", bot=None, seeds=True)
+    cup.send("register", player="p1", name="P1", bot=None)
+    again = Tournament.from_hash(cup.t.to_record())
+    assert again is not None and again.entrants["p0"].seeds and not again.entrants["p1"].seeds
+    cup.send("begin", player="h")
+    seated = {p["player"]: p.get("seeds") for c in cup.to_table("create")
+              for p in c["tournament"]["players"]}  # fmt: skip
+    assert seated["p0"] is True and seated["p1"] is None
+    bots = [p for p, e in cup.t.entrants.items() if e.bot is not None]
+    assert bots and all(seated[p] is None for p in bots)

@@ -202,7 +202,7 @@ def test_the_record_is_right_whoever_comes_goes_or_changes() -> None:
     e = t.entrants["p300"]
     assert wire.unpack(dict(t.to_rows(everything=True))["e:p300"]) == [
         e.player, e.name, e.gateway, e.bot, e.dice, e.table, e.place, e.paid, e.won, e.number,
-        e.rating, e.rating_change, e.late,
+        e.rating, e.rating_change, e.late, e.seeds,
     ]  # fmt: skip
     assert again.entrants["p300"].place == t.entrants["p300"].place
     assert list(again.entrants.values()) == list(t.entrants.values())

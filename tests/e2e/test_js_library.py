@@ -27,7 +27,7 @@ def test_the_javascript_library_passes_its_tests_against_a_live_gateway(served: 
         env={**os.environ, "DUDO_URL": served},
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "# fail 0" in done.stdout and "# pass 14" in done.stdout, done.stdout[-2000:]
+    assert "# fail 0" in done.stdout and "# pass 15" in done.stdout, done.stdout[-2000:]
 
 
 def test_the_example_bot_of_the_readme_plays_a_game_to_the_end(served: str) -> None:

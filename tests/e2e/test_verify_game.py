@@ -99,3 +99,51 @@ def test_a_malformed_seed_commitment_is_refused_and_seats_nobody(served: str) ->
         return refused
 
     assert asyncio.run(scenario()) == [("bad_seed", 400)] * 4
+
+
+def test_an_entrant_brings_a_seed_to_its_tournament_table_and_the_results_prove_its_rounds(
+    served: str,
+) -> None:
+    """Issue 55, item 5: the package registers its entrant as bringing seeds (the
+    default); the director seats Ana with two bots; the table asks her seat for a
+    commitment, her connection makes a seed for that table, commits, then reveals, and
+    the deal takes it. Once the table closes, the results give its seeds, and every round
+    seed Ana saw revealed is the one those seeds make."""
+    from dudo.engine import round_seed
+    from dudo.engine.fairness import game_secret
+
+    async def scenario() -> tuple[dict[str, Any], dict[int, str], list[dict[str, Any]]]:
+        seen: list[dict[str, Any]] = []
+        async with DudoApi(served) as api:
+            made = await api.create_tournament(
+                name="Seeded Cup", host="Ana", rules={"preset": "classic", "start_dice": 2},
+                seats=3, start_players=3, max_players=3, bots="easy", buy_in=0,
+            )  # fmt: skip
+            tid, token = made["tournament"], made["token"]
+            async with DudoConnection(served, token, on_message=seen.append) as conn:
+                await api.begin(tid, token)
+                await conn.play(choose)
+            for _ in range(200):  # the table closes, then its history reaches the director
+                results = await api.results(tid)
+                if results["tables"] and results["status"] == "over":
+                    break
+                await asyncio.sleep(0.1)
+        views = [m for m in seen if m["type"] == "view"]
+        reveals = {v["game"]["last_round"]["round"]: v["game"]["last_round"]["seed"]
+                   for v in views if v.get("game") and v["game"].get("last_round")}  # fmt: skip
+        return dict(results), reveals, views
+
+    results, reveals, views = asyncio.run(scenario())
+    asked = next(v["seeds"] for v in views if "asked" in v.get("seeds", {}))
+    seat = next(v["seat"] for v in views if isinstance(v.get("seat"), int))
+    assert asked["asked"] == [seat] and asked["commitments"][seat] is None
+    dealt = next(v["seeds"] for v in views if v.get("seeds", {}).get("revealed", [False])[seat])
+    (table,) = results["tables"]
+    seeds = table["seeds"]
+    assert seeds["client_commitments"][seat] == dealt["commitments"][seat] is not None
+    mine = seeds["client_seeds"][seat]
+    assert not mine.startswith("public:")  # her own, made by her connection for this table
+    others = [s for n, s in enumerate(seeds["client_seeds"]) if n != seat]
+    assert all(s.startswith("public:") for s in others)  # the bots brought none
+    secret = game_secret(bytes.fromhex(seeds["server_seed"]), seeds["client_seeds"])
+    assert reveals and all(round_seed(secret, n).hex() == seed for n, seed in reveals.items())

@@ -61,6 +61,7 @@ def test_create_register_begin_and_follow_the_standings_to_the_end(
         ({"name": "X", "seats": True}, "bad_message"),
         ({"name": "X", "payouts": [60, 60]}, "bad_rules"),
         ({"name": "X", "rules": {"preset": "nope"}}, "bad_rules"),
+        ({"name": "X", "host": "Ana", "seeds": "yes"}, "bad_message"),  # a boolean
     ):
         status, refused = call(base, "POST", "/api/tournaments", wrong)
         assert (status, refused["code"]) == (400, code), (wrong, refused)
@@ -75,6 +76,9 @@ def test_create_register_begin_and_follow_the_standings_to_the_end(
     [entry] = [t for t in listing["tournaments"] if t["tournament"] == tid]
     assert entry["status"] == "registering" and entry["entrants"] == 1 and entry["seats"] == 3
 
+    status, refused = call(base, "POST", f"/api/tournaments/{tid}/register",
+                           {"name": "Zed", "seeds": 1})  # fmt: skip
+    assert (status, refused["code"]) == (400, "bad_message")
     for name in ("Bea", "Ciro", "Dora"):
         status, answer = call(base, "POST", f"/api/tournaments/{tid}/register", {"name": name})
         assert status == 200 and answer["token"], answer

@@ -128,6 +128,26 @@ test("the lobby: the full list, then changes", async () => {
   await assert.rejects(api.joinTable("nosuchtable", { name: "Z" }), (err) => err.code === "unknown_table" && err.status === 404);
 });
 
+test("at a tournament's table the connection commits to a seed made for it, then reveals it, and the deal takes it", async () => {
+  const made = await api.createTournament({ name: "JS Seeds", host: "Ana", max_players: 3, start_players: 3, seats: 3, bots: "easy", buy_in: 0, rules: { preset: "classic", start_dice: 2 } });
+  const conn = new DudoConnection(BASE, made.token);
+  await conn.open();
+  const views = [];
+  conn.addEventListener("view", (e) => views.push(e.detail));
+  const dealt = new Promise((resolve) => conn.addEventListener("view", (e) => {
+    const { seeds, seat, status } = e.detail;
+    if (status === "playing" && seeds && seeds.revealed[seat]) resolve(e.detail);
+  }));
+  await api.begin(made.tournament, made.token);
+  const view = await dealt;
+  const asked = views.find((v) => v.seeds?.asked);
+  assert.deepEqual(asked.seeds.asked, [view.seat]); // only the person's seat: the bots bring none
+  assert.match(view.seeds.commitments[view.seat], /^[0-9a-f]{64}$/);
+  const ours = conn.tableSeeds.get(view.table);
+  assert.equal(await ours.commitment, view.seeds.commitments[view.seat]);
+  conn.close();
+});
+
 test("an organizer's controls: pause, announce, kick, resume, cancel; a refusal is typed", async () => {
   const made = await api.createTournament({ name: "JS Club", host: "Org", max_players: 8, buy_in: 5, rules: { preset: "lizumo" } });
   const bea = await api.register(made.tournament, { name: "Bea" });

@@ -198,16 +198,22 @@ class DudoApi:
         self, **body: Unpack[TournamentCreateRequest]
     ) -> TournamentCreateResponse:
         """``name`` and the format (``TournamentCreateRequest``); with ``host`` (your
-        name) you are registered as its host: your entrant ``token`` back."""
-        answer = await self.call("POST", "/api/tournaments", dict(body), idempotent=True)
+        name) you are registered as its host: your entrant ``token`` back, and, as with
+        :meth:`register`, your client brings seeds to your tables (``seeds=False``: not)."""
+        sent: dict[str, Any] = {"seeds": True, **body} if "host" in body else dict(body)
+        answer = await self.call("POST", "/api/tournaments", sent, idempotent=True)
         return cast(TournamentCreateResponse, answer)
 
     async def register(
         self, tournament: str, **body: Unpack[RegisterRequest]
     ) -> RegisterResponse:
-        """``name`` (and a private tournament's ``invite``): your entrant token."""
+        """``name`` (and a private tournament's ``invite``): your entrant token. Your
+        client brings a seed of its own to each table you are seated at (a
+        :class:`DudoConnection` opened with the token commits and reveals when the table
+        asks); ``seeds=False`` for a token handed to a program that does not."""
         path = f"/api/tournaments/{quote(tournament)}/register"
-        return cast(RegisterResponse, await self.call("POST", path, dict(body), idempotent=True))
+        sent = {"seeds": True, **body}
+        return cast(RegisterResponse, await self.call("POST", path, sent, idempotent=True))
 
     async def unregister(self, tournament: str, token: str) -> UnregisterResponse:
         """Leave ``tournament`` before its start, with your own entrant ``token``."""

@@ -7,6 +7,12 @@ quick play, and remembers the seed under the seat's token in this process;
 :class:`~dudo_client.DudoConnection` opened with that token reveals it when its table's
 view shows ``seeds.until``. The seed never leaves this process before then: the server
 sees only its hash until every seat's is fixed.
+
+At a tournament's table the director seats you, so nobody commits sitting down: a
+registration says your client brings seeds (``register``'s ``seeds``, sent by default),
+and when a table is made with you its views list your seat in ``seeds.asked``. The
+connection then makes a seed for that table, sends its commitment (``commit_seed``),
+and reveals it when the table asks (``seeds.until``), as above.
 """
 
 from __future__ import annotations
@@ -65,6 +71,15 @@ def reveal_asked(view: dict[str, Any], seed: str | None) -> tuple[str, int] | No
     return view["table"], seeds["until"]
 
 
+def commit_asked(view: dict[str, Any]) -> tuple[str, int] | None:
+    """(table, commit_until) when this view asks our seat for a commitment (a
+    tournament's table just made: our seat is in ``seeds.asked``); None otherwise."""
+    seeds, seat = view.get("seeds"), view.get("seat")
+    if not isinstance(seeds, dict) or "commit_until" not in seeds or not isinstance(seat, int):
+        return None
+    return (view["table"], seeds["commit_until"]) if seat in seeds.get("asked", ()) else None
+
+
 def seed_not_taken(view: dict[str, Any], seed: str | None) -> bool:
     """This finished game's view says our seat committed to this seed and was dealt
     another (its public one: our reveal did not reach the table in time, or was lost)."""
@@ -77,27 +92,43 @@ def seed_not_taken(view: dict[str, Any], seed: str | None) -> bool:
     return mine and seeds["client_seeds"][seat] != seed
 
 
+_MADE_KEPT = 16  # seeds made for tournament tables, per connection (the oldest forgotten)
+
+
 class SeedKeeper:
-    """A connection's seat seed: what to send when a view asks for it (once per wait,
-    again after a reconnect: :meth:`reset`), and whether a finished game says it was
-    not taken (told once per table)."""
+    """A connection's seat seeds: the seat's own (made when it sat), and those made for
+    the tournament tables it is seated at; what to send when a view asks for a
+    commitment or a seed (once per wait, again after a reconnect: :meth:`reset`), and
+    whether a finished game says ours was not taken (told once per table). ``seed=""``:
+    none at all, at a tournament's tables either."""
 
     def __init__(self, seed: str | None) -> None:
-        self.seed = seed
-        self._done: tuple[str, int] | None = None  # (table, until) sent; (table, -1) told
+        self.seed = seed or None
+        self.brings = seed != ""
+        self._made: OrderedDict[str, str] = OrderedDict()  # table -> seed made for it
+        self._done: tuple[str, str, int] | None = None  # (what, table, until) sent or told
 
     def reset(self) -> None:
-        """Welcomed again: a reveal lost with the connection is sent again."""
+        """Welcomed again: a commitment or reveal lost with the connection is sent again."""
         self._done = None
 
     def step(self, view: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
-        """(the ``seed`` message to send, or None; the table whose finished game dealt
-        our seat another seed, or None)."""
-        asked = reveal_asked(view, self.seed)
-        if asked is not None and self._done != asked:
-            self._done = asked
-            return {"type": "seed", "seed": self.seed}, None
-        if seed_not_taken(view, self.seed) and self._done != (view["table"], -1):
-            self._done = (view["table"], -1)
+        """(the ``commit_seed`` or ``seed`` message to send, or None; the table whose
+        finished game dealt our seat another seed, or None)."""
+        table = view.get("table")
+        commit = commit_asked(view) if self.brings else None
+        if commit is not None and self._done != ("commit", *commit):
+            self._done = ("commit", *commit)
+            made = self._made.setdefault(commit[0], make_seed())
+            while len(self._made) > _MADE_KEPT:
+                self._made.popitem(last=False)
+            return {"type": "commit_seed", "commitment": seed_commitment(made)}, None
+        seed = self._made.get(table, self.seed) if isinstance(table, str) else self.seed
+        asked = reveal_asked(view, seed)
+        if asked is not None and self._done != ("seed", *asked):
+            self._done = ("seed", *asked)
+            return {"type": "seed", "seed": seed}, None
+        if seed_not_taken(view, seed) and self._done != ("told", view["table"], -1):
+            self._done = ("told", view["table"], -1)
             return None, view["table"]
         return None, None

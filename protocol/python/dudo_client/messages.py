@@ -160,6 +160,24 @@ class CalzaEvent(TypedDict):
     seat: int
 
 
+class CommitSeedRequest(TypedDict):
+    """At a tournament's table just made, when its views list your seat in `seeds.asked` (while
+    `seeds.commit_until`): make a seed for this table, keep it, and send its commitment.
+    Once every asked seat gave one, the views show `seeds.until`: reveal it then (`seed`).
+    Not asked: `bad_seed`.
+    """
+    v: Literal[1]
+    """protocol version"""
+    type: Literal["commit_seed"]
+    id: NotRequired[str]
+    """your id for this message: its answer and any refusal quote it"""
+    commitment: str
+    """lowercase hex of SHA-256("dudo-client/2:" + seed), for a seed (1..64 bytes of UTF-8)
+    made for this table and kept secret until the table asks for it (`seeds.until`: send
+    `seed`)
+    """
+
+
 class HelloRequest(TypedDict):
     """Authenticate this connection with a seat, spectator or entrant token. Send it first, and
     again after every reconnect: the answer is `welcome`, then the latest view. With an
@@ -235,9 +253,9 @@ class ResyncRequest(TypedDict):
 
 class SeedRequest(TypedDict):
     """Reveal the seed you committed to when you sat (`seed_commitment` of your join, create or
-    quick play), once the views show `seeds.until`: every seat's commitment is fixed then.
-    The next view shows it taken (`seeds.revealed`); a seed that does not match, or none
-    asked for: `bad_seed`.
+    quick play; at a tournament's table, your `commit_seed`), once the views show
+    `seeds.until`: every seat's commitment is fixed then. The next view shows it taken
+    (`seeds.revealed`); a seed that does not match, or none asked for: `bad_seed`.
     """
     v: Literal[1]
     """protocol version"""
@@ -275,6 +293,7 @@ class WatchLobbyRequest(TypedDict):
 
 ClientMessage = (
     ActRequest
+    | CommitSeedRequest
     | HelloRequest
     | LeaveRequest
     | PingRequest
@@ -1125,6 +1144,12 @@ class RegisterRequest(TypedDict):
     """
     name: str
     """display name"""
+    seeds: NotRequired[bool]
+    """your client brings a seed of its own to each table you are seated at: when a table is
+    made its views ask your seat (`seeds.asked`) for a commitment (`commit_seed`), then for
+    the seed (`seed`); the official libraries do by default. Leave it out if your client
+    does not (the table would wait for it)
+    """
     invite: NotRequired[str]
     """a private tournament's invite code: the host gets it in their answer, entrants need it
     to register
@@ -1250,6 +1275,15 @@ class ViewMessageSeeds(TypedDict):
     revealed: list[bool]
     """by seat: its own seed was revealed and taken (a seat with a commitment that is false
     once the game runs was dealt its public seed: it did not reveal in time)
+    """
+    asked: NotRequired[list[int]]
+    """at a tournament's table just made: the seats asked for a commitment (their entrants
+    bring seeds) that have not given one yet; send `commit_seed`
+    """
+    commit_until: NotRequired[int]
+    """while seats are asked for commitments (`asked`): at this time (ms since the epoch) the
+    table asks for the seeds of the seats that gave one, and the rest are dealt their public
+    seeds
     """
     until: NotRequired[int]
     """every seat is seated and its commitment fixed: seats with a commitment send their `seed`
@@ -1408,6 +1442,8 @@ class TournamentCreateRequest(TypedDict):
     """your name: you register as the host, may begin it early and organize it (a private
     tournament needs one)
     """
+    seeds: NotRequired[bool]
+    """with a host: as the registration's `seeds`"""
 
 
 class TournamentCreateResponse(TypedDict):

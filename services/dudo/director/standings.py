@@ -32,9 +32,10 @@ class Entrant(msgspec.Struct, array_like=True):
     (docs/benchmarks.md, "Measurements behind the code").
     A msgspec Struct encoded as an array: its row is
     ``wire.encode(entrant)``, ``[player, name, gateway, bot, dice, table, place,
-    paid, won, number, rating, rating_change, late]``, with no list made first (a
-    row written before ratings were kept has the first ten, one written before late
-    entries were marked the first twelve: the rest take their defaults).
+    paid, won, number, rating, rating_change, late, seeds]``, with no list made first
+    (a row written before ratings were kept has the first ten, one written before late
+    entries were marked the first twelve, one before seeds the first thirteen: the rest
+    take their defaults).
     """
 
     player: str
@@ -56,6 +57,9 @@ class Entrant(msgspec.Struct, array_like=True):
     rating: float | None = None
     rating_change: float | None = None
     late: bool = False  # registered after the start (late registration)
+    # Their client brings a seed of its own to each table (`register.seeds`): a table
+    # made with them asks their seat for a commitment (dudo.table.seeds).
+    seeds: bool = False
 
     @classmethod
     def from_row(cls, row: list[Any]) -> Entrant:

@@ -182,7 +182,8 @@ class Tournament(Organizer, Results, Stored, Flushing):
             if msg.get("player") is None:  # a gateway's (the deployment's own name players)
                 self.limits.quotas.register(self.limits.authority.app_of(msg.get("gateway")))
             buy_in, bot = self.config["buy_in"], msg.get("bot")
-            entrant = Entrant(player, msg["name"], msg["gateway"], bot, paid=buy_in, late=late)
+            entrant = Entrant(player, msg["name"], msg["gateway"], bot, paid=buy_in, late=late,
+                              seeds=bool(msg.get("seeds")))  # fmt: skip
             self._enter(entrant)
             self.pool += buy_in
             if late:

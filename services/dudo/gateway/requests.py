@@ -108,6 +108,15 @@ def name_of(name: Any) -> tuple[str | None, web.Response | None]:
         return None, error_response(400, exc.code, exc.message)
 
 
+def brings_seeds(body: dict[str, Any]) -> tuple[bool, web.Response | None]:
+    """A registration's ``seeds`` (the entrant's client brings seeds to its tables), or a
+    400 when it is not a boolean."""
+    seeds = body.get("seeds", False)
+    if not isinstance(seeds, bool):
+        return False, error_response(400, wire.BAD_MESSAGE, "seeds: true or false")
+    return seeds, None
+
+
 async def json_body(request: web.Request) -> dict[str, Any]:
     try:
         body = await request.json()

@@ -284,9 +284,10 @@ class Sockets(Intake):
             body = self.link.message(
                 "react", seat=conn.seat, player=grant.player, emote=msg["emote"], **base
             )
-        elif kind == "seed":  # (its length and type: the client schema's)
+        elif kind in ("seed", "commit_seed"):  # (its form: the client schema's)
+            field = "seed" if kind == "seed" else "commitment"
             body = self.link.message(
-                "seed", seat=conn.seat, player=grant.player, seed=msg["seed"], **base
+                kind, seat=conn.seat, player=grant.player, **{field: msg[field]}, **base
             )
         elif kind == "rematch":  # (its `table` is an id: the client schema's pattern)
             body = self.link.message(

@@ -25,6 +25,7 @@ from ..link.tokens import TokenError
 from ..wire import keys
 from ..wire.http import CREATE_DEFAULTS
 from .requests import (
+    brings_seeds,
     credential_of,
     error_response,
     json_body,
@@ -168,6 +169,9 @@ class TournamentApi(GatewayState):
         key, refused = read_credentials(request, body)
         if refused is not None:
             return refused
+        seeds, refused = brings_seeds(body)
+        if refused is not None:
+            return refused
         tid = self._new_id("tournament", key)
         tid = tid.replace("-", "x").replace("_", "y")  # its tables are "<id>-<n>"
         # The host: whom the creator's registration names (the same credential).
@@ -191,7 +195,7 @@ class TournamentApi(GatewayState):
             return refusal_response(answer, REFUSAL_STATUS.get(answer["code"], 400))
         result: dict[str, Any] = {"tournament": tid}
         if host_name:
-            registered = await self._register(tid, credential, host_name, None)
+            registered = await self._register(tid, credential, host_name, None, seeds)
             if isinstance(registered, web.Response):
                 return registered
             result.update(registered)
@@ -216,18 +220,22 @@ class TournamentApi(GatewayState):
         invite = body.get("invite")
         if invite is not None and not (isinstance(invite, str) and INVITE.fullmatch(invite)):
             return error_response(400, wire.BAD_MESSAGE, "invite: the code the host handed out")
-        registered = await self._register(tid, credential_of(body, key), name, invite)
+        seeds, refused = brings_seeds(body)
+        if refused is not None:
+            return refused
+        registered = await self._register(tid, credential_of(body, key), name, invite, seeds)
         if isinstance(registered, web.Response):
             return registered
         return web.json_response({"tournament": tid, **registered})
 
     async def _register(
-        self, tid: str, credential: dict[str, str], name: str, invite: str | None
+        self, tid: str, credential: dict[str, str], name: str, invite: str | None, seeds: bool
     ) -> dict[str, Any] | web.Response:
         assert self.link is not None
         register = self.link.message(
             "register", id=f"r-{secrets.token_hex(6)}", tournament=tid, name=name, bot=None,
             **credential, **({"invite": invite} if invite is not None else {}),
+            **({"seeds": True} if seeds else {}),
         )  # fmt: skip
         answer = await self._answer_of(register)
         if isinstance(answer, web.Response):

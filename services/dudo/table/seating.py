@@ -247,6 +247,9 @@ class TableSeating(TableSeeds):
 
     def _deal(self, now: int, rng: random.Random) -> None:
         """The game starts: its dice from the seeds (dudo.table.seeds)."""
+        if self.tournament is not None:
+            self._deal_tournament(now, rng)  # with the dice its first players brought
+            return
         n = len(self.seats)
         self.game = new_game(self.rules, n, self._deal_secret(rng), opener=rng.randrange(n))
         self.status = PLAYING

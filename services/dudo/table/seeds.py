@@ -55,6 +55,39 @@ class TableSeeds(TableState):
             return
         self._deal(now, rng)
 
+    def _ask_for_commitments(self, seats: list[int], now: int, rng: random.Random) -> None:
+        """A tournament's table, just made with its first players (the director's
+        choice: nobody gave a commitment sitting down): ask ``seats`` (entrants whose
+        clients bring seeds) for one before anything is revealed, else deal at once."""
+        if self.server_seed is None or not seats:
+            self._deal(now, rng)
+            return
+        self.asked = list(seats)
+        self.seeding_until = now + self.limits.seed_reveal_ms
+        self._rearm(now)
+
+    def _on_commit_seed(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
+        """An asked seat gives its commitment; once every asked seat did, the table asks
+        for the seeds (or deals, when the time for commitments is up first)."""
+        self._held(msg)
+        index = msg["seat"]
+        if index not in self.asked:
+            raise Refusal(wire.BAD_SEED, "no commitment is asked of this seat now "
+                          "(only of `seeds.asked`, while `seeds.commit_until`)")  # fmt: skip
+        self.seats[index].commitment = msg["commitment"]
+        self.asked.remove(index)
+        self._changed(msg)
+        self._answered(msg)
+        if not self.asked:
+            self._ask_for_seeds(now, rng)
+
+    def _ask_for_seeds(self, now: int, rng: random.Random) -> None:
+        """Every commitment is in (or its time is up): wait for the seeds of the seats
+        that gave one, or deal at once when none did."""
+        self.asked = []
+        self.seeding_until = None
+        self._deal_or_wait_for_seeds(now, rng)
+
     def _deal_secret(self, rng: random.Random) -> bytes:
         """The game secret for the deal now: from the server seed and every seat's seed
         (its own when revealed, else its public one), recorded for the views; a random
@@ -75,7 +108,7 @@ class TableSeeds(TableState):
     def _on_seed(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         """A seat reveals the seed it committed to; the last one deals."""
         seat = self._held(msg)
-        if not self.seeding:
+        if not self.seeding or self.asked:
             raise Refusal(wire.BAD_SEED, "no seed is asked for now (only while `seeds.until`)")
         if seat.commitment is None:
             raise Refusal(wire.BAD_SEED, "this seat committed to no seed")
@@ -95,9 +128,13 @@ class TableSeeds(TableState):
             self._deal(now, rng)
 
     def _seeds_timeout(self, now: int, rng: random.Random) -> None:
-        """The wait for seeds is over: deal, public seeds for seats that did not reveal."""
+        """The wait is over: for commitments (the table asks for the seeds of the seats
+        that gave one), or for seeds (deal, public seeds for seats that did not reveal)."""
         self._changed()
-        self._deal(now, rng)
+        if self.asked:
+            self._ask_for_seeds(now, rng)
+        else:
+            self._deal(now, rng)
 
     def seeds_view(self) -> dict[str, Any] | None:
         """The view's ``seeds``: commitments while the table is open and in the view of
@@ -118,7 +155,10 @@ class TableSeeds(TableState):
             "commitments": [commitment for commitment, _ in pairs],
             "revealed": [seed is not None for _, seed in pairs],
         }
-        if self.seeding_until is not None:
+        if self.asked:
+            shown["asked"] = list(self.asked)
+            shown["commit_until"] = self.seeding_until
+        elif self.seeding_until is not None:
             shown["until"] = self.seeding_until
         if self.dealt is not None and over:
             shown["server_seed"] = self.server_seed.hex()

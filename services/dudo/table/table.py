@@ -145,6 +145,8 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                     self.paused,
                     self.forfeits,
                     self.history,
+                    self.asked,
+                    self.first_counts,
                 ],
                 self.hold_until,
                 self.idle,
@@ -230,6 +232,8 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             table.paused,
             table.forfeits,
             table.history,
+            table.asked,
+            table.first_counts,
         ) = tournament_fields(tournament)
         table.timer_member = table._timer_name() if wake is not None else None
         return table
@@ -472,6 +476,7 @@ HANDLERS: dict[str, Handler] = {
     "handover": TableSeating._on_handover,
     "close": TableSeating._on_close,
     "seed": TableSeating._on_seed,
+    "commit_seed": TableSeating._on_commit_seed,
     "rematch": Table._on_rematch,
     "react": Table._on_react,
     "act": Table._on_act,

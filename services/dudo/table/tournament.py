@@ -56,16 +56,21 @@ class TournamentSeats(TableState):
         for i, p in enumerate(players):
             self.seats[i] = Seat(p["player"], p["name"], p.get("gateway"), p.get("bot"), False)
             self._tell_moved(i, None)
-        # Its entrants bring no seeds (yet): every seat is dealt its public one, with
-        # the server seed committed to in the table's first view.
-        self.game = seated_game(
-            rules, counts, self._deal_secret(rng), opener=rng.randrange(len(players))
-        )
+        # Entrants whose clients bring seeds are asked for commitments first (seeds.py).
+        self.first_counts = counts
+        self._ask_for_commitments([i for i, p in enumerate(players) if p.get("seeds")], now, rng)
+
+    def _deal_tournament(self, now: int, rng: random.Random) -> None:
+        """The table's first deal, from its seeds, with the dice its players brought."""
+        counts, self.first_counts = self.first_counts or [], None
+        players = [seat.player for seat in self.seats if seat.player is not None]
+        secret = self._deal_secret(rng)
+        self.game = seated_game(self.rules, counts, secret, opener=rng.randrange(len(players)))
         self.status = PLAYING
         self._events.append(
             {"type": "game_start", "opener": self.game.opener, "commitment": self.game.commitment}
         )
-        self._queue_report([], [], [p["player"] for p in players], now)
+        self._queue_report([], [], players, now)
         self._rearm(now)
 
     # -- the director's messages ------------------------------------------------------

@@ -22,6 +22,7 @@ from .fields import (
     MESSAGE_ID_RE,
     REMATCH,
     SEEDS,
+    TABLE_COMMITMENT,
     TABLE_STATUSES,
     Field,
     Message,
@@ -97,10 +98,20 @@ CLIENT_MESSAGES: dict[str, Message] = {
             {"id": _OPTIONAL_ID, "emote": Field("string", enum=EMOTES, doc="which reaction")},
         ),
         Message(
+            "commit_seed",
+            "ws-in",
+            "At a tournament's table just made, when its views list your seat in "
+            "`seeds.asked` (while `seeds.commit_until`): make a seed for this table, keep "
+            "it, and send its commitment. Once every asked seat gave one, the views show "
+            "`seeds.until`: reveal it then (`seed`). Not asked: `bad_seed`.",
+            {"id": _OPTIONAL_ID, "commitment": TABLE_COMMITMENT},
+        ),
+        Message(
             "seed",
             "ws-in",
             "Reveal the seed you committed to when you sat (`seed_commitment` of your "
-            "join, create or quick play), once the views show `seeds.until`: every seat's "
+            "join, create or quick play; at a tournament's table, your `commit_seed`), "
+            "once the views show `seeds.until`: every seat's "
             "commitment is fixed then. The next view shows it taken (`seeds.revealed`); a "
             "seed that does not match, or none asked for: `bad_seed`.",
             {"id": _OPTIONAL_ID, "seed": CLIENT_SEED},

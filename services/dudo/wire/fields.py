@@ -126,6 +126,17 @@ PLAYER_INFO = Field(
 RATED_MAX = 150  # entrants per `rated` message: 150 rows of 64-character ids stay under 16 KiB
 TOURNAMENT = id_field("the tournament; its director partition is CRC-32(id) mod D")
 DICE = Field("integer", minimum=1, maximum=10, doc="dice the player brings (they keep their count)")
+# A tournament entrant whose client brings a seed of its own to each table it is seated
+# at (docs/rules.md, "Seeds from everyone"): the table asks it for a commitment when made.
+BRINGS_SEEDS = Field(
+    "boolean",
+    required=False,
+    doc="your client brings a seed of its own to each table you are seated at: when a "
+    "table is made its views ask your seat (`seeds.asked`) for a commitment "
+    "(`commit_seed`), then for the seed (`seed`); the official libraries do by default. "
+    "Leave it out if your client does not (the table would wait for it)",
+)
+
 ENTRANT = Field(
     "object",
     fields={
@@ -134,6 +145,9 @@ ENTRANT = Field(
         "dice": DICE,
         "gateway": id_field("the gateway the player's views go to, if known", nullable=True),
         "bot": Field("string", enum=BOT_LEVELS, nullable=True, doc="bot level, or null"),
+        "seeds": BRINGS_SEEDS.with_doc(
+            "the entrant brings seeds: the table asks its seat for a commitment"
+        ),
     },
 )
 
@@ -256,6 +270,15 @@ SEED_COMMITMENT = Field(
     "secret until the table asks for it (`seeds.until` in its views: send `seed`); "
     "without one your seat is dealt its public seed",
 )
+# At a tournament's table, a seat's commitment asked when the table is made (its seats
+# are the director's, so nobody gave one when sitting down): `commit_seed`.
+TABLE_COMMITMENT = Field(
+    "string",
+    pattern=HEX_DIGEST,
+    doc='lowercase hex of SHA-256("dudo-client/2:" + seed), for a seed (1..64 bytes of '
+    "UTF-8) made for this table and kept secret until the table asks for it "
+    "(`seeds.until`: send `seed`)",
+)
 CLIENT_SEED = Field(
     "string",
     maximum=64,
@@ -294,6 +317,22 @@ SEEDS = Field(
             doc="by seat: its own seed was revealed and taken (a seat with a commitment "
             "that is false once the game runs was dealt its public seed: it did not "
             "reveal in time)",
+        ),
+        "asked": Field(
+            "array",
+            required=False,
+            maximum=6,
+            items=Field("integer", minimum=0, maximum=5),
+            doc="at a tournament's table just made: the seats asked for a commitment "
+            "(their entrants bring seeds) that have not given one yet; send `commit_seed`",
+        ),
+        "commit_until": Field(
+            "integer",
+            required=False,
+            minimum=0,
+            doc="while seats are asked for commitments (`asked`): at this time (ms since "
+            "the epoch) the table asks for the seeds of the seats that gave one, and the "
+            "rest are dealt their public seeds",
         ),
         "until": Field(
             "integer",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .fields import HANDLE_PATTERN, ID_RE, PERSON, TABLE_HISTORY, Field
+from .fields import BRINGS_SEEDS, HANDLE_PATTERN, ID_RE, PERSON, TABLE_HISTORY, Field
 from .schemas import SCHEMA_BASE, object_schema
 from .spec import MESSAGES
 
@@ -53,6 +53,7 @@ def _create_request() -> dict[str, Field]:
         doc="your name: you register as the host, may begin it early and organize it "
         "(a private tournament needs one)"
     )
+    out["seeds"] = BRINGS_SEEDS.with_doc("with a host: as the registration's `seeds`")
     return out
 
 

@@ -17,6 +17,7 @@ from .fields import (
     SEAT_SPEC,
     SEED_COMMITMENT,
     TABLE,
+    TABLE_COMMITMENT,
     TOKEN,
     TOURNAMENT,
     Field,
@@ -118,6 +119,22 @@ INBOX: list[Message] = [
                 "from everyone\"): taken with a new seat, or, before the start, in place "
                 "of the one the seat had"
             ),
+        },
+    ),
+    Message(
+        "commit_seed",
+        "in",
+        "At a tournament's table, just made: a seat the table asks for a commitment "
+        "(`seeds.asked` in its views, while `seeds.commit_until`) gives its commitment to a "
+        "seed of its own; once every asked seat gave one (or the time is up) the table "
+        "asks for the seeds (`seeds.until`: `seed`). Not asked: `bad_seed`.",
+        {
+            "id": MSG_ID,
+            "table": TABLE,
+            "gateway": GATEWAY,
+            "player": HANDLE,
+            "seat": seat_field(),
+            "commitment": TABLE_COMMITMENT,
         },
     ),
     Message(

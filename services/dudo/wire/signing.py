@@ -53,7 +53,7 @@ _DERIVE = b"dudo inbox entries/1"
 # written by the deployment itself (timeouts, reports, orders, seats, results...).
 GATEWAY_SENDS = frozenset(
     {"create", "join", "leave", "rename", "attach", "act", "resync", "watch", "start",
-     "handover", "close", "rematch", "react", "seed",
+     "handover", "close", "rematch", "react", "seed", "commit_seed",
      "tournament_create", "register", "unregister", "begin", "organize", "subscribe",
      "standings"}
 )  # fmt: skip

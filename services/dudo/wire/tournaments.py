@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..engine.rules import MAX_SEATS
 from .fields import (
     BOT_LEVELS,
+    BRINGS_SEEDS,
     GATEWAY,
     IDENTITY,
     MESSAGE_ID_RE,
@@ -161,6 +162,7 @@ DIRECTOR: list[Message] = [
                 pattern=r"^[A-Za-z0-9_-]+$",
                 doc="a private tournament's invite code",
             ),
+            "seeds": BRINGS_SEEDS,
         },
     ),
     Message(

@@ -48,6 +48,7 @@ export async function quickCup() {
     const made = await api("POST", "/api/tournaments", {
       name: t("quickCupName", { name }), host: name, rules, seats: 3, start_players: 6, max_players: 6,
       bots: document.getElementById("level")?.value || "normal", payouts: [100],
+      seeds: true, // this page's connection commits to a seed of its own at each table
     });
     saveEntrant(made.tournament, made.token);
     await api("POST", `/api/tournaments/${made.tournament}/begin`, { token: made.token });

@@ -122,6 +122,7 @@ async function createCup() {
     bots: value("cup-bots") || null, late_minutes: Number(value("cup-late")),
     reentries: Number(value("cup-reentries")), private: document.getElementById("cup-private").checked,
     request: newKey(), // the creator's credential: the host, and their registration
+    seeds: true, // this page's connection commits to a seed of its own at each table
   };
   if (value("cup-dice")) body.rules.start_dice = Number(value("cup-dice"));
   if (start === "full") body.start_players = Number(value("cup-start-players"));
@@ -161,7 +162,7 @@ async function registerHere(cup) {
 /** Register `name` at `cup` (its invite, if private) with this browser's request key
  * there, and keep the entrant token; false (and why, in a toast) if refused. */
 export async function registerAt(cup, name, invite = null) {
-  const body = { name, request: requestKey(cup), ...(invite ? { invite } : {}) };
+  const body = { name, request: requestKey(cup), seeds: true, ...(invite ? { invite } : {}) };
   try {
     saveEntrant(cup, (await api("POST", `/api/tournaments/${cup}/register`, body)).token);
     return true;

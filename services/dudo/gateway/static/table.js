@@ -155,9 +155,9 @@ function renderWaiting(view) {
       p?.bot ? h("span", { class: "badge" }, `${t("bot")} · ${t(p.bot)}`) : null,
       i === me() ? h("span", { class: "badge you" }, t("you")) : null))),
     h("p", {}, `${t("share")}: `, shareLink(`${location.origin}/#/t/${view.table}`, "table-share")),
-    // Every seat is fixed and the seeds are being revealed (the library sends ours): the
-    // dice are dealt in a moment, nobody starts anything.
-    view.seeds?.until !== undefined
+    // Every seat is fixed and the seeds are being committed to or revealed (the library
+    // sends ours): the dice are dealt in a moment, nobody starts anything.
+    view.seeds?.until !== undefined || view.seeds?.commit_until !== undefined
       ? h("p", { class: "muted", test: "sealing" }, t("sealing"))
       : isHost
         ? h("div", {}, h("button", { class: "primary", onclick: () => state.conn && request(state.conn.start()), test: "start" }, t("start")),
