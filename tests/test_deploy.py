@@ -378,8 +378,9 @@ async def _entrants_across_the_gateways(variables: dict[str, str], count: int = 
         async with DudoApi(balancer) as host:
             await host.begin(tid, made["token"])
 
-        def own_die(view: dict[str, Any]) -> bool:
-            return view["seat"] is not None and len(view["game"].get("dice", [])) == 1
+        def own_die(view: dict[str, Any]) -> bool:  # (the first views may ask for seeds)
+            game = view["game"]
+            return view["seat"] is not None and game is not None and len(game.get("dice", [])) == 1
 
         await asyncio.wait_for(
             asyncio.gather(*(conn.next("view", own_die) for conn in connections)), 30

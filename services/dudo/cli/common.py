@@ -64,7 +64,8 @@ def loop_arguments(p: argparse.ArgumentParser, partitions: int, env: Environment
         type=float,
         default=5,
         help="seconds a table whose seats committed to seeds of their own waits for them "
-        "before the deal (the rest are dealt public seeds)",
+        "before the deal (the rest are dealt public seeds); a tournament's table just made "
+        "waits as long for its entrants' commitments first",
     )
     p.add_argument(
         "--vacate-after",
