@@ -73,7 +73,7 @@ LAYERS: dict[str, set[str]] = {
     "worker": {"wire", "auth", "entity", "infra"},  # the partition loop: hosts ANY entity
     "link": {"wire", "auth", "infra"},  # a gateway's side of the streams, its tokens
     "gateway": {"engine", "wire", "infra", "link"},  # the web gateway
-    "chat": {"engine", "wire", "auth", "text", "infra", "link"},  # the IRC gateway
+    "chat": {"engine", "wire", "auth", "text", "infra", "link"},  # the chat gateways
     # the programs `dudo` starts: the one place that composes the layers
     "run": _names(
         "engine wire bots text auth entity table director infra worker link gateway chat client"
