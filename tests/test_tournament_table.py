@@ -90,19 +90,18 @@ class Cup:
         )
 
     def act(self, seat: int, action: dict[str, Any]) -> None:
+        self.from_seat("act", seat, action=action)
+
+    def from_seat(self, kind: str, seat: int, **fields: Any) -> list[str]:
+        """The seat's holder sends ``kind`` through its gateway: the error codes it got."""
         holder = self.table.seats[seat]
+        before = len(self.out)
         self.n += 1
-        body = msg(
-            "act",
-            holder.gateway,
-            id=f"m{self.n}",
-            table="t1",
-            player=holder.handle,
-            seat=seat,
-            action=action,
-        )
+        body = msg(kind, holder.gateway, id=f"m{self.n}", table="t1", player=holder.handle,
+                   seat=seat, **fields)  # fmt: skip
         self.table.handle(body, NOW, self.rng)
         self.flush()
+        return [m["code"] for _, m in self.out[before:] if m["type"] == "error"]
 
     def play_round(self) -> None:
         """The seat in turn opens with the lowest legal bid; the next one calls Dudo."""
@@ -666,18 +665,6 @@ def bringing(player: str, dice: int = 2) -> dict[str, Any]:
     return {**entrant(player, dice), "seeds": True}
 
 
-def seat_says(cup: Cup, kind: str, seat: int, **fields: Any) -> list[str]:
-    """A seat's holder sends ``kind`` through its gateway: the error codes it got."""
-    holder = cup.table.seats[seat]
-    before = len(cup.out)
-    cup.n += 1
-    body = msg(kind, holder.gateway, id=f"m{cup.n}", table="t1", player=holder.handle,
-               seat=seat, **fields)  # fmt: skip
-    cup.table.handle(body, NOW, cup.rng)
-    cup.flush()
-    return [m["code"] for _, m in cup.out[before:] if m["type"] == "error"]
-
-
 def test_entrants_who_bring_seeds_commit_when_the_table_is_made_then_reveal_then_it_deals() -> None:
     """The director seats them (no commitment given sitting down): the table asks the
     seats of entrants who bring seeds for a commitment, takes the seeds only once every
@@ -687,20 +674,20 @@ def test_entrants_who_bring_seeds_commit_when_the_table_is_made_then_reveal_then
     asking = cup.views_to("gw-a")[-1]["seeds"]
     assert asking["asked"] == [0, 1] and asking["commit_until"] > NOW and "until" not in asking
     # Nothing is revealed before every commitment is in; nobody else commits.
-    assert seat_says(cup, "seed", 0, seed=A_SEED) == [wire.BAD_SEED]
-    assert seat_says(cup, "commit_seed", 2, commitment=client_commitment("c")) == [wire.BAD_SEED]
-    assert seat_says(cup, "commit_seed", 0, commitment=client_commitment(A_SEED)) == []
+    assert cup.from_seat("seed", 0, seed=A_SEED) == [wire.BAD_SEED]
+    assert cup.from_seat("commit_seed", 2, commitment=client_commitment("c")) == [wire.BAD_SEED]
+    assert cup.from_seat("commit_seed", 0, commitment=client_commitment(A_SEED)) == []
     again = client_commitment("again")
-    assert seat_says(cup, "commit_seed", 0, commitment=again) == [wire.BAD_SEED]
+    assert cup.from_seat("commit_seed", 0, commitment=again) == [wire.BAD_SEED]
     assert cup.views_to("gw-a")[-1]["seeds"]["asked"] == [1]
-    assert seat_says(cup, "commit_seed", 1, commitment=client_commitment(B_SEED)) == []
+    assert cup.from_seat("commit_seed", 1, commitment=client_commitment(B_SEED)) == []
     revealing = cup.views_to("gw-a")[-1]["seeds"]
     assert "asked" not in revealing and revealing["until"] > NOW
     ca, cb = client_commitment(A_SEED), client_commitment(B_SEED)
     assert revealing["commitments"][:3] == [ca, cb, None]
-    assert seat_says(cup, "seed", 1, seed="not b's") == [wire.BAD_SEED]
-    assert seat_says(cup, "seed", 0, seed=A_SEED) == [] and cup.table.game is None
-    assert seat_says(cup, "seed", 1, seed=B_SEED) == []
+    assert cup.from_seat("seed", 1, seed="not b's") == [wire.BAD_SEED]
+    assert cup.from_seat("seed", 0, seed=A_SEED) == [] and cup.table.game is None
+    assert cup.from_seat("seed", 1, seed=B_SEED) == []
     game = cup.table.game
     assert game is not None and cup.table.status == PLAYING and game.counts[:3] == [2, 2, 2]
     seeds = [A_SEED, B_SEED, *(public_client_seed("t1", s) for s in range(2, SEATS))]
@@ -717,7 +704,7 @@ def test_entrants_who_bring_seeds_commit_when_the_table_is_made_then_reveal_then
 
 def test_seeds_asked_and_not_given_in_time_are_public_and_the_wait_survives_the_record() -> None:
     cup = Cup([bringing("a"), bringing("b")])
-    assert seat_says(cup, "commit_seed", 0, commitment=client_commitment(A_SEED)) == []
+    assert cup.from_seat("commit_seed", 0, commitment=client_commitment(A_SEED)) == []
     # A worker dies mid-wait: the next one reads what was asked and the dice to deal.
     cup.table = Table.from_bytes(cup.table.to_bytes())
     assert cup.table.asked == [1] and cup.table.first_counts == [2, 2, 0, 0]

@@ -123,7 +123,7 @@ class SeedKeeper:
             while len(self._made) > _MADE_KEPT:
                 self._made.popitem(last=False)
             return {"type": "commit_seed", "commitment": seed_commitment(made)}, None
-        seed = self._made.get(table, self.seed) if isinstance(table, str) else self.seed
+        seed = self._made.get(table, self.seed)  # a tournament table's, else the seat's
         asked = reveal_asked(view, seed)
         if asked is not None and self._done != ("seed", *asked):
             self._done = ("seed", *asked)

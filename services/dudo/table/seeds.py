@@ -69,13 +69,12 @@ class TableSeeds(TableState):
     def _on_commit_seed(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         """An asked seat gives its commitment; once every asked seat did, the table asks
         for the seeds (or deals, when the time for commitments is up first)."""
-        self._held(msg)
-        index = msg["seat"]
-        if index not in self.asked:
+        seat = self._held(msg)
+        if msg["seat"] not in self.asked:
             raise Refusal(wire.BAD_SEED, "no commitment is asked of this seat now "
                           "(only of `seeds.asked`, while `seeds.commit_until`)")  # fmt: skip
-        self.seats[index].commitment = msg["commitment"]
-        self.asked.remove(index)
+        seat.commitment = msg["commitment"]
+        self.asked.remove(msg["seat"])
         self._changed(msg)
         self._answered(msg)
         if not self.asked:

@@ -62,7 +62,8 @@ class TournamentSeats(TableState):
 
     def _deal_tournament(self, now: int, rng: random.Random) -> None:
         """The table's first deal, from its seeds, with the dice its players brought."""
-        counts, self.first_counts = self.first_counts or [], None
+        counts, self.first_counts = self.first_counts, None
+        assert counts is not None  # set when the table was made, until this deal
         players = [seat.player for seat in self.seats if seat.player is not None]
         secret = self._deal_secret(rng)
         self.game = seated_game(self.rules, counts, secret, opener=rng.randrange(len(players)))

@@ -289,6 +289,8 @@ CLIENT_SEED = Field(
 # A seed a seat was dealt with: one a player brought (1..64 bytes) or the public
 # public:<table>:<seat>, up to 73 characters with a table id of 64.
 DEALT_SEED = Field("string", maximum=73)
+# A seat's commitment as a table records it: null when the seat brought no seed.
+GIVEN_COMMITMENT = Field("string", nullable=True, pattern=HEX_DIGEST)
 SEEDS = Field(
     "object",
     required=False,
@@ -306,7 +308,7 @@ SEEDS = Field(
         "commitments": Field(
             "array",
             maximum=6,
-            items=Field("string", nullable=True, pattern=HEX_DIGEST),
+            items=GIVEN_COMMITMENT,
             doc="by seat: the seat's commitment to its seed (null: it brought none and is "
             "dealt its public seed, public:<table>:<seat>)",
         ),
@@ -379,7 +381,7 @@ TABLE_SEEDS = Field(
         "client_commitments": Field(
             "array",
             maximum=6,
-            items=Field("string", nullable=True, pattern=HEX_DIGEST),
+            items=GIVEN_COMMITMENT,
             doc="by seat, the commitment it gave (null: none, dealt its public seed)",
         ),
     },
