@@ -75,6 +75,25 @@ def scripted(
     return thread
 
 
+def host_click(page: Any, control: str) -> None:
+    """Click one of the host's controls in one step in the page, unfolding the panel
+    first where it is folded. As two steps (unfold, then Playwright's click) the panel
+    could fold again in between, when the host's table appeared (later where the table
+    first asks its entrants for seeds): the click then waited 30 s for a hidden button."""
+    page.wait_for_function(
+        """(control) => {
+          const p = document.querySelector('details[data-test=host-panel]');
+          if (p && !p.open) p.querySelector('summary').click();
+          const el = document.querySelector(control);
+          if (!el || !el.getClientRects().length) return false;
+          el.click();
+          return true;
+        }""",
+        arg=control,
+        timeout=15_000,
+    )
+
+
 def host_controls(page: Any, reach: str = "[data-test=host-panel] .actions") -> None:
     """Unfold the host's controls where they wait folded under the host's own table
     (issue 53, item 1; elsewhere they show in full), until ``reach`` shows: the panel
@@ -193,8 +212,7 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
         olga.wait_for_selector("[data-test=cup-pause]", state="attached", timeout=15_000)
 
         # Pause: every page says so; a table stops at its round's end; then resume.
-        host_controls(olga, "[data-test=cup-pause]")
-        olga.click("[data-test=cup-pause]")
+        host_click(olga, "[data-test=cup-pause]")
         bea.wait_for_selector("[data-test=cup-paused]", timeout=15_000)
         deadline = time.monotonic() + 60
         while not any(pg.query_selector("[data-test=dock-paused]") for pg in (olga, bea)):
@@ -228,15 +246,14 @@ def test_an_organizer_runs_a_private_tournament_from_the_page(
             for pg in (olga, bea):
                 play_if_my_turn(pg)
             time.sleep(0.1)
-        host_controls(olga, "[data-test=cup-resume]")
-        olga.click("[data-test=cup-resume]")
+        host_click(olga, "[data-test=cup-resume]")
         host_controls(olga, "[data-test=cup-pause]")
         bea.wait_for_selector("[data-test=cup-paused]", state="detached", timeout=15_000)
 
         # An announcement for every entrant.
         host_controls(olga, "#announce-text")
         olga.fill("#announce-text", "Final table at nine")
-        olga.click("[data-test=announce]")
+        host_click(olga, "[data-test=announce]")
         bea.wait_for_selector("[data-test=cup-announcement]", timeout=15_000)
         assert "Final table at nine" in bea.inner_text("[data-test=cup-announcement]")
 
