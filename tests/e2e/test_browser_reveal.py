@@ -22,11 +22,13 @@ from .test_browser_end import _create
 HOLD_S = 4  # the server's reveal hold: the table waits while the reveal is read
 
 # Recorded on every change of the page: when each reveal opened, when its countdown first
-# said anything, and what it led with then.
-WATCH = """() => {
+# said anything, and what it led with then. It runs before the page's own scripts at every
+# load: a watcher installed after the page was up could first see a reveal that had opened
+# (and counted down) before it, and time it from there.
+WATCH = """(() => {
   window.reveals = [];
   let open = null;
-  new MutationObserver(() => {
+  const watch = () => new MutationObserver(() => {
     const overlay = document.querySelector("[data-test=reveal]");
     if (!overlay) { open = null; return; }
     if (!open) {
@@ -43,7 +45,8 @@ WATCH = """() => {
       open.counted = performance.now() - open.at;
     }
   }).observe(document.body, { childList: true, subtree: true, characterData: true });
-}"""
+  document.addEventListener("DOMContentLoaded", watch);
+})()"""
 
 
 def _rows_are_one_line(page: Any) -> list[str]:
@@ -77,8 +80,8 @@ def test_the_reveal_leads_with_its_result_held_before_any_countdown(
         errors: list[str] = []
         page = browser.new_context(**size).new_page()
         page.on("pageerror", lambda e: errors.append(str(e)))
+        page.add_init_script(WATCH)
         _create(page, base, 4, 3)  # four players: the longest reveal
-        page.evaluate(WATCH)
         checked = 0
         deadline = time.monotonic() + 150
         while checked < 2:
@@ -95,7 +98,6 @@ def test_the_reveal_leads_with_its_result_held_before_any_countdown(
                 page.keyboard.press("Escape")  # the last one (game over, or Ana out)
             elif page.query_selector("[data-test=game-over]"):
                 _create(page, base, 4, 3)
-                page.evaluate(WATCH)
             elif page.query_selector("[data-test=your-turn]"):
                 page.keyboard.press("d" if enabled(page, "[data-test=dudo]") else "Enter")
             time.sleep(0.05)
