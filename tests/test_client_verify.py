@@ -17,7 +17,7 @@ from dudo.engine.dice import commitment, roll
 from dudo.engine.fairness import verify as server_verify
 from dudo_client import log_of_view, verify
 
-from .engine.test_fairness import played_log
+from .engine.test_fairness import played_log, reseeded_log
 from .servers import require_binary
 from .test_table import h
 from .test_table_seeds import play_out, seated_with_seeds
@@ -47,7 +47,14 @@ def logs() -> list[dict[str, Any]]:
     public["client_seeds"][-1] = "picked by the operator"
     unrevealed = copy.deepcopy(fair)  # committed, dealt its public seed: fair dealing
     unrevealed["client_commitments"][-1] = commitment_of("kept to myself")
-    return [*made, die, seed, shown, client, server, public, unrevealed, finished_view()]
+    # A tournament's table dealt again after its seats changed: fair, its second seeds
+    # changed, and its second seeds left out (the later rounds are then not the first's).
+    again = reseeded_log()
+    changed = copy.deepcopy(again)
+    changed["reseeds"][0]["client_seeds"][0] = "picked later"
+    hidden = {k: v for k, v in again.items() if k != "reseeds"}
+    return [*made, die, seed, shown, client, server, public, again, changed, hidden,
+            unrevealed, finished_view()]  # fmt: skip
 
 
 def commitment_of(seed: str) -> str:
@@ -70,12 +77,14 @@ def server_says(log: dict[str, Any]) -> list[str]:
 def test_the_python_package_agrees_with_the_server_on_every_log() -> None:
     verdicts = [verify(log) for log in logs()]
     assert verdicts == [server_says(log) for log in logs()]
-    assert verdicts[:2] == [[], []] and all(verdicts[2:-2]) and verdicts[-2:] == [[], []]
+    assert verdicts[:2] == [[], []] and all(verdicts[2:8]) and verdicts[-2:] == [[], []]
     second, third = (logs()[0]["rounds"][i]["round"] for i in (1, 2))
     assert len(verdicts[2]) == 1 and verdicts[2][0].startswith(f"round {second}: seat")
     assert verdicts[3] == [f"round {third}: the seed is not the one the seeds make"]
     assert verdicts[6] == ["the server seed does not match its commitment"]
     assert verdicts[7] == ["seat 2 brought no seed and was not dealt its public one"]
+    assert verdicts[8] == [] and verdicts[10]
+    assert verdicts[9] == ["from round 3: seat 0's seed does not match its commitment"]
 
 
 def test_the_javascript_package_agrees_with_the_server_on_every_log(tmp_path: Path) -> None:

@@ -11,12 +11,14 @@ import msgpack
 
 import dudo_client
 from dudo import wire
+from dudo.director.tournament import Context, Tournament
 from dudo.engine import OVER
 from dudo.engine.fairness import client_commitment, game_secret, public_client_seed, verify
 from dudo.entity.reports import report_sends
 from dudo.table import DONE, PLAYING, Table
 from dudo.wire import keys
 
+from .director.test_tournament import create
 from .test_table import NOW, h, msg
 
 SEATS = 4
@@ -240,12 +242,25 @@ def test_a_long_history_goes_in_parts_under_the_inbox_cap_and_old_records_read()
     cup = Cup([entrant("a", 1), entrant("b", 1)])
     many = [[r, NOW, [[f"p{r}-{i}-{'x' * 50}", 5] for i in range(6)], [], []] for r in range(300)]
     cup.table.history = many
+    # Seeds given after 40 arrivals, each as long as they come: more than a part holds.
+    long = [[client_commitment("s" * 64), "s" * 64]] * 6
+    cup.table.redealt = [[r, long[:2] + [[None, None]] * 2] for r in range(2, 42)]
+    cup.table.dealt = long[:2] + [[None, None]] * 2
     cup.send("order", tournament="cup", seq=1, count=None)
     cup.play_round()
     assert cup.table.status == DONE and len(cup.histories) > 2
     assert [h["part"] for h in cup.histories] == list(range(len(cup.histories)))
     assert {h["parts"] for h in cup.histories} == {len(cup.histories)}
     assert [row for h in cup.histories for row in h["rows"]] == cup.table.history
+    logged = cup.table.logged_seeds()
+    assert logged is not None and len(logged["reseeds"]) == 40
+    assert [r for h in cup.histories for r in h.get("reseeds", [])] == logged["reseeds"]
+    # The director joins them, whatever part each came in.
+    director = Tournament.create(create(), 0, Context(16, 4))
+    for part in cup.histories:
+        director.handle(part, 0, random.Random(1))
+    assert director.table_seeds["t1"] == logged
+    assert director.history()[0]["seeds"] == logged
     # A record written before the history (10 tournament fields) reads with none.
     raw = wire.unpack(cup.table.to_bytes())
     raw[14] = raw[14][:10]
@@ -718,3 +733,87 @@ def test_seeds_asked_and_not_given_in_time_are_public_and_the_wait_survives_the_
     cup = Cup([bringing("a"), bringing("b")])
     cup.send("timeout", version=cup.table.version)
     assert cup.table.status == PLAYING and cup.table.dealt == [[None, None]] * SEATS
+
+
+def _seeded(cup: Cup, seeds: dict[int, str]) -> None:
+    """Each seat in ``seeds`` commits to its seed, then reveals it, as asked."""
+    for seat, seed in seeds.items():
+        assert cup.from_seat("commit_seed", seat, commitment=client_commitment(seed)) == []
+    for seat, seed in seeds.items():
+        assert cup.from_seat("seed", seat, seed=seed) == []
+
+
+def test_an_arrival_holds_the_next_round_until_seeds_given_after_it_deal_it() -> None:
+    """Issue 55, item 5: the director chose who sits where, and the deployment knew the
+    secret the table was dealt from, so it could have seated a favourite where the dice
+    fall well. The round after an arrival is held (no dice, nobody's turn) and dealt from
+    seeds every seat that brings them gives after the change; the closed table's
+    results verify every round, the held one and those after it by the new seeds."""
+    cup = Cup([bringing("a"), bringing("b"), entrant("c", 2)])
+    _seeded(cup, {0: A_SEED, 1: B_SEED})
+    table, game = cup.table, cup.table.game
+    assert game is not None and table.redealt == []
+    cup.send("seat_in", tournament="cup", seq=1, player="d", name="D", dice=2, gateway="gw-d",
+             bot=None, seeds=True)  # fmt: skip
+    held = game.round_no + 1
+    cup.play_round()
+    assert cup.players() == ["a", "b", "c", "d"] and game.round_no == held
+    assert game.undealt and game.commitment is None and not any(game.hands)
+    # Everyone sees a round with no dice and nobody's turn, and is asked again.
+    for gateway in ("gw-a", "gw-d"):
+        view = cup.views_to(gateway)[-1]
+        assert view["game"]["turn"] is None and view["game"]["commitment"] is None
+        assert all(seat["dice"] == [] for seat in view["seats"])
+        assert view["seeds"]["asked"] == [0, 1, 3] and view["seeds"]["round"] == held
+        assert view["seeds"]["commitments"] == [None] * SEATS
+    assert cup.from_seat("act", 2, action={"type": "bid", "quantity": 1, "face": 2}) == [
+        "not_your_turn"
+    ]
+    # The seed a seat gave for the first deal is not asked for again: a new one is.
+    assert cup.from_seat("seed", 0, seed=A_SEED) == [wire.BAD_SEED]
+    # A worker dies mid-wait: the next one holds the same round, asks the same seats.
+    cup.table = table = Table.from_bytes(table.to_bytes())
+    game = table.game
+    assert game is not None and game.undealt and table.asked == [0, 1, 3]
+    again = {0: "a, after d came", 1: "b, after d came", 3: "d's own"}
+    _seeded(cup, again)
+    assert not game.undealt and game.turn is not None and game.round_no == held
+    seeds = [again[0], again[1], public_client_seed("t1", 2), again[3]]
+    assert game.secret == game_secret(table.server_seed, seeds)  # type: ignore[arg-type]
+    dealt = cup.views_to("gw-d")[-1]
+    assert [e["round"] for e in dealt["events"] if e["type"] == "round_start"] == [held]
+    assert dealt["game"]["commitment"] == game.commitment and dealt["seats"][0]["dice"]
+    assert dealt["seeds"]["revealed"] == [True, True, False, True]
+    for _ in range(2):
+        cup.play_round()
+    assert cup.views_to("gw-a")[-1].get("seeds") is None  # (nothing shown mid-game)
+    cup.send("order", tournament="cup", seq=2, count=None)
+    while cup.table.status != DONE:
+        cup.play_round()
+    (history,) = cup.histories  # (the director joins the parts' reseeds to the seeds)
+    assert "reseeds" not in history["seeds"]
+    [reseed] = history["reseeds"]
+    assert reseed == {"round": held, "client_seeds": seeds,
+                      "client_commitments": [client_commitment(again[0]),
+                                             client_commitment(again[1]), None,
+                                             client_commitment(again[3])]}  # fmt: skip
+    cup.send("watch", gateway="gw-w", on=True)  # the closed table's view, as anyone sees it
+    last = cup.views_to("gw-w")[-1]
+    rounds = last["game"]["log"]
+    assert rounds[-1]["round"] > held and last["seeds"]["reseeds"] == [reseed]
+    log = {"table": "t1", "rounds": rounds, **history["seeds"], "reseeds": [reseed]}
+    assert verify(log).ok, verify(log).problems
+    assert dudo_client.verify(last) == []
+    first_only = {k: v for k, v in log.items() if k != "reseeds"}
+    assert verify(first_only).problems[0] == f"round {held}: the seed is not the one the seeds make"
+
+
+def test_an_arrival_at_a_table_where_nobody_brings_seeds_is_dealt_at_once() -> None:
+    """No seat to ask: the round after the arrival is dealt at once from the same
+    secret, as before seeds (the deployment deals alone at such a table)."""
+    cup = Cup([entrant("a"), entrant("b"), entrant("c")])
+    game = cup.table.game
+    assert game is not None
+    cup.seat_in(1, "d", 2, "gw-d")
+    cup.play_round()
+    assert cup.players()[3] == "d" and not game.undealt and cup.table.redealt == []

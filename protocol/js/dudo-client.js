@@ -128,32 +128,53 @@ async function roll(seed, counts) {
   return hands;
 }
 
-async function seededSecret(log, problems) {
-  if (!("server_seed" in log)) return null;
+/** Each game secret with the round it deals from: the first from round 1, then one per
+ *  `reseeds` entry (a tournament's table, after seats changed); none without seeds, or
+ *  when any does not check. */
+async function seededSecrets(log, problems) {
+  if (!("server_seed" in log)) return [];
   const server = unhex(log.server_seed);
   if (server.length !== 32 || hex(await sha256(enc.encode("dudo-server/2:"), server)) !== log.server_commitment) {
     problems.push("the server seed does not match its commitment");
-    return null;
+    return [];
   }
-  const seeds = (log.client_seeds ?? []).map(String);
-  const shown = log.client_commitments ?? [];
-  if (shown.length !== seeds.length) {
-    problems.push("a client seed without its commitment");
-    return null;
+  const stretches = [[1, "", log]];
+  for (const [n, again] of (log.reseeds ?? []).entries()) {
+    const first = again?.round;
+    if (!Number.isInteger(first) || first < 1) {
+      problems.push(`reseed ${n} names no round`);
+      return [];
+    }
+    stretches.push([first, `from round ${first}: `, again]);
   }
   const table = typeof log.table === "string" ? log.table : null;
+  const secrets = [];
+  for (const [first, where, given] of stretches) {
+    const seeds = await checkedSeeds(given, table, where, problems);
+    if (!seeds) continue;
+    const reveals = [];
+    for (const seed of seeds) reveals.push(await sha256(enc.encode("dudo-reveal/2:"), enc.encode(seed)));
+    secrets.push([first, await hmac(server, enc.encode("dudo-game/2:"), ...reveals)]);
+  }
+  return problems.length ? [] : secrets;
+}
+
+async function checkedSeeds(given, table, where, problems) {
+  const seeds = (given.client_seeds ?? []).map(String);
+  const shown = given.client_commitments ?? [];
+  if (shown.length !== seeds.length) {
+    problems.push(`${where}a client seed without its commitment`);
+    return null;
+  }
   for (const [seat, seed] of seeds.entries()) {
     const pub = table === null ? null : `public:${table}:${seat}`;
     if (shown[seat] == null) {
-      if (seed !== pub) problems.push(`seat ${seat} brought no seed and was not dealt its public one`);
+      if (seed !== pub) problems.push(`${where}seat ${seat} brought no seed and was not dealt its public one`);
     } else if (seed !== pub && await committed(enc.encode(seed)) !== shown[seat]) {
-      problems.push(`seat ${seat}'s seed does not match its commitment`);
+      problems.push(`${where}seat ${seat}'s seed does not match its commitment`);
     }
   }
-  if (problems.length) return null;
-  const reveals = [];
-  for (const seed of seeds) reveals.push(await sha256(enc.encode("dudo-reveal/2:"), enc.encode(seed)));
-  return hmac(server, enc.encode("dudo-game/2:"), ...reveals);
+  return seeds;
 }
 
 /**
@@ -170,6 +191,7 @@ export function logOfView(view) {
       server_seed: seeds.server_seed, server_commitment: seeds.server,
       client_seeds: seeds.client_seeds, client_commitments: seeds.commitments,
     });
+    if (seeds.reseeds?.length) log.reseeds = seeds.reseeds;
   }
   return log;
 }
@@ -179,8 +201,10 @@ export function logOfView(view) {
  * every check holds), computed here (Web Crypto), not asked of the server: each round's
  * seed against its commitment, each seat's dice against the seed, and, when the game
  * was dealt from everyone's seeds (`server_seed`, `server_commitment`, `client_seeds`,
- * `client_commitments`), those against their commitments and each round's seed against
- * the secret they make. `log` is the game's last view, or a log: `rounds` (a finished
+ * `client_commitments`, and at a tournament's table `reseeds`: each `{round,
+ * client_seeds, client_commitments}`, the seeds given after seats changed, dealing from
+ * that round on), those against their commitments and each round's seed against the
+ * secret they make. `log` is the game's last view, or a log: `rounds` (a finished
  * game's `game.log`) with `table` and the seeds (`logOfView`). A seat that committed to
  * a seed and was dealt its public one (no reveal in time) is fair dealing, not listed:
  * the view's `seeds.revealed` says so. The same checks, in the same words, as the
@@ -189,7 +213,7 @@ export function logOfView(view) {
 export async function verify(log) {
   if (log && typeof log.game === "object" && log.game !== null) log = logOfView(log);
   const problems = [];
-  const secret = await seededSecret(log, problems);
+  const secrets = await seededSecrets(log, problems);
   for (const [at, entry] of (log.rounds ?? []).entries()) {
     const round = Number(entry.round ?? at + 1);
     const where = `round ${round}`;
@@ -198,6 +222,7 @@ export async function verify(log) {
       problems.push(`${where}: no seed revealed`);
       continue;
     }
+    const secret = secrets.findLast(([first]) => first <= round)?.[1];
     if (secret && hex(await hmac(secret, enc.encode(`dudo-round/1:${round}`))) !== hex(seed)) {
       problems.push(`${where}: the seed is not the one the seeds make`);
     }
@@ -371,7 +396,7 @@ export class DudoConnection extends EventTarget {
     this.brings = seed !== "";
     this.seed = seed || null;
     this.seedCommitment = this.seed === null ? null : seedCommitment(this.seed);
-    this.tableSeeds = new Map(); // table -> {seed, commitment}: made for tournament tables
+    this.tableSeeds = new Map(); // "table:round" -> {seed, commitment}: a tournament table's ask
     this.revealed = null; // "what:table:until" a commitment or reveal was sent (or told) for
     this.url = base.replace(/^http/, "ws").replace(/\/$/, "") + "/ws";
     this.token = token;
@@ -580,28 +605,25 @@ export class DudoConnection extends EventTarget {
   #revealIfAsked(view) {
     const seeds = view.seeds, seat = view.seat;
     if (!seeds || typeof seat !== "number") return;
+    // A tournament's table asks again for the round it holds after an arrival: a new
+    // seed for each ask (`seeds.round`), never one the server has seen.
+    const round = seeds.round ?? 1;
     if (this.brings && seeds.commit_until !== undefined && (seeds.asked ?? []).includes(seat)) {
       const asked = `commit:${view.table}:${seeds.commit_until}`;
       if (this.revealed === asked) return;
       this.revealed = asked;
-      this.#tableSeed(view.table).commitment.then((commitment) => {
+      this.#tableSeed(view.table, round).commitment.then((commitment) => {
         this.#send({ type: "commit_seed", commitment, id: this.#id("c") });
       });
       return;
     }
-    const made = this.tableSeeds.get(view.table);
-    const seed = made ? made.seed : this.seed, commitment = made ? made.commitment : this.seedCommitment;
-    if (commitment === null) return;
-    if (seeds.client_seeds && seeds.client_seeds[seat] !== seed && this.revealed !== `told:${view.table}`) {
-      const told = `told:${view.table}`;
-      commitment.then((mine) => {
-        if (seeds.commitments[seat] !== mine || this.revealed === told) return;
-        this.revealed = told;
-        this.#emit("seed_not_taken", view.table);
-      });
+    if (seeds.client_seeds) {
+      this.#toldIfNotTaken(view);
       return;
     }
-    if (seeds.until === undefined) return;
+    const made = this.tableSeeds.get(`${view.table}:${round}`);
+    const seed = made ? made.seed : this.seed, commitment = made ? made.commitment : this.seedCommitment;
+    if (commitment === null || seeds.until === undefined) return;
     const asked = `seed:${view.table}:${seeds.until}`;
     if (seeds.revealed[seat] || this.revealed === asked) return;
     commitment.then((mine) => {
@@ -611,13 +633,34 @@ export class DudoConnection extends EventTarget {
     });
   }
 
-  /** The seed made for a tournament's table (the same one again after a reconnect). */
-  #tableSeed(table) {
-    let made = this.tableSeeds.get(table);
+  /** A finished game's view says our seat committed to the seed we hold for one of its
+   *  deals (the first, or a tournament table's after an arrival) and was dealt another
+   *  (its public one: our reveal was late or lost): `seed_not_taken`, once a table. */
+  #toldIfNotTaken(view) {
+    const seeds = view.seeds, seat = view.seat, told = `told:${view.table}`;
+    if (this.revealed === told) return;
+    const deals = [[1, seeds.client_seeds, seeds.commitments],
+      ...(seeds.reseeds ?? []).map((r) => [r.round, r.client_seeds, r.client_commitments])];
+    for (const [first, dealt, given] of deals) {
+      const made = this.tableSeeds.get(`${view.table}:${first}`);
+      const seed = made ? made.seed : first === 1 ? this.seed : null;
+      const commitment = made ? made.commitment : first === 1 ? this.seedCommitment : null;
+      if (commitment === null || dealt[seat] === seed) continue;
+      commitment.then((mine) => {
+        if (given[seat] !== mine || this.revealed === told) return;
+        this.revealed = told;
+        this.#emit("seed_not_taken", view.table);
+      });
+    }
+  }
+
+  /** The seed made for a tournament table's ask (the same one again after a reconnect). */
+  #tableSeed(table, round) {
+    let made = this.tableSeeds.get(`${table}:${round}`);
     if (!made) {
       const seed = makeSeed();
       made = { seed, commitment: seedCommitment(seed) };
-      this.tableSeeds.set(table, made);
+      this.tableSeeds.set(`${table}:${round}`, made);
       while (this.tableSeeds.size > SEEDS_KEPT_PER_CONNECTION) this.tableSeeds.delete(this.tableSeeds.keys().next().value);
     }
     return made;

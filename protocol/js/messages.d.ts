@@ -151,10 +151,10 @@ export interface CalzaEvent {
 }
 
 /**
- * At a tournament's table just made, when its views list your seat in `seeds.asked` (while
- * `seeds.commit_until`): make a seed for this table, keep it, and send its commitment. Once
- * every asked seat gave one, the views show `seeds.until`: reveal it then (`seed`). Not asked:
- * `bad_seed`.
+ * At a tournament's table just made, or holding a round after someone arrived (`seeds.round`),
+ * when its views list your seat in `seeds.asked` (while `seeds.commit_until`): make a new seed
+ * for this ask, keep it, and send its commitment. Once every asked seat gave one, the views
+ * show `seeds.until`: reveal it then (`seed`). Not asked: `bad_seed`.
  */
 export interface CommitSeedRequest {
   /** protocol version */
@@ -1136,9 +1136,9 @@ export interface RegisterRequest {
   name: string;
   /**
    * your client brings a seed of its own to each table you are seated at: when a table is made
-   * its views ask your seat (`seeds.asked`) for a commitment (`commit_seed`), then for the
-   * seed (`seed`); the official libraries do by default. Leave it out if your client does not
-   * (the table would wait for it)
+   * (and again when someone arrives there) its views ask your seat (`seeds.asked`) for a
+   * commitment (`commit_seed`), then for the seed (`seed`); the official libraries do by
+   * default. Leave it out if your client does not (the table would wait for it)
    */
   seeds?: boolean;
   /**
@@ -1181,6 +1181,18 @@ export interface ResultPlace {
   kicked: boolean;
 }
 
+export interface TableHistorySeedsReseeds {
+  /**
+   * the round held after someone arrived: it and the rounds after it (until the next reseed)
+   * were dealt from these seeds
+   */
+  round: number;
+  /** by seat, the seed it was dealt with */
+  client_seeds: string[];
+  /** by seat, the commitment it gave (null: none, dealt its public seed) */
+  client_commitments: Array<string | null>;
+}
+
 /**
  * what the table's dice came from (docs/rules.md, "Seeds from everyone"): with the table's
  * rounds (its finished view's `game.log`) a log `dudo verify` and the packages' `verify`
@@ -1195,6 +1207,12 @@ export interface TableHistorySeeds {
   client_seeds: string[];
   /** by seat, the commitment it gave (null: none, dealt its public seed) */
   client_commitments: Array<string | null>;
+  /**
+   * at a tournament's table, once closed: the seeds given after each arrival, each dealing
+   * from its `round` on with the same server seed (the first seeds deal the rounds before the
+   * first of them)
+   */
+  reseeds?: TableHistorySeedsReseeds[];
 }
 
 export interface TableHistory {
@@ -1253,13 +1271,25 @@ export interface ViewMessageRematch {
   by: number;
 }
 
+export interface ViewMessageSeedsReseeds {
+  /**
+   * the round held after someone arrived: it and the rounds after it (until the next reseed)
+   * were dealt from these seeds
+   */
+  round: number;
+  /** by seat, the seed it was dealt with */
+  client_seeds: string[];
+  /** by seat, the commitment it gave (null: none, dealt its public seed) */
+  client_commitments: Array<string | null>;
+}
+
 /**
  * what the dice of this table's game come from (docs/rules.md, "Seeds from everyone"): the
  * server seed's commitment from the table's making, each seat's commitment, and once the game
  * is over the seeds themselves (at a tournament's table: once the table closed, as a won or
- * halted game there plays on with arrivals). In the views of an open table, in the view of the
- * deal and in those of the finished game; left out in the middle of a game (it does not change
- * then) and at a table made before seeds
+ * halted game there plays on with arrivals). In the views of an open table or of a round held
+ * after an arrival, in the view of the deal and in those of the finished game; left out in the
+ * middle of a game (it does not change then) and at a table made before seeds
  */
 export interface ViewMessageSeeds {
   /** SHA-256("dudo-server/2:" + server seed), hex */
@@ -1275,8 +1305,9 @@ export interface ViewMessageSeeds {
    */
   revealed: boolean[];
   /**
-   * at a tournament's table just made: the seats asked for a commitment (their entrants bring
-   * seeds) that have not given one yet; send `commit_seed`
+   * at a tournament's table just made, or holding a round after someone arrived: the seats
+   * asked for a commitment (their entrants bring seeds) that have not given one yet; send
+   * `commit_seed`
    */
   asked?: number[];
   /**
@@ -1295,6 +1326,18 @@ export interface ViewMessageSeeds {
   server_seed?: string;
   /** once the game is over: by seat, the seed it was dealt with (its own, or its public one) */
   client_seeds?: string[];
+  /**
+   * while seeds are asked (`asked` or `until`): the round they will deal, 1 at a table's
+   * start; at a tournament's table, the round held after someone arrived (its seats are asked
+   * again: make a new seed for it)
+   */
+  round?: number;
+  /**
+   * at a tournament's table, once closed: the seeds given after each arrival, each dealing
+   * from its `round` on with the same server seed (the first seeds deal the rounds before the
+   * first of them)
+   */
+  reseeds?: ViewMessageSeedsReseeds[];
 }
 
 /**
@@ -1338,9 +1381,10 @@ export interface ViewMessage {
    * what the dice of this table's game come from (docs/rules.md, "Seeds from everyone"): the
    * server seed's commitment from the table's making, each seat's commitment, and once the
    * game is over the seeds themselves (at a tournament's table: once the table closed, as a
-   * won or halted game there plays on with arrivals). In the views of an open table, in the
-   * view of the deal and in those of the finished game; left out in the middle of a game (it
-   * does not change then) and at a table made before seeds
+   * won or halted game there plays on with arrivals). In the views of an open table or of a
+   * round held after an arrival, in the view of the deal and in those of the finished game;
+   * left out in the middle of a game (it does not change then) and at a table made before
+   * seeds
    */
   seeds?: ViewMessageSeeds;
   game: GameView | null;

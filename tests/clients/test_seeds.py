@@ -77,3 +77,29 @@ def test_an_empty_seed_brings_none_anywhere_and_never_fails() -> None:
     assert keeper.step(asking(None)) == (None, None)
     assert keeper.step(asking(seed_commitment(SEED))) == (None, None)
     assert keeper.step(committing([0])) == (None, None)
+
+
+def test_asked_again_after_an_arrival_a_new_seed_is_made_and_revealed_for_that_round() -> None:
+    """Someone arrived at the tournament's table: it holds round 4 and asks our seat again
+    (`seeds.round`). The seed given for the first deal was seen by the server: a new one
+    is made for this ask, committed and revealed; a finished view whose reseed dealt us
+    another seed is told."""
+    keeper = SeedKeeper(None)
+    first, _ = keeper.step(committing([0]))
+    again = committing([0])
+    again["seeds"].update(round=4, commit_until=9_000)
+    second, _ = keeper.step(again)
+    assert first is not None and second is not None
+    assert second["commitment"] != first["commitment"]
+    reveal = view({"server": "0" * 64, "commitments": [second["commitment"], None],
+                   "revealed": [False, False], "until": 12_000, "round": 4},
+                  table="cup-1")  # fmt: skip
+    shown, _ = keeper.step(reveal)
+    assert shown is not None and seed_commitment(shown["seed"]) == second["commitment"]
+    over = view({"server": "0" * 64, "commitments": [None, None],  # (nothing to tell)
+                 "revealed": [False, False], "server_seed": "1" * 64,
+                 "client_seeds": ["public:cup-1:0", "public:cup-1:1"],
+                 "reseeds": [{"round": 4, "client_seeds": ["public:cup-1:0", "public:cup-1:1"],
+                              "client_commitments": [second["commitment"], None]}]},
+                table="cup-1")  # fmt: skip
+    assert keeper.step(over) == (None, "cup-1")

@@ -147,3 +147,71 @@ def test_an_entrant_brings_a_seed_to_its_tournament_table_and_the_results_prove_
     assert all(s.startswith("public:") for s in others)  # the bots brought none
     secret = game_secret(bytes.fromhex(seeds["server_seed"]), seeds["client_seeds"])
     assert reveals and all(round_seed(secret, n).hex() == seed for n, seed in reveals.items())
+
+
+def test_players_who_arrive_at_a_table_are_dealt_from_seeds_given_after_they_came(
+    served: str,
+) -> None:
+    """Issue 55, item 5, end to end: five people through the package (each brings seeds,
+    the default), three seats, one die each, so two tables. Once the players left fit one
+    table, the director breaks the other and its players arrive at the first: that table
+    holds its next round and asks its people again, their connections make new seeds,
+    commit and reveal, and the held round is dealt from them. The results give every
+    table's seeds with that reseed, and every table's rounds verify from them."""
+    from dudo.engine.fairness import verify as server_verify
+
+    async def person(token: str, seen: list[dict[str, Any]]) -> None:
+        async with DudoConnection(served, token, on_message=seen.append) as conn:
+            while True:  # from table to table, until the tournament is over
+                await conn.play(choose)
+                await conn.next("view")
+
+    async def scenario() -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
+        async with DudoApi(served) as api:
+            made = await api.create_tournament(
+                name="Arrivals", host="P0", rules={"preset": "classic", "start_dice": 1},
+                seats=3, max_players=5, buy_in=0,
+            )  # fmt: skip
+            tid, tokens = made["tournament"], [made["token"]]
+            for n in range(1, 5):
+                tokens.append((await api.register(tid, name=f"P{n}"))["token"])
+            seen: list[list[dict[str, Any]]] = [[] for _ in tokens]
+            tasks = [asyncio.create_task(person(t, s)) for t, s in zip(tokens, seen, strict=True)]
+            await asyncio.sleep(0.5)  # every connection open before the tables are made
+            await api.begin(tid, tokens[0])
+            try:
+                for _ in range(1200):
+                    results = await api.results(tid)
+                    if results["status"] == "over" and len(results["tables"]) >= 2:
+                        break
+                    await asyncio.sleep(0.1)
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+        return dict(results), seen
+
+    results, seen = asyncio.run(scenario())
+    assert results["status"] == "over" and len(results["tables"]) == 2
+    reseeded = [t for t in results["tables"] if t["seeds"].get("reseeds")]
+    assert reseeded, "no table was dealt again after an arrival"
+    for again in reseeded[0]["seeds"]["reseeds"]:
+        own = [s for s in again["client_seeds"] if not s.startswith("public:")]
+        assert own  # seeds the people's connections made after the arrival
+        assert not set(own) & set(reseeded[0]["seeds"]["client_seeds"])  # new ones
+    # A held round was seen by the people there: nobody's turn, no dice, asked again.
+    views = [m for ms in seen for m in ms if m["type"] == "view" and m.get("game")]
+    held = [v for v in views if v["game"]["turn"] is None and v["game"]["phase"] != "over"]
+    assert held and all(v["game"]["commitment"] is None for v in held)
+    assert any(v.get("seeds", {}).get("round", 1) > 1 for v in held)
+    # Every table's rounds verify, from its closed view (a spectator's, as `dudo verify`
+    # asks it) and from the results' seeds with those rounds.
+    from dudo.cli.finished import finished_view
+
+    for table in results["tables"]:
+        closed = finished_view(served, table["table"])
+        assert closed["seeds"].get("reseeds") == table["seeds"].get("reseeds")
+        assert verify(closed) == []
+        log = {"table": table["table"], "rounds": closed["game"]["log"], **table["seeds"]}
+        verdict = server_verify(log)
+        assert verdict.ok and verdict.rounds == len(log["rounds"]) > 0, verdict.problems

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from dudo.engine import OVER, new_game, preset
+from dudo.engine import OVER, deal_round, hold_deal, new_game, preset
 from dudo.engine.dice import commitment, roll, round_seed
 from dudo.engine.fairness import (
     SeedError,
@@ -100,6 +100,81 @@ def played_log(seed: int = 3, seats: int = 3) -> dict[str, Any]:
         "client_commitments": [client_commitment(s) for s in seeds[:-1]] + [None],
         "rounds": rounds,
     }
+
+
+def reseeded_log(seed: int = 5, at: int = 3) -> dict[str, Any]:
+    """A game whose seats changed before round ``at`` (a tournament's table): that round
+    is held undealt and dealt from seeds given afterwards, and so is every later round."""
+    log = played_log(seed, seats=3)
+    rng = random.Random(seed)
+    server_seed = bytes.fromhex(log["server_seed"])
+    state = new_game(preset("classic"), 3, game_secret(server_seed, log["client_seeds"]))
+    again = [f"again {s} · {rng.random()}" for s in range(2)] + [public_client_seed("t1", 2)]
+    rounds: list[dict[str, Any]] = []
+    reseeded = None
+    while state.phase != OVER:
+        if state.round_no == at and len(rounds) == at - 1 and state.seed != reseeded:
+            hold_deal(state)
+            assert state.undealt and not any(state.hands) and state.commitment is None
+            event = deal_round(state, game_secret(server_seed, again))
+            assert event["type"] == "round_start" and event["round"] == at
+            reseeded = state.seed
+        for event in state.apply(*pick(rng, legal_moves(state))):
+            if event["type"] == "reveal":
+                rounds.append({k: v for k, v in event.items() if k != "type"})
+    assert len(rounds) > at
+    return {
+        **log,
+        "rounds": rounds,
+        "reseeds": [
+            {
+                "round": at,
+                "client_seeds": again,
+                "client_commitments": [client_commitment(s) for s in again[:-1]] + [None],
+            }
+        ],
+    }
+
+
+def test_a_table_reseeded_after_its_seats_changed_is_verified_by_stretches() -> None:
+    """Every round from the reseed on comes from the seeds given after the change; a
+    reseed's seed changed is refused where it is, and without its reseeds the same log's
+    later rounds are not the first seeds' (so the change of secret is real)."""
+    log = reseeded_log()
+    assert verify(log).ok, verify(log).problems
+    changed = copy.deepcopy(log)
+    changed["reseeds"][0]["client_seeds"][1] = "picked after the reveal"
+    assert verify(changed).problems == ["from round 3: seat 1's seed does not match its commitment"]
+    hidden = {k: v for k, v in log.items() if k != "reseeds"}
+    late = [r["round"] for r in log["rounds"] if r["round"] >= 3]
+    assert verify(hidden).problems == [
+        f"round {r}: the seed is not the one the seeds make" for r in late
+    ]
+    nameless = copy.deepcopy(log)
+    nameless["reseeds"][0]["round"] = True
+    assert verify(nameless).problems == ["reseed 0 names no round"]
+
+
+def test_a_held_round_has_no_dice_nobody_acts_and_seats_may_change() -> None:
+    state = new_game(preset("classic"), 3, bytes(32))
+    seed = state.seed
+    hold_deal(state)
+    assert state.undealt and state.turn is None and state.commitment is None
+    from dudo.engine import Bid, RuleError, reseat, seat_view
+
+    view = seat_view(state, state.opener or 0)
+    assert view["dice"] == [] and view["commitment"] is None and view["turn"] is None
+    with pytest.raises(RuleError) as refused:
+        state.apply(state.opener or 0, Bid(1, 2))
+    assert refused.value.code == "not_your_turn"
+    with pytest.raises(RuleError):
+        hold_deal(state)  # held already
+    reseat(state, leave=[2], join=[])
+    assert state.undealt and state.hands == [(), (), ()]
+    deal_round(state, bytes(32))
+    assert state.seed == seed and not state.undealt and state.turn == state.opener
+    with pytest.raises(RuleError):
+        deal_round(state, bytes(32))  # nothing held
 
 
 def test_public_seeds_are_checked_and_an_unrevealed_commitment_is_told() -> None:

@@ -143,7 +143,7 @@ test("at a tournament's table the connection commits to a seed made for it, then
   const asked = views.find((v) => v.seeds?.asked);
   assert.deepEqual(asked.seeds.asked, [view.seat]); // only the person's seat: the bots bring none
   assert.match(view.seeds.commitments[view.seat], /^[0-9a-f]{64}$/);
-  const ours = conn.tableSeeds.get(view.table);
+  const ours = conn.tableSeeds.get(`${view.table}:1`); // (its first deal: round 1)
   assert.equal(await ours.commitment, view.seeds.commitments[view.seat]);
   conn.close();
 });

@@ -31,7 +31,7 @@ FACES: tuple[Die, ...] = (1, 2, 3, 4, 5, 6)
 each with its lowest legal quantity (a face from ``range(1, 7)`` is an ``int``, which a
 bid's ``face`` refuses under a type checker)."""
 
-__version__ = "1.8.0"
+__version__ = "1.9.0"
 
 __all__ = [
     "FACES",

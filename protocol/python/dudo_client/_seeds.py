@@ -12,7 +12,9 @@ At a tournament's table the director seats you, so nobody commits sitting down: 
 registration says your client brings seeds (``register``'s ``seeds``, sent by default),
 and when a table is made with you its views list your seat in ``seeds.asked``. The
 connection then makes a seed for that table, sends its commitment (``commit_seed``),
-and reveals it when the table asks (``seeds.until``), as above.
+and reveals it when the table asks (``seeds.until``), as above. When someone arrives
+there later, the table asks again for the round it holds (``seeds.round``): a new seed
+is made for each ask (one the server has seen before would let it know the dice).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 _KEPT = 1024  # seeds remembered by token in this process (the oldest forgotten first)
@@ -80,16 +83,30 @@ def commit_asked(view: dict[str, Any]) -> tuple[str, int] | None:
     return (view["table"], seeds["commit_until"]) if seat in seeds.get("asked", ()) else None
 
 
-def seed_not_taken(view: dict[str, Any], seed: str | None) -> bool:
-    """This finished game's view says our seat committed to this seed and was dealt
-    another (its public one: our reveal did not reach the table in time, or was lost)."""
+def asked_round(view: dict[str, Any]) -> int:
+    """The round the seeds a view asks for will deal (``seeds.round``; 1 when absent)."""
+    seeds = view.get("seeds")
+    number = seeds.get("round", 1) if isinstance(seeds, dict) else 1
+    return number if isinstance(number, int) else 1
+
+
+def seed_not_taken(view: dict[str, Any], seed_of: Callable[[int], str | None]) -> bool:
+    """This finished game's view says our seat committed to the seed we hold for some
+    deal (``seed_of(round)``: round 1 for the first, a reseed's round for the others)
+    and was dealt another (its public one: our reveal did not reach the table in time,
+    or was lost)."""
     seeds, seat = view.get("seeds"), view.get("seat")
-    if seed is None or not isinstance(seeds, dict) or "client_seeds" not in seeds:
+    if not isinstance(seeds, dict) or "client_seeds" not in seeds or not isinstance(seat, int):
         return False
-    if not isinstance(seat, int) or seat >= len(seeds["commitments"]):
-        return False
-    mine = seeds["commitments"][seat] == seed_commitment(seed)
-    return mine and seeds["client_seeds"][seat] != seed
+    deals = [(1, seeds["client_seeds"], seeds["commitments"])] + [
+        (r["round"], r["client_seeds"], r["client_commitments"]) for r in seeds.get("reseeds", [])
+    ]
+    for first, dealt, given in deals:
+        seed = seed_of(first)
+        mine = seed is not None and seat < len(given) and given[seat] == seed_commitment(seed)
+        if mine and dealt[seat] != seed:
+            return True
+    return False
 
 
 _MADE_KEPT = 16  # seeds made for tournament tables, per connection (the oldest forgotten)
@@ -105,7 +122,8 @@ class SeedKeeper:
     def __init__(self, seed: str | None) -> None:
         self.seed = seed or None
         self.brings = seed != ""
-        self._made: OrderedDict[str, str] = OrderedDict()  # table -> seed made for it
+        # (table, round) -> the seed made for that ask (a tournament table's)
+        self._made: OrderedDict[tuple[str, int], str] = OrderedDict()
         self._done: tuple[str, str, int] | None = None  # (what, table, until) sent or told
 
     def reset(self) -> None:
@@ -119,16 +137,21 @@ class SeedKeeper:
         commit = commit_asked(view) if self.brings else None
         if commit is not None and self._done != ("commit", *commit):
             self._done = ("commit", *commit)
-            made = self._made.setdefault(commit[0], make_seed())
+            made = self._made.setdefault((commit[0], asked_round(view)), make_seed())
             while len(self._made) > _MADE_KEPT:
                 self._made.popitem(last=False)
             return {"type": "commit_seed", "commitment": seed_commitment(made)}, None
-        seed = self._made.get(table, self.seed)  # a tournament table's, else the seat's
+        # A tournament table's seed for this ask, else the seat's own.
+        seed = self._made.get((table, asked_round(view)), self.seed)
         asked = reveal_asked(view, seed)
         if asked is not None and self._done != ("seed", *asked):
             self._done = ("seed", *asked)
             return {"type": "seed", "seed": seed}, None
-        if seed_not_taken(view, seed) and self._done != ("told", view["table"], -1):
+
+        def seed_of(first: int) -> str | None:
+            return self._made.get((table, first), self.seed if first == 1 else None)
+
+        if seed_not_taken(view, seed_of) and self._done != ("told", view["table"], -1):
             self._done = ("told", view["table"], -1)
             return None, view["table"]
         return None, None

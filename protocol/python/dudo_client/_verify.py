@@ -55,7 +55,9 @@ def verify(log: Mapping[str, Any]) -> list[str]:
     or ``rounds`` (a finished game's ``game["log"]``) and, when the game was dealt from
     everyone's seeds, ``table``, ``server_seed``, ``server_commitment``, ``client_seeds``
     and ``client_commitments`` (by seat; null for a seat dealt its public seed,
-    ``public:<table>:<seat>``). Without seeds, each round is checked against its own seed
+    ``public:<table>:<seat>``), and at a tournament's table ``reseeds`` (each
+    ``{round, client_seeds, client_commitments}``: the seeds given after seats changed,
+    dealing from that round on). Without seeds, each round is checked against its own seed
     only, which does not prove who chose it. A seat that committed to a seed and was
     dealt its public one (it did not reveal in time) is fair dealing, not listed here:
     ``seeds["revealed"]`` of the view says so.
@@ -63,7 +65,7 @@ def verify(log: Mapping[str, Any]) -> list[str]:
     if isinstance(log.get("game"), Mapping):  # a finished game's view
         log = log_of_view(log)
     problems: list[str] = []
-    secret = _seeded_secret(log, problems)
+    secrets = _seeded_secrets(log, problems)
     for at, entry in enumerate(log.get("rounds") or []):
         round_no = _round_of(entry, at)
         where = f"round {round_no}"
@@ -74,6 +76,7 @@ def verify(log: Mapping[str, Any]) -> list[str]:
         if len(seed) != 32:
             problems.append(f"{where}: no seed revealed")
             continue
+        secret = next((s for first, s in reversed(secrets) if first <= round_no), None)
         if secret is not None and seed != _round_seed(secret, round_no):
             problems.append(f"{where}: the seed is not the one the seeds make")
         if entry.get("commitment") != _commitment(seed):
@@ -86,9 +89,12 @@ def verify(log: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def _seeded_secret(log: Mapping[str, Any], problems: list[str]) -> bytes | None:
+def _seeded_secrets(log: Mapping[str, Any], problems: list[str]) -> list[tuple[int, bytes]]:
+    """Each game secret with the round it deals from: the first from round 1, then one
+    per ``reseeds`` entry (a tournament's table, after seats changed); none without
+    seeds, or when any does not check."""
     if "server_seed" not in log:
-        return None
+        return []
     try:
         server_seed = bytes.fromhex(str(log["server_seed"]))
     except ValueError:
@@ -97,20 +103,37 @@ def _seeded_secret(log: Mapping[str, Any], problems: list[str]) -> bytes | None:
         b"dudo-server/2:" + server_seed
     ).hexdigest() != log.get("server_commitment"):
         problems.append("the server seed does not match its commitment")
-        return None
-    seeds = [str(seed) for seed in log.get("client_seeds") or []]
-    shown = list(log.get("client_commitments") or [])
+        return []
+    stretches: list[tuple[int, str, Mapping[str, Any]]] = [(1, "", log)]
+    for n, again in enumerate(log.get("reseeds") or []):
+        first = again.get("round") if isinstance(again, Mapping) else None
+        if not isinstance(first, int) or isinstance(first, bool) or first < 1:
+            problems.append(f"reseed {n} names no round")
+            return []
+        stretches.append((first, f"from round {first}: ", again))
+    secrets = []
+    for first, where, given in stretches:
+        seeds = _checked_seeds(given, log.get("table"), where, problems)
+        if seeds is not None:
+            secrets.append((first, _game_secret(server_seed, seeds)))
+    return [] if problems else secrets
+
+
+def _checked_seeds(
+    given: Mapping[str, Any], table: Any, where: str, problems: list[str]
+) -> list[str] | None:
+    seeds = [str(seed) for seed in given.get("client_seeds") or []]
+    shown = list(given.get("client_commitments") or [])
     if len(shown) != len(seeds):
-        problems.append("a client seed without its commitment")
+        problems.append(f"{where}a client seed without its commitment")
         return None
-    table = log.get("table")
     for seat, (seed, said) in enumerate(zip(seeds, shown, strict=True)):
         public = f"public:{table}:{seat}" if isinstance(table, str) else None
         if said is None and seed != public:
-            problems.append(f"seat {seat} brought no seed and was not dealt its public one")
+            problems.append(f"{where}seat {seat} brought no seed and was not dealt its public one")
         elif said is not None and seed != public and committed(seed) != said:
-            problems.append(f"seat {seat}'s seed does not match its commitment")
-    return None if problems else _game_secret(server_seed, seeds)
+            problems.append(f"{where}seat {seat}'s seed does not match its commitment")
+    return seeds
 
 
 def log_of_view(view: Mapping[str, Any]) -> dict[str, Any]:
@@ -129,6 +152,8 @@ def log_of_view(view: Mapping[str, Any]) -> dict[str, Any]:
             client_seeds=seeds.get("client_seeds"),
             client_commitments=seeds.get("commitments"),
         )
+        if seeds.get("reseeds"):
+            log["reseeds"] = seeds["reseeds"]
     return log
 
 

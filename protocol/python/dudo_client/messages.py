@@ -161,8 +161,9 @@ class CalzaEvent(TypedDict):
 
 
 class CommitSeedRequest(TypedDict):
-    """At a tournament's table just made, when its views list your seat in `seeds.asked` (while
-    `seeds.commit_until`): make a seed for this table, keep it, and send its commitment.
+    """At a tournament's table just made, or holding a round after someone arrived
+    (`seeds.round`), when its views list your seat in `seeds.asked` (while
+    `seeds.commit_until`): make a new seed for this ask, keep it, and send its commitment.
     Once every asked seat gave one, the views show `seeds.until`: reveal it then (`seed`).
     Not asked: `bad_seed`.
     """
@@ -1146,9 +1147,9 @@ class RegisterRequest(TypedDict):
     """display name"""
     seeds: NotRequired[bool]
     """your client brings a seed of its own to each table you are seated at: when a table is
-    made its views ask your seat (`seeds.asked`) for a commitment (`commit_seed`), then for
-    the seed (`seed`); the official libraries do by default. Leave it out if your client
-    does not (the table would wait for it)
+    made (and again when someone arrives there) its views ask your seat (`seeds.asked`) for
+    a commitment (`commit_seed`), then for the seed (`seed`); the official libraries do by
+    default. Leave it out if your client does not (the table would wait for it)
     """
     invite: NotRequired[str]
     """a private tournament's invite code: the host gets it in their answer, entrants need it
@@ -1189,6 +1190,18 @@ class ResultPlace(TypedDict):
     """the host took this player out: placed where they stood, not rated for it"""
 
 
+class TableHistorySeedsReseeds(TypedDict):
+    """(no description)"""
+    round: int
+    """the round held after someone arrived: it and the rounds after it (until the next reseed)
+    were dealt from these seeds
+    """
+    client_seeds: list[str]
+    """by seat, the seed it was dealt with"""
+    client_commitments: list[str | None]
+    """by seat, the commitment it gave (null: none, dealt its public seed)"""
+
+
 class TableHistorySeeds(TypedDict):
     """what the table's dice came from (docs/rules.md, "Seeds from everyone"): with the table's
     rounds (its finished view's `game.log`) a log `dudo verify` and the packages' `verify`
@@ -1202,6 +1215,11 @@ class TableHistorySeeds(TypedDict):
     """by seat, the seed it was dealt with"""
     client_commitments: list[str | None]
     """by seat, the commitment it gave (null: none, dealt its public seed)"""
+    reseeds: NotRequired[list[TableHistorySeedsReseeds]]
+    """at a tournament's table, once closed: the seeds given after each arrival, each dealing
+    from its `round` on with the same server seed (the first seeds deal the rounds before
+    the first of them)
+    """
 
 
 class TableHistory(TypedDict):
@@ -1258,13 +1276,26 @@ class ViewMessageRematch(TypedDict):
     """the proposing seat"""
 
 
+class ViewMessageSeedsReseeds(TypedDict):
+    """(no description)"""
+    round: int
+    """the round held after someone arrived: it and the rounds after it (until the next reseed)
+    were dealt from these seeds
+    """
+    client_seeds: list[str]
+    """by seat, the seed it was dealt with"""
+    client_commitments: list[str | None]
+    """by seat, the commitment it gave (null: none, dealt its public seed)"""
+
+
 class ViewMessageSeeds(TypedDict):
     """what the dice of this table's game come from (docs/rules.md, "Seeds from everyone"): the
     server seed's commitment from the table's making, each seat's commitment, and once the
     game is over the seeds themselves (at a tournament's table: once the table closed, as a
-    won or halted game there plays on with arrivals). In the views of an open table, in the
-    view of the deal and in those of the finished game; left out in the middle of a game (it
-    does not change then) and at a table made before seeds
+    won or halted game there plays on with arrivals). In the views of an open table or of a
+    round held after an arrival, in the view of the deal and in those of the finished game;
+    left out in the middle of a game (it does not change then) and at a table made before
+    seeds
     """
     server: str
     """SHA-256("dudo-server/2:" + server seed), hex"""
@@ -1277,8 +1308,9 @@ class ViewMessageSeeds(TypedDict):
     once the game runs was dealt its public seed: it did not reveal in time)
     """
     asked: NotRequired[list[int]]
-    """at a tournament's table just made: the seats asked for a commitment (their entrants
-    bring seeds) that have not given one yet; send `commit_seed`
+    """at a tournament's table just made, or holding a round after someone arrived: the seats
+    asked for a commitment (their entrants bring seeds) that have not given one yet; send
+    `commit_seed`
     """
     commit_until: NotRequired[int]
     """while seats are asked for commitments (`asked`): at this time (ms since the epoch) the
@@ -1294,6 +1326,16 @@ class ViewMessageSeeds(TypedDict):
     """once the game is over: the server seed (32 bytes, hex)"""
     client_seeds: NotRequired[list[str]]
     """once the game is over: by seat, the seed it was dealt with (its own, or its public one)
+    """
+    round: NotRequired[int]
+    """while seeds are asked (`asked` or `until`): the round they will deal, 1 at a table's
+    start; at a tournament's table, the round held after someone arrived (its seats are
+    asked again: make a new seed for it)
+    """
+    reseeds: NotRequired[list[ViewMessageSeedsReseeds]]
+    """at a tournament's table, once closed: the seeds given after each arrival, each dealing
+    from its `round` on with the same server seed (the first seeds deal the rounds before
+    the first of them)
     """
 
 
@@ -1333,9 +1375,10 @@ class ViewMessage(TypedDict):
     """what the dice of this table's game come from (docs/rules.md, "Seeds from everyone"): the
     server seed's commitment from the table's making, each seat's commitment, and once the
     game is over the seeds themselves (at a tournament's table: once the table closed, as a
-    won or halted game there plays on with arrivals). In the views of an open table, in the
-    view of the deal and in those of the finished game; left out in the middle of a game (it
-    does not change then) and at a table made before seeds
+    won or halted game there plays on with arrivals). In the views of an open table or of a
+    round held after an arrival, in the view of the deal and in those of the finished game;
+    left out in the middle of a game (it does not change then) and at a table made before
+    seeds
     """
     game: GameView | None
     events: list[Event]

@@ -115,8 +115,7 @@ class Progress(TournamentState):
                 entrant.dice = start_dice if fresh else entrant.dice
                 entrant.table = table
                 self.touch(entrant)
-                seeds = {"seeds": True} if entrant.seeds else {}  # asked for a commitment
-                entrants.append({**self._entrant_message(entrant), **seeds})
+                entrants.append(self._entrant_message(entrant))
             self._send_to_table(
                 table,
                 message(

@@ -36,12 +36,18 @@ class Results(TournamentState):
     def _on_table_history(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         """A table of this tournament closed: its history, kept for the records (a
         part at a time: the parts of one table come in order, with one commit)."""
-        rows = self.histories.setdefault(msg["table"], [])
+        table = msg["table"]
+        rows = self.histories.setdefault(table, [])
         if msg["part"] == 0:
             rows.clear()
+            self.table_seeds.pop(table, None)
         rows.extend(msg["rows"])
-        if "seeds" in msg:  # (in the last part)
-            self.table_seeds[msg["table"]] = msg["seeds"]
+        # The seeds given after arrivals come spread over the parts, the rest in the last.
+        reseeds = self.table_seeds.get(table, {}).get("reseeds", []) + msg.get("reseeds", [])
+        if reseeds:
+            self.table_seeds.setdefault(table, {})["reseeds"] = reseeds
+        if "seeds" in msg:
+            self.table_seeds[table] = {**msg["seeds"], **self.table_seeds.get(table, {})}
         self._histories_changed.add(msg["table"])
         self._changed(msg, visible=False)
 
@@ -73,7 +79,8 @@ class Results(TournamentState):
                     }
                     for played, at, joined, left, out in rows
                 ],
-                **({"seeds": seeds[table]} if table in seeds else {}),
+                # (all of them once the last part came)
+                **({"seeds": seeds[table]} if "server_seed" in seeds.get(table, {}) else {}),
             }
             # Opened in the order of their numbers (auth.authority.table_order).
             for table, rows in sorted(self.histories.items(), key=lambda h: table_order(h[0]))

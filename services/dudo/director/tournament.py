@@ -43,10 +43,9 @@ from .state import (
 
 class Tournament(Organizer, Results, Stored, Flushing):
     """A tournament: its state (:class:`~dudo.director.state.TournamentState`), how it goes
-    on (:class:`~dudo.director.progress.Progress`), what its host may do
-    (:class:`Organizer`), what it keeps once played (:class:`Results`: rating changes,
-    every table's history), how it is stored (:class:`Stored`), and the messages it
-    takes."""
+    on (:class:`~dudo.director.progress.Progress`), what its host may do (:class:`Organizer`),
+    what it keeps once played (:class:`Results`: rating changes, every table's history),
+    how it is stored (:class:`Stored`), and the messages it takes."""
 
     KEY: ClassVar[str] = "tournament"
     CREATES: ClassVar[frozenset[str]] = frozenset({"tournament_create"})
@@ -329,6 +328,7 @@ class Tournament(Organizer, Results, Stored, Flushing):
             "dice": entrant.dice,
             "gateway": entrant.gateway,
             "bot": entrant.bot,
+            **({"seeds": True} if entrant.seeds else {}),  # asked for commitments (tables)
         }
 
     def _send_to_table(self, table: str, body: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ from .dice import commitment, roll, round_seed
 from .errors import RULE_ERROR_CODES, DudoError, RuleError, RulesConfigError
 from .observer import all_views, private_view, public_view, seat_view, spectator_view
 from .rules import PRESETS, Rules, preset, rules_dict, rules_from_tuple, rules_tuple
-from .seating import forfeit, leavers, reseat, seated_game
+from .seating import deal_round, forfeit, hold_deal, leavers, reseat, seated_game
 from .serialize import StateFormatError, from_bytes, to_bytes
 from .state import BIDDING, DIRECTION, OVER, State, new_game
 
@@ -41,8 +41,10 @@ __all__ = [
     "action_from_dict",
     "all_views",
     "commitment",
+    "deal_round",
     "forfeit",
     "from_bytes",
+    "hold_deal",
     "leavers",
     "new_game",
     "preset",

@@ -113,13 +113,15 @@ def verify(log: dict[str, Any]) -> Verdict:
     ``commitment``, ``dice``), and, when the game was seeded, ``server_seed``,
     ``server_commitment``, ``client_seeds`` and ``client_commitments`` (seat order; a
     null commitment: the seat brought no seed, and ``table`` names the table whose
-    public seed it was dealt).
+    public seed it was dealt), and at a tournament's table ``reseeds``: the seeds the
+    seats gave after seats changed, each ``{round, client_seeds, client_commitments}``
+    dealing from its ``round`` on (with the same server seed).
 
     Each seed is checked against its commitment, each seat's dice against the seed and
     the count dealt; with the seeds, each commitment against what was shown before the
     game, and each round's seed against the game secret they make."""
     verdict = Verdict()
-    secret = _seeded_secret(log, verdict)
+    secrets = _seeded_secrets(log, verdict)
     for at, entry in enumerate(log.get("rounds") or []):
         round_no = _round_of(entry, at)
         where = f"round {round_no}"
@@ -131,6 +133,7 @@ def verify(log: dict[str, Any]) -> Verdict:
         if len(seed) != 32:
             verdict.problems.append(f"{where}: no seed revealed")
             continue
+        secret = secret_of_round(secrets, round_no)
         if secret is not None and seed != round_seed(secret, round_no):
             verdict.problems.append(f"{where}: the seed is not the one the seeds make")
         if entry.get("commitment") != commitment(seed):
@@ -143,38 +146,70 @@ def verify(log: dict[str, Any]) -> Verdict:
     return verdict
 
 
-def _seeded_secret(log: dict[str, Any], verdict: Verdict) -> bytes | None:
-    """The game secret the log's seeds make, once they check; None when the log has no
-    seeds (a game from before them) or they do not check (each problem noted)."""
+def secret_of_round(secrets: list[tuple[int, bytes]], round_no: int) -> bytes | None:
+    """The game secret that dealt ``round_no``: the last of ``(from_round, secret)``
+    (in order) that began at or before it; None without seeds."""
+    found = None
+    for first, secret in secrets:
+        if first <= round_no:
+            found = secret
+    return found
+
+
+def _seeded_secrets(log: dict[str, Any], verdict: Verdict) -> list[tuple[int, bytes]]:
+    """The game secrets the log's seeds make, each with the round it deals from (the
+    first from round 1, then one per ``reseeds`` entry), once they all check; none
+    when the log has no seeds (a game from before them) or they do not check (each
+    problem noted)."""
     if "server_seed" not in log:
-        return None
+        return []
     verdict.seeded = True
     try:
         server_seed = bytes.fromhex(str(log["server_seed"]))
         if server_commitment(server_seed) != log.get("server_commitment"):
             verdict.problems.append("the server seed does not match its commitment")
-            return None
-        seeds = [str(s) for s in log.get("client_seeds") or []]
-        shown = list(log.get("client_commitments") or [])
-        if len(shown) != len(seeds):
-            verdict.problems.append("a client seed without its commitment")
-            return None
-        table = log.get("table")
-        for seat, (seed, said) in enumerate(zip(seeds, shown, strict=True)):
-            public = public_client_seed(table, seat) if isinstance(table, str) else None
-            if said is None and seed != public:
-                verdict.problems.append(f"seat {seat} brought no seed and was not dealt its "
-                                        "public one")  # fmt: skip
-            elif said is not None and client_commitment(seed) != said:
-                if seed != public:
-                    verdict.problems.append(f"seat {seat}'s seed does not match its commitment")
-                else:
-                    verdict.notes.append(f"seat {seat} committed to a seed of its own and was "
-                                         "dealt its public one (no reveal in time)")  # fmt: skip
-        return None if verdict.problems else game_secret(server_seed, seeds)
+            return []
+        stretches = [(1, "", log)]
+        for n, again in enumerate(log.get("reseeds") or []):
+            first = again.get("round") if isinstance(again, Mapping) else None
+            if not isinstance(first, int) or isinstance(first, bool) or first < 1:
+                verdict.problems.append(f"reseed {n} names no round")
+                return []
+            stretches.append((first, f"from round {first}: ", again))
+        secrets = []
+        for first, where, given in stretches:
+            seeds = _checked_seeds(given, log.get("table"), where, verdict)
+            if seeds is not None:
+                secrets.append((first, game_secret(server_seed, seeds)))
+        return [] if verdict.problems else secrets
     except (ValueError, SeedError) as exc:
         verdict.problems.append(f"the seeds cannot be read: {exc}")
+        return []
+
+
+def _checked_seeds(
+    given: Mapping[str, Any], table: Any, where: str, verdict: Verdict
+) -> list[str] | None:
+    """One stretch's client seeds, each checked against its commitment (or, where none
+    was given, against its seat's public seed); None when they cannot pair up."""
+    seeds = [str(s) for s in given.get("client_seeds") or []]
+    shown = list(given.get("client_commitments") or [])
+    if len(shown) != len(seeds):
+        verdict.problems.append(f"{where}a client seed without its commitment")
         return None
+    for seat, (seed, said) in enumerate(zip(seeds, shown, strict=True)):
+        public = public_client_seed(table, seat) if isinstance(table, str) else None
+        if said is None and seed != public:
+            verdict.problems.append(f"{where}seat {seat} brought no seed and was not dealt "
+                                    "its public one")  # fmt: skip
+        elif said is not None and client_commitment(seed) != said:
+            if seed != public:
+                verdict.problems.append(f"{where}seat {seat}'s seed does not match its "
+                                        "commitment")  # fmt: skip
+            else:
+                verdict.notes.append(f"{where}seat {seat} committed to a seed of its own and "
+                                     "was dealt its public one (no reveal in time)")  # fmt: skip
+    return seeds
 
 
 def _round_of(entry: Mapping[str, Any], at: int) -> int:

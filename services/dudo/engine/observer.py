@@ -67,6 +67,8 @@ def private_view(state: State, seat: int) -> View:
         return {"seat": seat}
     view: View = {"seat": seat, "dice": list(state.hands[seat])}
     view["legal"] = legal = state.legal(seat)
+    if state.undealt:
+        return view  # no dice yet, nothing to weigh
     if state.rules.assisted and state.phase == BIDDING:
         view["odds"] = seat_odds(state, seat, legal)
     elif state.rules.assisted and state.phase == DIRECTION and seat == state.turn:

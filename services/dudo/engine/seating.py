@@ -55,7 +55,8 @@ def reseat(
     if opener is not None and opener not in alive:
         raise RuleError(E.BAD_ACTION, f"opener {opener} is not a seat with dice")
     was_over = state.phase == OVER
-    if not was_over and joining and state.seed is None:
+    held = state.undealt  # (a held round stays held: its dice come at deal_round)
+    if not was_over and joining and state.seed is None and not held:
         raise RuleError(E.BAD_ACTION, "a round with dealt dice cannot seat anyone new")
 
     # Validated: from here on nothing raises.
@@ -79,12 +80,42 @@ def reseat(
         state.palifico = False
         events.append(state._start_round(opener))
         return events
-    state.opener = state.turn = opener
+    state.opener = opener
+    state.turn = None if held else opener
     if state.seed is not None:
         state.hands = roll(state.seed, counts)
-    else:  # dealt dice, nobody joining: the seats that stayed keep theirs
+    else:  # dealt dice (or none yet, held), nobody new dealt: the seats that stayed keep theirs
         state.hands = [hand if counts[s] else () for s, hand in enumerate(state.hands)]
     return events
+
+
+def hold_deal(state: State) -> None:
+    """Take this round's dice back before anyone has seen them used: the round keeps its
+    number, opener and palifico, but has no dice, seed or commitment, and it is nobody's
+    turn (:attr:`State.undealt`) until :func:`deal_round`. A tournament's table does this
+    after seats changed, to deal the round from seeds given after the change
+    (docs/security.md, "Tournaments"). Raises :class:`RuleError`
+    (``not_between_rounds``) and changes nothing outside a round's start."""
+    if state.phase == OVER or not state.between_rounds or state.undealt:
+        raise RuleError(E.NOT_BETWEEN_ROUNDS, "only a round not yet played can be held")
+    state.seed = state.commitment = state.turn = None
+    state.hands = [() for _ in state.counts]
+    state.version += 1
+
+
+def deal_round(state: State, secret: bytes) -> Event:
+    """Deal the held round from ``secret``, which from now on deals every round after it
+    too; the ``round_start`` event of the round, as :func:`new_game` and a reveal give
+    it. Raises :class:`RuleError` (``bad_action``) when no round is held, ValueError
+    for a secret shorter than 16 bytes."""
+    if not state.undealt:
+        raise RuleError(E.BAD_ACTION, "no round is held for a deal")
+    if not isinstance(secret, bytes) or len(secret) < 16:
+        raise ValueError("secret must be at least 16 bytes")
+    state.secret = secret
+    state.turn = state.opener
+    state.version += 1
+    return state._deal_round()
 
 
 def forfeit(state: State, seats: Iterable[int]) -> list[Event]:

@@ -33,6 +33,7 @@ Refusal = tuple[str, str] | None  # (error code, message), or None: allowed
 # The order of :meth:`State._refusals`' answer.
 _KIND_INDEX: dict[type, int] = {Bid: 0, Dudo: 1, Calza: 2, Direction: 3}
 _ALL_OVER = ((E.GAME_OVER, "the game is over"),) * 4
+_NOT_DEALT = ((E.NOT_YOUR_TURN, "nobody's turn: this round's dice are not dealt yet"),) * 4
 _DIRECTION_REQUIRED = (E.DIRECTION_REQUIRED, "choose the direction of play first")
 _DIRECTION_FIRST = (_DIRECTION_REQUIRED, _DIRECTION_REQUIRED, _DIRECTION_REQUIRED, None)
 _NO_DIRECTION_PENDING = (E.BAD_ACTION, "no direction choice is pending")
@@ -122,6 +123,12 @@ class State:
         return not self.bids and not (self.phase == BIDDING and self.rules.loser_chooses_direction)
 
     @property
+    def undealt(self) -> bool:
+        """A round held before its deal (:func:`~dudo.engine.seating.hold_deal`): it has
+        begun (its number, its opener) but has no dice yet, so it is nobody's turn."""
+        return self.phase != OVER and self.turn is None
+
+    @property
     def standing_bid(self) -> BidRecord | None:
         return self.bids[-1] if self.bids else None
 
@@ -164,6 +171,8 @@ class State:
         """
         if self.phase == OVER:
             return _ALL_OVER
+        if self.turn is None:
+            return _NOT_DEALT
         if not 0 <= seat < len(self.counts):
             return (_no_seat(seat),) * 4
         if self.counts[seat] == 0:
@@ -398,13 +407,17 @@ class State:
         self.turn = opener
         self.bids = []
         self.phase = DIRECTION if self.rules.loser_chooses_direction else BIDDING
+        return self._deal_round()
+
+    def _deal_round(self) -> Event:
+        """This round's dice from the game secret, and the event that starts it."""
         self.seed = round_seed(self.secret, self.round_no)
         self.commitment = commitment(self.seed)
         self.hands = roll(self.seed, self.counts)
         return {
             "type": "round_start",
             "round": self.round_no,
-            "opener": opener,
+            "opener": self.opener,
             "palifico": self.palifico,
             "direction": self.direction,
             "dice_counts": list(self.counts),

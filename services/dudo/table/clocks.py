@@ -26,7 +26,7 @@ class TableClocks(TableState):
         game = self.game
         if msg["version"] != self.version or self.status == DONE or self.paused == PAUSED_NOW:
             return  # the table moved on since the timer was set (or its organizer paused it)
-        if self.status == OPEN and self.seeding_until is not None:
+        if self.seeding_until is not None:  # (at a tournament's table after an arrival too)
             self._seeds_timeout(now, rng)  # deal: public seeds for seats that did not reveal
             return
         if self.status == OPEN:
@@ -128,9 +128,12 @@ class TableClocks(TableState):
         if self.hold_until is not None and self.hold_until <= now:
             self.hold_until = None
         start = self.hold_until or now
+        if self.seeding_until is not None:  # waiting for seeds (seeds.py): no turn yet
+            self.deadline, self.wake, self._play_now = None, self.seeding_until, False
+            return
         if self.status == OPEN:
             self.deadline = None
-            self.wake = self.seeding_until or now + limits.open_ttl_ms
+            self.wake = now + limits.open_ttl_ms
             return
         if self.status != PLAYING or game is None or game.turn is None:
             self.deadline = self.wake = None

@@ -40,8 +40,9 @@ def upgraded(raw: Any) -> list[Any]:
 def tournament_fields(stored: list[Any]) -> list[Any]:
     """A tournament table's fields as its record lists them, [tournament, director,
     advance, order, order_done, seat_seq, arrivals, pause_seq, paused, forfeits,
-    history, asked, first_counts]: a record written before some of them has fewer (7
-    before the organizer's pause, 10 before the history, 11 before seeds were asked of
-    entrants), the rest take their defaults (fresh lists)."""
-    defaults = [None, 0, None, None, 0, 0, [], 0, 0, [], [], [], None]
+    history, asked, first_counts, redealt]: a record written before some of them has
+    fewer (7 before the organizer's pause, 10 before the history, 11 before seeds were
+    asked of entrants, 13 before arrivals were dealt from new seeds), the rest take their
+    defaults (fresh lists)."""
+    defaults = [None, 0, None, None, 0, 0, [], 0, 0, [], [], [], None, []]
     return [*stored, *defaults[len(stored) :]]

@@ -18,6 +18,13 @@ this part is its order in time, which is what the guarantee rests on
 
 A table with no commitment deals at once, as before seeds: its seats are dealt public
 seeds. A table made before seeds (no server seed in its record) deals as it always did.
+
+At a tournament's table the director seats people, so the seats are asked for
+commitments when the table is made (``seeds.asked``), and asked again whenever someone
+arrives: the director chose who sits where, and the deployment knows the secret the
+game was dealt from so far, so the round after an arrival is held undealt
+(:func:`~dudo.engine.hold_deal`) and dealt from seeds given after the change, as every
+round after it (``redealt``; the log's ``reseeds``).
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ import random
 from typing import Any
 
 from .. import wire
-from ..engine import OVER
+from ..engine import OVER, deal_round, hold_deal
 from ..engine.fairness import (
     SeedError,
     client_commitment,
@@ -66,6 +73,25 @@ class TableSeeds(TableState):
         self.seeding_until = now + self.limits.seed_reveal_ms
         self._rearm(now)
 
+    def _ask_again(self, now: int) -> None:
+        """Someone arrived at this tournament's table and its game plays on: hold the
+        next round undealt and ask the seats whose entrants bring seeds (the arrivals
+        among them) for new ones, so that no one who knew the secret before the change
+        chose where the arrival's dice fall. Nothing when no seat there brings seeds (the
+        deployment deals alone then, as at a table of bots)."""
+        game = self.game
+        assert game is not None
+        asked = [s for s, seat in enumerate(self.seats) if seat.brings and game.counts[s] > 0]
+        if self.server_seed is None or game.phase == OVER or not asked:
+            return
+        hold_deal(game)
+        # The round starts when it is dealt: its commitment comes then.
+        self._events = [e for e in self._events if e["type"] != "round_start"]
+        for seat in self.seats:
+            seat.commitment = seat.seed = None
+        self.asked = asked
+        self.seeding_until = now + self.limits.seed_reveal_ms
+
     def _on_commit_seed(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
         """An asked seat gives its commitment; once every asked seat did, the table asks
         for the seeds (or deals, when the time for commitments is up first)."""
@@ -89,19 +115,29 @@ class TableSeeds(TableState):
 
     def _deal_secret(self, rng: random.Random) -> bytes:
         """The game secret for the deal now: from the server seed and every seat's seed
-        (its own when revealed, else its public one), recorded for the views; a random
-        one at a table from before seeds."""
+        (its own when revealed, else its public one), recorded for the views (``dealt``,
+        or after an arrival ``redealt``); a random one at a table from before seeds."""
         self.seeding_until = None
         if self.server_seed is None:
             return rng.randbytes(32)
-        self.dealt = [[seat.commitment, seat.seed] for seat in self.seats]
-        return game_secret(self.server_seed, self._dealt_seeds())
+        pairs = [[seat.commitment, seat.seed] for seat in self.seats]
+        if self.game is None:
+            self.dealt = pairs
+        else:  # a round held after someone arrived (_ask_again)
+            self.redealt.append([self.game.round_no, pairs])
+        return game_secret(self.server_seed, self._seeds_of(pairs))
 
-    def _dealt_seeds(self) -> list[str]:
-        """Each seat's seed at the deal: its own, or the public one."""
+    def _redeal(self, now: int, rng: random.Random) -> None:
+        """The held round's deal, from the seeds given after the arrival."""
+        assert self.game is not None
+        self._events.append(deal_round(self.game, self._deal_secret(rng)))
+        self._rearm(now)
+
+    def _seeds_of(self, pairs: list[list[Any]] | None) -> list[str]:
+        """Each seat's seed at a deal: its own, or the public one."""
         return [
             seed if seed is not None else public_client_seed(self.id, i)
-            for i, (_, seed) in enumerate(self.dealt or [])
+            for i, (_, seed) in enumerate(pairs or [])
         ]
 
     def _on_seed(self, msg: dict[str, Any], now: int, rng: random.Random) -> None:
@@ -143,12 +179,18 @@ class TableSeeds(TableState):
         if self.server_seed is None:
             return None
         over = self._no_round_follows()
-        dealt_now = any(event["type"] == "game_start" for event in self._events)
-        if self.status != OPEN and not over and not dealt_now:
+        redealt = self.redealt[-1] if self.redealt else None
+        dealt_now = any(
+            event["type"] == "game_start"
+            or (redealt and event["type"] == "round_start" and event["round"] == redealt[0])
+            for event in self._events
+        )
+        if self.status != OPEN and not over and not dealt_now and not self.seeding:
             return None
-        pairs = self.dealt
-        if pairs is None:
+        if self.seeding or self.dealt is None:  # asked now: what the seats gave so far
             pairs = [[seat.commitment, seat.seed] for seat in self.seats]
+        else:  # the game's first deal once over (`reseeds` then lists the later ones)
+            pairs = redealt[1] if redealt and not over else self.dealt
         shown: dict[str, Any] = {
             "server": server_commitment(self.server_seed),
             "commitments": [commitment for commitment, _ in pairs],
@@ -159,10 +201,25 @@ class TableSeeds(TableState):
             shown["commit_until"] = self.seeding_until
         elif self.seeding_until is not None:
             shown["until"] = self.seeding_until
+        if self.seeding_until is not None:  # the round these seeds will deal
+            shown["round"] = self.game.round_no if self.game is not None else 1
         if self.dealt is not None and over:
             shown["server_seed"] = self.server_seed.hex()
-            shown["client_seeds"] = self._dealt_seeds()
+            shown["client_seeds"] = self._seeds_of(self.dealt)
+            if self.redealt:
+                shown["reseeds"] = self._reseeds()
         return shown
+
+    def _reseeds(self) -> list[dict[str, Any]]:
+        """The seeds of each round held after an arrival, by the log's names."""
+        return [
+            {
+                "round": first,
+                "client_seeds": self._seeds_of(pairs),
+                "client_commitments": [commitment for commitment, _ in pairs],
+            }
+            for first, pairs in self.redealt
+        ]
 
     def logged_seeds(self) -> dict[str, Any] | None:
         """What the game's dice came from, under the names a verifier's log gives them
@@ -174,8 +231,9 @@ class TableSeeds(TableState):
         return {
             "server_seed": self.server_seed.hex(),
             "server_commitment": server_commitment(self.server_seed),
-            "client_seeds": self._dealt_seeds(),
+            "client_seeds": self._seeds_of(self.dealt),
             "client_commitments": [commitment for commitment, _ in self.dealt],
+            **({"reseeds": self._reseeds()} if self.redealt else {}),
         }
 
     def _no_round_follows(self) -> bool:

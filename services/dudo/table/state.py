@@ -83,6 +83,9 @@ class Seat:
     # their own, and the seed once revealed.
     commitment: str | None = None
     seed: str | None = None
+    # A tournament's entrant whose client brings seeds (`register.seeds`): asked for a
+    # commitment when the table is made, and again whenever someone arrives.
+    brings: bool = False
 
     @property
     def taken(self) -> bool:
@@ -132,7 +135,7 @@ class TableState:
     order: list[Any] | None = None  # [seq, count or None]: carried out at the round's end
     order_done: int = 0
     seat_seq: int = 0  # the last seat_in taken (its seq)
-    # [player, name, dice, gateway, bot, from], as they came
+    # [player, name, dice, gateway, bot, from, brings seeds], as they came
     arrivals: list[list[Any]] = field(default_factory=list)
     # The organizer's pause (dudo.table.tournament): the last `pause` taken (its seq), and
     # whether the table is to stop at its round's end (WANTED) or has (PAUSED_NOW).
@@ -148,6 +151,10 @@ class TableState:
     # players brought, dealt once the seeds are in.
     asked: list[int] = field(default_factory=list)
     first_counts: list[int] | None = None
+    # After someone arrived (the director chose who sits where, knowing nothing of the
+    # seeds to come): [round, [[commitment, seed or None] by seat]] for each round held
+    # and dealt from seeds given after the change, the game's secret from then on.
+    redealt: list[list[Any]] = field(default_factory=list)
     # [[seat, turns]]: people whose turns the house played that many times in a row
     # (clocks.py: at `Limits.vacate_after` they are out at the round's end).
     idle: list[list[int]] = field(default_factory=list)
@@ -210,6 +217,8 @@ class TableState:
         def _deal_secret(self, rng: random.Random) -> bytes: ...
         def _seeds_timeout(self, now: int, rng: random.Random) -> None: ...
         def _ask_for_commitments(self, seats: list[int], now: int, rng: random.Random) -> None: ...
+        def _ask_again(self, now: int) -> None: ...
+        def _redeal(self, now: int, rng: random.Random) -> None: ...
         def seeds_view(self) -> dict[str, Any] | None: ...
         def logged_seeds(self) -> dict[str, Any] | None: ...
 

@@ -123,7 +123,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                 rules_tuple(self.rules),
                 self.plan,
                 [
-                    [s.player, s.name, s.gateway, s.bot, s.away, s.commitment, s.seed]
+                    [s.player, s.name, s.gateway, s.bot, s.away, s.commitment, s.seed, s.brings]
                     for s in self.seats
                 ],
                 self.host,
@@ -147,6 +147,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
                     self.history,
                     self.asked,
                     self.first_counts,
+                    self.redealt,
                 ],
                 self.hold_until,
                 self.idle,
@@ -234,6 +235,7 @@ class Table(TableSeating, TableClocks, TournamentSeats, TableOutput):
             table.history,
             table.asked,
             table.first_counts,
+            table.redealt,
         ) = tournament_fields(tournament)
         table.timer_member = table._timer_name() if wake is not None else None
         return table

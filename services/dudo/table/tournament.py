@@ -54,14 +54,19 @@ class TournamentSeats(TableState):
         self.director = info["director"]
         self.advance = info.get("advance")
         for i, p in enumerate(players):
-            self.seats[i] = Seat(p["player"], p["name"], p.get("gateway"), p.get("bot"), False)
+            self.seats[i] = Seat(p["player"], p["name"], p.get("gateway"), p.get("bot"))
+            self.seats[i].brings = bool(p.get("seeds"))
             self._tell_moved(i, None)
         # Entrants whose clients bring seeds are asked for commitments first (seeds.py).
         self.first_counts = counts
         self._ask_for_commitments([i for i, p in enumerate(players) if p.get("seeds")], now, rng)
 
     def _deal_tournament(self, now: int, rng: random.Random) -> None:
-        """The table's first deal, from its seeds, with the dice its players brought."""
+        """The table's first deal, from its seeds, with the dice its players brought (or
+        the deal of a round held after an arrival: seeds.py)."""
+        if self.game is not None:
+            self._redeal(now, rng)
+            return
         counts, self.first_counts = self.first_counts, None
         assert counts is not None  # set when the table was made, until this deal
         players = [seat.player for seat in self.seats if seat.player is not None]
@@ -87,7 +92,15 @@ class TournamentSeats(TableState):
         self.seat_seq = msg["seq"]
         player = msg["player"]
         self.arrivals.append(
-            [player, msg["name"], msg["dice"], msg.get("gateway"), msg.get("bot"), msg.get("from")]
+            [
+                player,
+                msg["name"],
+                msg["dice"],
+                msg.get("gateway"),
+                msg.get("bot"),
+                msg.get("from"),
+                bool(msg.get("seeds")),
+            ]
         )
         self._changed(msg, visible=False)
         if self._idle():
@@ -214,7 +227,7 @@ class TournamentSeats(TableState):
                     (seat.gateway, message("detached", table=self.id, seat=s, player=seat.handle))
                 )
             self.seats[s] = Seat()
-        for (s, _), (player, name, _, gateway, bot, *origin) in zip(join, arriving, strict=True):
+        for (s, _), (player, name, _, gateway, bot, *more) in zip(join, arriving, strict=True):
             previous = self.seats[s]
             if previous.player is not None and previous.gateway is not None:
                 self._direct.append(
@@ -223,11 +236,14 @@ class TournamentSeats(TableState):
                         message("detached", table=self.id, seat=s, player=previous.handle),
                     )
                 )
-            self.seats[s] = Seat(player, name, gateway, bot, False)
-            self._tell_moved(s, origin[0] if origin else None)
+            # (an arrival kept by a record from before seeds has no `brings`)
+            self.seats[s] = Seat(player, name, gateway, bot, brings=bool(more[1:2] and more[1]))
+            self._tell_moved(s, more[0] if more else None)
         # The house-played count is the seat's holder's: a new holder starts at none.
         changed = set(leave) | {s for s, _ in join}
         self.idle = [[s, n] for s, n in self.idle if s not in changed]
+        if join:  # the next round is dealt from seeds given after this (seeds.py)
+            self._ask_again(now)
         self._changed()
         self._queue_report(out, left, [a[0] for a in arriving] + dropped, now)
         if not any(game.counts) and not self.arrivals:
@@ -251,18 +267,20 @@ class TournamentSeats(TableState):
             return []
         self._history_due = False
         inbox = keys.TOURNAMENTS.inbox(self.director)
-        parts: list[list[list[Any]]] = [[]]
+        seeds = self.logged_seeds()  # in the last part (the parts come in order), its
+        reseeds = seeds.pop("reseeds", []) if seeds is not None else []  # reseeds spread
+        items = [("rows", row) for row in self.history] + [("reseeds", r) for r in reseeds]
+        parts: list[dict[str, list[Any]]] = [{"rows": []}]
         size = 0
-        for row in self.history:
-            row_size = len(wire.encode(row))
-            if parts[-1] and size + row_size > HISTORY_PART_BYTES:
-                parts.append([])
+        for kind, item in items:
+            item_size = len(wire.encode(item))
+            if size and size + item_size > HISTORY_PART_BYTES:
+                parts.append({"rows": []})
                 size = 0
-            parts[-1].append(row)
-            size += row_size
+            parts[-1].setdefault(kind, []).append(item)
+            size += item_size
         sends = []
-        seeds = self.logged_seeds()  # in the last part (the parts come in order)
-        for n, rows in enumerate(parts):
+        for n, part in enumerate(parts):
             last = {"seeds": seeds} if seeds is not None and n == len(parts) - 1 else {}
             body = message(
                 "table_history",
@@ -271,7 +289,7 @@ class TournamentSeats(TableState):
                 table=self.id,
                 part=n,
                 parts=len(parts),
-                rows=rows,
+                **part,
                 **last,
             )
             sends.append((inbox, wire.encode(body)))
@@ -289,7 +307,7 @@ class TournamentSeats(TableState):
         if not self._play_now:
             return []
         self._play_now = False
-        if self.status != PLAYING:
+        if self.status != PLAYING or self.seeding_until is not None:
             return []
         timeout = message("timeout", id=f"t:{self.version}", table=self.id, version=self.version)
         inbox = keys.inbox(keys.partition_of(self.id, self.limits.partitions))

@@ -100,10 +100,11 @@ CLIENT_MESSAGES: dict[str, Message] = {
         Message(
             "commit_seed",
             "ws-in",
-            "At a tournament's table just made, when its views list your seat in "
-            "`seeds.asked` (while `seeds.commit_until`): make a seed for this table, keep "
-            "it, and send its commitment. Once every asked seat gave one, the views show "
-            "`seeds.until`: reveal it then (`seed`). Not asked: `bad_seed`.",
+            "At a tournament's table just made, or holding a round after someone arrived "
+            "(`seeds.round`), when its views list your seat in `seeds.asked` (while "
+            "`seeds.commit_until`): make a new seed for this ask, keep it, and send its "
+            "commitment. Once every asked seat gave one, the views show `seeds.until`: "
+            "reveal it then (`seed`). Not asked: `bad_seed`.",
             {"id": _OPTIONAL_ID, "commitment": TABLE_COMMITMENT},
         ),
         Message(

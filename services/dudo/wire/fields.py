@@ -132,8 +132,9 @@ BRINGS_SEEDS = Field(
     "boolean",
     required=False,
     doc="your client brings a seed of its own to each table you are seated at: when a "
-    "table is made its views ask your seat (`seeds.asked`) for a commitment "
-    "(`commit_seed`), then for the seed (`seed`); the official libraries do by default. "
+    "table is made (and again when someone arrives there) its views ask your seat "
+    "(`seeds.asked`) for a commitment (`commit_seed`), then for the seed (`seed`); the "
+    "official libraries do by default. "
     "Leave it out if your client does not (the table would wait for it)",
 )
 
@@ -291,6 +292,39 @@ CLIENT_SEED = Field(
 DEALT_SEED = Field("string", maximum=73)
 # A seat's commitment as a table records it: null when the seat brought no seed.
 GIVEN_COMMITMENT = Field("string", nullable=True, pattern=HEX_DIGEST)
+# A deal's seeds by seat, under the names a verifier's log gives them.
+DEALT_BY_SEAT = {
+    "client_seeds": Field(
+        "array", maximum=6, items=DEALT_SEED, doc="by seat, the seed it was dealt with"
+    ),
+    "client_commitments": Field(
+        "array",
+        maximum=6,
+        items=GIVEN_COMMITMENT,
+        doc="by seat, the commitment it gave (null: none, dealt its public seed)",
+    ),
+}
+# At a tournament's table, after someone arrived: the seeds the round then held was
+# dealt from, and every round after it until the next (dudo.table.seeds).
+RESEEDS = Field(
+    "array",
+    required=False,
+    items=Field(
+        "object",
+        fields={
+            "round": Field(
+                "integer",
+                minimum=1,
+                doc="the round held after someone arrived: it and the rounds after it "
+                "(until the next reseed) were dealt from these seeds",
+            ),
+            **DEALT_BY_SEAT,
+        },
+    ),
+    doc="at a tournament's table, once closed: the seeds given after each arrival, "
+    "each dealing from its `round` on with the same server seed (the first seeds deal "
+    "the rounds before the first of them)",
+)
 SEEDS = Field(
     "object",
     required=False,
@@ -298,9 +332,9 @@ SEEDS = Field(
     "everyone\"): the server seed's commitment from the table's making, each seat's "
     "commitment, and once the game is over the seeds themselves (at a tournament's table: "
     "once the table closed, as a won or halted game there plays on with arrivals). In "
-    "the views of an open table, in the view of the deal and in those of the finished "
-    "game; left out in the middle of a game (it does not change then) and at a table "
-    "made before seeds",
+    "the views of an open table or of a round held after an arrival, in the view of the "
+    "deal and in those of the finished game; left out in the middle of a game (it does "
+    "not change then) and at a table made before seeds",
     fields={
         "server": Field(
             "string", pattern=HEX_DIGEST, doc='SHA-256("dudo-server/2:" + server seed), hex'
@@ -325,8 +359,9 @@ SEEDS = Field(
             required=False,
             maximum=6,
             items=Field("integer", minimum=0, maximum=5),
-            doc="at a tournament's table just made: the seats asked for a commitment "
-            "(their entrants bring seeds) that have not given one yet; send `commit_seed`",
+            doc="at a tournament's table just made, or holding a round after someone "
+            "arrived: the seats asked for a commitment (their entrants bring seeds) that "
+            "have not given one yet; send `commit_seed`",
         ),
         "commit_until": Field(
             "integer",
@@ -358,6 +393,15 @@ SEEDS = Field(
             doc="once the game is over: by seat, the seed it was dealt with (its own, or "
             "its public one)",
         ),
+        "round": Field(
+            "integer",
+            required=False,
+            minimum=1,
+            doc="while seeds are asked (`asked` or `until`): the round they will deal, 1 "
+            "at a table's start; at a tournament's table, the round held after someone "
+            "arrived (its seats are asked again: make a new seed for it)",
+        ),
+        "reseeds": RESEEDS,
     },
 )
 
@@ -375,15 +419,8 @@ TABLE_SEEDS = Field(
         "server_commitment": Field(
             "string", pattern=HEX_DIGEST, doc="its commitment, shown from the table's making"
         ),
-        "client_seeds": Field(
-            "array", maximum=6, items=DEALT_SEED, doc="by seat, the seed it was dealt with"
-        ),
-        "client_commitments": Field(
-            "array",
-            maximum=6,
-            items=GIVEN_COMMITMENT,
-            doc="by seat, the commitment it gave (null: none, dealt its public seed)",
-        ),
+        **DEALT_BY_SEAT,
+        "reseeds": RESEEDS,
     },
 )
 

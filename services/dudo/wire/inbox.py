@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .fields import (
     BOT_LEVELS,
+    BRINGS_SEEDS,
     CLIENT_SEED,
     DICE,
     EMOTES,
@@ -124,7 +125,8 @@ INBOX: list[Message] = [
     Message(
         "commit_seed",
         "in",
-        "At a tournament's table, just made: a seat the table asks for a commitment "
+        "At a tournament's table, just made or holding a round after an arrival: a seat "
+        "the table asks for a commitment "
         "(`seeds.asked` in its views, while `seeds.commit_until`) gives its commitment to a "
         "seed of its own; once every asked seat gave one (or the time is up) the table "
         "asks for the seeds (`seeds.until`: `seed`). Not asked: `bad_seed`.",
@@ -307,6 +309,10 @@ INBOX: list[Message] = [
                 "the table the player left (null at the start or when not known)",
                 required=False,
                 nullable=True,
+            ),
+            "seeds": BRINGS_SEEDS.with_doc(
+                "the player brings seeds: the table holds its next round and asks every "
+                "seat that brings seeds for new ones"
             ),
         },
     ),

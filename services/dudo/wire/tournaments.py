@@ -16,6 +16,7 @@ from .fields import (
     REPORT_FIELDS,
     REPORTS_MAX,
     REQUEST,
+    RESEEDS,
     TABLE_SEEDS,
     TOURNAMENT,
     Field,
@@ -300,7 +301,12 @@ DIRECTOR: list[Message] = [
                 "player taken out on the way here",
             ),
             "seeds": TABLE_SEEDS.with_doc(
-                "in the last part: what the table's dice came from (shown once it closed)"
+                "in the last part: what the table's dice came from (shown once it closed), "
+                "but for its `reseeds`, which come in the parts' `reseeds`"
+            ),
+            "reseeds": RESEEDS.with_doc(
+                "the seeds given after arrivals, in order, spread over the parts as their "
+                "size allows: the director joins them into the table's `seeds.reseeds`"
             ),
         },
     ),

@@ -19,6 +19,12 @@ function nameOf(seat) {
   return playerName(state.view, seat);
 }
 
+/** A round held after someone arrived at a tournament's table: no dice, nobody's turn,
+ *  until the seats' new seeds are in (docs/rules.md, "Held rounds"). */
+function undealt(game) {
+  return game.turn === null && game.phase !== "over";
+}
+
 function mine(view) {
   const game = view.game;
   // A paused table refuses every act: no "Your turn", no controls (issue 53, item 4).
@@ -215,7 +221,7 @@ function renderBids(view) {
   const rows = [...game.bids].reverse().map(([seat, q, f], i) =>
     h("li", { class: i === 0 ? (arrived ? "standing arrive" : "standing") : "" },
       h("span", { class: "who" }, nameOf(seat)), h("strong", {}, q), "×", die(f, { small: true })));
-  const opener = game.turn === me() ? t("opensYou") : t("opensOther", { name: nameOf(game.turn) });
+  const opener = undealt(game) ? t("resealing") : game.turn === me() ? t("opensYou") : t("opensOther", { name: nameOf(game.turn) });
   return h("div", { class: "card" },
     h("h2", {}, t("history")),
     rows.length ? h("ol", { class: "bids", test: "bids" }, rows) : h("p", { class: "muted" }, game.phase === "bidding" ? opener : t("noStanding")));
@@ -264,6 +270,7 @@ function renderDock(view) {
       ? t("standingBid", { bid: bidText(standing[1], standing[2]), name: nameOf(standing[0]) }) : t("noStanding")),
     view.paused
       ? h("span", { class: "whose paused", test: "dock-paused" }, t("pausedDock"))
+      : undealt(game) ? h("span", { class: "whose", test: "dock-sealing" }, t("resealing"))
       : h("span", { class: yours ? "whose mine" : "whose", test: yours ? "your-turn" : "whose-turn" },
         yours ? t("yourTurn") : t("turnOf", { name: nameOf(game.turn) }),
         view.deadline ? h("span", { class: "clock", "data-deadline": view.deadline, "data-hold": view.reveal_until ?? 0, test: "clock" }) : null),

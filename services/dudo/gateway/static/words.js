@@ -32,7 +32,7 @@ export const WORDS = {
     help: "How to play", back: "Lobby",
     // waiting
     share: "Invite link", waiting: "Waiting for players", start: "Start now",
-    startHint: "Starts with the {n} seated now; the empty seats are removed.", startWait: "Waiting for the host to start.", sealing: "Everyone is seated: mixing everyone's seeds for the dice…",
+    startHint: "Starts with the {n} seated now; the empty seats are removed.", startWait: "Waiting for the host to start.", sealing: "Everyone is seated: mixing everyone's seeds for the dice…", resealing: "Someone new sat down: mixing new seeds for this round's dice…",
     // the table
     you: "you", yourTurn: "Your turn", turnOf: "{name}'s turn", standingBid: "To beat: {bid}, by {name}",
     noStanding: "No bid yet", diceInPlay: "{n} dice in play", opensYou: "You open the round.",
@@ -114,7 +114,7 @@ export const WORDS = {
     runningGames: "Partidas en juego", join: "Sentarme", watch: "Mirar", taken: "sentados", tableOf: "Mesa de {name}", tableAnon: "Una mesa",
     help: "Cómo se juega", back: "Salón",
     share: "Enlace de invitación", waiting: "Esperando jugadores", start: "Empezar ya",
-    startHint: "Empieza con los {n} sentados; las sillas vacías se quitan.", startWait: "Esperando que quien creó la mesa la empiece.", sealing: "Ya están todos: mezclando las semillas de cada uno para los dados…",
+    startHint: "Empieza con los {n} sentados; las sillas vacías se quitan.", startWait: "Esperando que quien creó la mesa la empiece.", sealing: "Ya están todos: mezclando las semillas de cada uno para los dados…", resealing: "Llegó alguien nuevo: mezclando semillas nuevas para los dados de esta ronda…",
     you: "vos", yourTurn: "Tu turno", turnOf: "Turno de {name}", standingBid: "Hay que superar: {bid}, de {name}",
     noStanding: "Sin puja todavía", diceInPlay: "{n} dados en juego", opensYou: "Abrís la ronda.",
     opensOther: "{name} abre la ronda.", history: "Pujas de la ronda (la última arriba)",
@@ -191,7 +191,7 @@ export const WORDS = {
     runningGames: "Laufende Spiele", join: "Platz nehmen", watch: "Zuschauen", taken: "besetzt", tableOf: "Tisch von {name}", tableAnon: "Ein Tisch",
     help: "Spielregeln", back: "Lobby",
     share: "Einladungslink", waiting: "Warte auf Spieler", start: "Jetzt starten",
-    startHint: "Startet mit den {n}, die sitzen; leere Plätze fallen weg.", startWait: "Warte, bis der Gastgeber startet.", sealing: "Alle sitzen: die Seeds aller werden für die Würfel gemischt…",
+    startHint: "Startet mit den {n}, die sitzen; leere Plätze fallen weg.", startWait: "Warte, bis der Gastgeber startet.", sealing: "Alle sitzen: die Seeds aller werden für die Würfel gemischt…", resealing: "Jemand Neues sitzt am Tisch: neue Seeds für die Würfel dieser Runde werden gemischt…",
     you: "du", yourTurn: "Du bist dran", turnOf: "{name} ist dran", standingBid: "Zu überbieten: {bid}, von {name}",
     noStanding: "Noch kein Gebot", diceInPlay: "{n} Würfel im Spiel", opensYou: "Du eröffnest die Runde.",
     opensOther: "{name} eröffnet die Runde.", history: "Gebote dieser Runde (neueste oben)",
