@@ -104,3 +104,57 @@ def test_the_javascript_package_agrees_with_the_server_on_every_log(tmp_path: Pa
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [server_says(log) for log in logs()]
+
+
+# A WebSocket the test drives: the connection's `hello` answered with a welcome, then
+# the views given, and everything it sends kept.
+FAKE_SOCKET_SCRIPT = """
+import { DudoConnection, seedCommitment } from %(js)s;
+class Socket {
+  static current = null;
+  constructor() { this.readyState = 0; this.sent = []; Socket.current = this;
+    setTimeout(() => { this.readyState = 1; this.onopen(); }, 0); }
+  send(data) { const m = JSON.parse(data); this.sent.push(m);
+    if (m.type === "hello") this.give({ type: "welcome", now: Date.now() }); }
+  give(m) { this.onmessage({ data: JSON.stringify({ v: 1, ...m }) }); }
+  close() {}
+}
+const tick = () => new Promise((r) => setTimeout(r, 20));
+const conn = new DudoConnection("http://gateway.test", "entrant-token",
+                                { WebSocket: Socket, seed: null });
+await conn.open();
+const socket = Socket.current;
+const seeds = (extra) => ({ server: "0".repeat(64), commitments: [null, null],
+                            revealed: [false, false], ...extra });
+const view = (version, extra) => ({ type: "view", table: "cup-1", seat: 0, version,
+                                    status: "playing", game: null, seeds: seeds(extra) });
+const out = [];
+for (const [version, round] of [[1, 1], [3, 4]]) {
+  socket.give(view(version, { asked: [0], commit_until: 9e12, round }));
+  await tick();
+  const commitment = socket.sent.filter((m) => m.type === "commit_seed").at(-1).commitment;
+  socket.give(view(version + 1, { commitments: [commitment, null], until: 9e12, round }));
+  await tick();
+  const seed = socket.sent.filter((m) => m.type === "seed").at(-1).seed;
+  out.push({ commitment, seed, matches: (await seedCommitment(seed)) === commitment });
+}
+conn.close();
+console.log(JSON.stringify(out));
+"""
+
+
+def test_the_javascript_connection_makes_a_new_seed_for_each_ask_at_a_table(
+    tmp_path: Path,
+) -> None:
+    """Issue 55, item 5: a tournament's table asks our seat at its start (round 1), and
+    again for the round it holds after someone arrived (round 4): the connection commits
+    to a seed made for each ask, reveals each one, and never gives the server a seed it
+    has seen before (the Python keeper: tests/clients/test_seeds.py)."""
+    node = require_binary("node")
+    script = tmp_path / "asks.mjs"
+    script.write_text(FAKE_SOCKET_SCRIPT % {"js": json.dumps(JS.as_uri())})
+    done = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    first, second = json.loads(done.stdout)
+    assert first["matches"] and second["matches"]
+    assert first["seed"] != second["seed"] and first["commitment"] != second["commitment"]

@@ -188,7 +188,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                 else:  # the host started early: seated connections learn their new seat
                     self.audience.renumbered(msg["table"], msg["player"], msg["seat"])
             else:  # the player gave the seat up: none of its connections plays it now
-                asked = self.acts.pop(msg["id"], None)
+                asked = self.pending.route(msg["id"])
                 self.audience.player_left(msg, asked)
             _settle(self.waiting, msg["id"], msg)
         elif kind == "detached":
@@ -218,7 +218,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
             # the view that shows it.
             if self.debug:
                 self.log.debug("act_applied", table=table, id=message_id, version=msg["version"])
-            asked = self.acts.pop(message_id, None)
+            asked = self.pending.route(message_id)
             if asked is not None and asked[1] is not None:
                 conn = asked[0]
                 conn.send(wire.message("ack", id=asked[1], table=table, version=msg["version"]))
@@ -227,52 +227,23 @@ class Gateway(HttpApi, TournamentApi, Sockets):
                     sent_away.add(conn)  # the step that ended its round moved it on
         now = time.perf_counter()
         if self.audience.relay_view(msg, sent_away):
-            self._observe_latency(table, msg["version"], now)
-        if msg["status"] == "over":  # nothing will be applied there any more: no latency
-            self.timing.pop(table, None)  # to wait for (each refusal pops its act)
-
-    def _observe_latency(self, table: str, version: int, now: float) -> None:
-        """Actions sent before this version are applied (or refused): time them, forget them."""
-        pending = self.timing.get(table)
-        if not pending:
-            return
-        keep = []
-        for sent, before, message_id in pending:
-            if version > before:
-                if sent >= 0:  # an action (not a resync, leave or start)
-                    self.metrics.latency.observe(now - sent)
-                self.acts.pop(message_id, None)
-            else:
-                keep.append((sent, before, message_id))
-        if keep:
-            self.timing[table] = keep
-        else:
-            del self.timing[table]
+            # Requests sent before this version are applied (or refused): time them.
+            for seconds in self.pending.handled(table, msg["version"], now):
+                self.metrics.latency.observe(seconds)
+        if msg["status"] == "over":  # nothing will be applied there any more
+            self.pending.table_over(table)
 
     def _relay_error(self, msg: dict[str, Any]) -> None:
         message_id = msg.get("id")
         if message_id and _settle(self.waiting, message_id, msg):
             return
-        act = self.acts.pop(message_id, None) if message_id else None
+        act = self.pending.refused(msg.get("table"), message_id) if message_id else None
         if act is not None:
             conn, client_id = act
             facts = {"facts": msg["facts"]} if "facts" in msg else {}
             self._error(conn, client_id, msg["code"], msg["message"], **facts)
-            self._untime(msg.get("table"), message_id)
             return
         self.audience.relay_error(msg)
-
-    def _untime(self, table: str | None, message_id: str) -> None:
-        """A request answered by a refusal: no view will show it (after game over, none
-        comes at all), so it is not waited for (each stayed in memory for good)."""
-        pending = self.timing.get(table or "")
-        if pending is None:
-            return
-        kept = [item for item in pending if item[2] != message_id]
-        if kept:
-            self.timing[table or ""] = kept
-        else:
-            del self.timing[table or ""]
 
 
 def _settle(waiters: dict[str, asyncio.Future[dict[str, Any]]], key: str, msg: Any) -> bool:

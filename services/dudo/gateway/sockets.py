@@ -310,9 +310,9 @@ class Sockets(Intake):
         """Route the table's answer to ``message_id`` back to ``conn`` as ``client_id``;
         forgotten once a later view of the table shows it was handled (``timed``: an
         action, whose time to that view is the gateway's latency metric)."""
-        self.acts[message_id] = (conn, client_id)
         sent = time.perf_counter() if timed else -1.0
-        self.timing[table].append((sent, self.audience.versions.get(table, 0), message_id))
+        before = self.audience.versions.get(table, 0)
+        self.pending.add(conn, table, message_id, client_id, before, sent)
 
     async def _watch_lobby(self, conn: Connection, client_id: str | None = None) -> None:
         """The full list, then every change: news that comes while the list is read
@@ -347,9 +347,7 @@ class Sockets(Intake):
 
     async def _disconnect(self, conn: Connection) -> None:
         await self._detach(conn)
-        # Its requests' answers have nobody to go to: forget them (and their timings).
-        for message_id in [m for m, (c, _) in self.acts.items() if c is conn]:
-            del self.acts[message_id]
+        self.pending.forget(conn)  # its requests' answers have nobody to go to
 
     def _error(
         self, conn: Connection, message_id: str | None, code: str, text: str, **extra: Any

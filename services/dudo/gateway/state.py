@@ -11,7 +11,6 @@ import asyncio
 import dataclasses
 import logging
 import secrets
-from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -24,6 +23,7 @@ from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
 from .guard import ConnectionGuard
 from .limits import Counts
+from .pending import PendingRequests
 from .settings import GatewaySettings
 
 log = structlog.get_logger("dudo.gateway")
@@ -61,9 +61,8 @@ class GatewayState(StreamSide):
         self.closing_tasks: set[asyncio.Task[None]] = set()  # picows closes being cleaned up
         self.turn_writes = TurnWrites()  # frames batched this turn, one write per connection
         self.created: dict[str, asyncio.Future[dict[str, Any]]] = {}  # table -> first view
-        # stream message id -> the connection that asked, and the client's id for it
-        self.acts: dict[str, tuple[Connection, str | None]] = {}
-        self.timing: dict[str, list[tuple[float, int, str]]] = defaultdict(list)  # per table
+        # Requests sent for clients, until settled: who asked, and since when (pending.py).
+        self.pending: PendingRequests[Connection] = PendingRequests()
         self.log = log.bind(gateway=settings.gateway_id)
         self.debug = self.log.is_enabled_for(logging.DEBUG)  # (checked once: the hot path)
 
