@@ -1,6 +1,7 @@
 """A table's clocks: the turn clock, a silent bot seat, an open or idle table's life.
 
-A mixin of :class:`~dudo.table.Table` (the fields it uses are declared there).
+A mixin of :class:`~dudo.table.Table` (the fields it uses are declared in
+:mod:`dudo.table.state`).
 """
 
 from __future__ import annotations

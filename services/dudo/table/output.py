@@ -1,6 +1,7 @@
 """What a table sends after a batch: the views (one per gateway), replies, the lobby entry.
 
-A mixin of :class:`~dudo.table.Table` (the fields it uses are declared there).
+A mixin of :class:`~dudo.table.Table` (the fields it uses are declared in
+:mod:`dudo.table.state`).
 Delivery rule: a seat's view goes only to the gateway that seat is attached to;
 spectator views go to gateways that asked to watch. Nothing else leaves.
 """

@@ -1,6 +1,7 @@
 """Who sits where at a table: joining, leaving, attaching to a gateway, the start.
 
-A mixin of :class:`~dudo.table.Table` (the fields it uses are declared there).
+A mixin of :class:`~dudo.table.Table` (the fields it uses are declared in
+:mod:`dudo.table.state`).
 """
 
 from __future__ import annotations

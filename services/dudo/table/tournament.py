@@ -1,6 +1,7 @@
 """A tournament's table: players come and go between rounds, and every round's end is reported.
 
-A mixin of :class:`~dudo.table.Table` (the fields it uses are declared there).
+A mixin of :class:`~dudo.table.Table` (the fields it uses are declared in
+:mod:`dudo.table.state`).
 The director (:mod:`dudo.director`) creates the table with its first players,
 then sends two kinds of control messages to its inbox:
 
