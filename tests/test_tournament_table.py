@@ -817,3 +817,33 @@ def test_an_arrival_at_a_table_where_nobody_brings_seeds_is_dealt_at_once() -> N
     cup.seat_in(1, "d", 2, "gw-d")
     cup.play_round()
     assert cup.players()[3] == "d" and not game.undealt and cup.table.redealt == []
+
+
+def test_an_arrival_during_a_held_and_paused_round_waits_for_that_rounds_end() -> None:
+    """The organizer's pause begins at a round's end; an arrival there holds the next
+    round for seeds. Another arrival (or a kick) coming then waits for the held round to
+    be dealt and played, as mid-round: carried out at once it would ask again for seeds
+    some seats may have revealed (and the engine refuses to hold a held round)."""
+    cup = Cup([bringing("a"), bringing("b"), entrant("c", 2)])
+    _seeded(cup, {0: A_SEED, 1: B_SEED})
+    game = cup.table.game
+    assert game is not None
+    cup.send("pause", tournament="cup", seq=1, on=True)
+    cup.send("seat_in", tournament="cup", seq=1, player="d", name="D", dice=2, gateway="gw-d",
+             bot=None, seeds=True)  # fmt: skip
+    cup.play_round()
+    assert game.undealt and cup.table.paused and cup.table.asked == [0, 1, 3]
+    errors = len([m for _, m in cup.out if m["type"] == "error"])
+    cup.send("seat_in", tournament="cup", seq=2, player="e", name="E", dice=1, gateway="gw-e",
+             bot=None, seeds=True)  # fmt: skip
+    cup.send("forfeit", tournament="cup", player="c")
+    assert [a[0] for a in cup.table.arrivals] == ["e"] and cup.table.forfeits == ["c"]
+    assert game.undealt and cup.table.asked == [0, 1, 3] and cup.players()[4:] == []
+    assert len([m for _, m in cup.out if m["type"] == "error"]) == errors
+    cup.send("pause", tournament="cup", seq=2, on=False)
+    _seeded(cup, {0: "a2", 1: "b2", 3: "d2"})
+    assert not game.undealt and [a[0] for a in cup.table.arrivals] == ["e"]
+    cup.play_round()  # the held round's end: c is out; e takes no seat freed this step
+    assert "c" not in cup.players() and not game.undealt  # (a departure deals on)
+    cup.play_round()  # the next one's end: e sits, and the round after it is held
+    assert "e" in cup.players() and game.undealt

@@ -93,8 +93,8 @@ def hold_deal(state: State) -> None:
     """Take this round's dice back before anyone has seen them used: the round keeps its
     number, opener and palifico, but has no dice, seed or commitment, and it is nobody's
     turn (:attr:`State.undealt`) until :func:`deal_round`. A tournament's table does this
-    after seats changed, to deal the round from seeds given after the change
-    (docs/security.md, "Tournaments"). Raises :class:`RuleError`
+    after someone arrived, to deal the round from seeds given after the change
+    (docs/security.md, "Arrivals"). Raises :class:`RuleError`
     (``not_between_rounds``) and changes nothing outside a round's start."""
     if state.phase == OVER or not state.between_rounds or state.undealt:
         raise RuleError(E.NOT_BETWEEN_ROUNDS, "only a round not yet played can be held")

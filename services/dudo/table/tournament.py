@@ -156,8 +156,13 @@ class TournamentSeats(TableState):
 
     def _idle(self) -> bool:
         """No round is being played (or the organizer's pause holds the table before the
-        next round's first action): a change can happen now."""
-        return self.game is not None and (self.game.phase == OVER or self.paused == PAUSED_NOW)
+        next round's first action): a change can happen now. Not while a round is held
+        for seeds after an arrival (seeds.py): a change then would ask again for seeds
+        some seats may have revealed already; it waits for that round's end."""
+        game = self.game
+        if game is None or game.undealt:
+            return False
+        return game.phase == OVER or self.paused == PAUSED_NOW
 
     def _carry_out(self, out: list[str], now: int, *, round_end: bool) -> None:
         """Carry out the pending order and arrivals (and, in heats, send the players who
