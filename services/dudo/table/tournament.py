@@ -273,8 +273,10 @@ class TournamentSeats(TableState):
             return []
         self._history_due = False
         inbox = keys.TOURNAMENTS.inbox(self.director)
-        seeds = self.logged_seeds()  # in the last part (the parts come in order), its
-        reseeds = seeds.pop("reseeds", []) if seeds is not None else []  # reseeds spread
+        # The seeds go in the last part (the parts come in order), but for the reseeds:
+        # one per arrival, they are spread over the parts with the rows, as size allows.
+        seeds = self.logged_seeds()
+        reseeds = seeds.pop("reseeds", []) if seeds is not None else []
         items = [("rows", row) for row in self.history] + [("reseeds", r) for r in reseeds]
         parts: list[dict[str, list[Any]]] = [{"rows": []}]
         size = 0
