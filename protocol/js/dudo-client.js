@@ -621,9 +621,9 @@ export class DudoConnection extends EventTarget {
       this.#toldIfNotTaken(view);
       return;
     }
-    const made = this.tableSeeds.get(`${view.table}:${round}`);
-    const seed = made ? made.seed : this.seed, commitment = made ? made.commitment : this.seedCommitment;
-    if (commitment === null || seeds.until === undefined) return;
+    const held = this.#seedFor(view.table, round);
+    if (held === null || seeds.until === undefined) return;
+    const { seed, commitment } = held;
     const asked = `seed:${view.table}:${seeds.until}`;
     if (seeds.revealed[seat] || this.revealed === asked) return;
     commitment.then((mine) => {
@@ -642,16 +642,23 @@ export class DudoConnection extends EventTarget {
     const deals = [[1, seeds.client_seeds, seeds.commitments],
       ...(seeds.reseeds ?? []).map((r) => [r.round, r.client_seeds, r.client_commitments])];
     for (const [first, dealt, given] of deals) {
-      const made = this.tableSeeds.get(`${view.table}:${first}`);
-      const seed = made ? made.seed : first === 1 ? this.seed : null;
-      const commitment = made ? made.commitment : first === 1 ? this.seedCommitment : null;
-      if (commitment === null || dealt[seat] === seed) continue;
-      commitment.then((mine) => {
+      const held = this.#seedFor(view.table, first);
+      if (held === null || dealt[seat] === held.seed) continue;
+      held.commitment.then((mine) => {
         if (given[seat] !== mine || this.revealed === told) return;
         this.revealed = told;
         this.#emit("seed_not_taken", view.table);
       });
     }
+  }
+
+  /** The seed we hold for `table`'s deal from round `first` ({seed, commitment}, or
+   *  null): the one made for that ask (a tournament table's), else for a game's first
+   *  deal the seat's own. */
+  #seedFor(table, first) {
+    const made = this.tableSeeds.get(`${table}:${first}`);
+    if (made) return made;
+    return first === 1 && this.seed !== null ? { seed: this.seed, commitment: this.seedCommitment } : null;
   }
 
   /** The seed made for a tournament table's ask (the same one again after a reconnect). */

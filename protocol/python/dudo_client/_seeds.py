@@ -130,6 +130,11 @@ class SeedKeeper:
         """Welcomed again: a commitment or reveal lost with the connection is sent again."""
         self._done = None
 
+    def held_seed(self, table: str | None, first: int) -> str | None:
+        """The seed we hold for ``table``'s deal from round ``first``: the one made for
+        that ask (a tournament table's), else for a game's first deal the seat's own."""
+        return self._made.get((table or "", first), self.seed if first == 1 else None)
+
     def step(self, view: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """(the ``commit_seed`` or ``seed`` message to send, or None; the table whose
         finished game dealt our seat another seed, or None)."""
@@ -141,17 +146,13 @@ class SeedKeeper:
             while len(self._made) > _MADE_KEPT:
                 self._made.popitem(last=False)
             return {"type": "commit_seed", "commitment": seed_commitment(made)}, None
-        # A tournament table's seed for this ask, else the seat's own.
-        seed = self._made.get((table, asked_round(view)), self.seed)
+        seed = self.held_seed(table, asked_round(view))
         asked = reveal_asked(view, seed)
         if asked is not None and self._done != ("seed", *asked):
             self._done = ("seed", *asked)
             return {"type": "seed", "seed": seed}, None
-
-        def seed_of(first: int) -> str | None:
-            return self._made.get((table, first), self.seed if first == 1 else None)
-
-        if seed_not_taken(view, seed_of) and self._done != ("told", view["table"], -1):
+        told = seed_not_taken(view, lambda first: self.held_seed(table, first))
+        if told and self._done != ("told", view["table"], -1):
             self._done = ("told", view["table"], -1)
             return None, view["table"]
         return None, None
