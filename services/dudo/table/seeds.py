@@ -172,8 +172,9 @@ class TableSeeds(TableState):
             self._deal(now, rng)
 
     def seeds_view(self) -> dict[str, Any] | None:
-        """The view's ``seeds``: commitments while the table is open and in the view of
-        the deal, the seeds too once the game is over; None in between (the same ~160
+        """The view's ``seeds``: commitments while the table is open or holds a round for
+        seeds (after an arrival) and in the view of the deal, the seeds too once the
+        game is over; None in between (the same ~160
         bytes in every view of a game were a tenth of a move's bytes: docs/benchmarks.md,
         "What seeds cost"), and at a table from before seeds."""
         if self.server_seed is None:
