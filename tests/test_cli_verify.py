@@ -70,3 +70,19 @@ def test_a_finished_tables_view_is_verified_with_its_seeds_and_an_unrevealed_sea
     done = run(str(path))
     assert done.returncode == 1
     assert "NOT FAIR: seat 1 brought no seed and was not dealt its public one" in done.stdout
+
+
+def test_a_table_id_a_gateway_makes_never_reads_as_an_option() -> None:
+    """`dudo verify ID` once refused a table whose random id began with "-" (one in 64):
+    argparse read it as an option. The ids a gateway makes never begin with one."""
+    from types import SimpleNamespace
+
+    from dudo.gateway.http import HttpApi
+
+    made = iter(["-Zd8IQd9azlxyz", "Zd8IQd9azlxyz"])
+    api = SimpleNamespace(_derived=lambda kind, key: next(made))
+    assert HttpApi._new_id(api, "table", "key-1") == "_Zd8IQd9azl"  # type: ignore[arg-type]
+    assert HttpApi._new_id(api, "table", "key-2") == "Zd8IQd9azlx"  # type: ignore[arg-type]
+    ids = [HttpApi._new_id(api, "table", None) for _ in range(2000)]  # type: ignore[arg-type]
+    assert not any(i.startswith("-") for i in ids)
+    assert len(set(ids)) == len(ids)

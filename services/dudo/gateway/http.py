@@ -321,7 +321,10 @@ class HttpApi(GatewayState):
     def _new_id(self, kind: str, key: str | None) -> str:
         """The id of a table or tournament a client creates: derived from its request key
         (a retry names the same one), else random."""
-        return self._derived(kind, key)[:11] if key else secrets.token_urlsafe(8)
+        made = self._derived(kind, key)[:11] if key else secrets.token_urlsafe(8)
+        # Never a leading "-": an id is typed on command lines (`dudo verify ID`), where
+        # it would read as an option (one in 64 did).
+        return "_" + made[1:] if made.startswith("-") else made
 
     def _derived(self, kind: str, *parts: str | None) -> str:
         """An id derived from a client's request key with this app's gateway secret: the
