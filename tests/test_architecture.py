@@ -295,6 +295,28 @@ def test_the_architecture_page_shows_these_layers() -> None:
     )
 
 
+def test_the_architecture_page_names_every_module_of_each_package() -> None:
+    """The page's package table ("The packages") names each package's every module in
+    its row: a module added to a package without a word there fails here."""
+    import re
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "architecture.md").read_text(
+        encoding="utf-8"
+    )
+    table = page.split("### The packages", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in table.splitlines():
+        found = re.match(r"\| `([a-z_]+)/` \|.*\| (.*) \|$", line)
+        if found:
+            rows[found.group(1)] = set(re.findall(r"`([a-z_]+)`", found.group(2)))
+    dudo = SERVICES / "dudo"
+    packages = sorted(p.parent.name for p in dudo.glob("*/__init__.py"))
+    assert sorted(rows) == packages, "a package without its row, or a row without its package"
+    for package, named in rows.items():
+        modules = {p.stem for p in (dudo / package).glob("*.py") if p.stem != "__init__"}
+        assert modules <= named, f"{package}/: not on the page: {sorted(modules - named)}"
+
+
 if __name__ == "__main__":  # rewrite the page's copy of the layers
     _page = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
     _text = _page.read_text(encoding="utf-8")

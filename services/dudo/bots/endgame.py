@@ -44,6 +44,7 @@ import structlog
 
 from ..engine import PRESETS, Rules, preset
 from ..engine.actions import Bid
+from ..engine.rules import PLAY_OPTIONS
 from . import solver
 from .tree import decode, walk
 
@@ -67,11 +68,9 @@ BIDS_MAX: dict[tuple[int, int], tuple[int, int]] = {(2, 2): (3, 4)}
 # launch (:meth:`Endgames.warm`), are a known few and do not count.
 WAITING_MAX = 8
 RETRY_AFTER_S = 60.0  # a solve that failed (its process killed, say) is tried again then
-# What changes the game of a round; the rest (clocks, stakes, seats) does not.
-GAME_FIELDS = (
-    "wild_ones", "opening_ones", "calza", "calza_needs_lost_die", "palifico",
-    "palifico_wild_ones", "start_dice", "max_dice", "loser_chooses_direction",
-)  # fmt: skip
+# What changes the game of a round (the rules' options declared ``play``); the rest
+# (clocks, stakes, seats) does not.
+GAME_FIELDS = PLAY_OPTIONS
 
 
 @dataclass

@@ -36,70 +36,24 @@ import hashlib
 import secrets
 import signal
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
 import structlog
-from prometheus_client import CollectorRegistry, Counter, Gauge
-from prometheus_client.process_collector import ProcessCollector
+from prometheus_client import Counter, Gauge
 
 from ..auth.identity import sign_identity
 from ..infra.buckets import PerKey
 from ..infra.connection import connect_async
-from ..infra.service import REDIS_DOWN, Backoff, Health
-from ..link import default_gateway_id
+from ..infra.service import REDIS_DOWN, Backoff, Health, metrics_registry
 from ..link.side import StreamSide
-from ..text.lines import say
 from ..wire import keys
-from .casemap import exact
-from .irc import IrcClient
-from .matrix import MatrixClient
-from .room import Output, Room, name_of
+from .room import Output, Room
 from .rooms import Rooms
+from .settings import ChatSettings
+from .transports import TRANSPORTS, Hooks
 
 log = structlog.get_logger("dudo.chat")
-
-
-@dataclass
-class ChatSettings:
-    redis_url: str = "redis://127.0.0.1:6379/0"
-    server: str = "127.0.0.1"
-    port: int = 6667
-    tls: bool = False
-    server_password: str | None = None
-    nick: str = "dudo"
-    channels: list[str] = field(default_factory=lambda: ["#dudo"])
-    lang: str = "en"
-    # The network's name in logged-in players' ids (<network>:<account>); the command line
-    # requires it with an app (default here: the server's host).
-    network: str | None = None
-    turn_seconds: int = 60  # the clock of the tables opened in a channel (0: none)
-    lines_per_s: float = 2.0  # the pace of what we say (ngIRCd lets ~3 a second through)
-    burst: int = 5
-    health_port: int | None = None
-    partitions: int = keys.DEFAULT_PARTITIONS
-    director_partitions: int = keys.DEFAULT_DIRECTOR_PARTITIONS
-    gateway_id: str = field(default_factory=default_gateway_id)
-    heartbeat: float = 2.0
-    frames: bool = False  # views as `view` messages: a chat renders text, not client JSON
-    # What one nick, and one channel, may make the gateway do: lines heard a second
-    # (bursts of five times that); past it they are ignored (flooding nicks once held a
-    # channel's answers 46 s back).
-    nick_lines_per_s: float = 1.0
-    channel_lines_per_s: float = 5.0
-    # Where the network has accounts: this gateway's app and the private key its
-    # identities are signed with (dudo.auth.identity): a logged-in player is then the same
-    # player at every table, rated as one. None: every seat a new player.
-    app: str | None = None
-    identity_key: str | None = None
-    # Matrix (`dudo matrix`): the homeserver, the bot's user id and its access token, or a
-    # password to log in with; `channels` are then rooms (aliases or ids).
-    transport: str = "irc"
-    homeserver: str | None = None
-    user_id: str | None = None
-    token: str | None = None
-    password: str | None = None
 
 
 class ChatGateway(StreamSide):
@@ -109,65 +63,12 @@ class ChatGateway(StreamSide):
         self._init_streams()
         self._seeded: tuple[str, int] | None = None  # (event, ids made) while one is heard
         self._sending: set[asyncio.Future[None]] = set()  # inbox writes not yet done
-        if settings.transport == "matrix":
-            self.chat: IrcClient | MatrixClient = self._matrix(settings)
-        else:
-            self.chat = self._irc(settings)
-
-    def _irc(self, settings: ChatSettings) -> IrcClient:
-        network = settings.network or settings.server
-        self.rooms = self._rooms(
-            network, network=network, mask_of=lambda nick: self.chat.mask_of(nick)  # type: ignore[union-attr]
+        hooks = Hooks(
+            heard=self._heard, emit=self._emit, rooms=self._rooms, lang_of=self._lang_of,
+            where_dice=self._where_dice, written=self._written,
         )
-        self._init_service("irc")
-        return IrcClient(
-            settings.server,
-            settings.port,
-            settings.nick,
-            settings.channels,
-            self._heard,
-            tls=settings.tls,
-            password=settings.server_password,
-            lines_per_s=settings.lines_per_s,
-            burst=settings.burst,
-            on_nick=lambda old, new: self._emit(self.rooms.nick_changed(old, new)),
-            on_gone=lambda nick, channel: self._emit(self.rooms.gone(nick, channel)),
-            on_came=lambda nick, channel: self._emit(self.rooms.came(nick, channel)),
-            on_back=lambda: self._emit(self.rooms.reconnected()),
-            on_casemapping=self.rooms.casemapping,
-        )
-
-    def _matrix(self, settings: ChatSettings) -> MatrixClient:
-        """Rooms whose players are Matrix users: a user id is the account (the player's
-        identity, "matrix:@ana:example.org"), shown by display name; boards edited in place."""
-        assert settings.homeserver and settings.user_id
-        client = MatrixClient(
-            settings.homeserver,
-            settings.user_id,
-            settings.channels,
-            self._heard,
-            token=settings.token,
-            password=settings.password,
-            messages_per_s=settings.lines_per_s,
-            burst=settings.burst,
-            on_gone=lambda user, room: self._emit(self.rooms.gone(user, room)),
-            on_came=lambda user, room: self._emit(self.rooms.came(user, room)),
-            on_renamed=lambda user, room: self._emit(self.rooms.renamed(user, room)),
-            on_back=lambda: self._emit(self.rooms.reconnected()),
-            welcome=lambda user: say("matrix_private", self._lang_of(user),
-                                     where=self._where_dice(user)),
-            written=self._written,
-        )
-        self.rooms = self._rooms(
-            "matrix",
-            name_of=lambda user: name_of(client.name_of(user)),
-            where=lambda room: f"{room} on Matrix" if room.startswith("#") else "a Matrix room",
-            id_prefix="mx",
-            board=True,
-            fold=exact,
-        )
-        self._init_service("matrix")
-        return client
+        self.chat, self.rooms = TRANSPORTS[settings.transport](settings, hooks)
+        self._init_service(settings.transport)
 
     def _rooms(self, accounts: str, **chat: Any) -> Rooms:
         """The rooms of either chat: ``accounts`` names the chat's accounts in identities
@@ -215,8 +116,7 @@ class ChatGateway(StreamSide):
         self.per_channel = PerKey(
             settings.channel_lines_per_s, 5 * settings.channel_lines_per_s, 1_000
         )
-        self.registry = CollectorRegistry()  # served at /metrics with its health
-        ProcessCollector(registry=self.registry)
+        self.registry = metrics_registry()  # served at /metrics with its health
         r = self.registry
         connected = Gauge(f"dudo_{kind}_connected", f"1 while on the {kind} server", registry=r)
         connected.set_function(lambda: float(self.chat.registered))
@@ -379,9 +279,8 @@ class ChatGateway(StreamSide):
             self.log.debug("sending", kinds=[m["type"] for m in out.send])
         for target, text in out.lines:
             self.chat.say(target, text)
-        if isinstance(self.chat, MatrixClient):
-            for channel, text, round_ in out.boards:
-                self.chat.board(channel, text, round_)
+        for channel, text, round_ in out.boards:
+            self.chat.board(channel, text, round_)
         if out.send and self.link is not None:
             sent = self.link.send_soon(*out.send)
             self._sending.add(sent)

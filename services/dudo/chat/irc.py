@@ -184,6 +184,11 @@ class IrcClient:
             self.queue.add(target, line)
         self._wake.set()
 
+    def board(self, channel: str, text: str, round_: int | None) -> None:
+        """A table's board: IRC cannot edit a line, so it is said like any other (rooms
+        on IRC are made without boards; this is the transport contract's fallback)."""
+        self.say(channel, text)
+
     def state(self) -> dict[str, Any]:
         """What the gateway stores of this connection: nothing (IRC does not replay)."""
         return {}

@@ -233,7 +233,8 @@ class Typed:
         table = f"{self.id_prefix}{self.new_id()}"[:20]
         fresh = Room(room.channel, room.lang, table, None, nick, preset, bots)
         out = self._replace_table(room, fresh)
-        plan = [{"kind": "open"}] * (seats - bots) + [{"kind": "bot", "level": "normal"}] * bots
+        bot = {"kind": "bot", "level": wire.DEFAULT_BOT_LEVEL}
+        plan = [{"kind": "open"}] * (seats - bots) + [bot] * bots
         # The host: the player the opener's join names (the same identity or request key).
         key = f"open-{self.new_id()}-{self.new_id()}"
         credential = self._credential(account) or {"request": key}

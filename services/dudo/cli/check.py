@@ -239,7 +239,10 @@ def _schemas(args: argparse.Namespace) -> int:
     from ..wire.reference import sync
     from ..wire.typings import sync_typings
 
-    schemas = {**wire.json_schemas(), **wire.json_schemas(CLIENT_MESSAGES), **http_schemas()}
+    schemas = {
+        **wire.json_schemas(), **wire.json_schemas(CLIENT_MESSAGES), **http_schemas(),
+        **wire.rules_schemas(),
+    }
     folder = Path(args.folder)
     write = args.action == "write"
     stale = [str(folder / name) for name in wire.sync_schema_files(schemas, folder, write=write)]

@@ -8,6 +8,7 @@ import argparse
 import sys
 from typing import Any
 
+from .. import wire
 from .common import (
     REVEAL_HOLD_S,
     add_limits,
@@ -63,7 +64,7 @@ def add(sub: Any, env: Environment) -> None:
     play.add_argument("--join", metavar="TABLE", help="join this table")
     play.add_argument("--bots", type=int, default=2, help="with --create: bot seats")
     play.add_argument(
-        "--level", choices=("easy", "normal", "hard"), default="normal", help="the bots' level"
+        "--level", choices=wire.BOT_LEVELS, default=wire.DEFAULT_BOT_LEVEL, help="the bots' level"
     )
     play.add_argument("--odds", action="store_true", help="with --create: show your odds")
     play.add_argument("--clock", type=int, help="with --create: seconds per turn")
@@ -82,7 +83,7 @@ def add(sub: Any, env: Environment) -> None:
         "bot", help="one bot playing through a gateway, as a client (the Python library)"
     )
     bot.add_argument("url", nargs="?", default="http://127.0.0.1:8000")
-    bot.add_argument("--level", choices=("easy", "normal", "hard"), default="normal")
+    bot.add_argument("--level", choices=wire.BOT_LEVELS, default=wire.DEFAULT_BOT_LEVEL)
     seat = bot.add_mutually_exclusive_group()
     seat.add_argument("--join", metavar="TABLE", help="join this table")
     seat.add_argument("--token", help="play the seat (or tournament entry) of this token")
@@ -91,7 +92,10 @@ def add(sub: Any, env: Environment) -> None:
     bot.add_argument("--seed", type=int, help="its random choices, for a game you can replay")
     bot.add_argument("--think", default="0", help="MIN[,MAX] seconds before each move")
     bot.add_argument("--seats", type=int, default=2, help="a new table's seats (default)")
-    bot.add_argument("--house", default="normal", help="a new table's house bots' level")
+    bot.add_argument(
+        "--house", choices=wire.BOT_LEVELS, default=wire.DEFAULT_BOT_LEVEL,
+        help="a new table's house bots' level",
+    )
     bot.add_argument("--preset", default="classic", help="a new table's rules preset")
     bot.set_defaults(func=_bot)
 

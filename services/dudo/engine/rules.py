@@ -8,7 +8,7 @@ playable table is rejected with a :class:`RulesConfigError` naming the field.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import Field, asdict, dataclass, field, fields, replace
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -28,28 +28,60 @@ MAX_DICE_CAP = 10
 MAX_STAKE = 1_000_000
 
 
+def _option(
+    default: Any,
+    doc: str = "",
+    *,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    choices: tuple[str, ...] | None = None,
+    play: bool = False,
+) -> Any:
+    """One rule option: its default and what the published schema says of it (its
+    bounds or choices, a description), and whether it changes a round's play (the
+    endgame solver keys its solves by those: ``PLAY_OPTIONS``).
+
+    The default is also what a record stored before the option existed is read with
+    (:meth:`Rules.from_tuple`): it must be the game as played without the option.
+    """
+    meta = {"doc": doc, "minimum": minimum, "maximum": maximum, "choices": choices, "play": play}
+    return field(default=default, metadata=meta)
+
+
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """One table's rules. Build it with :meth:`Rules.from_dict` or :func:`preset`."""
+    """One table's rules. Build it with :meth:`Rules.from_dict` or :func:`preset`.
 
-    preset: str = "classic"
-    start_dice: int = 5
-    max_dice: int = 5
-    min_players: int = 2
-    max_players: int = 6
-    wild_ones: bool = True
-    opening_ones: OpeningOnes = "never"
-    calza: CalzaMode = "turn"
-    calza_needs_lost_die: bool = False
-    palifico: bool = True
-    palifico_wild_ones: bool = False
-    loser_chooses_direction: bool = False
-    turn_seconds: int = 0
+    Each option is declared here once (docs/architecture.md, "Where to add..."): the
+    schema ``protocol/schemas/rules.schema.json`` is written from these declarations,
+    and a stored tuple is read in this order. A new option goes at the end, with a
+    default that plays as before it existed (``tests/test_extensions.py`` holds both).
+    """
+
+    preset: str = _option("classic", choices=PRESETS_ORDER)
+    start_dice: int = _option(5, minimum=1, maximum=5, play=True)
+    max_dice: int = _option(
+        5, "at least start_dice; defaults to start_dice", minimum=1, maximum=MAX_DICE_CAP,
+        play=True,
+    )
+    min_players: int = _option(2, minimum=MIN_SEATS, maximum=MAX_SEATS)
+    max_players: int = _option(6, minimum=MIN_SEATS, maximum=MAX_SEATS)
+    wild_ones: bool = _option(True, play=True)
+    opening_ones: OpeningOnes = _option("never", choices=OPENING_ONES, play=True)
+    calza: CalzaMode = _option("turn", choices=CALZA_MODES, play=True)
+    calza_needs_lost_die: bool = _option(False, play=True)
+    palifico: bool = _option(True, play=True)
+    palifico_wild_ones: bool = _option(False, play=True)
+    loser_chooses_direction: bool = _option(False, play=True)
+    turn_seconds: int = _option(0, minimum=0, maximum=MAX_TURN_SECONDS)
     # Extensions beyond the first options (table options the engine carries for the
     # services; only ``stake`` and ``assisted`` change what the engine reports).
-    assisted: bool = False
-    bots_fill: bool = False
-    stake: int = 0
+    assisted: bool = _option(False, "extension: odds in each seat's view")
+    bots_fill: bool = _option(False, "extension: the lobby fills empty seats with bots")
+    stake: int = _option(
+        0, "extension: chips each seat puts in; the winner takes the pot",
+        minimum=0, maximum=MAX_STAKE,
+    )
 
     # -- construction -------------------------------------------------------
 
@@ -91,10 +123,13 @@ class Rules:
 
     @classmethod
     def from_tuple(cls, values: Any) -> Rules:
+        """Rules from :meth:`to_tuple`'s values, or from a record stored before the last
+        options were added (a shorter tuple): those are read at their defaults."""
         names = [f.name for f in fields(cls)]
-        if not isinstance(values, (list, tuple)) or len(values) != len(names):
+        if not isinstance(values, (list, tuple)) or not 1 <= len(values) <= len(names):
             raise RulesConfigError("preset", "serialized rules have the wrong shape")
-        return cls.from_dict(dict(zip(names, values, strict=True)))
+        stored = dict(zip(names, values, strict=False))
+        return cls.from_dict({**_DEFAULTS, **stored} if len(values) < len(names) else stored)
 
     # -- validation ---------------------------------------------------------
 
@@ -146,6 +181,15 @@ class Rules:
     def seats_allowed(self, seats: int) -> bool:
         return self.min_players <= seats <= self.max_players
 
+
+def options() -> tuple[Field[Any], ...]:
+    """Every option's declaration, in stored order (``preset`` first)."""
+    return fields(Rules)
+
+
+# What changes the game of a round; the rest (clocks, stakes, seats) does not.
+PLAY_OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(Rules) if f.metadata["play"])
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Rules)}
 
 _FIELD_TYPES: dict[str, type] = {
     f.name: (bool if f.type == "bool" else int if f.type == "int" else str)

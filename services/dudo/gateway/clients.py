@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 from aiohttp import WSMsgType
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
 from .. import wire
 from ..infra.buckets import Bucket
+from ..infra.service import metrics_registry
 from ..link.tokens import Grant
 from ..wire.frames import encode_json
 
@@ -38,7 +39,7 @@ WRITE_BUFFER_HIGH = 64 * 1024
 
 class Metrics:
     def __init__(self) -> None:
-        self.registry = CollectorRegistry()
+        self.registry = metrics_registry()
         r = self.registry
         self.connections = Gauge(
             "dudo_gateway_connections", "open WebSockets", ["kind"], registry=r

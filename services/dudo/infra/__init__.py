@@ -6,9 +6,9 @@ token buckets, and a local ``redis-server`` (:mod:`.redis_server`)."""
 from .connection import Batch, Client, ConfigMismatch, connect, connect_async
 from .log import configure
 from .redis_server import RedisServer
-from .service import Health, retry_until_ready, run_until_stopped
+from .service import Health, metrics_registry, retry_until_ready, run_until_stopped
 
 __all__ = [
     "Batch", "Client", "ConfigMismatch", "Health", "RedisServer", "configure", "connect",
-    "connect_async", "retry_until_ready", "run_until_stopped",
+    "connect_async", "metrics_registry", "retry_until_ready", "run_until_stopped",
 ]

@@ -29,6 +29,8 @@ from typing import Any
 
 import redis
 import structlog
+from prometheus_client import CollectorRegistry
+from prometheus_client.process_collector import ProcessCollector
 
 # Failures that mean "Redis cannot be reached or cannot serve right now": retry.
 REDIS_DOWN: tuple[type[BaseException], ...] = (
@@ -59,6 +61,18 @@ class Backoff:
 
     def reset(self) -> None:
         self.attempt = 0
+
+
+def metrics_registry() -> CollectorRegistry:
+    """A process's own page of Prometheus metrics, served with its health at ``/metrics``:
+    every long-running process makes its one registry here, with its CPU, memory and
+    start time on it (``process_*``: a restart shows as a new start time). A metric is
+    declared beside the code that counts it, on its process's registry; the dashboards
+    and alerts in deploy/ use the names (``tests/test_deploy.py`` holds them to what the
+    processes export)."""
+    registry = CollectorRegistry()
+    ProcessCollector(registry=registry)
+    return registry
 
 
 class Health:

@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
-from prometheus_client import CollectorRegistry, Counter, Gauge
-from prometheus_client.process_collector import ProcessCollector
+from prometheus_client import Counter, Gauge
 
 from .. import wire
 from ..bots.endgame import ENDGAMES, Endgames
@@ -30,7 +29,7 @@ from ..bots.names import NAMES, bot_name
 from ..bots.policies import my_turn
 from ..infra.connection import Client
 from ..infra.keyring import internal_key
-from ..infra.service import Health, run_until_stopped
+from ..infra.service import Health, metrics_registry, run_until_stopped
 from ..link import GatewayLink
 from ..wire import keys, solves
 
@@ -66,8 +65,7 @@ class BotService:
         self._solves_said: tuple[tuple[int, int], float] | None = None  # (done, of), when
         self.log = log.bind(service=self.service_id)
         # Its own page of metrics, served with its health (/metrics on --health-port).
-        self.registry = CollectorRegistry()
-        ProcessCollector(registry=self.registry)
+        self.registry = metrics_registry()
         Gauge("dudo_bots_seats", "bot seats played", registry=self.registry).set_function(
             lambda: len(self.bots)
         )
@@ -90,7 +88,7 @@ class BotService:
             asked = self.asked.get((table, seat))
             if asked is not None and now - asked[0] < 5.0:
                 continue  # taken by us, or asked recently (a lost answer is asked again)
-            self.asked[(table, seat)] = (now, level if level in LEVELS else "normal")
+            self.asked[(table, seat)] = (now, level if level in LEVELS else wire.DEFAULT_BOT_LEVEL)
             player = f"bot-{secrets.token_hex(9)}"
             name = bot_name((sum(map(ord, table)) + seat) % len(NAMES))
             joins.append(
@@ -166,7 +164,7 @@ class BotService:
         if bot is not None:  # the host started early: same bot, new seat number
             bot.seat = msg["seat"]
             return
-        _, level = self.asked.pop((msg["table"], msg["seat"]), (0.0, "normal"))
+        _, level = self.asked.pop((msg["table"], msg["seat"]), (0.0, wire.DEFAULT_BOT_LEVEL))
         self.bots[msg["player"]] = BotSeat(msg["table"], msg["seat"], msg["player"], level)
 
     def _on_view(self, msg: dict[str, Any]) -> None:

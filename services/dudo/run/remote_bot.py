@@ -22,6 +22,7 @@ from dudo_client import DudoApi, DudoConnection, DudoError
 
 from ..bots.levels import LEVELS
 from ..bots.policies import my_turn
+from ..wire import DEFAULT_BOT_LEVEL
 
 RETRIES_PER_VIEW = 2  # refused moves tried again from the same view before waiting
 
@@ -50,7 +51,7 @@ class RemoteBot:
     """Plays one connection's seat (a table's, or an entrant's from table to table)."""
 
     conn: DudoConnection
-    level: str = "normal"
+    level: str = DEFAULT_BOT_LEVEL
     rng: random.Random | None = None
     think: tuple[float, float] = (0.0, 0.0)  # seconds to wait before each move
 
@@ -111,7 +112,7 @@ class RemoteBot:
 async def run(
     base: str,
     *,
-    level: str = "normal",
+    level: str = DEFAULT_BOT_LEVEL,
     seed: int | None = None,
     think: tuple[float, float] = (0.0, 0.0),
     name: str | None = None,
@@ -133,7 +134,8 @@ async def run(
         elif token is None and table is not None:
             token = (await api.join_table(table, name=name))["token"]
         elif token is None:
-            body = create or {"rules": {"preset": "classic"}, "seats": 2, "bots": ["normal"]}
+            bots = [DEFAULT_BOT_LEVEL]
+            body = create or {"rules": {"preset": "classic"}, "seats": 2, "bots": bots}
             token = (await api.create_table(name=name, **body))["token"]
         async with DudoConnection(base, token) as conn:
             bot = RemoteBot(conn, level, random.Random(seed), think)

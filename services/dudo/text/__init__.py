@@ -11,9 +11,9 @@ from .lines import (
     summary_line,
     turn_text,
 )
-from .words import LANGS, WORDS
+from .words import LANGS, LEVEL, WORDS
 
 __all__ = [
-    "LANGS", "WORDS", "event_line", "odds_text", "parse", "render", "result_lines",
+    "LANGS", "LEVEL", "WORDS", "event_line", "odds_text", "parse", "render", "result_lines",
     "reveal_text", "say", "summary_line", "turn_text",
 ]

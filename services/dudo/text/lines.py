@@ -13,7 +13,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from .words import EVERYDAY_FACES, FACE, FACES, LANGS, NUMBERS, ONE_WORDS, WORDS
+from .words import EVERYDAY_FACES, FACE, FACES, LANGS, LEVEL, NUMBERS, ONE_WORDS, WORDS
 
 HELP = WORDS["en"]["help"]
 # Typed commands, in every language (parse() takes any of them; in a chat, with a "!").
@@ -114,7 +114,8 @@ def render(view: dict[str, Any], lang: str = "en") -> str:
             continue
         count = game["dice_counts"][seat]
         mark = f"  {w['turn_mark']}" if game["turn"] == seat and game["phase"] != "over" else ""
-        bot = f" [{w['bot'].format(level=player['bot'])}]" if player["bot"] else ""
+        level = LEVEL[lang].get(player["bot"], player["bot"])  # a newer server's, as sent
+        bot = f" [{w['bot'].format(level=level)}]" if player["bot"] else ""
         shown = f"{'■' * count:<6} {count}" if count else w["out"]
         label = _name(view, seat, lang=lang, mark=False) + bot  # its level said beside it
         lines.append(f"  {seat + 1}. {label:<28} {shown}{mark}")

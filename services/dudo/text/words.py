@@ -13,6 +13,13 @@ FACE: dict[str, tuple[str, ...]] = {
     "es": ("as", "tonto", "tren", "cuadra", "quina", "cena"),
     "de": ("Paco", "Zweier", "Dreier", "Vierer", "Fünfer", "Sechser"),
 }
+# The bot levels by name (the protocol's ``BOT_LEVELS``; a test holds every level to a
+# word in every language), as the browser client calls them.
+LEVEL: dict[str, dict[str, str]] = {
+    "en": {"easy": "easy", "normal": "normal", "hard": "hard"},
+    "es": {"easy": "fácil", "normal": "normal", "hard": "difícil"},
+    "de": {"easy": "leicht", "normal": "normal", "hard": "schwer"},
+}
 FACES: dict[str, tuple[str, ...]] = {
     "en": ("ones", "twos", "threes", "fours", "fives", "sixes"),
     "es": ("ases", "tontos", "trenes", "cuadras", "quinas", "cenas"),

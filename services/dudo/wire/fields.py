@@ -11,7 +11,11 @@ from typing import Any
 ID_RE = r"^[A-Za-z0-9_-]{1,64}$"
 HANDLE_PATTERN = r"^[A-Za-z0-9_-]{16}$"  # what wire.public_id makes
 MESSAGE_ID_RE = r"^[A-Za-z0-9_:.-]{1,64}$"
+# The bot levels, declared here once (docs/architecture.md, "Where to add..."): what
+# plays each is bots.levels.LEVELS; the page's presets.js, the chat's words and the
+# command line take them from here or are held to them by tests.
 BOT_LEVELS = ("easy", "normal", "hard")
+DEFAULT_BOT_LEVEL = "normal"
 TABLE_STATUSES = ("open", "playing", "over")
 
 

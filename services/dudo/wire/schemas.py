@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..engine.rules import options
 from .fields import NO_DEFAULT, Field, Message
 from .spec import MESSAGES, PROTOCOL_VERSION
 
@@ -89,6 +90,39 @@ def json_schemas(messages: dict[str, Message] | None = None) -> dict[str, dict[s
             **body,
         }
     return out
+
+
+_OPTION_TYPES = {"bool": "boolean", "int": "integer", "str": "string"}
+
+
+def rules_schemas() -> dict[str, dict[str, Any]]:
+    """``rules.schema.json``: a table's rules object (a preset plus overrides), written
+    from the engine's declaration of each option (:func:`dudo.engine.rules.options`)."""
+    properties: dict[str, Any] = {}
+    for option in options():
+        meta = option.metadata
+        prop: dict[str, Any] = (
+            {"enum": list(meta["choices"])} if meta["choices"]
+            else {"type": _OPTION_TYPES[str(option.type)]}
+        )
+        if meta["minimum"] is not None:
+            prop["minimum"], prop["maximum"] = meta["minimum"], meta["maximum"]
+        if option.name == "preset":  # the others' defaults are the preset's
+            prop["default"] = option.default
+        if meta["doc"]:
+            prop["description"] = meta["doc"]
+        properties[option.name] = prop
+    name = "rules.schema.json"
+    return {
+        name: {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": SCHEMA_BASE + name,
+            "title": 'Dudo table rules: a preset plus overrides (docs/rules.md, "Options")',
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": False,
+        }
+    }
 
 
 def sync_schema_files(

@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import contextlib
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.process_collector import ProcessCollector
+from prometheus_client import Counter, Gauge, Histogram
 
-REGISTRY = CollectorRegistry()
-ProcessCollector(registry=REGISTRY)
+from ..infra.service import metrics_registry
+
+REGISTRY = metrics_registry()
 LAG_EVERY_S = 5.0  # how often a loop samples its inboxes' lag and pending entries
 
 _ENTRIES = Counter(

@@ -2,12 +2,11 @@
 // your games to rejoin, the open tables, and the invite page a shared link opens.
 
 import { ago, errorText, t } from "./i18n.js";
-import { OPTIONS, PRESETS } from "./presets.js";
+import { BOT_LEVELS, OPTIONS, PRESETS } from "./presets.js";
 import { api, app, state, takeSeat } from "./session.js";
 import { statsCard } from "./stats.js";
 import { forgetToken, h, link, load, saveName, saveToken, savedName, toast, tokens, yourGames } from "./ui.js";
 
-const LEVELS = ["easy", "normal", "hard"];
 const CLOCKS = [0, 15, 30, 60, 120];
 
 export function presetName(preset) {
@@ -41,7 +40,7 @@ export function renderLobby() {
   const presetSelect = select("preset", Object.keys(PRESETS).map((p) => [p, presetName(p)]), preset, { onchange: () => refreshForm() });
   const seats = h("select", { id: "seats", test: "seats", onchange: () => refreshForm() });
   const bots = h("select", { id: "bots", test: "bots" });
-  const level = select("level", LEVELS.map((l) => [l, t(l)]), last.level);
+  const level = select("level", BOT_LEVELS.map((l) => [l, t(l)]), last.level);
   const options = OPTIONS.map(({ name: option, choices }) =>
     field(t(`opt_${option}`), h("select", { id: option, test: option, "data-choices": JSON.stringify(choices), onchange: () => refreshForm() }), t(`help_${option}`)));
   // Every change of the form says again what Play now will start (the level and the

@@ -4,7 +4,7 @@
 // (a private tournament's invite link, late registration, re-entry).
 
 import { errorText, t } from "./i18n.js";
-import { PRESETS } from "./presets.js";
+import { BOT_LEVELS, PRESETS } from "./presets.js";
 import { presetName } from "./lobby.js";
 import { api, app, serverNow, state } from "./session.js";
 import { h, load, savedName, saveName, shareLink, toast } from "./ui.js";
@@ -83,7 +83,7 @@ export function renderCupForm() {
       field(t("preset"), choice("cup-preset", Object.keys(PRESETS).map((p) => [p, presetName(p)]), "classic")),
       field(t("opt_start_dice"), choice("cup-dice", [["", t("asRules")], ...[1, 2, 3, 4, 5].map((n) => [n, String(n)])], "")),
       field(t("clock"), choice("cup-clock", CLOCKS.map((s) => [s, t("seconds", { s })]), 30), t("help_cupClock")),
-      field(t("botsFill"), choice("cup-bots", [["", t("no")], ["easy", t("easy")], ["normal", t("normal")], ["hard", t("hard")]], ""))),
+      field(t("botsFill"), choice("cup-bots", [["", t("no")], ...BOT_LEVELS.map((l) => [l, t(l)])], ""))),
     group(t("cupGroupStart"),
       field(t("cupStart"), choice("cup-start", [["host", t("start_host")], ["full", t("start_full")], ["time", t("start_time")]], "host", { onchange: startFields })),
       field(t("startPlayers"), input("cup-start-players", { type: "number", min: 2, value: 6 })),

@@ -3,6 +3,10 @@
 // dudo.engine.rules), so the form can show each option's preset value and the seats a
 // preset allows without asking the server.
 
+// The bot levels the server plays (the protocol's BOT_LEVELS: tests/e2e/test_page_words.py
+// holds this list to it, and each level to a word in every language).
+export const BOT_LEVELS = ["easy", "normal", "hard"];
+
 export const PRESETS = {
   classic: { preset: "classic", start_dice: 5, max_dice: 5, min_players: 2, max_players: 6, wild_ones: true, opening_ones: "never", calza: "turn", calza_needs_lost_die: false, palifico: true, palifico_wild_ones: false, loser_chooses_direction: false, turn_seconds: 0, assisted: false, bots_fill: false, stake: 0 },
   lizumo: { preset: "lizumo", start_dice: 3, max_dice: 3, min_players: 2, max_players: 6, wild_ones: true, opening_ones: "never", calza: "off", calza_needs_lost_die: false, palifico: false, palifico_wild_ones: false, loser_chooses_direction: false, turn_seconds: 0, assisted: false, bots_fill: false, stake: 0 },
