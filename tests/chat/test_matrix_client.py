@@ -233,17 +233,22 @@ def test_a_line_said_while_a_message_is_being_sent_is_not_lost_with_it() -> None
         matrix, api, _ = client()
         matrix.registered = True
         slow = api.send_message_event
+        on_its_way = asyncio.Event()
 
         async def send(room_id: str, kind: Any, content: dict[str, Any], **kw: Any) -> str:
+            on_its_way.set()
             await asyncio.sleep(0.05)
             return await slow(room_id, kind, content, **kw)
 
         api.send_message_event = send  # type: ignore[method-assign]
         sender = asyncio.create_task(matrix._send_forever())
         matrix.say(ROOM, "one")
-        await asyncio.sleep(0.02)  # "one" is on its way
-        matrix.say(ROOM, "two")
-        await asyncio.sleep(0.3)
+        await asyncio.wait_for(on_its_way.wait(), 10)  # "one" is on its way (not a guess
+        matrix.say(ROOM, "two")  # of how long that takes: a loaded machine took longer)
+        for _ in range(200):
+            if len(api.sent) >= 2:
+                break
+            await asyncio.sleep(0.05)
         sender.cancel()
         assert [c["body"] for _, c in api.sent] == ["one", "two"]
 

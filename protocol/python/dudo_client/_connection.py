@@ -397,61 +397,20 @@ class DudoConnection:
         self._pending.clear()
 
     async def _receive(self, msg: dict[str, Any]) -> None:
+        """A message from the gateway: what it settles or changes here, then queued for
+        :meth:`messages` (not an older view, an ack, or a request's refusal)."""
         message = cast(ServerMessage, msg)  # as the gateway sent it
         if self.on_message is not None:
             self.on_message(message)
         kind = msg["type"]
         if kind == "welcome":
-            self.welcome = cast(WelcomeMessage, msg)
-            if isinstance(msg.get("now"), int):  # the gateway's clock, for the deadlines
-                self.clock_offset = msg["now"] / 1000 - time.time()
-            if msg.get("token"):  # renewed: 7 days from now; reconnects say hello with it
-                self.token = msg["token"]
-                self.on_event("token", msg["token"])
-            if self._dropped:  # (a welcome after a renumbering is not a reconnect)
-                self._dropped = False
-                self.on_event("reconnected", f"seat {msg.get('seat')}")
-            self.seeds.reset()  # a reveal lost with the connection is sent again
-            self._resolve_ready(msg)
-            for pending in list(self._pending.values()):  # unanswered: again, same ids
-                await self._send(pending.message)
-        elif kind == "view":
-            view = self.view
-            older = view is not None and view["table"] == msg["table"]
-            if older and msg["version"] < view["version"]:  # type: ignore[index]
-                return
-            self.view = cast(ViewMessage, msg)
-            send, not_taken = self.seeds.step(msg)  # the table asks for our seed, or took another
-            if send is not None:
-                await self._send({**send, "id": self._id("s")})
-            if not_taken is not None:
-                self.on_event("seed_not_taken", not_taken)
-            for message_id, pending in list(self._pending.items()):
-                acked = pending.kind == "act" and pending.until is not None
-                started = pending.kind == "started" and msg["status"] != "open"
-                rematch = pending.kind == "rematch" and (msg.get("rematch") or {}).get(
-                    "table"
-                ) == pending.message.get("table")
-                if pending.kind == "view" or started or rematch or (
-                    acked and msg["version"] >= pending.until
-                ):
-                    self._settle(message_id, msg)
+            await self._on_welcome(msg)
+        elif kind == "view" and not await self._on_view(msg):
+            return  # older than the one held
         elif kind == "ack":
-            acked_request = self._pending.get(msg["id"])
-            if acked_request is not None:
-                acked_request.until = msg["version"]
-            view = self.view
-            if (
-                acked_request
-                and view
-                and view["table"] == msg["table"]
-                and view["version"] >= msg["version"]
-            ):
-                self._settle(msg["id"], view)
-            return
-        elif kind == "error":
-            if await self._refused(msg):
-                return  # the answer to a request: its awaiter has it
+            return self._on_ack(msg)
+        elif kind == "error" and await self._refused(msg):
+            return  # the answer to a request: its awaiter has it
         elif kind in ("left", "pong") and msg.get("id"):
             self._settle(msg["id"], msg)
         elif kind == "moved":
@@ -459,6 +418,48 @@ class DudoConnection:
         elif kind == "lobby" and "tables" in msg and not self.token:
             self._resolve_ready(msg)
         self._queue.put_nowait(message)
+
+    async def _on_welcome(self, msg: dict[str, Any]) -> None:
+        """Connected (again): the clock, a renewed token, unanswered requests again."""
+        self.welcome = cast(WelcomeMessage, msg)
+        if isinstance(msg.get("now"), int):  # the gateway's clock, for the deadlines
+            self.clock_offset = msg["now"] / 1000 - time.time()
+        if msg.get("token"):  # renewed: 7 days from now; reconnects say hello with it
+            self.token = msg["token"]
+            self.on_event("token", msg["token"])
+        if self._dropped:  # (a welcome after a renumbering is not a reconnect)
+            self._dropped = False
+            self.on_event("reconnected", f"seat {msg.get('seat')}")
+        self.seeds.reset()  # a reveal lost with the connection is sent again
+        self._resolve_ready(msg)
+        for pending in list(self._pending.values()):  # unanswered: again, same ids
+            await self._send(pending.message)
+
+    async def _on_view(self, msg: dict[str, Any]) -> bool:
+        """A view: held, our seed sent if the table asks for it, and the requests it
+        answers settled. False: older than the view held (dropped)."""
+        view = self.view
+        older = view is not None and view["table"] == msg["table"]
+        if older and msg["version"] < view["version"]:  # type: ignore[index]
+            return False
+        self.view = cast(ViewMessage, msg)
+        send, not_taken = self.seeds.step(msg)  # the table asks for our seed, or took another
+        if send is not None:
+            await self._send({**send, "id": self._id("s")})
+        if not_taken is not None:
+            self.on_event("seed_not_taken", not_taken)
+        for message_id, pending in list(self._pending.items()):
+            if pending.answered_by(msg):
+                self._settle(message_id, msg)
+        return True
+
+    def _on_ack(self, msg: dict[str, Any]) -> None:
+        """An act taken: settled once a view of that version (or later) is held."""
+        acked, view = self._pending.get(msg["id"]), self.view
+        if acked is not None:
+            acked.until = msg["version"]
+            if view and view["table"] == msg["table"] and view["version"] >= msg["version"]:
+                self._settle(msg["id"], view)
 
     def _later(self, seconds: float, message: dict[str, Any]) -> None:
         """Send ``message`` in ``seconds`` (the reader goes on meanwhile)."""

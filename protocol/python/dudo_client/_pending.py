@@ -25,3 +25,14 @@ class Pending:
     ) -> None:
         self.message, self.kind, self.future = message, kind, future
         self.until: int | None = None
+
+    def answered_by(self, view: dict[str, Any]) -> bool:
+        """Does this view answer the request? A resync by any view, a start once the
+        table is no longer open, a rematch by the view that names its new table, an act
+        by a view of the version its ``ack`` named, or later."""
+        if self.kind in ("view", "started", "rematch"):
+            return self.kind == "view" or (
+                view["status"] != "open" if self.kind == "started"
+                else (view.get("rematch") or {}).get("table") == self.message.get("table")
+            )  # fmt: skip
+        return self.kind == "act" and self.until is not None and view["version"] >= self.until

@@ -219,6 +219,33 @@ class _Sampler(threading.Thread):
         self.client.close()
 
 
+def _play_through_faults(
+    client: Any, driver: TableDriver, operator: _Operator, started: float, *,
+    timeout: float, fault_after: float,
+) -> tuple[dict[str, int], float | None]:
+    """Play until the tournament is over and every cash game done, the operator's
+    faults started once the tournament runs: how many cash actions were applied by
+    each fault (``marks``), and the tournament's own wall time."""
+    marks: dict[str, int] = {}
+    over, tournament_wall = False, None
+    while not (over and driver.done):
+        if time.monotonic() - started > timeout:
+            raise SystemExit(f"the tournament and cash tables did not finish in {timeout} s")
+        driver.pump(block_ms=20)
+        now = time.monotonic()
+        status = tournament.tournament_status(client)
+        over = status == OVER
+        if over and tournament_wall is None:
+            tournament_wall = now - started
+        if operator.ident is None and status == RUNNING and now - started > fault_after:
+            operator.start()
+        for fault, done in (("failover", operator.failed_over), ("kill", operator.killed)):
+            if done and f"after_{fault}" not in marks:
+                marks[f"after_{fault}"] = driver.applied
+                marks[f"tournament_running_at_{fault}"] = int(not over)
+    return marks, tournament_wall
+
+
 def _hosted(
     cluster: LocalCluster,
     *,
@@ -254,25 +281,9 @@ def _hosted(
         operator = _Operator(cluster, fleet, record, pause=1.0)
         sampler = _Sampler(connect(cluster.url))
         sampler.start()
-        marks: dict[str, int] = {}
-        over, tournament_wall = False, None
-        while not (over and driver.done):
-            if time.monotonic() - started > timeout:
-                raise SystemExit(f"the tournament and cash tables did not finish in {timeout} s")
-            driver.pump(block_ms=20)
-            now = time.monotonic()
-            status = tournament.tournament_status(client)
-            over = status == OVER
-            if over and tournament_wall is None:
-                tournament_wall = now - started
-            if operator.ident is None and status == RUNNING and now - started > fault_after:
-                operator.start()
-            if operator.failed_over and "after_failover" not in marks:
-                marks["after_failover"] = driver.applied
-                marks["tournament_running_at_failover"] = int(not over)
-            if operator.killed and "after_kill" not in marks:
-                marks["after_kill"] = driver.applied
-                marks["tournament_running_at_kill"] = int(not over)
+        marks, tournament_wall = _play_through_faults(
+            client, driver, operator, started, timeout=timeout, fault_after=fault_after
+        )
         operator.join(60)
         sampler.stop()
         if operator.error is not None:

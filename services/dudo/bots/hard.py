@@ -205,26 +205,9 @@ def distribution(view: View, *, update: bool = True, endgame: bool = True) -> Ch
             if found:
                 return found
     belief = Belief(game, update)
-    options: list[tuple[float, dict[str, Any]]] = []
     standing = game["bids"][-1] if game["bids"] else None
-    if standing is not None:
-        _, quantity, face = standing
-        if legal["dudo"]:
-            options.append((1 - belief.true(quantity, face), {"type": "dudo"}))
-        if legal["calza"]:
-            can_gain = game["dice_counts"][view["seat"]] < game["rules"]["max_dice"]
-            score = belief.exact(quantity, face) + (CALZA_BONUS if can_gain else 0.0)
-            options.append((score, {"type": "calza"}))
-    best: tuple[tuple[float, tuple[float, float]], int, int] | None = None
-    lowest: dict[int, tuple[float, int]] = {}  # per face: (P(true), quantity) of its floor
-    for quantity, face in legal_raises(game):
-        p = belief.true(quantity, face)
-        # Among equally safe raises, prefer the stronger: it passes more pressure on.
-        key = (p, strength(quantity, face, belief.wild))
-        if best is None or key > best[0]:
-            best = (key, quantity, face)
-        if face not in lowest:
-            lowest[face] = (p, quantity)
+    options = _calls(game, belief, standing)
+    best, lowest = _raises(game, belief)
     raise_at = len(options)
     if best is not None:
         (p, _), quantity, face = best
@@ -235,26 +218,7 @@ def distribution(view: View, *, update: bool = True, endgame: bool = True) -> Ch
     choice: Choice = [(action, w / total) for (_, action), w in zip(options, weights, strict=True)]
     if best is None:
         return choice
-    # Bluffs: the raise's share goes partly to faces this seat holds none of, at their
-    # lowest legal quantity, when that is nearly as safe as the best raise.
-    (p_best, _), _, best_face = best
-    support = belief.mine
-    held = {f for f in range(1, 7) if support(f)}
-    if standing is None:
-        # Openings: the two lowest faces weaker in its hand than the best one, at their
-        # floor (as the equilibrium of the smallest games does: cheap bids that leave
-        # room, and say nothing of the hand).
-        bluffs = [
-            {"type": "bid", "quantity": quantity, "face": f}
-            for f, (_, quantity) in sorted(lowest.items())
-            if f != best_face and support(f) < support(best_face)
-        ][:2]
-    else:
-        bluffs = [
-            {"type": "bid", "quantity": quantity, "face": f}
-            for f, (p, quantity) in lowest.items()
-            if f not in held and f != best_face and p >= p_best - BLUFF_MARGIN
-        ]
+    bluffs = _bluffs(belief, best, lowest, opening=standing is None)
     if not bluffs:
         return choice
     action, share = choice[raise_at]
@@ -262,6 +226,66 @@ def distribution(view: View, *, update: bool = True, endgame: bool = True) -> Ch
     choice[raise_at] = (action, share * (1 - rate))
     choice += [(bluff, share * rate / len(bluffs)) for bluff in bluffs]
     return choice
+
+
+Best = tuple[tuple[float, tuple[float, float]], int, int]  # ((P(true), strength), q, face)
+
+
+def _calls(game: View, belief: Belief, standing: list[int] | None) -> list[tuple[float, View]]:
+    """Dudo and Calza, where legal, each with its score: how likely it is right (a
+    Calza that may win a die back scores ``CALZA_BONUS`` more)."""
+    options: list[tuple[float, View]] = []
+    if standing is None:
+        return options
+    legal = game["legal"]
+    _, quantity, face = standing
+    if legal["dudo"]:
+        options.append((1 - belief.true(quantity, face), {"type": "dudo"}))
+    if legal["calza"]:
+        can_gain = game["dice_counts"][game["seat"]] < game["rules"]["max_dice"]
+        score = belief.exact(quantity, face) + (CALZA_BONUS if can_gain else 0.0)
+        options.append((score, {"type": "calza"}))
+    return options
+
+
+def _raises(game: View, belief: Belief) -> tuple[Best | None, dict[int, tuple[float, int]]]:
+    """The best raise (the likeliest true; among equally safe ones the stronger: it
+    passes more pressure on), and per face the floor of its legal raises:
+    ``(P(true), quantity)``."""
+    best: Best | None = None
+    lowest: dict[int, tuple[float, int]] = {}
+    for quantity, face in legal_raises(game):
+        p = belief.true(quantity, face)
+        key = (p, strength(quantity, face, belief.wild))
+        if best is None or key > best[0]:
+            best = (key, quantity, face)
+        if face not in lowest:
+            lowest[face] = (p, quantity)
+    return best, lowest
+
+
+def _bluffs(
+    belief: Belief, best: Best, lowest: dict[int, tuple[float, int]], *, opening: bool
+) -> list[View]:
+    """Where the raise's share partly goes: faces this seat holds none of, at their
+    lowest legal quantity, when that is nearly as safe as the best raise. Openings:
+    the two lowest faces weaker in its hand than the best one, at their floor (as the
+    equilibrium of the smallest games does: cheap bids that leave room, and say nothing
+    of the hand)."""
+    (p_best, _), _, best_face = best
+    support = belief.mine
+    if opening:
+        return [
+            {"type": "bid", "quantity": quantity, "face": f}
+            for f, (_, quantity) in sorted(lowest.items())
+            if f != best_face and support(f) < support(best_face)
+        ][:2]
+    held = {f for f in range(1, 7) if support(f)}
+    return [
+        {"type": "bid", "quantity": quantity, "face": f}
+        for f, (p, quantity) in lowest.items()
+        if f not in held and f != best_face and p >= p_best - BLUFF_MARGIN
+    ]
 
 
 def hard(view: View, rng: random.Random, *, update: bool = True) -> dict[str, Any]:

@@ -169,9 +169,7 @@ class MatrixOut:
         backoff = Backoff(cap=RECONNECT_CAP_S)
         while True:
             owed = self._owed_buttons() if self.registered and not self.queue else None
-            hold = 1.0 if not (self.queue or self.boards_due or owed) or not self.registered else (
-                0.0 if self.queue or owed else self._board_hold()
-            )  # fmt: skip
+            hold = self._hold(owed)
             if hold > 0:
                 self._wake.clear()
                 with contextlib.suppress(asyncio.TimeoutError):
@@ -188,36 +186,56 @@ class MatrixOut:
             board = None if owed or line else next(iter(self.boards_due.items()), None)
             if line is None and owed is None and board is None:
                 continue
-            log.debug("matrix_sending", to=(line or board or (owed,))[0], board=line is None)
             try:
-                if owed is not None:
-                    if owed in self.boards:  # (the room may have been left meanwhile)
-                        await self._buttons(owed, self.boards[owed])
-                elif board is not None:
-                    del self.boards_due[board[0]]
-                    await self._put_board(board[0], *board[1])
-                elif line is not None:
-                    await self._send(*line)
+                await self._send_next(line, owed, board)
             except (*NETWORK_ERRORS, MatrixRequestError) as exc:
-                if not isinstance(exc, (MLimitExceeded, *NETWORK_ERRORS)):
-                    log.warning("matrix_send_failed", target=(line or board or (owed,))[0],
-                                error=str(exc))  # fmt: skip
-                    if owed in self.boards:  # refused for good: never asked again
-                        self.boards[owed][3] += 1
-                    continue  # refused for good (a room that will not have us, say)
-                log.debug("matrix_send_retry", error=type(exc).__name__, wait=self.retry_after)
-                if line is not None:  # said again, first in its turn: nothing lost
-                    self.queue.put_back(*line)
-                elif board is not None:  # unless a newer one came meanwhile
-                    self.boards_due.setdefault(*board)
-                if isinstance(exc, MLimitExceeded):
-                    await asyncio.sleep(self.retry_after)  # as long as asked, no longer
-                else:
-                    await asyncio.sleep(backoff.next())
+                await self._not_sent(exc, line, owed, board, backoff)
                 continue
             backoff.reset()
             self.last_sent = time.monotonic()
             self.sent += 1
+
+    def _hold(self, owed: str | None) -> float:
+        """Seconds to wait before sending: a second while nothing waits or while not
+        connected (or until woken), none for lines and owed buttons, and for boards
+        alone what :meth:`_board_hold` says."""
+        if not (self.queue or self.boards_due or owed) or not self.registered:
+            return 1.0
+        return 0.0 if self.queue or owed else self._board_hold()
+
+    async def _send_next(self, line: Any, owed: str | None, board: Any) -> None:
+        """Send what was taken: a line, a board's owed buttons, or a board."""
+        log.debug("matrix_sending", to=(line or board or (owed,))[0], board=line is None)
+        if owed is not None:
+            if owed in self.boards:  # (the room may have been left meanwhile)
+                await self._buttons(owed, self.boards[owed])
+        elif board is not None:
+            del self.boards_due[board[0]]
+            await self._put_board(board[0], *board[1])
+        elif line is not None:
+            await self._send(*line)
+
+    async def _not_sent(
+        self, exc: Exception, line: Any, owed: str | None, board: Any, backoff: Backoff
+    ) -> None:
+        """What was taken and not sent: dropped if refused for good (a room that will
+        not have us, say), else put back first in its turn, after the wait the
+        homeserver asked for (a 429) or a backoff (the network)."""
+        if not isinstance(exc, (MLimitExceeded, *NETWORK_ERRORS)):
+            log.warning("matrix_send_failed", target=(line or board or (owed,))[0],
+                        error=str(exc))  # fmt: skip
+            if owed in self.boards:  # refused for good: never asked again
+                self.boards[owed][3] += 1
+            return
+        log.debug("matrix_send_retry", error=type(exc).__name__, wait=self.retry_after)
+        if line is not None:  # said again, first in its turn: nothing lost
+            self.queue.put_back(*line)
+        elif board is not None:  # unless a newer one came meanwhile
+            self.boards_due.setdefault(*board)
+        if isinstance(exc, MLimitExceeded):
+            await asyncio.sleep(self.retry_after)  # as long as asked, no longer
+        else:
+            await asyncio.sleep(backoff.next())
 
     def _board_hold(self) -> float:
         """Seconds the boards wait, only boards waiting: while the homeserver limits us

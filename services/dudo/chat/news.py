@@ -37,45 +37,61 @@ def announce(room: Room, view: dict[str, Any], bids: bool = True) -> list[Line]:
     remembers that version's names, status, round and deadline. ``bids=False``: the
     bids are not lines (a chat that shows them on its :func:`board_line`)."""
     lang, status, game = room.lang, view["status"], view["game"]
-    out: list[Line] = []
-
-    def line(text: str | None) -> None:
-        if text:
-            out.append((room.channel, text))
-
     names = [p["name"] if p else None for p in view["players"]]
     marked = {p["name"]: player_label(p, lang) for p in view["players"] if p}
-    if status == "open" and room.status is None and room.opener is not None:
-        host = room.nicks.get(room.host or "", room.opener)
-        line(say("opened", lang, host=host, table=room.table, preset=room.preset,
-                 seats=len(names), bots=bots_text(room.bots, lang)))  # fmt: skip
-    elif status == "open":
-        count = sum(1 for n in room.names if n)  # as the channel last heard it
-        for old, new in zip_longest(room.names, names):
-            if new and not old:
-                count += 1
-                line(say("joins", lang, who=marked.get(new, new), taken=count, seats=len(names)))
-            elif old and not new:
-                count -= 1
-                line(say("leaves", lang, who=old, taken=count, seats=len(names)))
+    texts: list[str | None] = [*_seating_news(room, names, marked, status)]
     if status != "open" and room.status in (None, "open") and game is not None:
-        line(say("begins", lang, names=", ".join(marked.get(n, n) for n in names if n)))
-    for event in view["events"]:
-        if event["type"] == "closed":
-            line(say("table_closed", lang, table=room.table))
-        elif event["type"] == "reveal" and game and game.get("last_round"):
-            parts = reveal_text(view, lang).splitlines()  # a line per hand: one here
-            line(" · ".join(" ".join(part.split()) for part in parts))
-        elif bids or event["type"] != "bid":
-            line(event_line(view, event, lang))
+        texts.append(say("begins", lang, names=", ".join(marked.get(n, n) for n in names if n)))
+    texts += _events_news(room, view, bids)
     if game is not None and game["phase"] != "over" and game["round"] != room.round:
-        line(summary_line(view, lang))
+        texts.append(summary_line(view, lang))
     if status == "over" and room.status != "over" and game is not None:
-        line(" · ".join(result_lines(view, lang)))
+        texts.append(" · ".join(result_lines(view, lang)))
     room.names, room.status = names, status
     room.round = game["round"] if game else None
     room.deadline = view.get("deadline")
-    return out + call_turn(room, view)
+    return [(room.channel, text) for text in texts if text] + call_turn(room, view)
+
+
+def _seating_news(
+    room: Room, names: list[str | None], marked: dict[str, str], status: str
+) -> list[str]:
+    """An open table: opened (the first version this channel sees of its own table), or
+    who joined and who left since the names the channel last heard."""
+    lang = room.lang
+    if status == "open" and room.status is None and room.opener is not None:
+        host = room.nicks.get(room.host or "", room.opener)
+        return [say("opened", lang, host=host, table=room.table, preset=room.preset,
+                    seats=len(names), bots=bots_text(room.bots, lang))]  # fmt: skip
+    if status != "open":
+        return []
+    texts: list[str] = []
+    count = sum(1 for n in room.names if n)  # as the channel last heard it
+    for old, new in zip_longest(room.names, names):
+        if new and not old:
+            count += 1
+            texts.append(say("joins", lang, who=marked.get(new, new), taken=count,
+                             seats=len(names)))  # fmt: skip
+        elif old and not new:
+            count -= 1
+            texts.append(say("leaves", lang, who=old, taken=count, seats=len(names)))
+    return texts
+
+
+def _events_news(room: Room, view: dict[str, Any], bids: bool) -> list[str | None]:
+    """A line for each of the version's events (the bids only where ``bids``); the
+    game's last reveal in one line, a part per hand."""
+    lang, game = room.lang, view["game"]
+    texts: list[str | None] = []  # None: an event that says nothing in a channel
+    for event in view["events"]:
+        if event["type"] == "closed":
+            texts.append(say("table_closed", lang, table=room.table))
+        elif event["type"] == "reveal" and game and game.get("last_round"):
+            parts = reveal_text(view, lang).splitlines()  # a line per hand: one here
+            texts.append(" · ".join(" ".join(part.split()) for part in parts))
+        elif bids or event["type"] != "bid":
+            texts.append(event_line(view, event, lang))
+    return texts
 
 
 def call_turn(room: Room, view: dict[str, Any]) -> list[Line]:

@@ -56,52 +56,75 @@ class Typed:
         player = room.claim(nick, account)
         command = parse(text)
         if not text.lstrip().startswith("!"):
-            # Plain chat: only a bid ("3 5") from the player whose turn it is is a move;
-            # their "4 7" is told what a die has (it was sent, and refused as too many).
-            if room.turn_player != player or player not in room.seats:
-                return Output()
-            if isinstance(command, dict) and command.get("type") == "bid":
-                return self._act(room, nick, player, command)
-            if command == {"command": "usage", "of": "face"}:
-                return _told(room, nick, "usage_face")
-            return Output()
+            return self._chat(room, nick, player, command)
         if command is None:
             return Output()
+        anyone = self._anyones(room, nick, player, command, text.split(), account)
+        if anyone is not None:
+            return anyone
+        if player is None or player not in room.seats:
+            if command == "start" and self._joining(room, nick):  # typed right after !new
+                room.start_by = nick  # sent once their seat is confirmed and the bots sit
+                return _told(room, nick, "start_when_seated")
+            return _told(room, nick, "not_seated")
+        return self._players(room, nick, player, command)
+
+    def _chat(self, room: Room, nick: str, player: str | None, command: Any) -> Output:
+        """Plain chat: only a bid ("3 5") from the player whose turn it is is a move;
+        their "4 7" is told what a die has (it was sent, and refused as too many)."""
+        if room.turn_player != player or player not in room.seats:
+            return Output()
+        if isinstance(command, dict) and command.get("type") == "bid":
+            return self._act(room, nick, player, command)
+        if command == {"command": "usage", "of": "face"}:
+            return _told(room, nick, "usage_face")
+        return Output()
+
+    def _anyones(
+        self, room: Room, nick: str, player: str | None, command: Any, words: list[str],
+        account: str | None,
+    ) -> Output | None:
+        """The commands anyone in the channel may type, seated or not: how to type a
+        command, a new table, a language, help, joining, the table in a line. None:
+        ``command`` is a player's (:meth:`_players`)."""
         asked = command.get("command") if isinstance(command, dict) else None
         if asked == "usage":  # a known command typed wrong: how to type it
             return _told(room, nick, f"usage_{command['of']}")
         if asked == "unknown":
             return _told(room, nick, "unknown_command", word=f"!{command['word']}")
-        if isinstance(command, dict) and command.get("command") == "new":
+        if asked == "new":
             return self._new(room, nick, player, command, account)
-        if isinstance(command, dict) and command.get("command") == "lang":
+        if asked == "lang":
             return self._lang(room, nick, player, command["lang"])
         if command in ("help", "quit"):
             return Output([(room.channel, say("chat_help", room.lang))])
-        words = text.split()
         if command == "join" and len(words) == 2 and words[1] != room.table:
             return self._take_up(room, nick, words[1], account)  # a table opened elsewhere
         if room.table is None:
             return Output([(room.channel, say("no_table_here", room.lang))])
         if command == "join":
-            if player is not None or self._joining(room, nick):
-                return Output()  # seated already, or on the way: one seat a person
-            back = self._seat_back(room, nick)
-            if back is not None:
-                return back
-            # A new player of the deployment's: the nick is not an identity (another
-            # person may take it later); the seat follows this person's nick changes.
-            msg = self._msg(room, "join", name=self.name_of(nick), **self._credential(account))
-            self._expect(msg["id"], room.channel, nick, account)
-            self.joins[msg["id"]] = room.table
-            return Output(send=[msg])
+            return self._join_here(room, nick, player, account)
         if command == "table":
             return Output([(room.channel, table_line(room))])
-        if player not in room.seats:
-            if command == "start" and self._joining(room, nick):  # typed right after !new
-                room.start_by = nick  # sent once their seat is confirmed and the bots sit
-                return _told(room, nick, "start_when_seated")
-            return _told(room, nick, "not_seated")
+        return None
+
+    def _join_here(self, room: Room, nick: str, player: str | None, account: str | None) -> Output:
+        """`!join` this channel's table: a seat back for whoever left it, else a new one."""
+        if player is not None or self._joining(room, nick):
+            return Output()  # seated already, or on the way: one seat a person
+        back = self._seat_back(room, nick)
+        if back is not None:
+            return back
+        # A new player of the deployment's: the nick is not an identity (another
+        # person may take it later); the seat follows this person's nick changes.
+        msg = self._msg(room, "join", name=self.name_of(nick), **self._credential(account))
+        self._expect(msg["id"], room.channel, nick, account)
+        self.joins[msg["id"]] = room.table or ""
+        return Output(send=[msg])
+
+    def _players(self, room: Room, nick: str, player: str, command: Any) -> Output:
+        """The commands of a player seated at this channel's table."""
+        asked = command.get("command") if isinstance(command, dict) else None
         if command == "dice":  # told again, to this player alone
             told = dice_line(room, player) or say("no_dice", room.lang_of(nick), who=nick)
             return Output([(nick, told)])

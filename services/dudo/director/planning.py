@@ -105,41 +105,60 @@ def plan_filed(
     for rank, size in lonely:
         if alive > 1:
             break_table(rank, size)
-    # 2. As few tables as the players need: the fewest players first (ties: the table
-    # opened last), never one with players on their way.
-    extra = alive - tables_needed(total, seats)
-    if extra > 0:
-        victims: list[tuple[int, int]] = []
-        for size, ranks in files.by_size():
-            victims.extend(
-                (r, size) for r in reversed(ranks) if r not in broken and counts[r].arriving == 0
-            )
-            if len(victims) >= extra:
-                break
-        for rank, size in victims[:extra]:
-            break_table(rank, size)
+    # 2. As few tables as the players need.
+    for rank, size in _fewest(files, counts, broken, alive - tables_needed(total, seats)):
+        break_table(rank, size)
+    paper = _seat_leavers(files, broken, pending, seats)
+    if alive >= 2:
+        sends = _even_out(files, counts, broken, paper)
+        result.sends = {counts[rank].table: n for rank, n in sorted(sends.items())}
+    return result
 
-    # 3. Everyone who is leaving takes the shortest table, on paper, one at a time
-    # (ties: the first opened). Only the first `pending` of the shortest can be
-    # chosen (some of them is always still smaller than anything after them), and
-    # one at a time comes to water filling: every table below some level is raised
-    # to it, and the players left over go to the first tables at that level.
-    paper: dict[int, int] = {}
-    if pending:
-        room: list[tuple[int, int]] = []
-        for size, rank in files.ascending():
-            if size >= seats or len(room) == pending:
-                break
-            if rank not in broken:
-                room.append((size, rank))
-        paper = _fill(room, pending, seats)
-    if alive < 2:
-        return result
 
-    # 4. The fullest tables send one player at a time to the shortest, never leaving
-    # fewer than two of their own (ties: the first opened). A table either only
-    # sends or only receives. Tables the plan changed are read from the two heaps
-    # (entries whose size has changed since are stale), the others from the files.
+def _fewest(
+    files: SizeIndex, counts: Mapping[int, TableCount], broken: set[int], extra: int
+) -> list[tuple[int, int]]:
+    """The ``extra`` tables with the fewest players (ties: the table opened last), never
+    one with players on their way nor one ``broken`` already: ``(rank, size)``."""
+    if extra <= 0:
+        return []
+    victims: list[tuple[int, int]] = []
+    for size, ranks in files.by_size():
+        victims.extend(
+            (r, size) for r in reversed(ranks) if r not in broken and counts[r].arriving == 0
+        )
+        if len(victims) >= extra:
+            break
+    return victims[:extra]
+
+
+def _seat_leavers(
+    files: SizeIndex, broken: set[int], pending: int, seats: int
+) -> dict[int, int]:
+    """3. Everyone who is leaving takes the shortest table, on paper, one at a time
+    (ties: the first opened). Only the first `pending` of the shortest can be chosen
+    (some of them is always still smaller than anything after them), and one at a time
+    comes to water filling: every table below some level is raised to it, and the
+    players left over go to the first tables at that level."""
+    if not pending:
+        return {}
+    room: list[tuple[int, int]] = []
+    for size, rank in files.ascending():
+        if size >= seats or len(room) == pending:
+            break
+        if rank not in broken:
+            room.append((size, rank))
+    return _fill(room, pending, seats)
+
+
+def _even_out(
+    files: SizeIndex, counts: Mapping[int, TableCount], broken: set[int], paper: dict[int, int]
+) -> dict[int, int]:
+    """4. The fullest tables send one player at a time to the shortest, never leaving
+    fewer than two of their own (ties: the first opened): how many each sends. A table
+    either only sends or only receives. Tables the plan changed (``paper``, updated
+    here) are read from the two heaps (entries whose size has changed since are
+    stale), the others from the files."""
     shortest = [(size, rank) for rank, size in paper.items()]
     fullest = [(-size, rank) for rank, size in paper.items()]
     heapq.heapify(shortest)
@@ -164,25 +183,20 @@ def plan_filed(
         else:
             break
         stale = not from_files and size != paper[full]
-        if stale or counts[full].seated - sends.get(full, 0) <= 2:
-            # Stale, or keeps its last two: never a sender again.
-            if from_files:
-                high_files.take()
-            else:
-                heapq.heappop(fullest)
-            continue
-        if size - low <= 1:
+        sender = not stale and counts[full].seated - sends.get(full, 0) > 2
+        if sender and size - low <= 1:
             break
-        sends[full] = sends.get(full, 0) + 1
-        paper[full], paper[short] = size - 1, low + 1
-        if from_files:
+        if from_files:  # this entry is read: the next one is looked at
             high_files.take()
         else:
             heapq.heappop(fullest)
+        if not sender:  # stale, or keeps its last two: never a sender again
+            continue
+        sends[full] = sends.get(full, 0) + 1
+        paper[full], paper[short] = size - 1, low + 1
         heapq.heappush(fullest, (1 - size, full))
         heapq.heappush(shortest, (low + 1, short))
-    result.sends = {counts[rank].table: n for rank, n in sorted(sends.items())}
-    return result
+    return sends
 
 
 def _fill(room: list[tuple[int, int]], players: int, seats: int) -> dict[int, int]:

@@ -143,21 +143,7 @@ class Stored(TournamentState):
             raw = [*raw, [False, 0, None, 0, [], {}]]
         (_, tid, config, host, version, status, balancer, heat, out, entrant_seq, pool, made,
          seq, subscribers, measured, seen, wake, created, organizer) = raw  # fmt: skip
-        people: list[Entrant] = []
-        tables: list[tuple[str, list[Any]]] = []
-        histories: dict[str, list[list[Any]]] = {}
-        seeds: dict[str, dict[str, Any]] = {}
-        for name, value in (rows or {}).items():
-            if name.startswith(b"e:"):
-                people.append(Entrant.from_row(wire.unpack(value)))
-            elif name.startswith(b"t:"):
-                tables.append((name[2:].decode(), wire.unpack(value)))
-            elif name.startswith(b"h:"):
-                histories[name[2:].decode()] = wire.unpack(value)
-            elif name.startswith(b"d:"):
-                seeds[name[2:].decode()] = wire.unpack(value)
-        people.sort(key=lambda e: e.number)
-        tables.sort(key=lambda t: table_order(t[0]))  # in the order they were opened
+        people, tables, histories, seeds = _read_rows(rows or {})
         b = None
         if balancer is not None:
             seats, waiting, last_seq = balancer
@@ -234,3 +220,30 @@ class Stored(TournamentState):
         t._entrants_changed.update(t.entrants)
         t._tables_changed.update(tables)
         return t
+
+
+def _read_rows(
+    rows: Mapping[bytes, bytes],
+) -> tuple[
+    list[Entrant], list[tuple[str, list[Any]]], dict[str, list[list[Any]]],
+    dict[str, dict[str, Any]],
+]:
+    """A record's rows by kind (``e:`` entrants in their order, ``t:`` tables in the
+    order they were opened, ``h:`` their histories, ``d:`` their seeds); other fields
+    are ignored."""
+    people: list[Entrant] = []
+    tables: list[tuple[str, list[Any]]] = []
+    histories: dict[str, list[list[Any]]] = {}
+    seeds: dict[str, dict[str, Any]] = {}
+    for name, value in rows.items():
+        if name.startswith(b"e:"):
+            people.append(Entrant.from_row(wire.unpack(value)))
+        elif name.startswith(b"t:"):
+            tables.append((name[2:].decode(), wire.unpack(value)))
+        elif name.startswith(b"h:"):
+            histories[name[2:].decode()] = wire.unpack(value)
+        elif name.startswith(b"d:"):
+            seeds[name[2:].decode()] = wire.unpack(value)
+    people.sort(key=lambda e: e.number)
+    tables.sort(key=lambda t: table_order(t[0]))
+    return people, tables, histories, seeds

@@ -165,42 +165,16 @@ class TournamentSeats(TableState):
         return game.phase == OVER or self.paused == PAUSED_NOW
 
     def _carry_out(self, out: list[str], now: int, *, round_end: bool) -> None:
-        """Carry out the pending order and arrivals (and, in heats, send the players who
-        go through), report, and close the table if nobody is left. ``out``: players
-        the round just ended eliminated (every round's end is reported)."""
+        """Carry out the pending kicks, order and arrivals (and, in heats, send the
+        players who go through), report, and close the table if nobody is left.
+        ``out``: players the round just ended eliminated (every round's end is
+        reported)."""
         game = self.game
         assert game is not None
-        # Kicked players: their seats are vacated and they are reported out (as if
-        # eliminated); one still on the way here is reported joined and out.
-        kicked = set(self.forfeits)
-        self.forfeits = []
-        taken = [s for s, c in enumerate(game.counts) if c > 0 and self.seats[s].player in kicked]
-        dropped = [a[0] for a in self.arrivals if a[0] in kicked]
-        if dropped:
-            self.arrivals = [a for a in self.arrivals if a[0] not in kicked]
+        taken, dropped = self._kicked()
         out = [*out, *(self.seats[s].player or "" for s in taken), *dropped]
-        alive = [s for s, c in enumerate(game.counts) if c > 0 and s not in taken]
-        leave: list[int] = []
-        if self.order is not None:
-            seq, count = self.order
-            keep_two = max(0, min(count or 0, len(alive) - 2))
-            leave = alive if count is None else leavers(game, keep_two)
-            self.order_done, self.order = seq, None
-        if self.advance is not None and 0 < len(alive) - len(leave) <= self.advance:
-            leave = alive  # heats: the last `advance` players standing go through
-        # (an order's leavers are chosen by the game, which still counts kicked seats)
-        leave = [s for s in leave if s not in taken] + taken
-        gone = set(leave)
-        # Arrivals take vacant seats first, then seats of players already out, but
-        # never the seat of a player who went out in this very step: they would not
-        # see the reveal of the round that put them out (their seat's view goes to
-        # its new holder). Such an arrival waits for the next round's end, or, if no
-        # round follows (the game stopped), for a wake-up this table sends itself.
-        just_out = {s for s, seat in enumerate(self.seats) if seat.player in set(out)}
-        free = sorted(
-            (s for s, c in enumerate(game.counts) if (c == 0 or s in gone) and s not in just_out),
-            key=lambda s: (s not in gone and self.seats[s].player is not None, s),
-        )
+        leave = self._leavers(taken)
+        free = self._free_seats(leave, out)
         arriving, self.arrivals = self.arrivals[: len(free)], self.arrivals[len(free) :]
         join = [(seat, a[2]) for seat, a in zip(free, arriving, strict=False)]
         if not leave and not join and not dropped:
@@ -211,37 +185,17 @@ class TournamentSeats(TableState):
             if round_end and (out or now - self._last_report >= REPORT_EVERY_MS):
                 self._queue_report(out, [], [], now)
             return
-        left = [
-            {
-                "player": self.seats[s].player,
-                "name": self.seats[s].name,
-                "dice": game.counts[s],
-                "gateway": self.seats[s].gateway,
-                "bot": self.seats[s].bot,
-            }
-            for s in leave
-            if s not in taken
-        ]
+        left = [self._leaver(s) for s in leave if s not in taken]
         try:
             self._events.extend(reseat(game, leave, join))
         except RuleError as exc:  # never: we only get here between rounds
             raise AssertionError(f"seat change refused: {exc}") from exc
         for s in leave:
-            seat = self.seats[s]
-            if seat.gateway is not None:
-                self._direct.append(
-                    (seat.gateway, message("detached", table=self.id, seat=s, player=seat.handle))
-                )
+            self._detach(s)
             self.seats[s] = Seat()
         for (s, _), (player, name, _, gateway, bot, *more) in zip(join, arriving, strict=True):
-            previous = self.seats[s]
-            if previous.player is not None and previous.gateway is not None:
-                self._direct.append(
-                    (
-                        previous.gateway,
-                        message("detached", table=self.id, seat=s, player=previous.handle),
-                    )
-                )
+            if self.seats[s].player is not None:
+                self._detach(s)
             # (an arrival kept by a record from before seeds has no `brings`)
             self.seats[s] = Seat(player, name, gateway, bot, brings=bool(more[1:2] and more[1]))
             self._tell_moved(s, more[0] if more else None)
@@ -258,6 +212,71 @@ class TournamentSeats(TableState):
             self._history_due = True
         self._rearm(now)
         self._wake_if_stuck()
+
+    def _kicked(self) -> tuple[list[int], list[str]]:
+        """The organizer's kicks, taken: the seats of kicked players still in (to be
+        vacated, and reported out as if eliminated), and kicked players still on their
+        way here (dropped from the arrivals: reported joined and out)."""
+        game = self.game
+        assert game is not None
+        kicked = set(self.forfeits)
+        self.forfeits = []
+        taken = [s for s, c in enumerate(game.counts) if c > 0 and self.seats[s].player in kicked]
+        dropped = [a[0] for a in self.arrivals if a[0] in kicked]
+        if dropped:
+            self.arrivals = [a for a in self.arrivals if a[0] not in kicked]
+        return taken, dropped
+
+    def _leavers(self, taken: list[int]) -> list[int]:
+        """The seats that leave now: those of the director's order (a table broken up,
+        or players moved to balance), in heats every player still in once few enough
+        are left to go through, and the ``taken`` seats of kicked players last."""
+        game = self.game
+        assert game is not None
+        alive = [s for s, c in enumerate(game.counts) if c > 0 and s not in taken]
+        leave: list[int] = []
+        if self.order is not None:
+            seq, count = self.order
+            keep_two = max(0, min(count or 0, len(alive) - 2))
+            leave = alive if count is None else leavers(game, keep_two)
+            self.order_done, self.order = seq, None
+        if self.advance is not None and 0 < len(alive) - len(leave) <= self.advance:
+            leave = alive  # heats: the last `advance` players standing go through
+        # (an order's leavers are chosen by the game, which still counts kicked seats)
+        return [s for s in leave if s not in taken] + taken
+
+    def _free_seats(self, leave: list[int], out: list[str]) -> list[int]:
+        """The seats arrivals may take, in the order they take them: vacant seats first,
+        then seats of players already out, but never the seat of a player who went out
+        in this very step: they would not see the reveal of the round that put them out
+        (their seat's view goes to its new holder). Such an arrival waits for the next
+        round's end, or, if no round follows (the game stopped), for a wake-up this
+        table sends itself."""
+        game = self.game
+        assert game is not None
+        gone, went = set(leave), set(out)
+        just_out = {s for s, seat in enumerate(self.seats) if seat.player in went}
+        return sorted(
+            (s for s, c in enumerate(game.counts) if (c == 0 or s in gone) and s not in just_out),
+            key=lambda s: (s not in gone and self.seats[s].player is not None, s),
+        )
+
+    def _leaver(self, s: int) -> dict[str, Any]:
+        """What the director is told of a player who leaves seat ``s`` (still in)."""
+        seat = self.seats[s]
+        assert self.game is not None
+        return {
+            "player": seat.player, "name": seat.name, "dice": self.game.counts[s],
+            "gateway": seat.gateway, "bot": seat.bot,
+        }  # fmt: skip
+
+    def _detach(self, s: int) -> None:
+        """Tell the gateway of seat ``s``'s holder that the seat is no longer theirs."""
+        seat = self.seats[s]
+        if seat.gateway is not None:
+            self._direct.append(
+                (seat.gateway, message("detached", table=self.id, seat=s, player=seat.handle))
+            )
 
     def _wake_if_stuck(self) -> None:
         """Arrivals still wait and no round will end to seat them: wake this table up

@@ -295,41 +295,55 @@ def parse(line: str) -> dict[str, Any] | str | None:
     if not words:
         return None
     head = words[0]
+    known = _parse_command(head, words[1:])
+    if known is not None:
+        return known
+    bidding = head in _BID or (head.isascii() and head.isdigit())
+    bid = _parse_bid(words[1:] if head in _BID else words)
+    if bid is not None:
+        return bid
+    if bidding:
+        return _usage("bid")
+    return {"command": "unknown", "word": head[:20]}
+
+
+def _parse_command(head: str, rest: list[str]) -> dict[str, Any] | str | None:
+    """A command by its first word, with its arguments ``rest``: what :func:`parse`
+    returns for it (its usage when typed wrong); None: no command starts so."""
+    one = rest[0] if len(rest) == 1 else None  # the one argument most commands take
     if head in _COMMANDS:
         return _COMMANDS[head]
     if head in ("dudo", "calza"):
         return {"type": head}
-    if head in _DIRECTIONS and len(words) == 1:
+    if head in _DIRECTIONS and not rest:
         return {"type": "direction", "value": _DIRECTIONS[head]}
     if head in _DIR:
-        value = _DIRECTIONS.get(words[1]) if len(words) == 2 else None
+        value = _DIRECTIONS.get(one) if one is not None else None
         return {"type": "direction", "value": value} if value is not None else _usage("dir")
     if head in _NEW:
-        return _parse_new(words[1:])
+        return _parse_new(rest)
     if head in _REACT:  # a quick reaction at the table: "!react haha", "!react 😂"
-        emote = _EMOTE_WORDS.get(words[1]) if len(words) == 2 else None
+        emote = _EMOTE_WORDS.get(one) if one is not None else None
         return {"command": "react", "emote": emote} if emote else _usage("react")
     if head in _HOST:  # hand an open table to another player: "!host ben"
-        return {"command": "host", "nick": words[1]} if len(words) == 2 else _usage("host")
+        return {"command": "host", "nick": one} if one is not None else _usage("host")
     if head in _LANG:
-        wanted = words[1] if len(words) == 2 else None
-        return {"command": "lang", "lang": wanted} if wanted in LANGS else _usage("lang")
-    bidding = head in _BID or (head.isascii() and head.isdigit())
-    if head in _BID:
-        words = words[1:]
-    if len(words) == 2 and (_number(words[0], 3) or words[0] in _NUMBER_WORDS):
-        quantity = int(words[0]) if _number(words[0], 3) else _NUMBER_WORDS[words[0]]
-        if words[1].isascii() and words[1].isdigit():  # "4 7": a die has six faces
-            face: int | None = int(words[1]) if words[1] in _DIGIT_FACES else None
-            if face is None:
-                return _usage("face")
-        else:
-            face = _FACE_WORDS.get(words[1])
-        if face is not None:
-            return {"type": "bid", "quantity": quantity, "face": face}
-    if bidding:
-        return _usage("bid")
-    return {"command": "unknown", "word": head[:20]}
+        return {"command": "lang", "lang": one} if one in LANGS else _usage("lang")
+    return None
+
+
+def _parse_bid(words: list[str]) -> dict[str, Any] | None:
+    """A bid, "3 5", "three fives", "tres quinas"; its usage for a face no die has
+    ("4 7"); None: not a bid."""
+    if len(words) != 2 or not (_number(words[0], 3) or words[0] in _NUMBER_WORDS):
+        return None
+    quantity = int(words[0]) if _number(words[0], 3) else _NUMBER_WORDS[words[0]]
+    if words[1].isascii() and words[1].isdigit():  # "4 7": a die has six faces
+        if words[1] not in _DIGIT_FACES:
+            return _usage("face")
+        return {"type": "bid", "quantity": quantity, "face": int(words[1])}
+    face = _FACE_WORDS.get(words[1])
+    return {"type": "bid", "quantity": quantity, "face": face} if face is not None else None
 
 
 def _usage(command: str) -> dict[str, str]:

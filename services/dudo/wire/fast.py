@@ -41,40 +41,17 @@ def _fast_type(spec: Field, name: str, clean_ascii: bool = False) -> Any:
     if kind == "ref":
         return None
     if kind == "string":
-        if spec.enum is not None:
-            base: Any = Literal[tuple(spec.enum)]  # type: ignore[valid-type]
-        else:
-            meta: dict[str, Any] = {}
-            if spec.maximum is not None:
-                meta.update(min_length=1, max_length=spec.maximum)
-            if spec.display and clean_ascii:
-                meta.update(min_length=1, max_length=min(spec.maximum or NAME_MAX, NAME_MAX))
-                meta["pattern"] = CLEAN_ASCII
-            if spec.pattern is not None:
-                # msgspec searches; the checker matches the whole string (`$` alone
-                # would let a final newline through).
-                meta["pattern"] = rf"\A(?:{spec.pattern})\Z"
-            base = Annotated[str, msgspec.Meta(**meta)] if meta else str
+        base: Any = _fast_string(spec, clean_ascii)
     elif kind == "integer":
         low = spec.minimum if spec.minimum is not None else -(2**63)
         high = spec.maximum if spec.maximum is not None else 2**63 - 1  # msgspec: int64
         base = Annotated[int, msgspec.Meta(ge=low, le=high)]
     elif kind == "boolean":
         base = bool
-    elif kind == "array" and spec.prefix is not None:
-        # Checked only: the message is then decoded plain (a list, not this tuple).
-        positions = [_fast_type(p, name, clean_ascii) for p in spec.prefix]
-        if None in positions or spec.items is not None:
-            return None
-        base = tuple[tuple(positions)]  # type: ignore[misc]
     elif kind == "array":
-        item = _fast_type(spec.items, name, clean_ascii) if spec.items is not None else Any
-        if item is None:
+        base = _fast_array(spec, name, clean_ascii)
+        if base is None:
             return None
-        meta = {"min_length": spec.minimum or 0}
-        if spec.maximum is not None:
-            meta["max_length"] = spec.maximum
-        base = Annotated[list[item], msgspec.Meta(**meta)]  # type: ignore[valid-type]
     elif kind == "object":
         if spec.fields is None:
             base = dict
@@ -85,6 +62,41 @@ def _fast_type(spec: Field, name: str, clean_ascii: bool = False) -> Any:
     else:
         return None
     return base | None if spec.nullable else base
+
+
+def _fast_string(spec: Field, clean_ascii: bool) -> Any:
+    """A string field's type: its choices, or its length and pattern (see
+    :func:`_fast_type` for display names)."""
+    if spec.enum is not None:
+        return Literal[tuple(spec.enum)]  # type: ignore[valid-type]
+    meta: dict[str, Any] = {}
+    if spec.maximum is not None:
+        meta.update(min_length=1, max_length=spec.maximum)
+    if spec.display and clean_ascii:
+        meta.update(min_length=1, max_length=min(spec.maximum or NAME_MAX, NAME_MAX))
+        meta["pattern"] = CLEAN_ASCII
+    if spec.pattern is not None:
+        # msgspec searches; the checker matches the whole string (`$` alone
+        # would let a final newline through).
+        meta["pattern"] = rf"\A(?:{spec.pattern})\Z"
+    return Annotated[str, msgspec.Meta(**meta)] if meta else str
+
+
+def _fast_array(spec: Field, name: str, clean_ascii: bool) -> Any:
+    """An array field's type, or None where its items are ours alone to check."""
+    if spec.prefix is not None:
+        # Checked only: the message is then decoded plain (a list, not this tuple).
+        positions = [_fast_type(p, name, clean_ascii) for p in spec.prefix]
+        if None in positions or spec.items is not None:
+            return None
+        return tuple[tuple(positions)]  # type: ignore[misc]
+    item = _fast_type(spec.items, name, clean_ascii) if spec.items is not None else Any
+    if item is None:
+        return None
+    meta = {"min_length": spec.minimum or 0}
+    if spec.maximum is not None:
+        meta["max_length"] = spec.maximum
+    return Annotated[list[item], msgspec.Meta(**meta)]  # type: ignore[valid-type]
 
 
 # What action_from_dict accepts (and _check_ref's 64-bit bound): one Struct per kind.

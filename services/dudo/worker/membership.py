@@ -10,6 +10,7 @@ gateways silent for long, and rebalances: it releases what the assignment
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import ResponseError
@@ -28,26 +29,63 @@ if TYPE_CHECKING:
 
 class Membership(WorkerState):
     def heartbeat(self) -> None:
+        """One round trip: register, sample Redis's clock, read who else is there
+        (workers, gateways, their keys), renew the leases and sample the inboxes' lag;
+        then rebalance. Each part adds its commands to the batch and returns how it
+        reads their replies."""
         now = self.now()
-        s = self.settings
         batch = Batch(self.redis)
-        registry, alive, gc = self.space.registry, now - s.dead_after_ms, now - s.gateway_gc_ms
-        clock = batch.add(registry, "TIME")
+        clock = batch.add(self.space.registry, "TIME")
+        read_workers = self._ask_workers(batch, now)
+        read_gateways = self._ask_gateways(batch, now)
+        read_leases = self._ask_leases(batch)
+        read_lag = self._ask_lag(batch)
+        sent = now_ms()
+        results = self._execute(batch)
+        if not isinstance(results[clock], Exception):
+            seconds, micros = int(results[clock][0]), int(results[clock][1])
+            self.clock_offset = seconds * 1000 + micros // 1000 - (sent + now_ms()) // 2
+        live, drained = read_workers(results)
+        read_gateways(results)
+        read_lag(results)
+        read_leases(results)
+        if not self.stopping:
+            self._rebalance(live, drained)
+
+    def _ask_workers(
+        self, batch: Batch, now: int
+    ) -> Callable[[list[Any]], tuple[list[str], set[str]]]:
+        """This worker registered; the live workers and the drained ones asked for."""
+        s = self.settings
+        registry, draining = self.space.registry, self.space.draining
         batch.add(registry, "ZADD", registry, now, self.id)
-        workers = batch.add(registry, "ZRANGEBYSCORE", registry, alive, "+inf")
+        workers = batch.add(registry, "ZRANGEBYSCORE", registry, now - s.dead_after_ms, "+inf")
         batch.add(registry, "ZREMRANGEBYSCORE", registry, "-inf", now - 20 * s.dead_after_ms)
-        gateways_alive = now - s.gateway_dead_after_ms
+        drained_at = batch.add(draining, "SMEMBERS", draining)
+
+        def read(results: list[Any]) -> tuple[list[str], set[str]]:
+            live = [keys.as_text(w) for w in results[workers]]
+            drained = (
+                set() if isinstance(results[drained_at], Exception)
+                else {keys.as_text(w) for w in results[drained_at]}
+            )  # fmt: skip
+            return live, drained
+
+        return read
+
+    def _ask_gateways(self, batch: Batch, now: int) -> Callable[[list[Any]], None]:
+        """The gateways: registered, silent for long (forgotten), how each takes its
+        views, who may write entries and with which keys (dudo.auth.authority's)."""
+        s = self.settings
+        gc = now - s.gateway_gc_ms
         registered_at = batch.add(
-            keys.GATEWAYS, "ZRANGEBYSCORE", keys.GATEWAYS, gateways_alive, "+inf"
+            keys.GATEWAYS, "ZRANGEBYSCORE", keys.GATEWAYS, now - s.gateway_dead_after_ms, "+inf"
         )
         silent_at = batch.add(
             keys.GATEWAYS, "ZRANGEBYSCORE", keys.GATEWAYS, "-inf", gc, "LIMIT", 0, 100
         )
         frames_at = batch.add(keys.GATEWAY_VIEWS, "HGETALL", keys.GATEWAY_VIEWS)
         writers_at = batch.add(keys.GATEWAY_KEYS, "HGETALL", keys.GATEWAY_KEYS)
-        draining = self.space.draining
-        drained_at = batch.add(draining, "SMEMBERS", draining)
-        # dudo.auth.authority's keys
         authority_at = [batch.add(key, "HGETALL", key) for key in
                         (keys.SECRETS, keys.APPS, keys.GATEWAY_APPS)]  # fmt: skip
         # Admitted gateways register by their own presence key (none may write a
@@ -58,70 +96,80 @@ class Membership(WorkerState):
         presence_at = [
             batch.add(at, "GETRANGE", at, 0, 15) for at in map(keys.presence, admitted)
         ]
+
+        def read(results: list[Any]) -> None:
+            views = {g: keys.as_text(results[i]) for g, i in zip(admitted, presence_at, strict=True)
+                     if results[i] and not isinstance(results[i], Exception)}  # fmt: skip
+            registered = [keys.as_text(g) for g in results[registered_at]]
+            self.live_gateways = registered + [g for g in views if g not in registered]
+            if results[silent_at]:
+                self._forget_gateways([keys.as_text(g) for g in results[silent_at]], gc)
+            if not isinstance(results[frames_at], Exception):
+                framed = hash_reply(results[frames_at])
+                self.frame_gateways = (
+                    frozenset(keys.as_text(g) for g, how in framed.items() if how == b"frames")
+                    | frozenset(g for g, how in views.items() if how == "frames")
+                ) & frozenset(self.live_gateways)
+            if not isinstance(results[writers_at], Exception):
+                # Who may have written an entry, and the key this process signs its own with.
+                self.verifier = Verifier.from_hash(hash_reply(results[writers_at]))
+                self.gateway_writers = sorted(self.verifier.gateways)
+            secrets, apps, gateway_apps = (results[i] for i in authority_at)
+            if not any(isinstance(r, Exception) for r in (secrets, apps, gateway_apps)):
+                self.authority.load(
+                    hash_reply(secrets), hash_reply(apps), hash_reply(gateway_apps),
+                    admitted=set(self.verifier.gateways),
+                )  # fmt: skip
+
+        return read
+
+    def _ask_leases(self, batch: Batch) -> Callable[[list[Any]], None]:
+        """Every held lease renewed; a refusal means another worker took the partition:
+        it is dropped at once."""
         owned = list(self.partitions.values())
         renewals_at = []
         for part in owned:
             lease = self.space.lease(part.number)
             renewals_at.append(
                 batch.add(lease, *self._call("renew", [lease], [self.id, part.generation,
-                                                                s.lease_ms]))
+                                                                self.settings.lease_ms]))
             )  # fmt: skip
-        sample = owned if time.monotonic() >= self._next_lag else []
+
+        def read(results: list[Any]) -> None:
+            for part, at in zip(owned, renewals_at, strict=True):
+                if isinstance(results[at], Exception):
+                    continue  # not an answer about the lease: keep it, retry next heartbeat
+                if results[at] != 1:
+                    self._lost(part.number, "lease renewal refused")
+
+        return read
+
+    def _ask_lag(self, batch: Batch) -> Callable[[list[Any]], None]:
+        """Every few seconds: how far behind the held inboxes are (metrics)."""
+        sample = list(self.partitions.values()) if time.monotonic() >= self._next_lag else []
         groups_at: list[list[int]] = []
-        if sample:  # every few seconds: how far behind the held inboxes are (metrics)
+        if sample:
             self._next_lag = time.monotonic() + LAG_EVERY_S
             for part in sample:
                 streams = [self.space.inbox(part.number)] + [
                     self.space.inbox(part.number, gateway) for gateway in self._gateway_writers()
                 ]
                 groups_at.append([batch.add(at, "XINFO", "GROUPS", at) for at in streams])
-        sent = now_ms()
-        results = self._execute(batch)
-        if not isinstance(results[clock], Exception):
-            seconds, micros = int(results[clock][0]), int(results[clock][1])
-            self.clock_offset = seconds * 1000 + micros // 1000 - (sent + now_ms()) // 2
-        live = [keys.as_text(w) for w in results[workers]]
-        views = {g: keys.as_text(results[i]) for g, i in zip(admitted, presence_at, strict=True)
-                 if results[i] and not isinstance(results[i], Exception)}  # fmt: skip
-        registered = [keys.as_text(g) for g in results[registered_at]]
-        self.live_gateways = registered + [g for g in views if g not in registered]
-        if results[silent_at]:
-            self._forget_gateways([keys.as_text(g) for g in results[silent_at]], gc)
-        if not isinstance(results[frames_at], Exception):
-            framed = hash_reply(results[frames_at])
-            self.frame_gateways = (
-                frozenset(keys.as_text(g) for g, how in framed.items() if how == b"frames")
-                | frozenset(g for g, how in views.items() if how == "frames")
-            ) & frozenset(self.live_gateways)
-        if not isinstance(results[writers_at], Exception):
-            # Who may have written an entry, and the key this process signs its own with.
-            self.verifier = Verifier.from_hash(hash_reply(results[writers_at]))
-            self.gateway_writers = sorted(self.verifier.gateways)
-        drained = (
-            set() if isinstance(results[drained_at], Exception)
-            else {keys.as_text(w) for w in results[drained_at]}
-        )  # fmt: skip
-        secrets, apps, gateway_apps = (results[i] for i in authority_at)
-        if not any(isinstance(r, Exception) for r in (secrets, apps, gateway_apps)):
-            self.authority.load(
-                hash_reply(secrets), hash_reply(apps), hash_reply(gateway_apps),
-                admitted=set(self.verifier.gateways),
-            )  # fmt: skip
-        for part, at in zip(sample, groups_at, strict=True):
-            self._sample_inbox(part.number, [results[i] for i in at])
-        renewals = [results[i] for i in renewals_at]
-        for part, renewed in zip(owned, renewals, strict=True):
-            if isinstance(renewed, Exception):
-                continue  # not an answer about the lease: keep it, retry next heartbeat
-            if renewed != 1:
-                self._lost(part.number, "lease renewal refused")
-        if self.stopping:
-            return
-        # Drained processes (dudo admin drain) hold nothing: the others share it out.
+
+        def read(results: list[Any]) -> None:
+            for part, at in zip(sample, groups_at, strict=True):
+                self._sample_inbox(part.number, [results[i] for i in at])
+
+        return read
+
+    def _rebalance(self, live: list[str], drained: set[str]) -> None:
+        """Release what the assignment no longer gives this worker, take what it does.
+        Drained processes (dudo admin drain) hold nothing: the others share it out."""
         live = [w for w in live if w not in drained]
         if self.id not in live and self.id not in drained:
             live.append(self.id)
-        target = owned_by(s.partitions, live, self.id) if self.id not in drained else set()
+        partitions = self.settings.partitions
+        target = owned_by(partitions, live, self.id) if self.id not in drained else set()
         self.health.hold("drained (dudo admin drain)" if self.id in drained else None)
         for number in sorted(set(self.partitions) - target):
             self._release(number)

@@ -115,93 +115,19 @@ class Processing(WorkerState):
         return keys.partition_of(table_id, self.settings.partitions) == part.number
 
     def _process(self, part: Partition, items: list[Judged]) -> PartitionBatch:
+        """A partition's entries, each applied to its entity in the order read; then
+        what every entity touched has to say, as one batch for the commit."""
         batch = PartitionBatch(partition=part)
-        entity = self.entity
-        error_for = entity.error_for
         touched: dict[str, Entity] = {}
-        now = self.now()
+        now, key = self.now(), self.entity.KEY
         for entry, msg in items:
             batch.acks.setdefault(entry.writer, []).append(entry.id)
-            if isinstance(msg, QuotaExceeded):  # dropped: never a dead letter (a flood)
-                self.metrics.quota_dropped.inc()
-                reply = error_for(msg.known, msg.code, msg.message) if msg.tell else None
-                if reply:
-                    batch.outputs.append(reply)
-                continue
-            if isinstance(msg, WireError):
-                self._dead(batch, entry, msg.code, msg.message, msg.known or msg.named)
-                reply = error_for(msg.known, msg.code, msg.message)
-                if reply:
-                    batch.outputs.append(reply)
-                continue
-            eid = msg[entity.KEY]
-            held = part.entities.get(eid)  # in memory: an entity this partition owns
-            if held is None and not self._owns(part, eid):
-                reason = f"{entity.KEY} {eid} belongs to another partition"
-                self._dead(batch, entry, wire.BAD_MESSAGE, reason, msg)
-                reply = error_for(msg, wire.BAD_MESSAGE, reason)
-                if reply:
-                    batch.outputs.append(reply)
-                continue
-            try:
-                rng = self._rng(eid, held.version if held else 0)
-                if held is None:
-                    if msg["type"] in entity.CREATES:
-                        held = part.entities[eid] = entity.create(msg, now, self.limits, rng)
-                        part.stored[eid] = 0
-                        self.log.info(f"{entity.KEY}_created", **_where(part, msg, entity.KEY))
-                    else:
-                        # Answered if it came from a gateway (a timer's entry did not).
-                        reply = error_for(msg, entity.UNKNOWN, f"no {entity.KEY} {eid}")
-                        if reply:
-                            batch.outputs.append(reply)
-                        continue
-                else:
-                    held.handle(msg, now, rng)
-            except DudoError as exc:  # a create refused (an entity's handle answers its own)
-                reply = error_for(msg, exc.code, exc.message)
-                if reply:
-                    batch.outputs.append(reply)
-                continue
-            except Exception as exc:
-                self.log.exception("entry_failed", entry=entry.id, **_where(part, msg, entity.KEY))
-                raise _Poison(entry, f"{wire.INTERNAL}: {exc!r}") from exc
-            touched[eid] = held
-            if self.debug:
-                self.log.debug(
-                    "applied",
-                    type=msg["type"],
-                    version=held.version,
-                    **_where(part, msg, entity.KEY),
-                )
-
+            held = self._apply(part, batch, entry, msg, now)
+            if held is not None:  # (then msg is a message, read: its entity's id is there)
+                touched[msg[key]] = held
         reports: list[Report] = []
         for eid, held in touched.items():
-            flush = held.flush(self.frame_gateways)
-            batch.outputs.extend(flush.outputs)
-            batch.sends.extend(flush.sends)
-            reports.extend(flush.reports)
-            if flush.record is not None:
-                ttl = self.settings.finished_ttl_ms if flush.finished else 0
-                batch.writes.append(
-                    Write(eid, part.stored[eid], flush.version, flush.record, ttl, flush.rows)
-                )
-            if flush.lobby is not False:
-                entry = flush.lobby
-                # The lobby hash is written by the commit (fenced); the news carries
-                # the entity's version, so a late copy from a paused owner is dropped.
-                batch.lobby.append((eid, wire.encode(entry) if entry is not None else b""))
-                note = entity.lobby_note(eid, entry, flush.version)
-                if note:  # news for every gateway's lobby (none for a public board)
-                    batch.notes.append(note)
-            batch.lobby.extend((name, wire.encode(entry)) for name, entry in flush.listing)
-            if flush.timer_remove:
-                batch.timers_rm.append(flush.timer_remove)
-            if flush.timer_add:
-                batch.timers_add.append(flush.timer_add)
-            if flush.finished:
-                batch.finished.append(eid)
-                self.log.info(f"{entity.KEY}_finished", partition=part.number, id=eid)
+            reports.extend(self._flush(part, batch, eid, held))
         batch.sends.extend(report_sends(reports))
         if batch.outputs or batch.notes or batch.sends:
             by_gateway: dict[str, list[bytes]] = defaultdict(list)
@@ -209,6 +135,85 @@ class Processing(WorkerState):
                 by_gateway[gateway].append(data)
             batch.content = Outgoing(list(by_gateway.items()), batch.notes, batch.sends)
         return batch
+
+    def _apply(
+        self, part: Partition, batch: PartitionBatch, entry: Entry, msg: Any, now: int
+    ) -> Entity | None:
+        """One entry: applied to its entity (made by a create), or refused (an error to
+        whoever sent it, a dead letter for what cannot be read). The entity it changed,
+        else None; an entry that breaks our code is poison (:class:`_Poison`)."""
+        entity = self.entity
+        error_for = entity.error_for
+        if isinstance(msg, QuotaExceeded):  # dropped: never a dead letter (a flood)
+            self.metrics.quota_dropped.inc()
+            _reply(batch, error_for(msg.known, msg.code, msg.message) if msg.tell else None)
+            return None
+        if isinstance(msg, WireError):
+            self._dead(batch, entry, msg.code, msg.message, msg.known or msg.named)
+            _reply(batch, error_for(msg.known, msg.code, msg.message))
+            return None
+        eid = msg[entity.KEY]
+        held = part.entities.get(eid)  # in memory: an entity this partition owns
+        if held is None and not self._owns(part, eid):
+            reason = f"{entity.KEY} {eid} belongs to another partition"
+            self._dead(batch, entry, wire.BAD_MESSAGE, reason, msg)
+            _reply(batch, error_for(msg, wire.BAD_MESSAGE, reason))
+            return None
+        try:
+            rng = self._rng(eid, held.version if held else 0)
+            if held is not None:
+                held.handle(msg, now, rng)
+            elif msg["type"] in entity.CREATES:
+                held = part.entities[eid] = entity.create(msg, now, self.limits, rng)
+                part.stored[eid] = 0
+                self.log.info(f"{entity.KEY}_created", **_where(part, msg, entity.KEY))
+            else:
+                # Answered if it came from a gateway (a timer's entry did not).
+                _reply(batch, error_for(msg, entity.UNKNOWN, f"no {entity.KEY} {eid}"))
+                return None
+        except DudoError as exc:  # a create refused (an entity's handle answers its own)
+            _reply(batch, error_for(msg, exc.code, exc.message))
+            return None
+        except Exception as exc:
+            self.log.exception("entry_failed", entry=entry.id, **_where(part, msg, entity.KEY))
+            raise _Poison(entry, f"{wire.INTERNAL}: {exc!r}") from exc
+        if self.debug:
+            self.log.debug(
+                "applied", type=msg["type"], version=held.version,
+                **_where(part, msg, entity.KEY),
+            )  # fmt: skip
+        return held
+
+    def _flush(
+        self, part: Partition, batch: PartitionBatch, eid: str, held: Entity
+    ) -> list[Report]:
+        """What one entity changed by this batch has to say and store, into ``batch``:
+        its messages, its record, its lobby entry, its clock; its reports returned."""
+        flush = held.flush(self.frame_gateways)
+        batch.outputs.extend(flush.outputs)
+        batch.sends.extend(flush.sends)
+        if flush.record is not None:
+            ttl = self.settings.finished_ttl_ms if flush.finished else 0
+            batch.writes.append(
+                Write(eid, part.stored[eid], flush.version, flush.record, ttl, flush.rows)
+            )
+        if flush.lobby is not False:
+            entry = flush.lobby
+            # The lobby hash is written by the commit (fenced); the news carries
+            # the entity's version, so a late copy from a paused owner is dropped.
+            batch.lobby.append((eid, wire.encode(entry) if entry is not None else b""))
+            note = self.entity.lobby_note(eid, entry, flush.version)
+            if note:  # news for every gateway's lobby (none for a public board)
+                batch.notes.append(note)
+        batch.lobby.extend((name, wire.encode(entry)) for name, entry in flush.listing)
+        if flush.timer_remove:
+            batch.timers_rm.append(flush.timer_remove)
+        if flush.timer_add:
+            batch.timers_add.append(flush.timer_add)
+        if flush.finished:
+            batch.finished.append(eid)
+            self.log.info(f"{self.entity.KEY}_finished", partition=part.number, id=eid)
+        return flush.reports
 
     @staticmethod
     def _dead(
@@ -239,6 +244,12 @@ class Processing(WorkerState):
         )
         batch = PartitionBatch(partition=part, acks={entry.writer: [entry.id]}, dead=[letter])
         self._commit([batch])
+
+
+def _reply(batch: PartitionBatch, reply: tuple[str, bytes] | None) -> None:
+    """An error for whoever sent an entry, where there is someone to tell."""
+    if reply:
+        batch.outputs.append(reply)
 
 
 def _where(part: Partition, msg: dict[str, Any], key: str) -> dict[str, Any]:
