@@ -319,6 +319,45 @@ def test_the_architecture_page_names_every_module_of_each_package() -> None:
         assert modules <= named, f"{package}/: not on the page: {sorted(modules - named)}"
 
 
+# The browser app's modules (services/dudo/gateway/static), bottom first: each imports
+# (statically, or with a dynamic import()) only modules before it, so none is in a circle.
+# The service worker stands apart: the page registers it, nothing imports it.
+PAGE_MODULES = (
+    "words", "presets", "odds", "dudo-client", "i18n", "ui", "session", "stats",
+    "reactions", "reveal", "help", "history", "lobby", "table", "organize", "cup", "app",
+    "sw",
+)  # fmt: skip
+
+
+def page_imports(source: str) -> set[str]:
+    """The page's own modules a JavaScript module imports (comments left out: a JSDoc
+    type may name a module it does not import)."""
+    import re
+
+    code = re.sub(r"/\*.*?\*/", "", source, flags=re.S)
+    code = re.sub(r"^\s*//.*$", "", code, flags=re.M)
+    static = re.findall(r'^import\s[^;]*?\bfrom\s+"\./([\w-]+)\.js"', code, flags=re.M)
+    dynamic = re.findall(r'\bimport\(\s*"\./([\w-]+)\.js"\s*\)', code)
+    return {*static, *dynamic}
+
+
+def test_the_pages_modules_import_down_their_order_only() -> None:
+    static = SERVICES / "dudo" / "gateway" / "static"
+    modules = {p.stem: p for p in static.glob("*.js")}
+    assert sorted(modules) == sorted(PAGE_MODULES), "a module missing from PAGE_MODULES"
+    wrong = {}
+    for name, path in modules.items():
+        below = set(PAGE_MODULES[: PAGE_MODULES.index(name)])
+        upward = page_imports(path.read_text(encoding="utf-8")) - below
+        if upward:
+            wrong[name] = sorted(upward)
+    assert wrong == {}, f"imports up the page's order (or in a circle): {wrong}"
+    # The check sees what it must: a dynamic import and a static one, not a comment's.
+    seen = page_imports('import { a } from "./ui.js";\n/** {import("./x.js").T} */\n'
+                        'f(() => import("./cup.js"));')  # fmt: skip
+    assert seen == {"ui", "cup"}
+
+
 # Functions allowed to do more (radon's cyclomatic complexity over 30), each named in
 # docs/architecture.md ("Layers") with why. None today.
 COMPLEX_ALLOWED: dict[str, str] = {}

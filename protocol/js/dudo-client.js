@@ -475,7 +475,7 @@ export class DudoConnection extends EventTarget {
     this.finished = new Promise((resolve) => { this.#finish = resolve; });
   }
 
-  #finish = (_error) => {};
+  #finish = () => {}; // the `finished` promise's resolve, from the constructor on
 
   /** Act for the seat; resolves with the view that shows the action, rejects with a DudoError. @param {Action} action @returns {Promise<View>} */
   act(action) { return this.#request({ type: "act", action }, "act"); }

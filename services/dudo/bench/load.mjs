@@ -104,7 +104,7 @@ function seat(url, token, table, seed) {
   return new Promise((resolve) => {
     const ws = new WebSocket(url);
     let version = 0, pending = null, done = false, revealed = false;
-    const finish = () => { if (!done) { done = true; try { ws.close(); } catch {} } };
+    const finish = () => { if (!done) { done = true; try { ws.close(); } catch { /* closed already */ } } };
     ws.onopen = () => {
       connected++;
       ws.send(JSON.stringify({ v: 1, type: "hello", token }));

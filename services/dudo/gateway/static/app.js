@@ -8,17 +8,19 @@
 // finished game's replay) and what each message does. The screens: lobby.js, table.js (+ reveal.js),
 // cup.js, help.js; the shared state and connection: session.js; the words: i18n.js.
 
-import { cupHeader, cupShowsTable, cupStandings, goCup, loadCups, renderCupList, renderLeaderboard, tableNumber } from "./cup.js";
+import { cupHeader, cupShowsTable, cupStandings, goCup, loadCups, quickCup, renderCupList, renderLeaderboard, tableNumber } from "./cup.js";
 import { renderHelp } from "./help.js";
 import { goReplay, noteView, renderReplay, stepReplay } from "./history.js";
 import { noteStats } from "./stats.js";
 import { noteReactions } from "./reactions.js";
 import { renderCupForm } from "./organize.js";
 import { LANGS, detectLang, errorText, faceName, lang, setLang, t } from "./i18n.js";
-import { renderJoin, renderLobby, renderTableList } from "./lobby.js";
-import { api, app, closeSocket, openSocket, setReceiver, state } from "./session.js";
+import { lobbyActions, renderJoin, renderLobby, renderTableList } from "./lobby.js";
+import { api, closeSocket, openSocket, setReceiver, state } from "./session.js";
 import { onKey, renderTable, tickClocks } from "./table.js";
 import { forgetToken, h, motionAllowed, motionOn, setMotion, setSound, soundOn, toast, tokens } from "./ui.js";
+
+lobbyActions({ quickCup }); // the lobby's "quick cup" button, a cup's screen's work
 
 function parseRoute() {
   if (location.hash === "#/r") return { page: "leaderboard" };

@@ -1,9 +1,8 @@
 // Tournaments: the listing in the lobby, a quick one against bots, registering, the
 // standings around the table the tournament seats you at, and the leaderboard.
 
-import { errorText, t } from "./i18n.js";
-import { api, app, openSocket, serverNow, state } from "./session.js";
-import { askName, presetName } from "./lobby.js";
+import { errorText, presetName, t } from "./i18n.js";
+import { api, app, askName, openSocket, serverNow, state } from "./session.js";
 import { entrantTokens, hostPanel, kickButton, lateOpen, myPlace, organizerNews, registerAt, registerLine, registeredList, saveEntrant, saveInvite, standingsQuery } from "./organize.js";
 import { h, link, shareLink, toast } from "./ui.js";
 

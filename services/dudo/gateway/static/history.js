@@ -107,7 +107,7 @@ export async function goReplay(table) {
   renderReplay();
   try {
     openSocket((await api("POST", `/api/tables/${table}/watch`)).token);
-  } catch (err) {
+  } catch {
     toast(t("replayGone"));
     app.replaceChildren(h("div", { class: "card", test: "replay-gone" },
       h("p", {}, t("replayGone")), link("#/", `← ${t("back")}`)));

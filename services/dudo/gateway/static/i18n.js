@@ -94,6 +94,11 @@ export function lang() {
 }
 
 /** A translated string, with {placeholders} filled in. */
+/** A rules preset's name in the page's language. */
+export function presetName(preset) {
+  return t(`preset_${preset}`);
+}
+
 export function t(key, params = {}) {
   let text = WORDS[current][key];
   if (text === undefined) {

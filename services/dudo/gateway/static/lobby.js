@@ -1,17 +1,13 @@
 // The lobby: play against bots in one click, your own table with every rule option,
 // your games to rejoin, the open tables, and the invite page a shared link opens.
 
-import { ago, errorText, t } from "./i18n.js";
+import { ago, errorText, presetName, t } from "./i18n.js";
 import { BOT_LEVELS, OPTIONS, PRESETS } from "./presets.js";
-import { api, app, state, takeSeat } from "./session.js";
+import { api, app, askName, state, takeSeat } from "./session.js";
 import { statsCard } from "./stats.js";
-import { forgetToken, h, link, load, saveName, saveToken, savedName, toast, tokens, yourGames } from "./ui.js";
+import { forgetToken, h, link, load, saveToken, savedName, toast, tokens, yourGames } from "./ui.js";
 
 const CLOCKS = [0, 15, 30, 60, 120];
-
-export function presetName(preset) {
-  return t(`preset_${preset}`);
-}
 
 function valueText(name, value) {
   if (typeof value === "boolean") return t(value ? "yes" : "no");
@@ -31,6 +27,15 @@ function field(label, input, help = null) {
 /** The last settings used to create a table: "Play now" and "New game" use them again. */
 function lastPlay() {
   return { preset: "classic", seats: 4, level: "normal", rules: {}, ...load("dudo.lastPlay", {}) };
+}
+
+/** What the lobby offers that other screens carry out (app.js gives them: the lobby
+ * imports none of those screens). */
+const actions = { quickCup: null };
+
+/** The lobby's actions carried out elsewhere: `quickCup` (cup.js). */
+export function lobbyActions(given) {
+  Object.assign(actions, given);
 }
 
 export function renderLobby() {
@@ -76,7 +81,7 @@ export function renderLobby() {
     h("section", { class: "card" }, h("h2", {}, t("openTables")), h("div", { id: "table-list" })),
     h("section", { class: "card" }, h("h2", {}, t("tournaments")),
       h("div", { class: "actions" },
-        h("button", { type: "button", test: "quick-cup", onclick: () => import("./cup.js").then((m) => m.quickCup()) }, t("quickCup")),
+        h("button", { type: "button", test: "quick-cup", onclick: () => actions.quickCup?.() }, t("quickCup")),
         link("#/cn", t("newCup"), { test: "new-cup" }),
         link("#/r", t("leaderboard"), { test: "leaderboard-link" })),
       h("div", { id: "cup-list" })),
@@ -140,19 +145,6 @@ function readRules() {
     if (el.value !== "" && !el.disabled) rules[name] = JSON.parse(el.value);
   }
   return rules;
-}
-
-/** The player's name from the lobby's field (remembered), or null after asking for it. */
-export function askName() {
-  const name = (document.getElementById("name")?.value ?? savedName()).trim();
-  if (!name) {
-    if (state.route.page !== "lobby") location.hash = "#/";
-    toast(t("yourName"));
-    document.getElementById("name")?.focus();
-    return null;
-  }
-  saveName(name);
-  return name;
 }
 
 async function create(body, remember) {

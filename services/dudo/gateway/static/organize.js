@@ -3,9 +3,8 @@
 // private one), who registered before the start, and registering from the page itself
 // (a private tournament's invite link, late registration, re-entry).
 
-import { errorText, t } from "./i18n.js";
+import { errorText, presetName, t } from "./i18n.js";
 import { BOT_LEVELS, PRESETS } from "./presets.js";
-import { presetName } from "./lobby.js";
 import { api, app, serverNow, state } from "./session.js";
 import { h, load, savedName, saveName, shareLink, toast } from "./ui.js";
 

@@ -3,7 +3,7 @@
 
 import { DudoApi, DudoConnection } from "./dudo-client.js";
 import { errorText, t } from "./i18n.js";
-import { seedOf, toast } from "./ui.js";
+import { saveName, savedName, seedOf, toast } from "./ui.js";
 
 export const app = document.getElementById("app");
 
@@ -79,4 +79,17 @@ export function request(promise) {
 
 export function act(action) {
   if (state.conn) request(state.conn.act(action));
+}
+
+/** The player's name from the lobby's field (remembered), or null after asking for it. */
+export function askName() {
+  const name = (document.getElementById("name")?.value ?? savedName()).trim();
+  if (!name) {
+    if (state.route.page !== "lobby") location.hash = "#/";
+    toast(t("yourName"));
+    document.getElementById("name")?.focus();
+    return null;
+  }
+  saveName(name);
+  return name;
 }
