@@ -13,7 +13,7 @@ from referencing import Registry, Resource
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "protocol" / "schemas"
 # Crawled once: an uncrawled registry finds each `$ref`'s anchors again at every lookup,
-# which was nine tenths of the schema checks' time (80 s of tests/test_events.py).
+# which was nine tenths of the schema checks' time (80 s of tests/wire/test_events.py).
 REGISTRY = (
     Registry()
     .with_resources(

@@ -358,6 +358,26 @@ def test_the_pages_modules_import_down_their_order_only() -> None:
     assert seen == {"ui", "cup"}
 
 
+# The tests mirror the layers: a layer's tests sit in tests/<layer>/ (tests/clients/ for
+# the client packages), the whole system's in e2e/, integration/ and security/. Only
+# these look at the whole tree (its layers, its extension points, its handlers, its
+# deployment, its release, its JavaScript) and sit at the top, beside shared helpers.
+WHOLE_TREE_TESTS = {
+    "test_architecture", "test_extensions", "test_handlers", "test_deploy", "test_release",
+    "test_eslint",
+}  # fmt: skip
+SYSTEM_TESTS = {"e2e", "integration", "security", "clients", "data"}
+
+
+def test_the_tests_mirror_the_layers() -> None:
+    tests = Path(__file__).resolve().parent
+    flat = {p.stem for p in tests.glob("test_*.py")}
+    assert flat == WHOLE_TREE_TESTS, f"a layer's test at the top: {sorted(flat - WHOLE_TREE_TESTS)}"
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
+    strays = folders - set(LAYERS) - SYSTEM_TESTS
+    assert strays == set(), f"a test folder named for no layer: {sorted(strays)}"
+
+
 # Functions allowed to do more (radon's cyclomatic complexity over 30), each named in
 # docs/architecture.md ("Layers") with why. None today.
 COMPLEX_ALLOWED: dict[str, str] = {}

@@ -11,7 +11,7 @@ import msgpack
 from dudo.run.bots import BotSeat, BotService
 from dudo.wire import keys, solves
 
-from ..test_table import NOW, person_and_bot
+from ..table.test_table import NOW, person_and_bot
 
 
 def test_a_bot_waits_until_the_reveal_stops_holding_the_table() -> None:

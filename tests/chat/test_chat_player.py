@@ -14,7 +14,7 @@ from dudo.chat.room import Room, label_of
 from dudo.text.lines import event_line
 from dudo.text.words import WORDS
 
-from ..test_table import Run
+from ..table.test_table import Run
 from .test_rooms import CHANNEL, GATEWAY, Harness, Output, channel, play_out, private
 
 DICE = re.compile(r"your dice: ((?:\[\d\] ?)+)")
@@ -288,7 +288,7 @@ def test_a_face_no_die_has_is_told_so_and_bids_read_in_everyday_words() -> None:
 def test_a_bot_is_said_to_be_one() -> None:
     """Issue 54, item 9: bots looked like people in chat (and answered in the same
     millisecond: `dudo bots` now thinks 0.6-1.4 s by default where people play,
-    tests/test_cli_surface.py)."""
+    tests/cli/test_surface.py)."""
     h = started(1, 2)
     said = channel(h.lines)
     table = h.table()

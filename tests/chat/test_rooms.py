@@ -239,7 +239,7 @@ def test_languages_and_faces_of_every_language() -> None:
     game = table.game
     assert game is not None
     if game.turn != 0:
-        return  # the bot opens; faces of every language are checked in test_play_text
+        return  # the bot opens; faces of every language are checked in tests/text/test_lines.py
     version = table.version
     h.type("Ana", "!puja 1 quina")
     assert table.version > version

@@ -1,5 +1,5 @@
 """The terminal client, driven through a pseudo-terminal for a whole game against two bots
-(its text, play_text.py, is checked piece by piece in tests/test_play_text.py)."""
+(its text, play_text.py, is checked piece by piece in tests/text/test_lines.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What a chat gateway says besides the table itself: usage lines, refusals in the
 player's words, and the gateway's own news (back after a restart, a table left behind).
 Merged into :data:`dudo.text.words.WORDS`; every language has every key, with the same
-placeholders (tests/test_play_text.py).
+placeholders (tests/text/test_lines.py).
 
 Refusals are keyed ``err_<code>`` by the protocol's and the rules' error codes, and
 name people, never seat numbers: ``{who}`` typed it, ``{turn}`` is whose turn it is,

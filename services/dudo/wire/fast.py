@@ -25,7 +25,7 @@ from .spec import MESSAGES, PROTOCOL_VERSION
 # display names: "residual", and display names, wherever they sit, by
 # `_display_names`), run on the plainly decoded message. Anything the
 # fast path does not accept goes through the checker above, which gives the error.
-# tests/test_wire_fuzz.py holds the two to the same answers.
+# tests/wire/test_fuzz.py holds the two to the same answers.
 
 
 def _fast_type(spec: Field, name: str, clean_ascii: bool = False) -> Any:

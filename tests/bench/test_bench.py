@@ -15,7 +15,7 @@ import pytest
 
 from dudo.ops.fleet import Fleet
 
-from .servers import RedisServer, require_binary
+from ..servers import RedisServer, require_binary
 
 
 def _bench(*args: str, tmp: Path | None = None, timeout: float = 180) -> dict:
@@ -199,7 +199,7 @@ def test_the_skeletons_views_are_client_views_of_the_published_shape() -> None:
     it measures carries what ours does, byte for byte about as much."""
     from dudo.bench.skeleton import view_template, view_text
 
-    from .test_wire import validator
+    from ..wire.test_wire import validator
 
     text = view_text(view_template(), "s7", 12, 2, 3)
     view = json.loads(text)
@@ -271,7 +271,7 @@ def test_the_scale_audit_counts_an_action_applied_twice_and_one_never_applied(
     from dudo.bench.tournament import _clashes
     from dudo.wire import keys
 
-    from .test_table import Run
+    from ..table.test_table import Run
 
     run = Run(seats=3)
     run.seat_all()

@@ -104,9 +104,9 @@ def test_the_guides_snippets_compute_the_test_vector_in_python_and_node() -> Non
     import subprocess
     from pathlib import Path
 
-    from .servers import require_binary
+    from ..servers import require_binary
 
-    guide = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text()
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
     block = re.search(r"In Python and in Node:\n\n```\n(.*?)```", guide, flags=re.S)
     assert block is not None, "the guide's signing snippets"
     python, node = block.group(1).strip().split("\n\n")

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .engine.test_fairness import played_log
-from .test_table import h
-from .test_table_seeds import play_out, seated_with_seeds
+from ..engine.test_fairness import played_log
+from ..table.test_seeds import play_out, seated_with_seeds
+from ..table.test_table import h
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -3,7 +3,7 @@
 Every command and subcommand of ``dudo``, with each argument's names, arity, choices
 and default, is compared with ``tests/data/cli_surface.txt``. A change of any of them
 fails here; a change of help text does not. Where a change is meant, regenerate the
-file (``python -m tests.test_cli_surface --write``) and say so in the commit. And every
+file (``python -m tests.cli.test_surface --write``) and say so in the commit. And every
 command's ``--help`` prints and exits 0, as a person would first try it.
 """
 
@@ -22,7 +22,7 @@ import pytest
 
 from dudo.cli import Environment, build_parser
 
-SNAPSHOT = Path(__file__).resolve().parent / "data" / "cli_surface.txt"
+SNAPSHOT = Path(__file__).resolve().parents[1] / "data" / "cli_surface.txt"
 
 
 def commands(
@@ -64,16 +64,16 @@ def clean_snapshot() -> str:
     """:func:`snapshot` in a process whose environment names no ``DUDO_*`` setting
     (some defaults come from it: ``$DUDO_REDIS_URL``, ``$DUDO_ID``...)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DUDO_")}
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     return subprocess.run(
-        [sys.executable, "-m", "tests.test_cli_surface", "--print"],
+        [sys.executable, "-m", "tests.cli.test_surface", "--print"],
         cwd=root, env=env, capture_output=True, text=True, check=True, timeout=60,
     ).stdout  # fmt: skip
 
 
 def test_the_command_line_is_unchanged() -> None:
     assert clean_snapshot() == SNAPSHOT.read_text(encoding="utf-8"), (
-        "the command line changed: if meant, run `python -m tests.test_cli_surface --write`"
+        "the command line changed: if meant, run `python -m tests.cli.test_surface --write`"
     )
 
 
@@ -147,7 +147,7 @@ def test_defaults_come_from_the_environment_read_once() -> None:
 
 
 def test_a_malformed_environment_is_a_clear_exit_not_a_traceback() -> None:
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, "-m", "dudo", "healthcheck"],
         cwd=root, env={**os.environ, "DUDO_HEALTH_PORT": "eighty"},
@@ -162,7 +162,7 @@ def test_only_the_command_line_reads_the_environment() -> None:
     os.environ appears only where a process we start is handed a copy of it."""
     import ast
 
-    services = Path(__file__).resolve().parents[1] / "services" / "dudo"
+    services = Path(__file__).resolve().parents[2] / "services" / "dudo"
     found = set()
     for path in services.rglob("*.py"):
         where = path.relative_to(services)
@@ -182,4 +182,4 @@ if __name__ == "__main__":
         SNAPSHOT.write_text(clean_snapshot(), encoding="utf-8")
         print(f"wrote {SNAPSHOT}", file=sys.stderr)
     else:
-        sys.exit("usage: python -m tests.test_cli_surface --print | --write")
+        sys.exit("usage: python -m tests.cli.test_surface --print | --write")

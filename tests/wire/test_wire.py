@@ -17,9 +17,9 @@ from dudo.cli import main
 from dudo.engine import Bid, new_game, preset, private_view, public_view, seat_view, spectator_view
 from dudo.wire.client import CLIENT_MESSAGES, validate_client
 
-from .http_schemas import REGISTRY
+from ..http_schemas import REGISTRY
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "protocol" / "schemas"
 # The messages' examples (a gateway's refused stream is plain fields: tested below).
 EXAMPLES = sorted(

@@ -17,12 +17,12 @@ from dudo.engine.dice import commitment, roll
 from dudo.engine.fairness import verify as server_verify
 from dudo_client import log_of_view, verify
 
-from .engine.test_fairness import played_log, reseeded_log
-from .servers import require_binary
-from .test_table import h
-from .test_table_seeds import play_out, seated_with_seeds
+from ..engine.test_fairness import played_log, reseeded_log
+from ..servers import require_binary
+from ..table.test_seeds import play_out, seated_with_seeds
+from ..table.test_table import h
 
-JS = Path(__file__).resolve().parents[1] / "protocol" / "js" / "dudo-client.js"
+JS = Path(__file__).resolve().parents[2] / "protocol" / "js" / "dudo-client.js"
 
 
 def logs() -> list[dict[str, Any]]:

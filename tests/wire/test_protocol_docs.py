@@ -15,7 +15,7 @@ from dudo.engine import RULE_ERROR_CODES
 from dudo.wire.client import CLIENT_MESSAGES
 from dudo.wire.reference import BEGIN, END, sync
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
 MENTIONED = set(re.findall(r"`([a-z_]+)`", DOC))
 

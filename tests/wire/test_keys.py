@@ -39,7 +39,7 @@ def test_only_keys_module_formats_dudo_keys() -> None:
     """No other module spells a key: one place owns the names."""
     from pathlib import Path
 
-    services = Path(__file__).resolve().parents[1] / "services" / "dudo"
+    services = Path(__file__).resolve().parents[2] / "services" / "dudo"
     offenders = [
         str(path.relative_to(services))
         for path in services.rglob("*.py")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dudo.table.table import Table
 
+from .test_log import _play
 from .test_table import Run, errors, h
-from .test_table_log import _play
 
 
 def _over() -> Run:

@@ -13,9 +13,9 @@ from dudo.cli import main
 from dudo.conformance import run_paths, run_vector
 from dudo.engine import PRESETS, RULE_ERROR_CODES
 
-from .http_schemas import REGISTRY
+from ..http_schemas import REGISTRY
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "protocol" / "vectors"
 SCHEMAS = ROOT / "protocol" / "schemas"
 SEEDS = ROOT / "docs" / "seeds"

@@ -13,12 +13,12 @@ from jsonschema import Draft202012Validator
 
 from dudo.engine import OVER, Rules, new_game, reseat
 
-from .engine.helpers import legal_moves, pick
-from .http_schemas import REGISTRY
-from .test_table import Run, h
+from ..engine.helpers import legal_moves, pick
+from ..http_schemas import REGISTRY
+from ..table.test_table import Run, h
 
 SCHEMA = json.loads(
-    (Path(__file__).resolve().parents[1] / "protocol/schemas/event.schema.json").read_text()
+    (Path(__file__).resolve().parents[2] / "protocol/schemas/event.schema.json").read_text()
 )
 VALIDATOR = Draft202012Validator(SCHEMA, registry=REGISTRY)  # a face is game-view's `die`
 
@@ -72,7 +72,7 @@ def test_every_event_of_the_engine_and_the_tables_matches_its_schema() -> None:
     closed.send("join", player="p0", name="Ana")
     closed.send("close", player=h("p0"))
     # A person whose turns the house played three times in a row, out at the round's end.
-    from .test_table_clocks import play_with_one_absent
+    from ..table.test_clocks import play_with_one_absent
 
     _, vacated = play_with_one_absent(3)
     check(vacated, seen)

@@ -18,7 +18,7 @@ from dudo.entity.reports import report_sends
 from dudo.table import DONE, PLAYING, Table
 from dudo.wire import keys
 
-from .director.test_tournament import create
+from ..director.test_tournament import create
 from .test_table import NOW, h, msg
 
 SEATS = 4

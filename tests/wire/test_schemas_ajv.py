@@ -7,9 +7,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from .servers import require_binary
+from ..servers import require_binary
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PREFIX = ROOT / ".pytest_cache" / "ajv"  # Ajv from the npm registry, installed once
 
 

@@ -16,7 +16,7 @@ from aiohttp import web
 
 from dudo_client import DudoApi, DudoConnection, DudoError
 
-from .servers import free_port
+from ..servers import free_port
 
 
 def test_a_call_to_a_gateway_that_is_down_is_a_dudo_error() -> None:

@@ -24,7 +24,7 @@ from dudo import wire
 from dudo.engine import Rules, RulesConfigError
 from dudo.wire.client import validate_client
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "protocol" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "protocol" / "examples"
 INBOX = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(EXAMPLES.glob("in-*.json"))]
 CLIENT = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(EXAMPLES.glob("ws-in-*.json"))]
 OUTBOX = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(EXAMPLES.glob("out-*.json"))]

@@ -13,11 +13,11 @@ from dudo import wire
 from dudo.wire.client import CLIENT_MESSAGES
 from dudo.wire.signing import GATEWAY_SENDS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROTOCOL = ROOT / "protocol"
 # The official AsyncAPI 3.0.0 JSON Schema, from the npm package @asyncapi/specs 6.11.1
 # (Apache-2.0, see asyncapi-specs.LICENSE), vendored so the test runs offline.
-OFFICIAL = Path(__file__).parent / "data" / "asyncapi-3.0.0.schema.json"
+OFFICIAL = Path(__file__).parents[1] / "data" / "asyncapi-3.0.0.schema.json"
 
 
 def document() -> dict[str, Any]:
