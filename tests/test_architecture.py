@@ -223,6 +223,47 @@ def test_every_package_names_its_public_faces() -> None:
         assert not missing, f"{module}.__all__ names what it lacks: {missing}"
 
 
+def across_packages() -> list[tuple[str, str, list[str]]]:
+    """Every import of one of our packages from another (or from the flat modules):
+    ``(importing module, the module named after "from", the names imported)``."""
+    found = []
+    for name, path in _modules().items():
+        if not name.startswith("dudo."):
+            continue
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        mine = name.split(".")[1] if name.count(".") else None
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dudo."):
+                source = node.module or ""
+            else:
+                continue
+            parts = source.split(".")
+            if parts[0] == "dudo" and len(parts) > 1 and parts[1] != mine:
+                found.append((name, source, [a.name for a in node.names]))
+    return found
+
+
+def test_other_packages_are_used_through_their_faces() -> None:
+    """One way in (issue 56): a package is imported from its face, ``from ..wire import
+    keys, message``, never from a module behind it, and only what its ``__all__`` lists
+    (a module of its own counts, where it is listed: ``bench``'s targets)."""
+    import importlib
+
+    behind, unlisted = [], []
+    for module, source, names in across_packages():
+        if source.count(".") > 1:
+            behind.append(f"{module}: from {source}")
+            continue
+        face = importlib.import_module(source).__all__
+        unlisted += [f"{module}: {source}.{n}" for n in names if n not in face]
+    assert behind == [], f"imports from behind a face: {behind[:10]}"
+    assert unlisted == [], f"names a face does not list: {unlisted[:10]}"
+    assert len(across_packages()) > 200  # the check sees the imports (272 today)
+
+
 def test_measured_figures_live_in_the_docs_not_the_code() -> None:
     """Figures age with the machine and the libraries: the code points to
     docs/benchmarks.md ("Measurements behind the code") instead of quoting them."""

@@ -1,4 +1,7 @@
 """``dudo bench``: one module per target (engine, workers, gateway, path, tournament,
-exploitability), each run by the command line; figures go to docs/benchmarks.md."""
+exploitability, scale), each run by the command line; figures go to docs/benchmarks.md.
+Its face is those modules: each has its own ``run``."""
 
-__all__: list[str] = []  # its modules are its faces: the command line runs them
+from . import engine, exploitability, gateway, path, scale, tournament, workers
+
+__all__ = ["engine", "exploitability", "gateway", "path", "scale", "tournament", "workers"]

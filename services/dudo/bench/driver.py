@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import wire
-from ..bots.levels import POLICIES
-from ..bots.policies import my_turn
+from ..bots import POLICIES, my_turn
 from ..link import GatewayLink
 
 

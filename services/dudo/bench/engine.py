@@ -15,9 +15,8 @@ import statistics
 import time
 from typing import Any
 
-from ..engine import Bid, Calza, Direction, Dudo, all_views, new_game
+from ..engine import Action, Bid, Calza, Direction, Dudo, all_views, new_game
 from ..engine import preset as make_rules
-from ..engine.actions import Action
 
 
 def random_action(legal: dict[str, Any], rng: random.Random) -> Action:

@@ -20,9 +20,9 @@ import subprocess
 import sys
 from typing import Any
 
-from ..infra.redis_server import free_port
-from ..ops.fleet import ONE_ADDRESS, fresh_redis, stop, wait_ready
-from ..wire.keys import DEFAULT_PARTITIONS
+from ..infra import free_port
+from ..ops import ONE_ADDRESS, fresh_redis, stop, wait_ready
+from ..wire import DEFAULT_PARTITIONS
 from .common import percentile
 from .players import Players, measure
 

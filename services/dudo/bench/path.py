@@ -43,9 +43,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..infra.redis_server import free_port, redis_version
-from ..ops.fleet import ONE_ADDRESS, Fleet, fresh_redis, temporary_folder, wait_ready
-from ..wire.keys import DEFAULT_PARTITIONS
+from ..infra import free_port, redis_version
+from ..ops import ONE_ADDRESS, Fleet, fresh_redis, temporary_folder, wait_ready
+from ..wire import DEFAULT_PARTITIONS
 from .common import percentile
 from .players import Players, measure
 

@@ -34,8 +34,8 @@ import aiohttp
 import msgpack
 import msgspec
 
-from ..bots.policies import baseline, ones_wild
-from ..infra.runtime import quiet_collector, settle_heap
+from ..bots import baseline, ones_wild
+from ..infra import quiet_collector, settle_heap
 
 
 def peer_policy(view: dict[str, Any], _rng: random.Random) -> dict[str, Any]:

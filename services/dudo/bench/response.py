@@ -38,9 +38,19 @@ from typing import Any
 
 import numpy as np
 
-from ..bots.tree import Leaf, hands_of, payoffs
-from ..engine import Rules, State, new_game, public_view, seat_view
-from ..engine.actions import Action, Calza, Direction, Dudo, action_from_dict
+from ..bots import Leaf, hands_of, payoffs
+from ..engine import (
+    Action,
+    Calza,
+    Direction,
+    Dudo,
+    Rules,
+    State,
+    action_from_dict,
+    new_game,
+    public_view,
+    seat_view,
+)
 
 # A bot's move as probabilities, from a seat's view ({"seat", "game"}), as
 # :func:`dudo.bots.hard.distribution` gives it.

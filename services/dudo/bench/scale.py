@@ -38,13 +38,17 @@ from typing import Any
 
 import redis
 
-from ..director.state import OVER, RUNNING
-from ..infra.connection import connect, create_groups, ensure_partitions
-from ..infra.keyring import internal_key, start_signing
-from ..infra.redis_server import redis_version
+from ..director import OVER, RUNNING
+from ..infra import (
+    connect,
+    create_groups,
+    ensure_partitions,
+    internal_key,
+    redis_version,
+    start_signing,
+)
 from ..link import GatewayLink
-from ..ops.cluster import LocalCluster
-from ..ops.fleet import Fleet, fresh_redis, temporary_folder
+from ..ops import Fleet, LocalCluster, fresh_redis, temporary_folder
 from ..table import Table
 from ..wire import keys
 from . import path, tournament

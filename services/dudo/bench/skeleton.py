@@ -43,10 +43,8 @@ from aiohttp import web
 from picows import WSFrame, WSListener, WSMsgType, WSTransport
 from redis.exceptions import ResponseError
 
-from ..gateway import fastws
-from ..gateway.guard import ConnectionGuard, serve
-from ..infra.connection import connect
-from ..infra.resp import AsyncResp, Resp, options_of
+from ..gateway import ConnectionGuard, fastws, serve
+from ..infra import AsyncResp, Resp, connect, options_of
 
 INBOX = "skeleton:in"
 OUTBOX = "skeleton:out"

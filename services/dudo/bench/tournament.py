@@ -30,15 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import wire
-from ..director.prizes import split_pool
-from ..director.state import OVER
-from ..director.tournament import Tournament
-from ..infra.connection import create_groups, ensure_partitions, is_cluster
-from ..infra.keyring import internal_key, start_signing
-from ..ops.fleet import Fleet, fresh_redis, temporary_folder
+from ..director import OVER, Tournament, split_pool
+from ..infra import create_groups, ensure_partitions, internal_key, is_cluster, start_signing
+from ..ops import Fleet, fresh_redis, temporary_folder
 from ..table import Table
-from ..wire import keys
-from ..wire.signing import entry_fields
+from ..wire import entry_fields, keys
 from .path import process_cpu
 
 DIRECTOR_PARTITIONS = 4

@@ -33,12 +33,19 @@ from pathlib import Path
 from typing import Any
 
 from .. import wire
-from ..infra.connection import Batch, Client, create_groups, ensure_partitions, is_cluster
-from ..infra.runtime import quiet_collector, settle_heap
+from ..infra import (
+    Batch,
+    Client,
+    create_groups,
+    ensure_partitions,
+    is_cluster,
+    quiet_collector,
+    settle_heap,
+)
 from ..link import GatewayLink
-from ..ops.fleet import fresh_redis, stop
+from ..ops import fresh_redis, stop
 from ..wire import keys
-from ..worker.scripts import (
+from ..worker import (
     Scripts,
     Section,
     Stream,

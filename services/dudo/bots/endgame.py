@@ -42,9 +42,7 @@ from typing import Any
 import numpy as np
 import structlog
 
-from ..engine import PRESETS, Rules, preset
-from ..engine.actions import Bid
-from ..engine.rules import PLAY_OPTIONS
+from ..engine import PLAY_OPTIONS, PRESETS, Bid, Rules, preset
 from . import solver
 from .tree import decode, walk
 

@@ -43,8 +43,7 @@ import random
 from functools import lru_cache
 from typing import Any
 
-from ..engine import odds
-from ..engine.odds import at_least
+from ..engine import at_least, odds
 from .endgame import ENDGAMES
 from .policies import View, draw, legal_raises, ones_wild, strength
 

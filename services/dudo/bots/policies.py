@@ -19,7 +19,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..engine.odds import at_least, exactly, most_needed, single_mode
+from ..engine import at_least, exactly, most_needed, single_mode
 
 View = dict[str, Any]
 Policy = Callable[[View, random.Random], dict[str, Any]]

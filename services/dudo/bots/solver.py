@@ -31,8 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import seat_view
-from ..engine.actions import Bid
+from ..engine import Bid, seat_view
 from .tree import Leaf, Tree, build, hands_of
 
 __all__ = [

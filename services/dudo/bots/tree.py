@@ -26,9 +26,18 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import Rules, State, new_game, odds
-from ..engine.actions import Action, Bid, Calza, Direction, Dudo
-from ..engine.bids import count_matching
+from ..engine import (
+    Action,
+    Bid,
+    Calza,
+    Direction,
+    Dudo,
+    Rules,
+    State,
+    count_matching,
+    new_game,
+    odds,
+)
 
 # What a round that goes on is worth to seat 0: (dice counts after it, the next round's
 # opener, whether it is a palifico round) -> value in [-1, 1].

@@ -36,11 +36,10 @@ from typing import Any
 import aiohttp
 from redis.exceptions import NoPermissionError
 
-from ..auth.authority import make_token
-from ..infra.connection import connect_async
+from ..auth import make_token
+from ..infra import connect_async
 from ..link import AsyncGatewayLink
-from ..wire import keys
-from ..wire.signing import key_of_url
+from ..wire import key_of_url, keys
 
 MAX_ID = "18446744073709551615-18446744073709551615"
 FLOOD = 200  # unsigned 4 KB entries into its own inbox, each round of attacks

@@ -27,8 +27,7 @@ from typing import Any
 
 import aiohttp
 
-from ..bots.levels import POLICIES
-from ..bots.policies import my_turn
+from ..bots import POLICIES, my_turn
 
 RESEND_AFTER = 3.0  # seconds without progress before an action is sent again
 RULES = {"preset": "classic", "start_dice": 3}

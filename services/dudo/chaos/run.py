@@ -30,8 +30,8 @@ from typing import Any
 
 import aiohttp
 
-from ..infra.connection import connect
-from ..ops.fleet import Fleet, fresh_redis, temporary_folder
+from ..infra import connect
+from ..ops import Fleet, fresh_redis, temporary_folder
 from .audit import audit
 from .hostile import Hostile
 from .players import Players, TableRun

@@ -42,11 +42,9 @@ import msgpack
 import structlog
 from prometheus_client import Counter, Gauge
 
-from ..auth.identity import sign_identity
-from ..infra.buckets import PerKey
-from ..infra.connection import connect_async
-from ..infra.service import REDIS_DOWN, Backoff, Health, metrics_registry
-from ..link.side import StreamSide
+from ..auth import sign_identity
+from ..infra import REDIS_DOWN, Backoff, Health, PerKey, connect_async, metrics_registry
+from ..link import StreamSide
 from ..wire import keys
 from .room import Output, Room
 from .rooms import Rooms

@@ -44,7 +44,7 @@ from irc.client_aio import AioConnection, AioReactor
 from irc.connection import AioFactory
 from jaraco.stream.buffer import LenientDecodingLineBuffer
 
-from ..infra.service import Backoff
+from ..infra import Backoff
 from .casemap import Fold, ascii_fold, casemapping
 from .saying import SayQueue, counted
 

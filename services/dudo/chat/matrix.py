@@ -52,8 +52,7 @@ from mautrix.client import ClientAPI
 from mautrix.errors import MatrixRequestError
 
 from .. import wire
-from ..infra.buckets import Bucket
-from ..infra.service import Backoff
+from ..infra import Backoff, Bucket
 from .matrix_out import (
     MAX_QUEUED,
     NETWORK_ERRORS,

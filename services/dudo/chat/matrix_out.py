@@ -38,8 +38,7 @@ from mautrix.client import ClientAPI
 from mautrix.errors import MatrixConnectionError, MatrixRequestError, MLimitExceeded
 from mautrix.types import EventType, RoomCreatePreset
 
-from ..infra.buckets import Bucket
-from ..infra.service import Backoff
+from ..infra import Backoff, Bucket
 from .saying import SayQueue, counted
 
 log = structlog.get_logger("dudo.chat.matrix")

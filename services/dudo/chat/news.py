@@ -12,7 +12,8 @@ from __future__ import annotations
 from itertools import zip_longest
 from typing import Any
 
-from ..text.lines import (
+from ..text import (
+    WORDS,
     bid_text,
     dice_text,
     event_line,
@@ -22,8 +23,7 @@ from ..text.lines import (
     say,
     summary_line,
 )
-from ..text.words import WORDS
-from ..wire.errors import BAD_RULES
+from ..wire import BAD_RULES
 from .room import Line, Room
 
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import wire
-from ..text.lines import say
+from ..text import say
 from .casemap import Fold, ascii_fold
 from .news import announce, board_line, call_turn, dice_line, refusal
 from .room import REMIND_MIN_MS, Output, Room, name_of, public_of

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Sized
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from ..text.lines import say
+from ..text import say
 from .casemap import exact
 from .irc import IrcClient
 from .matrix import MatrixClient

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import wire
 from ..engine import Rules, RulesConfigError
-from ..text.lines import odds_text, parse, say
+from ..text import odds_text, parse, say
 from .news import dice_line, refusal, table_line
 from .room import (
     DEFAULT_PRESET,

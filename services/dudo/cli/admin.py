@@ -67,7 +67,7 @@ def _admin_app(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..auth import identity
-    from ..infra.connection import connect
+    from ..infra import connect
     from ..ops import admin
 
     client = connect(args.redis)
@@ -106,7 +106,7 @@ def _admin_app(args: argparse.Namespace) -> int:
 
 
 def _admin_gateway(args: argparse.Namespace) -> int:
-    from ..infra.connection import connect
+    from ..infra import connect
     from ..ops import admin
 
     client = connect(args.redis)  # a Cluster node: users go to every node
@@ -194,8 +194,7 @@ def _add_inspection(sub: Any, default_redis: str) -> None:
 
 
 def _client(args: argparse.Namespace) -> Any:
-    from ..infra.connection import connect
-    from ..infra.log import configure
+    from ..infra import configure, connect
 
     configure("info")  # what an operator did is logged, on stderr (stdout: the answer)
     return connect(args.redis)

@@ -137,7 +137,7 @@ def port_range(text: str) -> range:
 
 
 def _client(args: argparse.Namespace) -> int:
-    from ..conformance.client import run as check_client
+    from ..conformance import run as check_client
 
     command = args.command
     if command[:1] == ["--"]:
@@ -160,7 +160,7 @@ def _verify(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from ..engine.fairness import verify
+    from ..engine import verify
     from .finished import finished_view, target_of
 
     try:
@@ -214,7 +214,7 @@ def _sandbox(args: argparse.Namespace) -> int:
     import tempfile
     from pathlib import Path
 
-    from ..ops.sandbox import run
+    from ..ops import run
 
     folder = Path(args.folder or tempfile.mkdtemp(prefix="dudo-sandbox-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -222,8 +222,8 @@ def _sandbox(args: argparse.Namespace) -> int:
 
 
 def _gateway(args: argparse.Namespace) -> int:
-    from ..conformance.gateway import check
-    from ..infra.connection import connect
+    from ..conformance import check
+    from ..infra import connect
 
     verdict = check(connect(args.redis), args.gateway, args.seconds)
     print(verdict.text())
@@ -234,10 +234,7 @@ def _schemas(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .. import wire
-    from ..wire.client import CLIENT_MESSAGES
-    from ..wire.http import http_schemas
-    from ..wire.reference import sync
-    from ..wire.typings import sync_typings
+    from ..wire import CLIENT_MESSAGES, http_schemas, sync, sync_typings
 
     schemas = {
         **wire.json_schemas(), **wire.json_schemas(CLIENT_MESSAGES), **http_schemas(),

@@ -189,13 +189,15 @@ def _dice(text: str) -> tuple[int, int]:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from ..infra.log import configure
+    from ..infra import configure
 
     configure("warning")  # stdout is the figures' (--json): what is logged goes to stderr
     if args.target == "engine":
-        from ..bench.engine import run
+        from ..bench import engine
 
-        result = run(seconds=args.seconds, preset=args.preset, seats=args.seats, seed=args.seed)
+        result = engine.run(
+            seconds=args.seconds, preset=args.preset, seats=args.seats, seed=args.seed
+        )
     elif args.target == "workers":
         from ..bench import workers
 
@@ -302,8 +304,8 @@ def _add_arena(sub: Any) -> None:
 def _arena(args: argparse.Namespace) -> int:
     import json
 
-    from ..bots.arena import run
-    from ..infra.log import configure
+    from ..bots import run
+    from ..infra import configure
 
     configure("warning")  # stdout is the result's (--json)
     result = run(

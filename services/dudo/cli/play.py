@@ -102,12 +102,12 @@ def add(sub: Any, env: Environment) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from ..infra.log import configure
-    from ..run.serve import serve
+    from ..infra import configure
+    from ..run import serve
 
     configure(args.log_level, json=False)
     low, _, high = args.bot_think.partition(",")
-    serve(
+    serve.serve(
         port=args.port,
         redis_url=args.redis,
         host=args.host,
@@ -124,7 +124,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from ..run.play import main as play
+    from ..run import play
 
     options = {
         "name": args.name,
@@ -140,7 +140,7 @@ def _play(args: argparse.Namespace) -> int:
         "rules": rule_options(args.rule),
         "lang": args.lang,
     }
-    return play(args.url, options)
+    return play.main(args.url, options)
 
 
 def _bot(args: argparse.Namespace) -> int:
@@ -148,7 +148,7 @@ def _bot(args: argparse.Namespace) -> int:
 
     from dudo_client import DudoError
 
-    from ..run.remote_bot import run
+    from ..run import remote_bot
 
     low, _, high = args.think.partition(",")
     create = {
@@ -158,7 +158,7 @@ def _bot(args: argparse.Namespace) -> int:
     }
     try:
         outcome = asyncio.run(
-            run(
+            remote_bot.run(
                 args.url, level=args.level, seed=args.seed, name=args.name,
                 think=(float(low), float(high or low)), table=args.join, token=args.token,
                 tournament=args.tournament, create=create,
@@ -174,7 +174,7 @@ def _bot(args: argparse.Namespace) -> int:
 def _identity(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..auth.identity import sign_identity
+    from ..auth import sign_identity
 
     try:
         private = Path(args.key).read_text()

@@ -181,9 +181,7 @@ def add(sub: Any, env: Environment) -> None:
 
 def _worker(args: argparse.Namespace) -> int:
     """``dudo worker`` and ``dudo director``: one partition loop (tables or tournaments)."""
-    from ..infra.connection import ConfigMismatch
-    from ..infra.log import configure
-    from ..infra.service import retry_until_ready
+    from ..infra import ConfigMismatch, configure, retry_until_ready
     from ..worker import Worker
 
     configure(args.log_level)
@@ -203,11 +201,11 @@ def _worker(args: argparse.Namespace) -> int:
     loops: list[Worker] = []
     try:  # connecting needs Redis (to tell a Cluster node): wait for it
         if role == "director":
-            from ..run.director import run
-            from ..worker.quota import AppQuotas
+            from ..run import director
+            from ..worker import AppQuotas
 
             quotas = AppQuotas(args.app_creates_per_min, args.app_registers_per_min)
-            run(settings, args.table_partitions, args.health_port, quotas)
+            director.run(settings, args.table_partitions, args.health_port, quotas)
             return 0
         from ..run import table_worker
         from ..table import Limits
@@ -264,8 +262,8 @@ def _director(args: argparse.Namespace) -> int:
 
 
 def _gateway(args: argparse.Namespace) -> int:
-    from ..gateway.app import GatewaySettings, run
-    from ..infra.log import configure
+    from ..gateway import GatewaySettings, run
+    from ..infra import configure
 
     configure(args.log_level)
     settings = GatewaySettings(
@@ -295,7 +293,7 @@ def _run_gateway(command: str, run: Any, settings: Any, env: Environment) -> int
     With ``$DUDO_REDIS_USER_SECRET`` it connects as its own Redis user, ``gateway-<id>``,
     with the password derived from that secret and its id (instances named when they
     start: ``dudo admin gateway add --derive-from-env``)."""
-    from ..infra.connection import ConfigMismatch
+    from ..infra import ConfigMismatch
     from ..ops import admin
 
     secret = env.redis_user_secret
@@ -361,8 +359,8 @@ def _chat_settings(args: argparse.Namespace, command: str) -> dict[str, Any]:
 
 def _matrix(args: argparse.Namespace) -> int:
     """``dudo matrix``: the chat gateway in Matrix rooms."""
-    from ..chat.gateway import ChatSettings, run
-    from ..infra.log import configure
+    from ..chat import ChatSettings, run
+    from ..infra import configure
 
     configure(args.log_level)
     if not re.fullmatch(r"@[^:\s]+:\S+", args.user):
@@ -391,8 +389,8 @@ def _matrix(args: argparse.Namespace) -> int:
 
 def _irc(args: argparse.Namespace) -> int:
     """``dudo irc``: the chat gateway (the IRC server password, if any: DUDO_IRC_PASSWORD)."""
-    from ..chat.gateway import ChatSettings, run
-    from ..infra.log import configure
+    from ..chat import ChatSettings, run
+    from ..infra import configure
 
     configure(args.log_level)
     host, _, port = args.server.rpartition(":")
@@ -426,10 +424,8 @@ def _irc(args: argparse.Namespace) -> int:
 def _bots(args: argparse.Namespace) -> int:
     import signal
 
-    from ..infra.connection import ConfigMismatch, connect, ensure_partitions
-    from ..infra.log import configure
-    from ..infra.service import retry_until_ready
-    from ..run.bots import BotService
+    from ..infra import ConfigMismatch, configure, connect, ensure_partitions, retry_until_ready
+    from ..run import BotService
 
     configure(args.log_level)
     stopping: list[bool] = []
@@ -448,7 +444,7 @@ def _bots(args: argparse.Namespace) -> int:
     except ConfigMismatch as exc:
         print(f"dudo bots: {exc}", file=sys.stderr)
         return 2
-    from ..bots.endgame import ENDGAMES
+    from ..bots import ENDGAMES
 
     if not args.no_endgame_solves:
         ENDGAMES.warm()  # the presets' heads-up endgames, solved in the background meanwhile

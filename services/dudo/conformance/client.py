@@ -40,8 +40,8 @@ from typing import Any
 
 from dudo_client import DudoApi, DudoConnection, DudoError
 
-from ..infra.redis_server import RedisServer, find_binary, free_port
-from ..ops.fleet import wait_ready
+from ..infra import RedisServer, find_binary, free_port
+from ..ops import wait_ready
 from .proxy import FaultProxy
 
 TURN_SECONDS = 12  # the client's clock: running out means the house bot played for it

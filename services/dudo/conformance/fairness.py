@@ -6,8 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.dice import commitment, roll, round_seed
-from ..engine.fairness import SeedError, client_commitment, game_secret, server_commitment
+from ..engine import (
+    SeedError,
+    client_commitment,
+    commitment,
+    game_secret,
+    roll,
+    round_seed,
+    server_commitment,
+)
 
 FORMAT = "dudo-fairness-vector/1"
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import wire
-from ..infra.connection import xread
+from ..infra import xread
 from ..wire import keys
 
 TRIM_BOUND = 200  # entries an outbox may keep while its gateway reads it

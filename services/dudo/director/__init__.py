@@ -6,10 +6,17 @@ standings), and :class:`Ratings`, the one entity of the ratings' key space. Gate
 none of their records: they read what these publish (lobby entries) and ask the rest
 (``standings``)."""
 
-from .ratings import Ratings
-from .state import Context
+from .prizes import split_pool
+from .ratings import Ratings, RatingsContext
+from .state import OVER, RUNNING, Context
 from .tournament import Tournament
 
 __all__ = [
-    "Context", "Ratings", "Tournament",
+    "OVER",
+    "RUNNING",
+    "Context",
+    "Ratings",
+    "RatingsContext",
+    "Tournament",
+    "split_pool",
 ]

@@ -31,7 +31,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from .. import wire
-from ..entity.results import account_of, pool_of
+from ..entity import account_of, pool_of
 from ..wire import Refusal, message
 from .progress import Progress
 from .standings import Entrant

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 
-from ..auth.authority import table_order
+from ..auth import table_order
 from .sizes import Lookahead, SizeIndex
 
 

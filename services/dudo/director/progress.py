@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from ..bots.names import bot_name
-from ..entity.results import HOUSE, account_of, pool_of, result_send
+from ..bots import bot_name
+from ..entity import HOUSE, account_of, pool_of, result_send
 from ..wire import TableReport, keys, message
 from .balance import Balancer, Decisions, first_seating
 from .prizes import split_pool

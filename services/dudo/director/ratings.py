@@ -32,8 +32,7 @@ from openskill.models import PlackettLuce, ThurstoneMostellerPart
 
 from .. import wire
 from ..auth import is_user
-from ..entity import Flush
-from ..entity.results import message_id
+from ..entity import Flush, message_id
 from ..wire import RATED_MAX, keys
 from .profiles import Played, profile, tally
 

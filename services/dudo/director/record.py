@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Self
 import msgspec
 
 from .. import wire
-from ..auth.authority import table_order
+from ..auth import table_order
 from ..entity import RecentIds
 from .balance import Balancer, TableCount
 from .standings import Entrant

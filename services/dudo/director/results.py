@@ -22,7 +22,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from .. import wire
-from ..auth.authority import table_order
+from ..auth import table_order
 from .state import TournamentState
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from ..auth.authority import Authority
+from ..auth import Authority
 from ..entity import RecentIds
 from ..wire import keys
 from .balance import Balancer

@@ -22,8 +22,7 @@ from hmac import compare_digest
 from typing import Any, ClassVar
 
 from .. import wire
-from ..entity import Flush, Flushing
-from ..entity.results import account_of, ledger_send, message_id, pool_of
+from ..entity import Flush, Flushing, account_of, ledger_send, message_id, pool_of
 from ..wire import DudoError, Refusal, TableReport, keys, message
 from .config import config_of
 from .organizer import Organizer

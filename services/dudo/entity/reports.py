@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import wire
-from ..wire.fields import REPORTS_MAX
+from ..wire import REPORTS_MAX
 from .results import message_id
 
 # (the director's inbox, the tournament, the report: `table`, `version`, ... as

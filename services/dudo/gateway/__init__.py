@@ -1,7 +1,13 @@
 """The gateway: HTTP lobby API, WebSocket play, and the browser client, over the streams."""
 
 from .app import Gateway, GatewaySettings, run
+from .guard import ConnectionGuard, serve
 
 __all__ = [
-    "Gateway", "GatewaySettings", "run",
+    "ConnectionGuard",
+    "Gateway",
+    "GatewaySettings",
+    "fastws",
+    "run",
+    "serve",
 ]

@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 from .. import wire
-from ..wire.frames import SnapshotTexts
+from ..wire import SnapshotTexts
 from .clients import Connection, Metrics
 
 VERSIONS_KEPT = 50_000  # tables whose last relayed version is remembered

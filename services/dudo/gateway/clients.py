@@ -21,10 +21,9 @@ from aiohttp import WSMsgType
 from prometheus_client import Counter, Gauge, Histogram
 
 from .. import wire
-from ..infra.buckets import Bucket
-from ..infra.service import metrics_registry
-from ..link.tokens import Grant
-from ..wire.frames import encode_json
+from ..infra import Bucket, metrics_registry
+from ..link import Grant
+from ..wire import encode_json
 
 if TYPE_CHECKING:
     from .settings import GatewaySettings

@@ -22,8 +22,7 @@ from redis.exceptions import NoPermissionError
 
 from .. import wire
 from ..engine import Rules, RulesConfigError, rules_dict
-from ..infra.buckets import PerKey
-from ..infra.service import REDIS_DOWN
+from ..infra import REDIS_DOWN, PerKey
 from ..wire import keys, solves
 from .lobby import listing
 from .pwa import ICON_SIZES, NOT_SHELL, icon_png, manifest_bytes, service_worker

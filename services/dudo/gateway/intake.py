@@ -22,8 +22,8 @@ import msgspec
 from aiohttp import WSMsgType, web
 
 from .. import wire
-from ..infra.service import REDIS_DOWN
-from ..wire.client import MAX_CLIENT_BYTES, fast_client, validate_client
+from ..infra import REDIS_DOWN
+from ..wire import MAX_CLIENT_BYTES, fast_client, validate_client
 from .clients import CLOSE_NO_HELLO, CLOSE_TOO_MANY, Connection
 from .state import GatewayState
 

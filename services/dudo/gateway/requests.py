@@ -15,8 +15,8 @@ import structlog
 from aiohttp import web
 
 from .. import wire
-from ..infra.service import REDIS_DOWN
-from ..wire.fields import HEX_DIGEST
+from ..infra import REDIS_DOWN
+from ..wire import HEX_DIGEST
 
 __all__ = [
     "REQUEST_KEY", "credential_of", "error_response", "json_body", "json_errors", "name_of",

@@ -25,8 +25,8 @@ from typing import Any
 import structlog
 
 from .. import wire
-from ..infra.service import REDIS_DOWN
-from ..link.tokens import TokenError
+from ..infra import REDIS_DOWN
+from ..link import TokenError
 from .clients import CLOSE_TOO_MANY, Connection
 from .intake import Intake
 from .lobby import listing

@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from aiohttp import web
 
-from ..infra.buckets import PerKey
-from ..link.side import StreamSide
-from ..link.tokens import Tokens
+from ..infra import PerKey
+from ..link import StreamSide, Tokens
 from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
 from .guard import ConnectionGuard

@@ -21,9 +21,8 @@ from typing import Any
 from aiohttp import web
 
 from .. import wire
-from ..link.tokens import TokenError
-from ..wire import keys
-from ..wire.http import CREATE_DEFAULTS
+from ..link import TokenError
+from ..wire import CREATE_DEFAULTS, keys
 from .requests import (
     brings_seeds,
     credential_of,

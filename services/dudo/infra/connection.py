@@ -114,7 +114,7 @@ def ensure_partitions(
 def ensure_secrets(client: Client) -> dict[Any, Any]:
     """The deployment's own keys (dudo.auth.authority), made by the first process that needs
     them (HSETNX: every worker and director then holds the same); returns them."""
-    from ..auth.authority import new_secrets
+    from ..auth import new_secrets
 
     for name, value in new_secrets().items():
         client.hsetnx(keys.SECRETS, name, value)

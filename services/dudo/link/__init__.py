@@ -2,5 +2,15 @@
 reading task web and chat gateways share (:mod:`.side`), and seat tokens (:mod:`.tokens`)."""
 
 from .link import AsyncGatewayLink, GatewayLink, default_gateway_id
+from .side import StreamSide
+from .tokens import Grant, TokenError, Tokens
 
-__all__ = ["AsyncGatewayLink", "GatewayLink", "default_gateway_id"]
+__all__ = [
+    "AsyncGatewayLink",
+    "GatewayLink",
+    "Grant",
+    "StreamSide",
+    "TokenError",
+    "Tokens",
+    "default_gateway_id",
+]

@@ -22,10 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import wire
-from ..infra.connection import Client, fast, xread
-from ..infra.resp import AsyncResp
-from ..wire import keys
-from ..wire.signing import entry_fields
+from ..infra import AsyncResp, Client, fast, xread
+from ..wire import entry_fields, keys
 
 
 def default_gateway_id() -> str:

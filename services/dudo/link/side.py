@@ -20,11 +20,18 @@ import contextlib
 import time
 from typing import Any
 
-from ..infra.connection import ConfigMismatch, connect, connect_async, ensure_partitions, fast
-from ..infra.runtime import quiet_collector, settle_heap
-from ..infra.service import REDIS_DOWN, Backoff
-from ..wire import keys, signing
-from ..wire.signing import key_of_url
+from ..infra import (
+    REDIS_DOWN,
+    Backoff,
+    ConfigMismatch,
+    connect,
+    connect_async,
+    ensure_partitions,
+    fast,
+    quiet_collector,
+    settle_heap,
+)
+from ..wire import key_of_url, keys, signing
 from .link import AsyncGatewayLink
 
 WORKER_SILENCE_MS = 3000  # a worker whose heartbeat is older does not count as live

@@ -21,9 +21,9 @@ import hmac
 import time
 
 from .. import wire
-from ..auth.authority import DEPLOYMENT_KINDS, Grant, make_token, read_token
-from ..auth.authority import b64 as b64
-from ..auth.authority import unb64 as unb64
+from ..auth import DEPLOYMENT_KINDS, Grant, make_token, read_token
+from ..auth import b64 as b64
+from ..auth import unb64 as unb64
 from ..wire import DudoError, Refusal
 
 __all__ = ["KINDS", "Grant", "TokenError", "Tokens", "b64", "signature", "unb64"]

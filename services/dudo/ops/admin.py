@@ -32,10 +32,9 @@ from redis.exceptions import ResponseError
 
 # The revocation, the nodes and the ACL file are the deployment's processes' too (the
 # warden revokes: dudo.worker.warden); an operator reaches them here.
-from ..infra.gateways import acl_file as acl_file
-from ..infra.gateways import nodes, partition_counts, save_acl, user_of
-from ..infra.gateways import revoke_gateway as revoke_gateway
-from ..infra.keyring import start_signing
+from ..infra import acl_file as acl_file
+from ..infra import nodes, partition_counts, save_acl, start_signing, user_of
+from ..infra import revoke_gateway as revoke_gateway
 from ..wire import keys, signing
 
 # Commands any connection makes: the handshake, pings, what redis-py sends, and the

@@ -21,7 +21,7 @@ from typing import Any
 
 import redis
 
-from ..infra.redis_server import RedisServer, bindable, ephemeral_low, find_binary
+from ..infra import RedisServer, bindable, ephemeral_low, find_binary
 
 BUS_OFFSET = 10_000  # a node's cluster bus listens on its port + 10,000
 

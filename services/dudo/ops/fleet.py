@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..infra.connection import connect, create_groups, ensure_partitions
-from ..infra.redis_server import RedisServer, find_binary, free_port
+from ..infra import RedisServer, connect, create_groups, ensure_partitions, find_binary, free_port
 from ..wire import keys
 from . import admin
 

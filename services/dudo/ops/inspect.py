@@ -26,8 +26,7 @@ import structlog
 from .. import wire
 from ..engine import public_view
 from ..table import Table
-from ..wire import keys
-from ..wire.signing import SIGNATURE_FIELD
+from ..wire import SIGNATURE_FIELD, keys
 
 log = structlog.get_logger("dudo.ops.admin")
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from ..infra.connection import connect
+from ..infra import connect
 from . import admin
 from .fleet import Fleet
 

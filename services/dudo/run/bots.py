@@ -23,13 +23,8 @@ import structlog
 from prometheus_client import Counter, Gauge
 
 from .. import wire
-from ..bots.endgame import ENDGAMES, Endgames
-from ..bots.levels import LEVELS
-from ..bots.names import NAMES, bot_name
-from ..bots.policies import my_turn
-from ..infra.connection import Client
-from ..infra.keyring import internal_key
-from ..infra.service import Health, metrics_registry, run_until_stopped
+from ..bots import ENDGAMES, LEVELS, NAMES, Endgames, bot_name, my_turn
+from ..infra import Client, Health, internal_key, metrics_registry, run_until_stopped
 from ..link import GatewayLink
 from ..wire import keys, solves
 

@@ -13,13 +13,10 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 
-from ..director.ratings import Ratings, RatingsContext
-from ..director.tournament import Context, Tournament
-from ..infra.connection import Client
-from ..infra.service import retry_until_ready
+from ..director import Context, Ratings, RatingsContext, Tournament
+from ..infra import Client, retry_until_ready
 from ..wire import keys
-from ..worker import Worker, WorkerSettings
-from ..worker.quota import AppQuotas
+from ..worker import AppQuotas, Worker, WorkerSettings
 
 # A director's cycles are at least this long when busy: reports batch up (its orders
 # wait for rounds' ends anyway), and its CPU per move falls (docs/tournaments.md).

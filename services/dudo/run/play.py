@@ -19,7 +19,7 @@ import aiohttp
 
 from dudo_client import DudoApi, DudoConnection, DudoError
 
-from ..text.lines import event_line, odds_text, parse, render, reveal_text, say, turn_text
+from ..text import event_line, odds_text, parse, render, reveal_text, say, turn_text
 
 
 class Terminal:

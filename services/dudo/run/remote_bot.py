@@ -20,8 +20,7 @@ from typing import Any
 
 from dudo_client import DudoApi, DudoConnection, DudoError
 
-from ..bots.levels import LEVELS
-from ..bots.policies import my_turn
+from ..bots import LEVELS, my_turn
 from ..wire import DEFAULT_BOT_LEVEL
 
 RETRIES_PER_VIEW = 2  # refused moves tried again from the same view before waiting

@@ -17,16 +17,15 @@ from typing import Any
 
 import structlog
 
-from ..gateway.app import Gateway, GatewaySettings
-from ..gateway.guard import serve as serve_guarded
-from ..infra.connection import connect
-from ..infra.redis_server import RedisServer, find_binary, redis_version
+from ..gateway import Gateway, GatewaySettings
+from ..gateway import serve as serve_guarded
+from ..infra import RedisServer, connect, find_binary, redis_version
 from ..table import Limits
-from ..wire.keys import DEFAULT_DIRECTOR_PARTITIONS, DEFAULT_PARTITIONS
+from ..wire import DEFAULT_DIRECTOR_PARTITIONS, DEFAULT_PARTITIONS
 from ..worker import WorkerSettings
-from . import table_worker
 from .bots import BotService
 from .director import director, ratings_keeper
+from .worker import table_worker
 
 log = structlog.get_logger("dudo.run.serve")
 EMBEDDED_PARTITIONS = 2
@@ -133,7 +132,7 @@ def serve(
     )
     keeper.setup()
     if warm_endgames:
-        from ..bots.endgame import ENDGAMES
+        from ..bots import ENDGAMES
 
         solves = ENDGAMES.warm()  # in child processes, one at a time: the page is up meanwhile
         print(

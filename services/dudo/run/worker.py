@@ -4,7 +4,7 @@ hosting tables (:mod:`dudo.table`), with the tables' limits. ``dudo worker`` and
 
 from __future__ import annotations
 
-from ..infra.connection import Client
+from ..infra import Client
 from ..table import Limits, Table
 from ..worker import Worker, WorkerSettings
 

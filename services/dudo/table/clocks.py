@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from ..bots.levels import HOUSE_POLICY, LEVELS
+from ..bots import HOUSE_POLICY, LEVELS
 from ..engine import OVER, RuleError, action_from_dict, forfeit, seat_view
 from .state import DONE, OPEN, PAUSED_NOW, PLAYING, TableState
 

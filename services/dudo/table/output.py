@@ -13,8 +13,7 @@ from typing import Any
 from .. import wire
 from ..engine import OVER, private_view, public_view, rules_dict
 from ..entity import Flush, Flushing
-from ..wire import message
-from ..wire.frames import frames_message, public_piece
+from ..wire import frames_message, message, public_piece
 from .log import unpacked_round
 from .state import DONE, OPEN, PAUSED_NOW, PLAYING, TableState
 

@@ -33,11 +33,13 @@ import random
 from typing import Any
 
 from .. import wire
-from ..engine import OVER, deal_round, hold_deal
-from ..engine.fairness import (
+from ..engine import (
+    OVER,
     SeedError,
     client_commitment,
+    deal_round,
     game_secret,
+    hold_deal,
     public_client_seed,
     server_commitment,
 )

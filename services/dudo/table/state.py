@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import wire
-from ..auth.authority import Authority
+from ..auth import Authority
 from ..engine import Rules, State
 from ..entity import RecentIds
 from ..wire import keys
@@ -23,7 +23,7 @@ from ..wire import keys
 if TYPE_CHECKING:
     import random
 
-    from ..entity.reports import Report
+    from ..entity import Report
 
 __all__ = ["DEFAULT_LIMITS", "DONE", "OPEN", "PLAYING", "Limits", "Seat", "TableState"]
 

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from .. import wire
 from ..engine import (
     OVER,
+    SERVER_SEED_BYTES,
     Rules,
     RulesConfigError,
     action_from_dict,
@@ -28,9 +29,7 @@ from ..engine import (
     rules_tuple,
     to_bytes,
 )
-from ..engine.fairness import SERVER_SEED_BYTES
-from ..entity import RecentIds
-from ..entity.results import account_of, ledger_send, message_id, result_send
+from ..entity import RecentIds, account_of, ledger_send, message_id, result_send
 from ..wire import DudoError, Refusal, message
 from .clocks import TableClocks
 from .log import calls_by_seat, packed_round

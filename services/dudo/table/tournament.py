@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 from .. import wire
 from ..engine import OVER, RuleError, leavers, reseat, seated_game
-from ..entity.results import message_id
+from ..entity import message_id
 from ..wire import Refusal, keys, message
 from .state import DONE, PAUSE_WANTED, PAUSED_NOW, PLAYING, Seat, TableState
 
 if TYPE_CHECKING:
-    from ..entity.reports import Report
+    from ..entity import Report
 
 
 REPORT_EVERY_MS = 2000

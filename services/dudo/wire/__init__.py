@@ -20,8 +20,9 @@ messages, so a worker sends one entry per gateway per batch.
 This face names what the rest of the project uses; the modules behind it say how.
 """
 
-from ..engine.errors import DudoError
+from ..engine import DudoError
 from .checks import Checker, plausible, validate, validator
+from .client import CLIENT_MESSAGES, MAX_CLIENT_BYTES, fast_client, validate_client
 from .codec import (
     TYPES_OF,
     TableReport,
@@ -69,6 +70,7 @@ from .fast import FastValidator, fast_check
 from .fields import (
     BOT_LEVELS,
     DEFAULT_BOT_LEVEL,
+    HEX_DIGEST,
     ID_RE,
     LOBBY_ENTRY,
     MESSAGE_ID_RE,
@@ -78,9 +80,14 @@ from .fields import (
     Field,
     Message,
 )
+from .frames import SnapshotTexts, encode_json, frames_message, public_piece
+from .http import CREATE_DEFAULTS, http_schemas
+from .keys import DEFAULT_DIRECTOR_PARTITIONS, DEFAULT_PARTITIONS
 from .names import NAME_MAX, clean_line, clean_name, is_clean_name, name_keys
 from .packing import encode, unpack
+from .reference import sync
 from .schemas import SCHEMA_BASE, json_schemas, rules_schemas, sync_schema_files
+from .signing import SIGNATURE_FIELD, Verifier, entry_fields, key_of_url, signature
 from .spec import (
     DIRECTOR_TYPES,
     ENTRY_FIELD,
@@ -92,6 +99,7 @@ from .spec import (
     PROTOCOL_VERSION,
     RATINGS_TYPES,
 )
+from .typings import sync_typings
 from .views import GATEWAY_ONLY, HANDLE_RE, public_id, seat_snapshot, seat_views, spectator_view
 
 __all__ = [
@@ -99,8 +107,12 @@ __all__ = [
     "BAD_RULES",
     "BAD_SEED",
     "BOT_LEVELS",
+    "CLIENT_MESSAGES",
+    "CREATE_DEFAULTS",
     "DECODE_ERROR_CODES",
     "DEFAULT_BOT_LEVEL",
+    "DEFAULT_DIRECTOR_PARTITIONS",
+    "DEFAULT_PARTITIONS",
     "DIRECTOR_TYPES",
     "DUPLICATE",
     "ENTRY_FIELD",
@@ -109,10 +121,12 @@ __all__ = [
     "GAME_STARTED",
     "GATEWAY_ONLY",
     "HANDLE_RE",
+    "HEX_DIGEST",
     "ID_RE",
     "INBOX_TYPES",
     "INTERNAL",
     "LOBBY_ENTRY",
+    "MAX_CLIENT_BYTES",
     "MAX_INBOUND_BYTES",
     "MAX_RESULT_BYTES",
     "MESSAGES",
@@ -132,6 +146,7 @@ __all__ = [
     "REPORTS_MAX",
     "SCHEMA_BASE",
     "SEAT_TAKEN",
+    "SIGNATURE_FIELD",
     "TABLE_EXISTS",
     "TABLE_FULL",
     "TABLE_STATUSES",
@@ -153,28 +168,44 @@ __all__ = [
     "Field",
     "Message",
     "Refusal",
+    "SnapshotTexts",
     "TableReport",
+    "Verifier",
     "WireError",
     "clean_line",
     "clean_name",
     "decode",
     "decode_own",
     "encode",
+    "encode_json",
+    "entry_fields",
     "fast_check",
+    "fast_client",
+    "frames_message",
+    "http_schemas",
     "is_clean_name",
     "json_schemas",
+    "key_of_url",
+    "keys",
     "message",
     "name_keys",
     "pack_batch",
     "plausible",
     "public_id",
+    "public_piece",
     "rules_schemas",
     "seat_snapshot",
     "seat_views",
+    "signature",
+    "signing",
+    "solves",
     "spectator_view",
+    "sync",
     "sync_schema_files",
+    "sync_typings",
     "unpack",
     "unpack_batch",
     "validate",
-    "validator"
-]  # fmt: skip
+    "validate_client",
+    "validator",
+]

@@ -8,8 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..engine import RuleError, Rules, RulesConfigError, action_from_dict
-from ..engine.errors import BAD_ACTION
+from ..engine import BAD_ACTION, RuleError, Rules, RulesConfigError, action_from_dict
 from .errors import BAD_MESSAGE, BAD_RULES, UNSUPPORTED_VERSION, WireError
 from .fields import ID_RE, MESSAGE_ID_RE, Field, Message
 from .names import is_clean_name

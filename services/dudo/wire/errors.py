@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.errors import BAD_ACTION, DudoError
+from ..engine import BAD_ACTION, DudoError
 
 # Protocol error codes (the rule codes, docs/rules.md, come from the engine).
 BAD_MESSAGE = "bad_message"  # not msgpack/JSON, wrong types, unknown type or field

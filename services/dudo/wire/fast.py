@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, Union
 
 import msgspec
 
-from ..engine.actions import ACTION_FIELDS
+from ..engine import ACTION_FIELDS
 from .checks import Checker, compile_checker, validate
 from .fields import Field, Message
 from .names import CLEAN_ASCII, NAME_MAX, is_clean_name

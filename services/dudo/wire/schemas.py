@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..engine.rules import options
+from ..engine import options
 from .fields import NO_DEFAULT, Field, Message
 from .spec import MESSAGES, PROTOCOL_VERSION
 

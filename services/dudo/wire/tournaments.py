@@ -3,7 +3,7 @@ a tournament's director) and of the ratings keeper's (direction ``ratings``)."""
 
 from __future__ import annotations
 
-from ..engine.rules import MAX_SEATS
+from ..engine import MAX_SEATS
 from .fields import (
     BOT_LEVELS,
     BRINGS_SEEDS,

@@ -340,7 +340,7 @@ LIBRARY_CODES = ("closed",)
 
 def error_codes() -> list[str]:
     """Every code an ``error`` may carry (docs/protocol.md, "Errors"), then the libraries'."""
-    from ..engine.errors import RULE_ERROR_CODES
+    from ..engine import RULE_ERROR_CODES
     from .errors import PROTOCOL_ERROR_CODES
 
     return sorted(RULE_ERROR_CODES) + sorted(PROTOCOL_ERROR_CODES) + list(LIBRARY_CODES)

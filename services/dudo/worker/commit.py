@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from .. import wire
-from ..infra.connection import Batch
+from ..infra import Batch
 from ..wire import keys
 from .common import PartitionBatch, Unsent
 from .delivery import fan_out, outbox_entries

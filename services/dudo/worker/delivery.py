@@ -18,9 +18,8 @@ from collections import defaultdict
 from typing import Any
 
 from .. import wire
-from ..infra.connection import Batch
-from ..wire import keys
-from ..wire.signing import entry_fields, signature
+from ..infra import Batch
+from ..wire import entry_fields, keys, signature
 from .common import Outgoing, Unsent
 from .state import WorkerState
 

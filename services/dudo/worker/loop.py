@@ -46,15 +46,18 @@ from typing import Any
 import structlog
 
 from .. import wire
-from ..infra.connection import (
+from ..infra import (
+    COUNT_EVERY_S,
     Batch,
     create_groups,
     ensure_partitions,
     ensure_secrets,
+    quiet_collector,
+    retry_until_ready,
+    run_until_stopped,
+    settle_heap,
     xread,
 )
-from ..infra.runtime import COUNT_EVERY_S, quiet_collector, settle_heap
-from ..infra.service import retry_until_ready, run_until_stopped
 from ..wire import keys
 from .commit import Committing
 from .common import (

@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import ResponseError
 
-from ..infra.connection import Batch, hash_reply
-from ..wire import keys
-from ..wire.signing import Verifier
+from ..infra import Batch, hash_reply
+from ..wire import Verifier, keys
 from .assign import owned_by
 from .common import Partition, now_ms
 from .metrics import LAG_EVERY_S

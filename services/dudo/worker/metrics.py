@@ -33,7 +33,7 @@ import contextlib
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from ..infra.service import metrics_registry
+from ..infra import metrics_registry
 
 REGISTRY = metrics_registry()
 LAG_EVERY_S = 5.0  # how often a loop samples its inboxes' lag and pending entries

@@ -18,10 +18,9 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from .. import wire
-from ..entity.reports import Report, report_sends
-from ..infra.connection import Batch, hash_reply
-from ..wire import DudoError, WireError, keys
-from ..wire.signing import Verifier
+from ..entity import Report, report_sends
+from ..infra import Batch, hash_reply
+from ..wire import DudoError, Verifier, WireError, keys
 from .common import Entry, Outgoing, Partition, PartitionBatch
 from .lua import CUT_BYTES
 from .quota import Quota, QuotaExceeded

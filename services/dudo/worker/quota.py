@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 
 from .. import wire
-from ..infra.buckets import PerKey
+from ..infra import PerKey
 
 TELL_EVERY_S = 1.0  # a gateway over its quota is told at most this often
 

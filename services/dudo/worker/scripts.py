@@ -24,8 +24,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from redis.exceptions import NoScriptError
 
-from ..wire import keys
-from ..wire.signing import signature
+from ..wire import keys, signature
 from .lua import ACQUIRE, COMMIT, DEAD_KEEP, FIRE, READ, RELEASE, RENEW
 
 

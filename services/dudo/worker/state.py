@@ -14,12 +14,10 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from redis.exceptions import NoScriptError
 
-from ..auth.authority import Authority
+from ..auth import Authority
 from ..entity import Entity
-from ..infra.connection import Batch, Client, connect, is_cluster
-from ..infra.service import Health
-from ..wire import keys
-from ..wire.signing import Verifier
+from ..infra import Batch, Client, Health, connect, is_cluster
+from ..wire import Verifier, keys
 from .common import Partition, PartitionBatch, Unsent, WorkerSettings, now_ms
 from .metrics import REGISTRY, LoopMetrics
 from .quota import Quota

@@ -27,8 +27,7 @@ from typing import Any
 
 import structlog
 
-from ..infra.connection import Batch
-from ..infra.gateways import partition_counts, revoke_gateway
+from ..infra import Batch, partition_counts, revoke_gateway
 from ..wire import keys
 from .metrics import LoopMetrics
 
