@@ -38,10 +38,15 @@ def body(event: dict[str, Any]) -> str:
     return str((new or content).get("body") or "")
 
 
+def relation(event: dict[str, Any]) -> str | None:
+    """How an event relates to another (``m.replace``: an edit of the board), or None."""
+    return (event["content"].get("m.relates_to") or {}).get("rel_type")  # type: ignore[no-any-return]
+
+
 def reveals(events: list[dict[str, Any]]) -> list[str]:
     """Every reveal said in the room, whole: from "— DUDO by" to "N counted" (a message
     holds lines; a line, pieces joined by " · "); the board's edits are not read."""
-    said = (body(e) for e in events if not (e["content"].get("m.relates_to") or {}).get("rel_type"))
+    said = (body(e) for e in events if not relation(e))
     return reveal_runs(piece for text in said for line in text.splitlines()
                        for piece in line.split(" · "))  # fmt: skip
 
@@ -81,7 +86,7 @@ class Table:
             events = self.watcher.events(self.room_id)
             boards = {e["event_id"] for e in events if e["sender"] == self.bot
                       and f"· Round {self.round} ·" in body(e)
-                      and not (e["content"].get("m.relates_to") or {}).get("rel_type")}  # fmt: skip
+                      and not relation(e)}  # fmt: skip
             buttons = [e["content"]["m.relates_to"] for e in events
                        if e["type"] == "m.reaction" and e["sender"] == self.bot]  # fmt: skip
             board = next((b["event_id"] for b in buttons if b["event_id"] in boards), "")
@@ -109,7 +114,7 @@ class Table:
             event, self.read = events[self.read], self.read + 1
             if event["sender"] != self.bot or event["type"] != "m.room.message":
                 continue
-            if (event["content"].get("m.relates_to") or {}).get("rel_type"):
+            if relation(event):
                 continue  # an edit of the board
             for line in body(event).splitlines():
                 began = ROUND.match(line)
@@ -226,8 +231,7 @@ def test_two_people_play_a_whole_game_in_a_matrix_room(
     assert "ben" not in table.called[restarted:], table.called
 
     events = ana.events(room_id)
-    edits = [e for e in events if (e["content"].get("m.relates_to") or {}).get("rel_type")
-             == "m.replace" and e["sender"] == bot]  # fmt: skip
+    edits = [e for e in events if relation(e) == "m.replace" and e["sender"] == bot]
     assert edits, "the board was never edited in place"
     # The table itself names ben by his new display name (its view: "Benito 2" in a
     # round's counts), not only the gateway's lines.
@@ -244,7 +248,7 @@ def test_two_people_play_a_whole_game_in_a_matrix_room(
             assert hand is not None and hand.group(1).split() == dice, (name, shown)
     # Dice in the public room only in reveals (the round is over then, every hand public).
     said = " · ".join(line for e in events if e["sender"] == bot
-                      and not (e["content"].get("m.relates_to") or {}).get("rel_type")
+                      and not relation(e)
                       for line in body(e).splitlines())  # fmt: skip
     for reveal in shown:
         said = said.replace(reveal, "")

@@ -19,7 +19,6 @@ import re
 import statistics
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import redis
@@ -29,7 +28,7 @@ from dudo.ops import admin
 from ..matrix import MatrixPerson, SynapseServer
 from ..servers import RedisServer
 from .procs import Workers
-from .test_matrix import DICE, ROOM, ROUND, TURN, Table, body, reveals
+from .test_matrix import DICE, ROOM, ROUND, TURN, Table, body, relation, reveals
 
 BOT_SHOWN = re.compile(r"by \S+ \(bot\)\)$|^\S+ \(bot\) calls (Dudo|Calza)!")
 
@@ -39,10 +38,6 @@ def limited(tmp_path: Path) -> Iterator[SynapseServer]:
     server = SynapseServer(tmp_path / "synapse", default_limits=True)
     yield server
     server.stop()
-
-
-def _edit(event: dict[str, Any]) -> bool:
-    return bool((event["content"].get("m.relates_to") or {}).get("rel_type"))
 
 
 def test_a_whole_game_under_the_homeservers_default_limits(
@@ -85,7 +80,7 @@ def test_a_whole_game_under_the_homeservers_default_limits(
         for m in DICE.finditer(body(e))  # a message may hold two rounds' dice
     }
     round_no, calls = 1, 0
-    for event in (e for e in said if not _edit(e)):
+    for event in (e for e in said if not relation(e)):
         for line in body(event).splitlines():
             if (began := ROUND.match(line)) is not None:
                 round_no = int(began.group(1))
@@ -101,9 +96,9 @@ def test_a_whole_game_under_the_homeservers_default_limits(
     # board's buttons go before its edits: a 429 once left them off for the round).
     # While the homeserver limits the bot, the buttons wait for a moment without lines:
     # a round over before then has none left to press (people type !dudo).
-    boards = [e for e in said if not _edit(e) and re.search(r" · Round (\d+) · ", body(e))]
+    boards = [e for e in said if not relation(e) and re.search(r" · Round (\d+) · ", body(e))]
     room = [e for e in events if e["sender"] == bot]
-    edited = {e["content"]["m.relates_to"]["event_id"] for e in said if _edit(e)}
+    edited = {e["content"]["m.relates_to"]["event_id"] for e in said if relation(e)}
     assert boards and table.reacted, "no board, or no button pressed: nothing checked"
     for board in boards:
         keys = [e["content"]["m.relates_to"]["key"] for e in room if e["type"] == "m.reaction"
@@ -122,7 +117,7 @@ def test_a_whole_game_under_the_homeservers_default_limits(
              and e["type"] in ("m.room.message", "m.reaction")]  # fmt: skip
     shown_after = []
     for event in said:
-        if _edit(event) or not any(BOT_SHOWN.search(x) for x in body(event).splitlines()):
+        if relation(event) or not any(BOT_SHOWN.search(x) for x in body(event).splitlines()):
             continue
         before = [m for m in moves if m["origin_server_ts"] <= event["origin_server_ts"]]
         if before:
