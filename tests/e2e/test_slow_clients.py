@@ -219,13 +219,14 @@ def test_gateway_memory_plateaus_under_connection_churn(
             time.sleep(2.5)
             samples.append(_rss_kb(pid))
         growth_mb = (max(samples) - warm) / 1024
-        last_mb = (samples[-1] - samples[-2]) / 1024
+        late_mb = (samples[-1] - samples[0]) / 1024
         # Before the fix: ~6 MB per 1,000 connections, 12 MB every 2,000 here, 36 MB over
         # these 6,000. After it the allocator's own growth, early, then a plateau: a
         # median of ~9 MB over 16 runs, up to 12.4 MB on a loaded CI host (2026-12-02),
-        # 23 MB once on a loaded machine (2026-12-07: +14, +9, then +0.5 MB). So: the last
-        # 2,000 connections grow it by less than half the bug's 12 MB, and the whole by
-        # less than the bug's 36.
-        assert last_mb < 6 and growth_mb < 30, (warm, samples)
+        # 23 MB once on a loaded machine (2026-12-07: +14, +9, then +0.5 MB). RSS is noisy
+        # by a few MB a sample under load (once +7, -1.6, +9.4 MB in a full run): so the
+        # last 4,000 connections grow it by less than two thirds of the bug's 24 MB, and
+        # the whole by less than the bug's 36.
+        assert late_mb < 16 and growth_mb < 30, (warm, samples)
     finally:
         group.stop_all()

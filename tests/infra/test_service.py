@@ -125,7 +125,7 @@ def test_an_outbox_read_that_never_returns_is_abandoned_and_tried_again(
     import asyncio
 
     from dudo.link import side
-    from dudo.link.side import StreamSide
+    from dudo.link.side import OutboxHandlers, StreamSide
 
     monkeypatch.setattr(side, "READ_DEADLINE_S", 0.2)
     reads: list[str] = []
@@ -137,18 +137,16 @@ def test_an_outbox_read_that_never_returns_is_abandoned_and_tried_again(
                 await asyncio.sleep(3600)  # stuck for good
             return []
 
-    class Side(StreamSide):
-        async def _dispatch(self, msg: dict[str, object]) -> None: ...
+    async def dispatch(msg: dict[str, object]) -> None: ...
 
     async def scenario() -> None:
-        gateway = Side()
-        gateway._init_streams()
-        gateway.reader = Reader()  # type: ignore[assignment]
         said: list[str] = []
-        gateway.log = type("Log", (), {  # type: ignore[attr-defined]
+        log = type("Log", (), {
             "warning": lambda self, event, **_: said.append(event),
             "info": lambda self, event, **_: said.append(event),
         })()
+        gateway = StreamSide(None, log, OutboxHandlers(dispatch))
+        gateway.reader = Reader()  # type: ignore[assignment]
         task = asyncio.create_task(gateway._read_outbox())
         await asyncio.sleep(1.0)
         task.cancel()

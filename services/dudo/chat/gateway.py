@@ -44,7 +44,7 @@ from prometheus_client import Counter, Gauge
 
 from ..auth import sign_identity
 from ..infra import REDIS_DOWN, Backoff, Health, PerKey, connect_async, metrics_registry
-from ..link import StreamSide
+from ..link import OutboxHandlers, StreamSide
 from ..wire import keys
 from .room import Output, Room
 from .rooms import Rooms
@@ -54,11 +54,12 @@ from .transports import TRANSPORTS, Hooks
 log = structlog.get_logger("dudo.chat")
 
 
-class ChatGateway(StreamSide):
+class ChatGateway:
     def __init__(self, settings: ChatSettings) -> None:
         self.settings = settings
         self.log = log.bind(gateway=settings.gateway_id)
-        self._init_streams()
+        handlers = OutboxHandlers(self._dispatch, after_read=self._after_read)
+        self.streams = StreamSide(settings, self.log, handlers)
         self._seeded: tuple[str, int] | None = None  # (event, ids made) while one is heard
         self._sending: set[asyncio.Future[None]] = set()  # inbox writes not yet done
         hooks = Hooks(
@@ -143,17 +144,17 @@ class ChatGateway(StreamSide):
             loop.add_signal_handler(sig, self._stop.set)
         if self.settings.health_port is not None:
             self.health.serve(self.settings.health_port)
-        self.redis = connect_async(self.settings.redis_url)
+        self.streams.redis = connect_async(self.settings.redis_url)
         stored = await self._recall()
-        await self._open_streams(read_from=stored.get("outbox"))
-        assert self.reader is not None
+        await self.streams.open(read_from=stored.get("outbox"))
+        assert self.streams.reader is not None
         # This gateway trims its outbox itself, after storing how far it read.
-        self.reader.TRIM_EVERY = 1 << 62
-        self.reader.TRIM_AFTER_S = float("inf")
-        self.ready = True
+        self.streams.reader.TRIM_EVERY = 1 << 62
+        self.streams.reader.TRIM_AFTER_S = float("inf")
+        self.streams.ready = True
         self.chat.restore(stored.get("chat") or {})
         self._emit(self.rooms.load(stored.get("rooms") or {}))
-        self.tasks += [
+        self.streams.tasks += [
             asyncio.create_task(self.chat.run()),
             asyncio.create_task(self._tick()),
         ]
@@ -162,15 +163,15 @@ class ChatGateway(StreamSide):
         await self.shutdown()
 
     async def shutdown(self) -> None:
-        self.ready = False
+        self.streams.ready = False
         self.health.set_ready(False, "stopping")
         await self.chat.stop("the game service is restarting")
         with contextlib.suppress(Exception):
             await self._remember()
-        if self.link is not None:
+        if self.streams.link is not None:
             with contextlib.suppress(Exception):
-                await self.link.deregister()
-        await self._close_streams()
+                await self.streams.link.deregister()
+        await self.streams.close()
         self.log.info("chat_stopped")
 
     def stop(self) -> None:
@@ -181,7 +182,7 @@ class ChatGateway(StreamSide):
         backoff = Backoff(cap=5.0)
         while True:
             try:
-                raw = await self.redis.hgetall(self.memory)
+                raw = await self.streams.redis.hgetall(self.memory)
                 break
             except REDIS_DOWN as exc:
                 self.log.warning("waiting_for_redis", error=str(exc))
@@ -197,22 +198,23 @@ class ChatGateway(StreamSide):
     async def _remember(self) -> None:
         """Store the rooms, the chat's own (Matrix: how far it synced) and how far the
         outbox was read: one write, all or nothing."""
-        assert self.reader is not None
+        assert self.streams.reader is not None
         rooms = msgpack.packb(self.rooms.state(), use_bin_type=True)
         chat = msgpack.packb(self.chat.state(), use_bin_type=True)
-        if rooms + chat == self._stored and self.reader.last_id == self._stored_id:
+        if rooms + chat == self._stored and self.streams.reader.last_id == self._stored_id:
             return
-        mapping = {"rooms": rooms, "chat": chat, "outbox": self.reader.last_id}
-        await self.redis.hset(self.memory, mapping=mapping)  # type: ignore[arg-type]
-        self._stored, self._stored_id = rooms + chat, self.reader.last_id
+        mapping = {"rooms": rooms, "chat": chat, "outbox": self.streams.reader.last_id}
+        await self.streams.redis.hset(self.memory, mapping=mapping)  # type: ignore[arg-type]
+        self._stored, self._stored_id = rooms + chat, self.streams.reader.last_id
 
     async def _after_read(self) -> None:
         """After every batch: the memory stored, then the outbox trimmed up to where it
         says we read (what a restart would read again is kept; nothing else is)."""
         await self._remember()
-        if self.reader is not None and self._stored_id and self._stored_id != self._trimmed:
-            await self.redis.xtrim(self.reader.outbox, minid=self._stored_id, approximate=False)
-            self._trimmed = self._stored_id
+        reader, stored = self.streams.reader, self._stored_id
+        if reader is not None and stored and stored != self._trimmed:
+            await self.streams.redis.xtrim(reader.outbox, minid=stored, approximate=False)
+            self._trimmed = stored
 
     async def _tick(self) -> None:
         """Every second: reminders, the memory stored, health."""
@@ -224,7 +226,7 @@ class ChatGateway(StreamSide):
                 await self._remember()
             except Exception as exc:
                 self.log.warning("remember_failed", error=str(exc))
-            status = self.streams_status()
+            status = self.streams.status()
             kind = self.settings.transport
             if not self.chat.registered:
                 self.health.set_ready(False, f"not connected to the {kind} server")
@@ -237,14 +239,14 @@ class ChatGateway(StreamSide):
     # -- both directions ----------------------------------------------------------------------
 
     def _message(self, kind: str, **fields: Any) -> dict[str, Any]:
-        assert self.link is not None
-        return self.link.message(kind, **fields)
+        assert self.streams.link is not None
+        return self.streams.link.message(kind, **fields)
 
     def _heard(self, target: str, nick: str, text: str, account: str | None = None) -> None:
         """A line from IRC: in a channel, a command; in private, a command for the one
         table this person plays (if they play exactly one). A nick or a channel past its
         rate is not listened to until it slows down."""
-        if self.link is None:
+        if self.streams.link is None:
             return
         self.log.debug("heard", target=target, nick=nick, text=text[:200])
         self.commands.inc()
@@ -279,8 +281,8 @@ class ChatGateway(StreamSide):
             self.chat.say(target, text)
         for channel, text, round_ in out.boards:
             self.chat.board(channel, text, round_)
-        if out.send and self.link is not None:
-            sent = self.link.send_soon(*out.send)
+        if out.send and self.streams.link is not None:
+            sent = self.streams.link.send_soon(*out.send)
             self._sending.add(sent)
             sent.add_done_callback(self._sending.discard)
             if reply_to is not None:

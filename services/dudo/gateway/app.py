@@ -34,7 +34,7 @@ import structlog
 from aiohttp import WSCloseCode, web
 
 from .. import wire
-from ..link import default_gateway_id
+from ..link import OutboxHandlers, default_gateway_id
 from ..wire import keys
 from . import fastws
 from .clients import Connection
@@ -54,6 +54,10 @@ log = structlog.get_logger("dudo.gateway")
 class Gateway(HttpApi, TournamentApi, Sockets):
     """The web gateway (its state: :class:`~dudo.gateway.state.GatewayState`): its routes,
     its life, and what comes back from the outbox."""
+
+    def __init__(self, settings: GatewaySettings, redis_client: Any = None) -> None:
+        handlers = OutboxHandlers(self._dispatch, on_heartbeat=self._on_heartbeat)
+        super().__init__(settings, handlers, redis_client)
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -107,14 +111,14 @@ class Gateway(HttpApi, TournamentApi, Sockets):
         return fastws.protocol(lambda request: fastws.FastSocket(self, request))
 
     async def _startup(self, _app: web.Application) -> None:
-        await self._open_streams()
-        self.tasks.append(asyncio.create_task(self._watchdog()))
-        self.ready = True
+        await self.streams.open()
+        self.streams.tasks.append(asyncio.create_task(self._watchdog()))
+        self.streams.ready = True
         self.log.info("gateway_started", partitions=self.settings.partitions)
 
     async def _shutdown(self, _app: web.Application) -> None:
         """Close every WebSocket with 1001 (clients reconnect elsewhere) and deregister."""
-        self.ready = False
+        self.streams.ready = False
         # All at once, each waiting at most CLOSE_TIMEOUT for the client's reply: a
         # client that vanished must not hold the shutdown.
         await asyncio.gather(
@@ -127,13 +131,13 @@ class Gateway(HttpApi, TournamentApi, Sockets):
             ),
             return_exceptions=True,
         )
-        if self.link is not None:
+        if self.streams.link is not None:
             with contextlib.suppress(Exception):
-                await self.link.deregister()
+                await self.streams.link.deregister()
         self.log.info("gateway_stopped")
 
     async def _cleanup(self, _app: web.Application) -> None:
-        await self._close_streams()
+        await self.streams.close()
 
     async def _watchdog(self) -> None:
         """Drop, every second, the connections whose current send has hung past
@@ -148,7 +152,7 @@ class Gateway(HttpApi, TournamentApi, Sockets):
     # -- limits set for every gateway (dudo admin limits) ---------------------------
 
     async def _on_heartbeat(self) -> None:
-        raw = await self.redis.hgetall(keys.LIMITS)
+        raw = await self.streams.redis.hgetall(keys.LIMITS)
         found = {
             keys.as_text(k): float(v)
             for k, v in raw.items()

@@ -85,10 +85,10 @@ class HttpApi(GatewayState):
         """Ready when this gateway can serve a game: Redis answers, the outbox reader
         reads, and at least one table worker is alive (without one, every game
         stalls: a load balancer should send players elsewhere, and say so)."""
-        status = self.streams_status()
+        status = self.streams.status()
         try:
-            redis_ok = self.redis is not None and bool(
-                await asyncio.wait_for(self.redis.ping(), 1.0)
+            redis_ok = self.streams.redis is not None and bool(
+                await asyncio.wait_for(self.streams.redis.ping(), 1.0)
             )
         except Exception:
             redis_ok = False
@@ -106,15 +106,15 @@ class HttpApi(GatewayState):
         meanwhile (issue 53, item 21). A gateway user made before the key was public
         may not read it: then null, as if none ran."""
         try:
-            values = (await self.redis.hgetall(keys.BOT_SOLVES)).values()
+            values = (await self.streams.redis.hgetall(keys.BOT_SOLVES)).values()
         except NoPermissionError:
             values = []
         now = int(time.time() * 1000)
         return web.json_response({"endgame_solves": solves.summary(values, now)})
 
     async def list_tables(self, _request: web.Request) -> web.Response:
-        assert self.link is not None
-        tables = listing(await self.link.open_tables(), self.settings.lobby_max)
+        assert self.streams.link is not None
+        tables = listing(await self.streams.link.open_tables(), self.settings.lobby_max)
         return web.json_response({"tables": tables})
 
     async def create_table(self, request: web.Request) -> web.Response:
@@ -163,8 +163,8 @@ class HttpApi(GatewayState):
         plan = [{"kind": "open"}] * (seats - len(bots)) + [
             {"kind": "bot", "level": level} for level in bots
         ]
-        assert self.link is not None
-        create = self.link.message(
+        assert self.streams.link is not None
+        create = self.streams.link.message(
             "create",
             id=f"c-{table}",
             table=table,
@@ -175,15 +175,15 @@ class HttpApi(GatewayState):
         refused = self._expect(create["id"])  # only an error answers a create
         try:
             if name:
-                join = self.link.message(
+                join = self.streams.link.message(
                     "join", id=f"j-{secrets.token_hex(6)}", table=table, name=name,
                     **credential, **seed_of(body),
                 )  # fmt: skip
                 answer_to = self._expect(join["id"])  # joined, or error
-                await self.link.send(create, join)
+                await self.streams.link.send(create, join)
             else:
                 answer_to = self._expect_table(table)  # the first view of the new table
-                await self.link.send(create)
+                await self.streams.link.send(create)
         except REDIS_DOWN:  # written or not, nobody can tell: the caller gets a claim
             self._forget([create["id"], join["id"] if name else ""], table)
             return self._unsettled(table, credential if name else None, name, wire.UNAVAILABLE)
@@ -250,14 +250,14 @@ class HttpApi(GatewayState):
         # With a request key (or an identity), a retry names the same player: it finds
         # its seat. Without, a key of our own: a late answer can still be claimed.
         credential = credential_of(body, key)
-        assert self.link is not None
-        join = self.link.message(
+        assert self.streams.link is not None
+        join = self.streams.link.message(
             "join", id=f"j-{secrets.token_hex(6)}", table=table, name=name, seat=seat,
             **credential, **seed_of(body),
         )  # fmt: skip
         reply = self._expect(join["id"])
         try:
-            await self.link.send(join)
+            await self.streams.link.send(join)
             answer = await asyncio.wait_for(reply, self.settings.reply_timeout)
         except TimeoutError:
             return self._unsettled(table, credential, name, wire.TIMEOUT)
@@ -301,8 +301,8 @@ class HttpApi(GatewayState):
         key, refused = read_credentials(request, body)
         if refused is not None:
             return refused
-        assert self.link is not None
-        tables = await self.link.open_tables()
+        assert self.streams.link is not None
+        tables = await self.streams.link.open_tables()
         fitting = [
             (entry["taken"], table) for table, entry in tables.items()
             if entry.get("status") == "open" and entry.get("rules") == wanted
@@ -368,16 +368,16 @@ class HttpApi(GatewayState):
             return error_response(404, wire.UNKNOWN_TABLE, "no such table")
         # Listed in the lobby (open, or a game being played) or, if not, known to its
         # worker (a finished game): a gateway may ask, never read a table's record.
-        listed = await self.redis.hexists(
+        listed = await self.streams.redis.hexists(
             keys.lobby(keys.partition_of(table, self.settings.partitions)), table
         )
         if not listed:
-            assert self.link is not None
-            ask = self.link.message("resync", id=f"w-{secrets.token_hex(6)}", table=table,
+            assert self.streams.link is not None
+            ask = self.streams.link.message("resync", id=f"w-{secrets.token_hex(6)}", table=table,
                                     seat=None)  # fmt: skip
             refused, seen = self._expect(ask["id"]), self._expect_table(table)
             try:
-                await self.link.send(ask)
+                await self.streams.link.send(ask)
                 done, _ = await asyncio.wait(
                     [refused, seen], timeout=self.settings.reply_timeout,
                     return_when=asyncio.FIRST_COMPLETED,

@@ -69,7 +69,7 @@ class Sockets(Intake):
         if grant.kind in ("watch", "claim") and not self._count_token(conn):
             return  # our own tokens, checked here: counted at once
         conn.table = None if grant.kind == "entrant" else grant.table
-        assert self.link is not None
+        assert self.streams.link is not None
         if grant.kind == "entrant":
             await self._hello_entrant(conn)
             return
@@ -78,16 +78,16 @@ class Sockets(Intake):
             renewed = self.tokens.watch(grant.table)  # every hello: 7 days from now
             conn.welcome(table=grant.table, seat=None, player=None, token=renewed)
             messages = [
-                self.link.message("resync", id=f"r-{conn.id}", table=grant.table, seat=None)
+                self.streams.link.message("resync", id=f"r-{conn.id}", table=grant.table, seat=None)
             ]
             if first:
                 messages.insert(
                     0,
-                    self.link.message(
+                    self.streams.link.message(
                         "watch", id=f"w-{secrets.token_hex(4)}", table=grant.table, on=True
                     ),
                 )
-            await self.link.send(*messages)
+            await self.streams.link.send(*messages)
             return
         await self._join_seat(conn, grant.table)
 
@@ -124,18 +124,18 @@ class Sockets(Intake):
         registered when `joined` is dispatched (see _dispatch), before that view is
         relayed."""
         grant = conn.grant
-        assert grant is not None and self.link is not None
+        assert grant is not None and self.streams.link is not None
         if grant.kind == "claim":
             credential = {"request": grant.request, "name": grant.name}
         else:
             credential = {"token": conn.token}
-        join = self.link.message(
+        join = self.streams.link.message(
             "join", id=f"h-{conn.id}-{secrets.token_hex(3)}", table=table, **credential
         )
         self.hellos[join["id"]] = conn
         conn.hello = join["id"]
         reply = self._expect(join["id"])
-        await self.link.send(join)
+        await self.streams.link.send(join)
         try:
             answer = await asyncio.wait_for(reply, self.settings.reply_timeout)
         except TimeoutError:
@@ -159,9 +159,9 @@ class Sockets(Intake):
         The director checks the token first (``subscribe`` with it, answered by
         ``entrant``): only then does this connection follow that player."""
         grant = conn.grant
-        assert grant is not None and grant.player is not None and self.link is not None
+        assert grant is not None and grant.player is not None and self.streams.link is not None
         tournament = grant.table
-        subscribe = self.link.message(
+        subscribe = self.streams.link.message(
             "subscribe", id=f"s-{conn.id}-{secrets.token_hex(3)}", tournament=tournament,
             on=True, token=conn.token,
         )  # fmt: skip
@@ -215,7 +215,7 @@ class Sockets(Intake):
         :meth:`_act_written`. The table's answer (ack, view or error) comes through
         the outbox."""
         grant = conn.grant
-        assert grant is not None and self.link is not None
+        assert grant is not None and self.streams.link is not None
         if grant.kind == "watch":
             self._error(conn, msg["id"], wire.UNAUTHORIZED, "this token only watches")
             return
@@ -229,7 +229,7 @@ class Sockets(Intake):
             )
             return
         message_id = _act_id(grant.player, msg["id"])
-        act = self.link.message(
+        act = self.streams.link.message(
             "act",
             id=message_id,
             table=table,
@@ -240,7 +240,7 @@ class Sockets(Intake):
         self._remember_request(conn, table, message_id, msg["id"], timed=True)
         if self.debug:  # one action traced across processes by its id (docs/operations.md)
             self.log.debug("act_sent", table=table, id=message_id, seat=conn.seat)
-        written = self.link.send_soon(act)
+        written = self.streams.link.send_soon(act)
         written.add_done_callback(lambda done: self._act_written(done, conn, msg["id"]))
 
     def _act_written(self, done: asyncio.Future[None], conn: Connection, client_id: str) -> None:
@@ -267,11 +267,11 @@ class Sockets(Intake):
         back quoting the client's id; a leave is confirmed with ``left``; a start, a seed
         or a rematch shows in the next view)."""
         grant = conn.grant
-        assert grant is not None and self.link is not None
+        assert grant is not None and self.streams.link is not None
         table = conn.table or grant.table
         base = {"id": f"{kind[0]}-{conn.id}-{secrets.token_hex(3)}", "table": table}
         if kind == "resync" and grant.kind == "watch":
-            body = self.link.message("resync", seat=None, **base)
+            body = self.streams.link.message("resync", seat=None, **base)
         elif grant.kind == "watch":
             self._error(conn, client_id, wire.UNAUTHORIZED, "this token only watches")
             return
@@ -279,24 +279,24 @@ class Sockets(Intake):
             self._error(conn, client_id, wire.NOT_SEATED, "this connection plays no seat now")
             return
         elif kind == "start":
-            body = self.link.message("start", player=grant.player, **base)
+            body = self.streams.link.message("start", player=grant.player, **base)
         elif kind == "react":
-            body = self.link.message(
+            body = self.streams.link.message(
                 "react", seat=conn.seat, player=grant.player, emote=msg["emote"], **base
             )
         elif kind in ("seed", "commit_seed"):  # (its form: the client schema's)
             field = "seed" if kind == "seed" else "commitment"
-            body = self.link.message(
+            body = self.streams.link.message(
                 kind, seat=conn.seat, player=grant.player, **{field: msg[field]}, **base
             )
         elif kind == "rematch":  # (its `table` is an id: the client schema's pattern)
-            body = self.link.message(
+            body = self.streams.link.message(
                 "rematch", seat=conn.seat, player=grant.player, next=msg["table"], **base
             )
         else:  # resync or leave, for the seat
-            body = self.link.message(kind, seat=conn.seat, player=grant.player, **base)
+            body = self.streams.link.message(kind, seat=conn.seat, player=grant.player, **base)
         self._remember_request(conn, table, body["id"], client_id, timed=False)
-        await self.link.send(body)
+        await self.streams.link.send(body)
 
     def _remember_request(
         self,
@@ -318,10 +318,10 @@ class Sockets(Intake):
         """The full list, then every change: news that comes while the list is read
         waits and follows it (a client applies the list, then the changes)."""
         self.audience.watch_lobby(conn)
-        assert self.link is not None
+        assert self.streams.link is not None
         conn.lobby_held = held = []
         try:
-            tables = listing(await self.link.open_tables(), self.settings.lobby_max)
+            tables = listing(await self.streams.link.open_tables(), self.settings.lobby_max)
             conn.send(wire.message("lobby", tables=tables, id=client_id))
         finally:
             conn.lobby_held = None
@@ -337,10 +337,10 @@ class Sockets(Intake):
             self.by_token.remove(conn.token_key)
             conn.token_key = None
         unwatched = self.audience.drop(conn)
-        if unwatched is not None and self.link is not None:
+        if unwatched is not None and self.streams.link is not None:
             with contextlib.suppress(Exception):
-                await self.link.send(
-                    self.link.message(
+                await self.streams.link.send(
+                    self.streams.link.message(
                         "watch", id=f"w-{secrets.token_hex(4)}", table=unwatched, on=False
                     )
                 )

@@ -17,7 +17,7 @@ import structlog
 from aiohttp import web
 
 from ..infra import PerKey
-from ..link import StreamSide, Tokens
+from ..link import OutboxHandlers, StreamSide, Tokens
 from .audience import Audience
 from .clients import Connection, Metrics, TurnWrites
 from .guard import ConnectionGuard
@@ -28,11 +28,14 @@ from .settings import GatewaySettings
 log = structlog.get_logger("dudo.gateway")
 
 
-class GatewayState(StreamSide):
+class GatewayState:
     """Everything a web gateway holds: settings, tokens, limits, the sockets and who they
-    are, the answers it waits for; the outbox side (``StreamSide``) is set up here too."""
+    are, the answers it waits for, and its side of the streams (``streams``: it writes
+    with ``streams.link``; the streams give it what comes through ``handlers``)."""
 
-    def __init__(self, settings: GatewaySettings, redis_client: Any = None) -> None:
+    def __init__(
+        self, settings: GatewaySettings, handlers: OutboxHandlers, redis_client: Any = None
+    ) -> None:
         self.settings = settings
         secret = settings.secret  # the command line's: $DUDO_GATEWAY_SECRET (dudo.cli)
         if secret is None:
@@ -43,7 +46,8 @@ class GatewayState(StreamSide):
             per_address=None if settings.trust_proxy else settings.http_conns_per_address,
             request_timeout=settings.request_timeout,
         )
-        self._init_streams(redis_client)
+        bound = log.bind(gateway=settings.gateway_id)
+        self.streams = StreamSide(settings, bound, handlers, redis_client)
         self._flags = dataclasses.replace(settings)  # what dudo admin limits falls back to
         self._limits_seen: dict[str, float] = {}
         self.metrics = Metrics()
@@ -80,10 +84,10 @@ class GatewayState(StreamSide):
     async def _ask(self, msg: dict[str, Any]) -> dict[str, Any] | None:
         """Send ``msg`` and wait for what answers it by its id (an error, or the answer
         its kind has); None if nothing came in time. Redis failing raises."""
-        assert self.link is not None
+        assert self.streams.link is not None
         reply = self._expect(msg["id"])
         try:
-            await self.link.send(msg)
+            await self.streams.link.send(msg)
             return await asyncio.wait_for(reply, self.settings.reply_timeout)
         except TimeoutError:
             return None

@@ -54,7 +54,7 @@ class TournamentApi(GatewayState):
             limit = 0
         if not 1 <= limit <= 500:
             return error_response(400, wire.BAD_MESSAGE, "limit must be 1..500")
-        blob = await self.redis.hget(keys.RATINGS.lobby(0), keys.RATINGS_ID)
+        blob = await self.streams.redis.hget(keys.RATINGS.lobby(0), keys.RATINGS_ID)
         board = wire.unpack(blob)["leaderboard"][:limit] if blob else []
         return web.json_response({"leaderboard": board})
 
@@ -65,7 +65,7 @@ class TournamentApi(GatewayState):
         handle = request.match_info["handle"]
         if not wire.HANDLE_RE.fullmatch(handle):
             return error_response(400, wire.BAD_MESSAGE, "a handle is 16 of [A-Za-z0-9_-]")
-        blob = await self.redis.hget(keys.RATINGS.lobby(0), keys.profile_field(handle))
+        blob = await self.streams.redis.hget(keys.RATINGS.lobby(0), keys.profile_field(handle))
         if not blob:
             return error_response(
                 404, wire.UNKNOWN_PLAYER, "no statistics for that handle: only players "
@@ -77,8 +77,8 @@ class TournamentApi(GatewayState):
         """Those open to register first, then those being played, then those ended (each
         listed a day), at most ``lobby_max``: however many are made, every lobby polls
         this, and its size stays bounded."""
-        assert self.link is not None
-        listing = await self.link.tournaments()
+        assert self.streams.link is not None
+        listing = await self.streams.link.tournaments()
         found = [{"tournament": t, **entry} for t, entry in listing.items()]
         found.sort(key=lambda e: (LISTING_ORDER.get(e.get("status"), 9), e["tournament"]))
         return web.json_response({"tournaments": found[: self.settings.lobby_max]})
@@ -124,8 +124,9 @@ class TournamentApi(GatewayState):
         refused = self._too_fast(self.joins, request, "standings")
         if refused is not None:
             return refused
-        assert self.link is not None
-        ask = self.link.message("standings", id=f"st-{secrets.token_hex(6)}", tournament=tid)
+        assert self.streams.link is not None
+        link = self.streams.link
+        ask = link.message("standings", id=f"st-{secrets.token_hex(6)}", tournament=tid)
         if history:
             ask["history"] = True
         # A private tournament's standings are its entrants' (a token) or its invite's.
@@ -175,8 +176,8 @@ class TournamentApi(GatewayState):
         tid = tid.replace("-", "x").replace("_", "y")  # its tables are "<id>-<n>"
         # The host: whom the creator's registration names (the same credential).
         credential = credential_of(body, key) if host_name else {}
-        assert self.link is not None
-        create = self.link.message(
+        assert self.streams.link is not None
+        create = self.streams.link.message(
             "tournament_create", id=f"tc-{tid}", tournament=tid, **credential, **fields
         )
         try:
@@ -230,8 +231,8 @@ class TournamentApi(GatewayState):
     async def _register(
         self, tid: str, credential: dict[str, str], name: str, invite: str | None, seeds: bool
     ) -> dict[str, Any] | web.Response:
-        assert self.link is not None
-        register = self.link.message(
+        assert self.streams.link is not None
+        register = self.streams.link.message(
             "register", id=f"r-{secrets.token_hex(6)}", tournament=tid, name=name, bot=None,
             **credential, **({"invite": invite} if invite is not None else {}),
             **({"seeds": True} if seeds else {}),
@@ -267,8 +268,8 @@ class TournamentApi(GatewayState):
         tid, body = asked
         action = request.path.rsplit("/", 1)[1]
         extra = {k: body[k] for k in ("target", "text") if body.get(k) is not None}
-        assert self.link is not None
-        organize = self.link.message(
+        assert self.streams.link is not None
+        organize = self.streams.link.message(
             "organize", id=f"o-{secrets.token_hex(6)}", tournament=tid, token=body["token"],
             action=action, **extra,
         )  # fmt: skip
@@ -291,8 +292,8 @@ class TournamentApi(GatewayState):
         if isinstance(asked, web.Response):
             return asked
         tid, body = asked
-        assert self.link is not None
-        unregister = self.link.message(
+        assert self.streams.link is not None
+        unregister = self.streams.link.message(
             "unregister", id=f"u-{secrets.token_hex(6)}", tournament=tid, token=body["token"]
         )
         answer = await self._answer_of(unregister)
@@ -327,8 +328,8 @@ class TournamentApi(GatewayState):
         if isinstance(asked, web.Response):
             return asked
         tid, body = asked
-        assert self.link is not None
-        begin = self.link.message(
+        assert self.streams.link is not None
+        begin = self.streams.link.message(
             "begin", id=f"b-{secrets.token_hex(4)}", tournament=tid, token=body["token"]
         )
         answer = await self._ask_director(begin, tid)
@@ -342,11 +343,11 @@ class TournamentApi(GatewayState):
         """Send ``msg`` and wait for what answers it: an ``error`` naming its id, or the
         tournament's standings (sent to this gateway when it is created or begun);
         None if neither came in time."""
-        assert self.link is not None
+        assert self.streams.link is not None
         refused = self._expect(msg["id"])
         standings = self.created[f"t:{tid}"] = asyncio.get_running_loop().create_future()
         try:
-            await self.link.send(msg)
+            await self.streams.link.send(msg)
             done, _ = await asyncio.wait(
                 [refused, standings],
                 timeout=self.settings.reply_timeout,

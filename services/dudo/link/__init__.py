@@ -2,13 +2,14 @@
 reading task web and chat gateways share (:mod:`.side`), and seat tokens (:mod:`.tokens`)."""
 
 from .link import AsyncGatewayLink, GatewayLink, default_gateway_id
-from .side import StreamSide
+from .side import OutboxHandlers, StreamSide
 from .tokens import Grant, TokenError, Tokens
 
 __all__ = [
     "AsyncGatewayLink",
     "GatewayLink",
     "Grant",
+    "OutboxHandlers",
     "StreamSide",
     "TokenError",
     "Tokens",

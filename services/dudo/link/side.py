@@ -6,11 +6,13 @@ stored, write to inboxes through a :class:`~dudo.link.AsyncGatewayLink` that
 signs its entries (with the key of its own Redis user, or the deployment's
 once an app was admitted: :mod:`dudo.wire.signing`), register with a heartbeat,
 count the live workers (for readiness), and read its own outbox forever,
-surviving outages with backoff, handing each message to ``_dispatch``.
+surviving outages with backoff, handing each message to the gateway.
 
-A gateway class mixes :class:`StreamSide` in, gives it ``settings`` (with
-``redis_url``, ``gateway_id``, ``partitions``, ``director_partitions``,
-``heartbeat`` and ``frames``) and ``log``, and implements ``_dispatch``.
+A gateway holds one (``self.streams``), as the bot service holds its
+:class:`~dudo.link.GatewayLink`: it gives it its ``settings`` (with ``redis_url``,
+``gateway_id``, ``partitions``, ``director_partitions``, ``heartbeat`` and ``frames``),
+its ``log`` and what to do with what comes (:class:`OutboxHandlers`), and uses its
+``link`` to write. The streams call the gateway only through those handlers.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..infra import (
@@ -39,13 +43,28 @@ READER_STALE_S = 5.0  # an outbox reader silent for longer is not reading (readi
 READ_DEADLINE_S = 15.0  # an outbox read (a 1 s block) not back by then is abandoned
 
 
+async def _nothing() -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class OutboxHandlers:
+    """What a gateway does with what the streams bring: each message of its outbox;
+    after each batch of them (a gateway that remembers how far it read stores it then);
+    at each heartbeat (a gateway that takes settings from Redis reads them then)."""
+
+    dispatch: Callable[[dict[str, Any]], Awaitable[None]]
+    after_read: Callable[[], Awaitable[None]] = _nothing
+    on_heartbeat: Callable[[], Awaitable[None]] = _nothing
+
+
 class StreamSide:
     """The Redis side of a gateway: links, signing, heartbeat, the outbox reader."""
 
-    settings: Any
-    log: Any
-
-    def _init_streams(self, redis_client: Any = None) -> None:
+    def __init__(
+        self, settings: Any, log: Any, handlers: OutboxHandlers, redis_client: Any = None
+    ) -> None:
+        self.settings, self.log, self.handlers = settings, log, handlers
         self.redis = redis_client
         self.link: AsyncGatewayLink | None = None  # writes to inboxes
         self.reader: AsyncGatewayLink | None = None  # reads this gateway's outbox
@@ -62,18 +81,7 @@ class StreamSide:
         self.reader_ok_at = 0.0  # when the outbox reader last read (or waited) successfully
         self.live_workers = 0
 
-    async def _dispatch(self, msg: dict[str, Any]) -> None:
-        raise NotImplementedError
-
-    async def _on_heartbeat(self) -> None:
-        """Called at every heartbeat (a gateway that takes settings from Redis reads
-        them here)."""
-
-    async def _after_read(self) -> None:
-        """Called after each batch read from the outbox has been dispatched (a gateway
-        that remembers how far it read stores it here)."""
-
-    async def _open_streams(self, read_from: str | None = None) -> None:
+    async def open(self, read_from: str | None = None) -> None:
         """Connect (waiting for Redis), make the links, register, and start the outbox
         reader and the heartbeat. ``read_from``: the outbox entry id to read after
         (None: where the outbox is now; anything older was for a previous life)."""
@@ -163,7 +171,7 @@ class StreamSide:
             try:
                 await self.link.register()
                 self.live_workers = await self._count_workers()
-                await self._on_heartbeat()
+                await self.handlers.on_heartbeat()
             except Exception as exc:
                 self.log.warning("heartbeat_failed", error=str(exc))
 
@@ -196,16 +204,16 @@ class StreamSide:
                 backoff.reset()
             for msg in messages:
                 try:
-                    await self._dispatch(msg)
+                    await self.handlers.dispatch(msg)
                 except Exception:
                     self.log.exception("dispatch_failed", type=msg.get("type"))
             if messages:
                 try:
-                    await self._after_read()
+                    await self.handlers.after_read()
                 except Exception as exc:
                     self.log.warning("after_read_failed", error=str(exc))
 
-    def streams_status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, Any]:
         """What readiness needs from the Redis side: is the outbox reader reading, how
         many workers are live, and a configuration error if there is one."""
         reader_alive = (
@@ -223,7 +231,7 @@ class StreamSide:
             status["config"] = self.config_error
         return status
 
-    async def _close_streams(self) -> None:
+    async def close(self) -> None:
         """Stop the background tasks and close Redis, without waiting on a server reply:
         a cancelled blocking XREAD waits for its answer (redis-py keeps the connection
         in step), and a server that never sends it must not hold the shutdown. Closing
