@@ -103,6 +103,39 @@ def test_a_turn_call_goes_after_the_lines_waiting_for_its_player() -> None:
     assert [t for t, _ in _drain_queue(queue)] == ["#dudo", "Ana"]
 
 
+def test_a_turn_call_joined_after_another_line_on_irc_still_waits_for_its_players_dice() -> None:
+    """IRC joins a channel's waiting lines with " · ", which a board's line holds too:
+    who a line is addressed to is read from each line as it was said, so "Ana: your
+    turn" joined after "Ben bids" still waits for Ana's dice (it went first, read from
+    the joined text), and "Round 3 · Ana: 1 die" is still addressed to nobody. Put
+    back after a failed send, a joined line keeps what it was made of."""
+    client = IrcClient("127.0.0.1", 1, "dudo", ["#a"], lambda *_: None)
+    client.say("Ben", "Table t · round 2 · your dice: [5]")
+    client.say("Ana", "Table t · round 2 · your dice: [3] [4]")
+    client.say("#a", "Ben bids 2 × fours")
+    client.say("#a", "Ana: your turn (to beat: 2 × fours by Ben)")
+    queue = client.queue
+    turn = "Ben bids 2 × fours · Ana: your turn (to beat: 2 × fours by Ben)"
+    taken = queue.take()
+    assert taken == ("Ana", "Table t · round 2 · your dice: [3] [4]")
+    queue.put_back(*taken)  # a cut connection: first again, in its turn
+    assert _drain_queue(queue) == [
+        ("Ana", "Table t · round 2 · your dice: [3] [4]"),
+        ("#a", turn),
+        ("Ben", "Table t · round 2 · your dice: [5]"),
+    ]
+    client.say("Ana", "help")
+    client.say("#a", "Round 3 · Ana: 1 die")  # named, not addressed: the channel's turn
+    assert [t for t, _ in _drain_queue(queue)] == ["#a", "Ana"]
+    client.say("#a", "Ben bids 3 × fives")
+    client.say("#a", "Ana: your turn (to beat: 3 × fives by Ben)")
+    taken = queue.take()  # nothing waits for Ana: the joined line goes
+    assert taken is not None and taken[0] == "#a"
+    client.say("Ana", "Table t · round 3 · your dice: [2]")  # while it was being sent
+    queue.put_back(*taken)  # it did not go: still addressed to Ana, whose dice go first
+    assert [t for t, _ in _drain_queue(queue)] == ["Ana", "#a"]
+
+
 def _drain_queue(queue: SayQueue) -> list[tuple[str, str]]:
     out = []
     while (line := queue.peek()) is not None:

@@ -60,6 +60,11 @@ class SayQueue:
         self.most, self.per_person, self.join = most, per_person, join
         self.dropped = 0
         self._channels: OrderedDict[str, deque[str]] = OrderedDict()
+        # A channel's waiting lines as they were said, before joining: who a line is
+        # addressed to is read from its own start (IRC joins with " · ", which a board's
+        # line holds too), not from the joined text.
+        self._said: dict[str, deque[list[str]]] = {}
+        self._taken: tuple[str, str, list[str]] | None = None  # (target, text, said)
         self._people: OrderedDict[str, deque[str]] = OrderedDict()
         self._channel_next = True  # whose turn it is when both have lines waiting
         self._count = 0
@@ -84,6 +89,8 @@ class SayQueue:
             joined = self.join(lines[-1], line)
             if joined is not None:
                 lines[-1] = joined
+                if channel:
+                    self._said[target][-1].append(line)
                 return True
         if self._count >= self.most or (
             not channel
@@ -97,6 +104,8 @@ class SayQueue:
         if lines is None:
             lines = queues[target] = deque()
         lines.append(line)
+        if channel:
+            self._said.setdefault(target, deque()).append([line])
         self._count += 1
         if not channel:
             self._people_count += 1
@@ -106,9 +115,9 @@ class SayQueue:
         """The queues and the target whose line goes next."""
         if self._channels and (self._channel_next or not self._people):
             target = next(iter(self._channels))
-            said = "\n" + self._channels[target][0]
+            said = ["\n" + line for line in self._said[target][0]]
             for person in self._people:  # addressed: that person's lines first
-                if f"\n{person}: " in said:
+                if any(f"\n{person}: " in line for line in said):
                     return self._people, person
             return self._channels, target
         if self._people:
@@ -128,6 +137,9 @@ class SayQueue:
         joined to it: it would go unsaid); :meth:`put_back` if it could not go."""
         line = self.peek()
         if line is not None:
+            target, text = line
+            said = self._said[target][0] if is_channel(target) else []
+            self._taken = (target, text, said)
             self.pop()
         return line
 
@@ -139,6 +151,10 @@ class SayQueue:
         lines = queues.pop(target, None) or deque()
         lines.appendleft(line)
         queues[target] = lines
+        if channel:
+            taken = self._taken
+            said = taken[2] if taken is not None and taken[:2] == (target, line) else [line]
+            self._said.setdefault(target, deque()).appendleft(said)
         queues.move_to_end(target, last=False)
         self._count += 1
         if not channel:
@@ -155,6 +171,11 @@ class SayQueue:
         lines.popleft()
         self._count -= 1
         channel = queues is self._channels
+        if channel:
+            said = self._said[target]
+            said.popleft()
+            if not said:
+                del self._said[target]
         if not channel:
             self._people_count -= 1
         if lines:
