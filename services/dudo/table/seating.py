@@ -107,14 +107,18 @@ class TableSeating(TableSeeds):
         """Deliver seat ``index``'s views to ``gateway`` from now on; the gateway that had
         it is told, so that its connections of that player stop getting this table."""
         seat = self.seats[index]
-        if seat.gateway is not None and seat.gateway != gateway:
-            self._direct.append(
-                (
-                    seat.gateway,
-                    message("detached", table=self.id, seat=index, player=seat.handle),
-                )
-            )
+        if seat.gateway != gateway:
+            self._detach(index)
         seat.gateway = gateway
+
+    def _detach(self, index: int) -> None:
+        """Tell the gateway of seat ``index``'s holder (if any) that the seat is no longer
+        its own: its connections of that player stop getting this table."""
+        seat = self.seats[index]
+        if seat.gateway is not None:
+            self._direct.append(
+                (seat.gateway, message("detached", table=self.id, seat=index, player=seat.handle))
+            )
 
     def _free_seat(self, wanted: int | None, bot: str | None) -> int:
         def allowed(i: int) -> bool:

@@ -270,14 +270,6 @@ class TournamentSeats(TableState):
             "gateway": seat.gateway, "bot": seat.bot,
         }  # fmt: skip
 
-    def _detach(self, s: int) -> None:
-        """Tell the gateway of seat ``s``'s holder that the seat is no longer theirs."""
-        seat = self.seats[s]
-        if seat.gateway is not None:
-            self._direct.append(
-                (seat.gateway, message("detached", table=self.id, seat=s, player=seat.handle))
-            )
-
     def _wake_if_stuck(self) -> None:
         """Arrivals still wait and no round will end to seat them: wake this table up
         (an entry to its own inbox, sent with the commit; see _house_move)."""
