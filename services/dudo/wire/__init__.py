@@ -20,9 +20,11 @@ messages, so a worker sends one entry per gateway per batch.
 This face names what the rest of the project uses; the modules behind it say how.
 """
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from ..engine import DudoError
 from .checks import Checker, plausible, validate, validator
-from .client import CLIENT_MESSAGES, MAX_CLIENT_BYTES, fast_client, validate_client
 from .codec import (
     TYPES_OF,
     TableReport,
@@ -81,11 +83,9 @@ from .fields import (
     Message,
 )
 from .frames import SnapshotTexts, encode_json, frames_message, public_piece
-from .http import CREATE_DEFAULTS, http_schemas
 from .keys import DEFAULT_DIRECTOR_PARTITIONS, DEFAULT_PARTITIONS
 from .names import NAME_MAX, clean_line, clean_name, is_clean_name, name_keys
 from .packing import encode, unpack
-from .reference import sync
 from .schemas import SCHEMA_BASE, json_schemas, rules_schemas, sync_schema_files
 from .signing import SIGNATURE_FIELD, Verifier, entry_fields, key_of_url, signature
 from .spec import (
@@ -99,7 +99,6 @@ from .spec import (
     PROTOCOL_VERSION,
     RATINGS_TYPES,
 )
-from .typings import sync_typings
 from .views import GATEWAY_ONLY, HANDLE_RE, public_id, seat_snapshot, seat_views, spectator_view
 
 __all__ = [
@@ -209,3 +208,28 @@ __all__ = [
     "validate_client",
     "validator",
 ]
+
+# Loaded on first use (PEP 562): the client protocol (the web gateway's), the HTTP bodies'
+# schemas and the generators of docs/protocol.md's reference and the client packages'
+# types are never needed by a worker or a director, which import this face at start-up.
+_LATER = {
+    "CLIENT_MESSAGES": ".client", "MAX_CLIENT_BYTES": ".client", "fast_client": ".client",
+    "validate_client": ".client", "CREATE_DEFAULTS": ".http", "http_schemas": ".http",
+    "sync": ".reference", "sync_typings": ".typings",
+}  # fmt: skip
+
+if TYPE_CHECKING:  # what type checkers see of them
+    from .client import CLIENT_MESSAGES, MAX_CLIENT_BYTES, fast_client, validate_client
+    from .http import CREATE_DEFAULTS, http_schemas
+    from .reference import sync
+    from .typings import sync_typings
+
+
+def __getattr__(name: str) -> Any:
+    where = _LATER.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(where, __name__), name)
+    globals()[name] = value  # found here from now on, without this call
+    return value
+
